@@ -1,0 +1,70 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { AppError, createAuthenticator, type Deps } from '@tidings/core';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from './env.ts';
+import { auth } from './middleware/auth.ts';
+import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { requestContext } from './middleware/request-id.ts';
+import { apiKeyRoutes } from './routes/api-keys.routes.ts';
+import { healthRoutes } from './routes/health.routes.ts';
+import { validationHook } from './validation-hook.ts';
+
+/** Paths under /v1 that answer without an API key. */
+const isPublicPath = (path: string) => path === '/v1/openapi.json';
+
+/**
+ * Builds the HTTP API over the given dependencies; `server.ts` runs it, tests call `app.request()`.
+ * @example const app = createApp(deps); serve({ fetch: app.fetch, port: deps.config.apiPort });
+ */
+export function createApp(deps: Deps) {
+  const authenticate = createAuthenticator(deps);
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    await next();
+  });
+  app.use('*', requestContext);
+  app.route('/', healthRoutes);
+
+  const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const authenticated = auth(authenticate);
+  v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : authenticated(c, next)));
+  v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : rateLimit(c, next)));
+  v1.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.config.bodyLimitBytes,
+      onError: () => {
+        throw new AppError('BAD_REQUEST', `Request body is larger than ${deps.config.bodyLimitBytes} bytes`, 413);
+      },
+    }),
+  );
+  v1.use('*', jsonBody);
+  v1.route('/', apiKeyRoutes);
+
+  v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: `sk_live_...` or `sk_test_...`.',
+  });
+  v1.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Tidings API',
+      version: '1.0.0',
+      description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, domains and numbers around them.',
+    },
+    servers: [{ url: '/v1' }],
+  });
+
+  app.route('/v1', v1);
+  app.notFound(notFoundOrWrongMethod(app));
+  app.onError(handleError);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,12 @@
+import type { Deps, Logger, Principal } from '@tidings/core';
+
+/** What middleware puts on the Hono context for the handlers after it. */
+export type AppEnv = {
+  Variables: {
+    deps: Deps;
+    requestId: string;
+    logger: Logger;
+    principal: Principal;
+    orgId: string;
+  };
+};

@@ -1,0 +1,36 @@
+import { AppError } from '@tidings/core';
+import type { Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from '../env.ts';
+
+/** Turns anything thrown into `{code, message}`: AppErrors as they are, the rest as a logged 500 that hides internals. */
+export function handleError(error: Error, c: Context<AppEnv>) {
+  if (error instanceof AppError) return c.json({ code: error.code, message: error.message }, error.status as 400);
+  if (error instanceof HTTPException && error.status < 500) {
+    return c.json({ code: 'BAD_REQUEST', message: error.message || 'Bad request' }, error.status);
+  }
+  const logger = c.var.logger ?? c.var.deps?.logger;
+  logger?.error({ err: error, requestId: c.var.requestId, orgId: c.var.orgId }, 'unhandled error');
+  return c.json({ code: 'INTERNAL_SERVER_ERROR', message: `Internal server error; quote request id ${c.var.requestId ?? 'unknown'} when reporting it` }, 500);
+}
+
+type RouteRecord = { method: string; path: string };
+
+function matchesPath(pattern: string, path: string): boolean {
+  if (pattern.endsWith('*')) return false; // middleware, not an endpoint
+  const regex = new RegExp(`^${pattern.replace(/\/:[^/]+/g, '/[^/]+').replace(/\//g, '\\/')}\\/?$`);
+  return regex.test(path);
+}
+
+/** 404 for a path nothing serves; 405 (code BAD_REQUEST) for a path served under other methods. */
+export function notFoundOrWrongMethod(app: Hono<AppEnv>) {
+  return (c: Context<AppEnv>) => {
+    const routes = (app.routes as RouteRecord[]).filter((r) => r.method !== 'ALL');
+    const allowed = [...new Set(routes.filter((r) => matchesPath(r.path, c.req.path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return c.json({ code: 'BAD_REQUEST', message: `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}` }, 405);
+    }
+    return c.json({ code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}` }, 404);
+  };
+}

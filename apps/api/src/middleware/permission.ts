@@ -1,0 +1,11 @@
+import { AppError } from '@tidings/core';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../env.ts';
+
+/** Refuses `sending` keys: they may only call message.send, message.list and message.get. */
+export const requireFullPermission = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.var.principal.permission !== 'full') {
+    throw new AppError('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.list and message.get');
+  }
+  await next();
+});

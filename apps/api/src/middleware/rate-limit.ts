@@ -1,0 +1,26 @@
+import { AppError, takeRateLimit } from '@tidings/core';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../env.ts';
+
+const WINDOW_MS = 60_000;
+
+/** Per-key limit over a rolling minute, counted in Redis so every replica shares it; a refused request never runs. */
+export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const { redis, config } = c.var.deps;
+  const result = await takeRateLimit(redis, `${config.redisPrefix}:rate:${c.var.principal.keyId}`, {
+    limit: config.rateLimitPerMinute,
+    windowMs: WINDOW_MS,
+  });
+  const setHeaders = () => {
+    c.header('RateLimit-Limit', String(result.limit));
+    c.header('RateLimit-Remaining', String(result.remaining));
+    c.header('RateLimit-Reset', String(result.resetSeconds));
+  };
+  if (!result.isAllowed) {
+    setHeaders();
+    c.header('Retry-After', String(result.resetSeconds));
+    throw new AppError('TOO_MANY_REQUESTS', `Rate limit of ${result.limit} requests per minute exceeded; retry in ${result.resetSeconds} s`);
+  }
+  await next();
+  setHeaders();
+});

@@ -1,0 +1,33 @@
+import { createRoute, type RouteConfig } from '@hono/zod-openapi';
+import { ErrorBody } from '@tidings/contracts';
+import { requireFullPermission } from './middleware/permission.ts';
+
+const errorContent = { 'application/json': { schema: ErrorBody } };
+
+/** The error responses every authenticated operation can give, in the `{code, message}` shape. */
+export const errorResponses = {
+  400: { description: 'BAD_REQUEST: validation failed, invalid JSON or wrong content type', content: errorContent },
+  401: { description: 'UNAUTHORIZED: missing, unknown, disabled or deleted API key', content: errorContent },
+  403: { description: 'FORBIDDEN: the key may not do this, or the organization is suspended', content: errorContent },
+  404: { description: 'NOT_FOUND: no such resource in this organization', content: errorContent },
+  409: { description: 'CONFLICT: duplicate, or Idempotency-Key reuse', content: errorContent },
+  429: { description: 'TOO_MANY_REQUESTS: over the rate limit; see Retry-After', content: errorContent },
+  500: { description: 'INTERNAL_SERVER_ERROR: unexpected; the message carries no internals', content: errorContent },
+} as const;
+
+type OperationConfig = RouteConfig & { operationId: string; summary: string; description: string };
+
+/**
+ * An authenticated operation of the public API: adds bearer security, the shared error responses and, unless
+ * `sendingKeyAllowed`, the check that refuses `sending` keys.
+ * @example export const getThing = operation({ operationId: 'thing.get', method: 'get', path: '/things/{id}', ... });
+ */
+export function operation<const R extends OperationConfig>(config: R & { sendingKeyAllowed?: boolean }) {
+  const { sendingKeyAllowed, ...route } = config;
+  return createRoute({
+    ...route,
+    security: [{ bearerAuth: [] }],
+    middleware: [...(sendingKeyAllowed ? [] : [requireFullPermission]), ...((route.middleware as []) ?? [])],
+    responses: { ...errorResponses, ...route.responses },
+  });
+}

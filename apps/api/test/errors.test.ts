@@ -1,0 +1,117 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { setupApi } from './setup.ts';
+
+const t = setupApi();
+afterAll(() => t.close());
+
+describe('error shape', () => {
+  it('401 when the Authorization header is missing, malformed or unknown', async () => {
+    const missing = await t.anonymous.get('/v1/api-keys');
+    expect(missing.status).toBe(401);
+    expect(missing.body).toEqual({ code: 'UNAUTHORIZED', message: expect.stringMatching(/Missing Authorization/) });
+
+    const malformed = await t.anonymous.get('/v1/api-keys', { authorization: 'Basic abc' });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.message).toMatch(/Malformed/);
+
+    const unknown = await t.anonymous.get('/v1/api-keys', { authorization: `Bearer sk_live_${'x'.repeat(32)}` });
+    expect(unknown.status).toBe(401);
+    expect(Object.keys(unknown.body).sort()).toEqual(['code', 'message']);
+  });
+
+  it('404 NOT_FOUND in the same shape for an unknown route', async () => {
+    const { api } = await t.org();
+    const res = await api.get('/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 'NOT_FOUND', message: 'No route GET /v1/nothing-here' });
+  });
+
+  it('405 with code BAD_REQUEST for a wrong method on a known path', async () => {
+    const { api } = await t.org();
+    const res = await api.put('/v1/api-keys', { name: 'x' });
+    expect(res.status).toBe(405);
+    expect(res.body.code).toBe('BAD_REQUEST');
+    expect(res.headers.get('allow')).toMatch(/GET/);
+  });
+
+  it('415 for a body that is not JSON, and changes nothing', async () => {
+    const { api, orgId } = await t.org();
+    const res = await api.post('/v1/api-keys', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/Content-Type must be application\/json/) });
+    expect(await t.deps.db.apiKey.count({ where: { orgId } })).toBe(1);
+  });
+
+  it('400 for invalid JSON', async () => {
+    const { api } = await t.org();
+    const res = await api.post('/v1/api-keys', '{"name": ', { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 'BAD_REQUEST', message: 'Request body is not valid JSON' });
+  });
+
+  it('400 naming the field for a validation failure and for an unknown field', async () => {
+    const { api, orgId } = await t.org();
+    const missing = await api.post('/v1/api-keys', { permission: 'full' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toMatch(/^name: /);
+
+    const typo = await api.post('/v1/api-keys', { name: 'ok', permision: 'full' });
+    expect(typo.status).toBe(400);
+    expect(typo.body.message).toBe('permision: unknown field');
+
+    const badEnum = await api.post('/v1/api-keys', { name: 'ok', permission: 'admin' });
+    expect(badEnum.status).toBe(400);
+    expect(badEnum.body.message).toMatch(/^permission: /);
+    expect(await t.deps.db.apiKey.count({ where: { orgId } })).toBe(1);
+  });
+
+  it('400 for limit outside 1..100 and for offset together with cursor', async () => {
+    const { api } = await t.org();
+    expect((await api.get('/v1/api-keys?limit=0')).status).toBe(400);
+    expect((await api.get('/v1/api-keys?limit=101')).body.message).toMatch(/^limit: /);
+    const both = await api.get('/v1/api-keys?offset=1&cursor=abc');
+    expect(both.status).toBe(400);
+    expect(both.body.message).toMatch(/offset and cursor/);
+    const badCursor = await api.get('/v1/api-keys?cursor=not-a-cursor');
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.message).toMatch(/^cursor: /);
+  });
+
+  it('413 for a body over the limit', async () => {
+    const { api } = await t.org();
+    const res = await api.post('/v1/api-keys', { name: 'x'.repeat(2 * 1024 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('BAD_REQUEST');
+  });
+
+  it('500 hides internals from the caller and logs them with the request id', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const local = setupApi();
+    local.deps.logger = logger;
+    local.app.get('/explode', () => {
+      throw new Error('relation "secret_table" does not exist');
+    });
+    const res = await local.app.request('/explode', { headers: { 'x-request-id': 'req-500-test' } });
+    const body = await res.json();
+    expect(res.status).toBe(500);
+    expect(body.code).toBe('INTERNAL_SERVER_ERROR');
+    expect(body.message).not.toMatch(/secret_table/);
+    expect(body.message).toMatch(/req-500-test/);
+    const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
+    expect(logged.requestId).toBe('req-500-test');
+    expect(logged.err.message).toMatch(/secret_table/);
+    await local.close();
+  });
+
+  it('echoes X-Request-Id, or makes one', async () => {
+    const { api } = await t.org();
+    const echoed = await api.get('/v1/api-keys', { 'x-request-id': 'abc-123' });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    const made = await api.get('/v1/api-keys');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const onError = await api.get('/v1/nope');
+    expect(onError.headers.get('x-request-id')).toBeTruthy();
+  });
+});

@@ -1,0 +1,17 @@
+import { ConfigError, loadConfig } from '@tidings/config';
+import { runCli } from './cli.ts';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return 1;
+  }
+  return runCli(process.argv.slice(2), config);
+}
+
+// exit explicitly: the schema engine and pools may hold the event loop open after their work is done
+main().then((code) => process.exit(code));

@@ -1,0 +1,82 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '@tidings/config';
+import { createOrganization, listApiKeys, openDeps, setApiKeyEnabled } from '@tidings/core';
+import { migrate } from '@tidings/db';
+
+export const usage = `usage:
+  tidings migrate
+  tidings orgs create --name <name> [--test]
+  tidings keys list --org <orgId>
+  tidings keys disable --org <orgId> --key <keyId>
+  tidings keys enable --org <orgId> --key <keyId>`;
+
+/** A mistake in the command line: the usage is printed and the exit code is 2. */
+export class UsageError extends Error {}
+
+type Output = { out: (line: string) => void; err: (line: string) => void };
+
+function options(args: string[], spec: Record<string, { type: 'string' | 'boolean' }>, required: string[]) {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args, options: spec, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  for (const name of required) {
+    if (typeof values[name] !== 'string' || values[name] === '') throw new UsageError(`--${name} is required`);
+  }
+  return values;
+}
+
+/**
+ * Runs one `tidings` command and returns its exit code. JSON results go to `out`, progress and errors to `err`.
+ * @example process.exitCode = await runCli(['orgs', 'create', '--name', 'Acme'], loadConfig(), console);
+ */
+export async function runCli(argv: string[], config: Config, io: Output = { out: console.log, err: console.error }): Promise<number> {
+  const [group, action, ...rest] = argv;
+  try {
+    if (group === 'migrate' && action === undefined) {
+      io.err('applying migrations...');
+      const { applied } = await migrate(config.databaseUrl);
+      io.err(applied.length ? `applied ${applied.length}: ${applied.join(', ')}` : 'database is up to date');
+      return 0;
+    }
+    const deps = openDeps(config, 'cli');
+    try {
+      if (group === 'orgs' && action === 'create') {
+        const values = options(rest, { name: { type: 'string' }, test: { type: 'boolean' } }, ['name']);
+        const result = await createOrganization(deps, { name: String(values.name), mode: values.test ? 'test' : 'live' });
+        io.out(JSON.stringify(result, null, 2));
+        return 0;
+      }
+      if (group === 'keys' && action === 'list') {
+        const values = options(rest, { org: { type: 'string' } }, ['org']);
+        const keys = [];
+        let cursor: string | undefined;
+        do {
+          const page = await listApiKeys(deps, String(values.org), { limit: 100, offset: 0, cursor });
+          keys.push(...page.data);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+        io.out(JSON.stringify({ data: keys }, null, 2));
+        return 0;
+      }
+      if (group === 'keys' && (action === 'disable' || action === 'enable')) {
+        const values = options(rest, { org: { type: 'string' }, key: { type: 'string' } }, ['org', 'key']);
+        const key = await setApiKeyEnabled(deps, String(values.org), String(values.key), action === 'enable');
+        io.out(JSON.stringify(key, null, 2));
+        return 0;
+      }
+      throw new UsageError(argv.length ? `unknown command: ${argv.join(' ')}` : 'no command given');
+    } finally {
+      await deps.close();
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n${usage}`);
+      return 2;
+    }
+    io.err(`error: ${(error as Error).message}`);
+    return 1;
+  }
+}

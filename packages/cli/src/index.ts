@@ -1,0 +1,1 @@
+export { runCli, usage, UsageError } from './cli.ts';

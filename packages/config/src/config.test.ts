@@ -1,0 +1,29 @@
+import { ConfigError, loadConfig } from './index.ts';
+
+describe('loadConfig', () => {
+  it('runs on local defaults with an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBe('postgresql://postgres@127.0.0.1:5432/tidings');
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.apiPort).toBe(3000);
+    expect(config.rateLimitPerMinute).toBe(100);
+    expect(config.webhookAllowLoopback).toBe(false);
+  });
+
+  it('names every bad variable', () => {
+    expect(() => loadConfig({ API_PORT: 'abc', REDIS_URL: 'not a url', WEBHOOK_ALLOW_LOOPBACK: 'maybe' })).toThrow(ConfigError);
+    try {
+      loadConfig({ API_PORT: 'abc', REDIS_URL: 'not a url' });
+    } catch (error) {
+      expect((error as Error).message).toMatch(/API_PORT/);
+      expect((error as Error).message).toMatch(/REDIS_URL/);
+    }
+  });
+
+  it('reads lists and booleans', () => {
+    const config = loadConfig({ DNS_SERVERS: '127.0.0.1:5353,10.0.0.1:53', WEBHOOK_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_MINUTE: '5000' });
+    expect(config.dnsServers).toEqual(['127.0.0.1:5353', '10.0.0.1:53']);
+    expect(config.webhookAllowLoopback).toBe(true);
+    expect(config.rateLimitPerMinute).toBe(5000);
+  });
+});

@@ -1,0 +1,3 @@
+export { z } from './z.ts';
+export * from './common.ts';
+export * from './api-keys.ts';

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { Deps } from './deps.ts';
+import { AppError } from './errors.ts';
+
+/** How long a stored response is replayed. */
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A first request that has not finished after this long is taken to have died, and a repeat may run. */
+const IN_FLIGHT_LOCK_MS = 60_000;
+
+export type IdempotencyOutcome = { kind: 'first' } | { kind: 'replay'; status: number; body: string };
+
+/** A digest of what makes two requests "the same": method, path and body. */
+export function requestFingerprint(method: string, path: string, body: string): string {
+  return createHash('sha256').update(`${method} ${path}\n${body}`).digest('hex');
+}
+
+/**
+ * Reserves `key` for this request, or tells how to answer a repeat: a replay of the stored response, or CONFLICT
+ * when the body differs or the first request is still running. An expired record (24 h) is taken over.
+ */
+export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+  const at = now();
+  const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LOCK_MS);
+  const expiresAt = new Date(at.getTime() + RETENTION_MS);
+  // One statement: insert, or take over a record that expired or whose first request died; else return nothing.
+  const reserved = await db.$queryRaw<{ key: string }[]>`
+    INSERT INTO "IdempotencyRecord" ("orgId", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
+    VALUES (${orgId}, ${key}, ${fingerprint}, ${lockedUntil}, ${expiresAt}, ${at})
+    ON CONFLICT ("orgId", "key") DO UPDATE
+      SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
+          "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
+      WHERE "IdempotencyRecord"."expiresAt" <= ${at}
+         OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."lockedUntil" <= ${at}
+             AND "IdempotencyRecord"."requestHash" = EXCLUDED."requestHash")
+    RETURNING "key"`;
+  if (reserved.length > 0) return { kind: 'first' };
+
+  const existing = await db.idempotencyRecord.findUnique({ where: { orgId_key: { orgId, key } } });
+  if (!existing) return beginIdempotentRequest({ db, now } as Deps, orgId, key, fingerprint); // deleted meanwhile
+  if (existing.requestHash !== fingerprint) {
+    throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request body');
+  }
+  if (existing.responseStatus === null || existing.responseBody === null) {
+    throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress');
+  }
+  return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+}
+
+/** Stores the first response so repeats replay it. */
+export async function completeIdempotentRequest({ db }: Deps, orgId: string, key: string, status: number, body: string): Promise<void> {
+  await db.idempotencyRecord.update({ where: { orgId_key: { orgId, key } }, data: { responseStatus: status, responseBody: body } });
+}
+
+/** Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. */
+export async function releaseIdempotentRequest({ db }: Deps, orgId: string, key: string): Promise<void> {
+  await db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null } });
+}

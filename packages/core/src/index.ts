@@ -1,0 +1,12 @@
+export * from './errors.ts';
+export * from './ids.ts';
+export * from './logger.ts';
+export type { Deps } from './deps.ts';
+export { openDeps } from './open-deps.ts';
+export * from './pagination.ts';
+export * from './rate-limit.ts';
+export * from './idempotency.ts';
+export * from './api-keys/key-secret.ts';
+export * from './api-keys/api-key.service.ts';
+export * from './api-keys/authenticate.ts';
+export * from './organizations/create-organization.ts';

@@ -1,0 +1,25 @@
+import type { Config } from '@tidings/config';
+import type { Deps } from './deps.ts';
+import { createLogger } from './logger.ts';
+import { createDb } from '@tidings/db';
+import { createRedis } from '@tidings/queue';
+
+/**
+ * Opens the connections one process needs, and closes them again.
+ * @example const deps = openDeps(loadConfig(), 'api'); ... await deps.close();
+ */
+export function openDeps(config: Config, name: string): Deps & { close(): Promise<void> } {
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize });
+  const redis = createRedis(config.redisUrl);
+  const logger = createLogger({ level: config.logLevel, name });
+  return {
+    db,
+    redis,
+    config,
+    logger,
+    now: () => new Date(),
+    async close() {
+      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    },
+  };
+}

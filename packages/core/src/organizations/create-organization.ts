@@ -1,0 +1,21 @@
+import type { ApiKeyWithSecret } from '@tidings/contracts';
+import { insertApiKey } from '../api-keys/api-key.service.ts';
+import type { Deps } from '../deps.ts';
+import { newId } from '../ids.ts';
+
+export type Organization = { id: string; name: string; createdAt: string };
+
+/**
+ * Creates an organization and its first key (full permission) in one transaction.
+ * @example const { organization, apiKey } = await createOrganization(deps, { name: 'Acme', mode: 'live' });
+ */
+export async function createOrganization(
+  { db }: Pick<Deps, 'db'>,
+  input: { name: string; mode: 'live' | 'test' },
+): Promise<{ organization: Organization; apiKey: ApiKeyWithSecret }> {
+  return db.$transaction(async (tx) => {
+    const org = await tx.organization.create({ data: { id: newId('org'), name: input.name } });
+    const apiKey = await insertApiKey(tx, org.id, { name: 'Default key', permission: 'full', mode: input.mode });
+    return { organization: { id: org.id, name: org.name, createdAt: org.createdAt.toISOString() }, apiKey };
+  });
+}

@@ -1,0 +1,46 @@
+import type { ListQuery } from '@tidings/contracts';
+import { AppError } from './errors.ts';
+
+export type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
+
+type Keyset = { createdAt: Date; id: string };
+
+/** Encodes the position after `row` as an opaque cursor. */
+export function encodeCursor(row: Keyset): string {
+  return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
+}
+
+/** Decodes a cursor from `encodeCursor`; a cursor that is not one is BAD_REQUEST. */
+export function decodeCursor(cursor: string): Keyset {
+  const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
+  return { createdAt, id };
+}
+
+/** The Prisma `where` fragment for "older than the cursor" in `createdAt desc, id desc` order. */
+export function olderThan(cursor: string | undefined) {
+  if (!cursor) return {};
+  const { createdAt, id } = decodeCursor(cursor);
+  return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+}
+
+/** Newest first, with `id` breaking ties, so keyset pages never skip or repeat a row. */
+export const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+
+/**
+ * Runs a list query for one page: asks for one row more than `limit` to learn `hasMore`.
+ * @example
+ * const page = await paginate(query, (args) => db.apiKey.findMany({ where: { orgId, ...args.where }, ...args }));
+ */
+export async function paginate<Row extends Keyset, Item>(
+  query: ListQuery,
+  fetch: (args: { where: ReturnType<typeof olderThan>; orderBy: typeof newestFirst; take: number; skip: number }) => Promise<Row[]>,
+  toItem: (row: Row) => Item,
+): Promise<Page<Item>> {
+  const rows = await fetch({ where: olderThan(query.cursor), orderBy: newestFirst, take: query.limit + 1, skip: query.offset });
+  const hasMore = rows.length > query.limit;
+  const pageRows = hasMore ? rows.slice(0, query.limit) : rows;
+  const last = pageRows.at(-1);
+  return { data: pageRows.map(toItem), hasMore, nextCursor: hasMore && last ? encodeCursor(last) : null };
+}

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from '@tidings/queue';
+
+// A sliding log per key: one sorted set of request times (Redis server time, so every replica shares one clock).
+// Old entries are dropped, the rest counted and, when under the limit, this request added: all in one atomic call.
+const SLIDING_WINDOW_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', KEYS[1], window)
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local resetMs = window
+if oldest[2] then resetMs = tonumber(oldest[2]) + window - now end
+return {allowed, limit - count, resetMs}
+`;
+
+export type RateLimitResult = { isAllowed: boolean; limit: number; remaining: number; resetSeconds: number };
+
+type RedisWithSlidingWindow = Redis & {
+  slidingWindow(key: string, windowMs: number, limit: number, member: string): Promise<[number, number, number]>;
+};
+
+/**
+ * Counts a request against `limit` per rolling `windowMs` for `key`; a refused request is not counted.
+ * @example const result = await takeRateLimit(redis, `tidings:rl:${keyId}`, { limit: 100, windowMs: 60_000 });
+ */
+export async function takeRateLimit(redis: Redis, key: string, options: { limit: number; windowMs: number }): Promise<RateLimitResult> {
+  const client = redis as RedisWithSlidingWindow;
+  if (typeof client.slidingWindow !== 'function') {
+    client.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+  }
+  const [allowed, remaining, resetMs] = await client.slidingWindow(key, options.windowMs, options.limit, randomUUID());
+  return { isAllowed: allowed === 1, limit: options.limit, remaining: Math.max(0, remaining), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+}

@@ -1,0 +1,1 @@
+export { createRedis, type Redis } from './redis.ts';

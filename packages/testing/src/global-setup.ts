@@ -1,0 +1,22 @@
+// jest globalSetup: a fresh test database for this run, migrated once by `tidings migrate` in a child process
+// (the schema engine would otherwise keep jest's own process alive). Test files then isolate by organization and
+// Redis prefix; workers inherit TEST_DATABASE_URL.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { Client } from 'pg';
+import { testDatabaseUrl } from './test-database.ts';
+
+export default async function globalSetup() {
+  const { adminUrl, url, name } = testDatabaseUrl();
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const cli = path.resolve(__dirname, '../../cli/bin/tidings.js');
+  execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
+  process.env.TEST_DATABASE_URL = url;
+}
