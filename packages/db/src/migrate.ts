@@ -2,7 +2,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 
 /** The repository's prisma folder: schema.prisma and migrations/. */
 export const prismaDir = path.resolve(__dirname, '../../../prisma');
@@ -52,6 +52,29 @@ async function loadSchemaEngine(adapterUrl = 'postgresql://postgres@127.0.0.1:54
   };
 }
 
+/** Creates the database named in the URL when the server does not have it yet, so a fresh install needs no createdb. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const probe = new Client({ connectionString: databaseUrl });
+  try {
+    await probe.connect();
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error; // 3D000: database does not exist
+  } finally {
+    await probe.end().catch(() => {}); // a client that never connected has nothing to end
+  }
+  const target = new URL(databaseUrl);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  target.pathname = '/postgres';
+  const admin = new Client({ connectionString: target.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
 /** Lists the migration folders in the order they apply (their names start with a timestamp). */
 export async function listMigrations(): Promise<string[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true });
@@ -64,6 +87,7 @@ export async function listMigrations(): Promise<string[]> {
  * @example const { applied } = await migrate(config.databaseUrl);
  */
 export async function migrate(databaseUrl: string): Promise<{ applied: string[] }> {
+  await ensureDatabase(databaseUrl);
   const engine = await loadSchemaEngine(databaseUrl);
   try {
     const migrationDirectories = await Promise.all(

@@ -1,0 +1,101 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from '@tidings/contracts';
+import { idempotent } from '../src/middleware/idempotency.ts';
+import { operation } from '../src/openapi.ts';
+import type { AppEnv } from '../src/env.ts';
+import { validationHook } from '../src/validation-hook.ts';
+import { setupApi } from './setup.ts';
+
+// The middleware is real and so are Postgres and Redis; the operation behind it is a probe that counts its runs,
+// because the operations that take Idempotency-Key arrive with their own issues.
+const t = setupApi();
+let runs = 0;
+let release: (() => void) | undefined;
+const probe = operation({
+  operationId: 'probe.create',
+  method: 'post',
+  path: '/probe',
+  summary: 'probe',
+  description: 'probe',
+  middleware: [idempotent],
+  request: { body: { required: true, content: { 'application/json': { schema: z.strictObject({ n: z.number(), wait: z.boolean().optional() }) } } } },
+  responses: { 201: { description: 'ok', content: { 'application/json': { schema: z.object({ run: z.number(), n: z.number() }) } } } },
+});
+const probeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(probe, async (c) => {
+  const body = c.req.valid('json');
+  runs += 1;
+  const run = runs;
+  if (body.wait) await new Promise<void>((resolve) => (release = resolve));
+  if (body.n < 0) throw new Error('probe failure');
+  return c.json({ run, n: body.n }, 201);
+});
+// mounted under /v1, so auth and rate limiting run before it as for the real routes
+t.app.route('/v1', probeRoutes as never);
+
+afterAll(() => t.close());
+
+describe('Idempotency-Key', () => {
+  it('replays the first response for the same key and body, and runs once', async () => {
+    const { api } = await t.org();
+    const before = runs;
+    const first = await api.post('/v1/probe', { n: 1 }, { 'idempotency-key': 'k-1' });
+    const second = await api.post('/v1/probe', { n: 1 }, { 'idempotency-key': 'k-1' });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(runs - before).toBe(1);
+  });
+
+  it('409 when the same key comes with a different body', async () => {
+    const { api } = await t.org();
+    await api.post('/v1/probe', { n: 1 }, { 'idempotency-key': 'k-2' });
+    const res = await api.post('/v1/probe', { n: 2 }, { 'idempotency-key': 'k-2' });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ code: 'CONFLICT', message: expect.stringMatching(/different request body/) });
+  });
+
+  it('409 while the first request is still in flight', async () => {
+    const { api } = await t.org();
+    const first = api.post('/v1/probe', { n: 3, wait: true }, { 'idempotency-key': 'k-3' });
+    while (!release) await new Promise((resolve) => setTimeout(resolve, 10));
+    const repeat = await api.post('/v1/probe', { n: 3, wait: true }, { 'idempotency-key': 'k-3' });
+    expect(repeat.status).toBe(409);
+    expect(repeat.body.message).toMatch(/still in progress/);
+    release();
+    expect((await first).status).toBe(201);
+  });
+
+  it('keys are per organization', async () => {
+    const a = await t.org();
+    const b = await t.org();
+    const before = runs;
+    await a.api.post('/v1/probe', { n: 4 }, { 'idempotency-key': 'shared' });
+    const other = await b.api.post('/v1/probe', { n: 4 }, { 'idempotency-key': 'shared' });
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(runs - before).toBe(2);
+  });
+
+  it('a 500 frees the key so a retry runs again; a 400 is stored and replayed', async () => {
+    const { api } = await t.org();
+    const failed = await api.post('/v1/probe', { n: -1 }, { 'idempotency-key': 'k-5' });
+    expect(failed.status).toBe(500);
+    const retried = await api.post('/v1/probe', { n: -1 }, { 'idempotency-key': 'k-5' });
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+
+    const invalid = await api.post('/v1/probe', { n: 'x' }, { 'idempotency-key': 'k-6' });
+    expect(invalid.status).toBe(400);
+    const replayed = await api.post('/v1/probe', { n: 'x' }, { 'idempotency-key': 'k-6' });
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(invalid.body);
+  });
+
+  it('rejects a key longer than 255 characters', async () => {
+    const { api } = await t.org();
+    const res = await api.post('/v1/probe', { n: 1 }, { 'idempotency-key': 'x'.repeat(256) });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^Idempotency-Key: /);
+  });
+});

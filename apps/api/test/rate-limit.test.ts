@@ -1,0 +1,44 @@
+import { setupApi } from './setup.ts';
+
+const t = setupApi();
+afterAll(() => t.close());
+
+describe('rate limit', () => {
+  it('the 101st request in a minute is 429 with Retry-After and is not executed', async () => {
+    const { api, orgId } = await t.org();
+    for (let i = 0; i < 99; i += 1) {
+      const res = await api.get('/v1/api-keys?limit=1');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-limit')).toBe('100');
+      expect(res.headers.get('ratelimit-remaining')).toBe(String(99 - i));
+    }
+    const hundredth = await api.post('/v1/api-keys', { name: 'the 100th request' });
+    expect(hundredth.status).toBe(201);
+    expect(hundredth.headers.get('ratelimit-remaining')).toBe('0');
+
+    const refused = await api.post('/v1/api-keys', { name: 'the 101st request' });
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('TOO_MANY_REQUESTS');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers.get('ratelimit-reset')).toBe(String(retryAfter));
+    const names = (await t.deps.db.apiKey.findMany({ where: { orgId } })).map((k) => k.name);
+    expect(names).toContain('the 100th request');
+    expect(names).not.toContain('the 101st request');
+  });
+
+  it('is shared by replicas (the counter lives in Redis) and counted per key', async () => {
+    const local = setupApi({ RATE_LIMIT_PER_MINUTE: '3' });
+    const replica = setupApi({ RATE_LIMIT_PER_MINUTE: '3', REDIS_PREFIX: local.deps.config.redisPrefix });
+    const { key } = await t.org();
+    const { key: otherKey } = await t.org();
+    const auth = (k: string) => ({ authorization: `Bearer ${k}` });
+    expect((await local.anonymous.get('/v1/api-keys', auth(key))).status).toBe(200);
+    expect((await replica.anonymous.get('/v1/api-keys', auth(key))).status).toBe(200);
+    expect((await local.anonymous.get('/v1/api-keys', auth(key))).status).toBe(200);
+    expect((await replica.anonymous.get('/v1/api-keys', auth(key))).status).toBe(429);
+    expect((await replica.anonymous.get('/v1/api-keys', auth(otherKey))).status).toBe(200);
+    await Promise.all([local.close(), replica.close()]);
+  });
+});

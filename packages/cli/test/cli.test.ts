@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const bin = path.resolve(__dirname, '../bin/tidings.js');
+const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL!, LOG_LEVEL: 'silent' };
+
+async function tidings(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('tidings', () => {
+  it('orgs create prints the organization and a live key; --test gives a test key', async () => {
+    const live = await tidings('orgs', 'create', '--name', 'Acme');
+    expect(live.code).toBe(0);
+    const parsed = JSON.parse(live.stdout);
+    expect(parsed.organization).toMatchObject({ id: expect.stringMatching(/^org_/), name: 'Acme' });
+    expect(parsed.apiKey.key).toMatch(/^sk_live_/);
+
+    const sandbox = JSON.parse((await tidings('orgs', 'create', '--name', 'Sandbox', '--test')).stdout);
+    expect(sandbox.apiKey.key).toMatch(/^sk_test_/);
+
+    const keys = await tidings('keys', 'list', '--org', parsed.organization.id);
+    expect(keys.code).toBe(0);
+    const listed = JSON.parse(keys.stdout).data;
+    expect(listed).toHaveLength(1);
+    expect(listed[0].prefix).toBe(parsed.apiKey.key.slice(0, 12));
+    expect(keys.stdout).not.toContain(parsed.apiKey.key);
+
+    const disabled = await tidings('keys', 'disable', '--org', parsed.organization.id, '--key', listed[0].id);
+    expect(JSON.parse(disabled.stdout).state).toBe('disabled');
+  });
+
+  it('migrate on an up-to-date database applies nothing', async () => {
+    const res = await tidings('migrate');
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/up to date/);
+  });
+
+  it('bad arguments print the usage and exit 2', async () => {
+    for (const args of [['orgs', 'create'], ['orgs', 'create', '--nam', 'x'], ['nonsense'], []]) {
+      const res = await tidings(...args);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/usage:/);
+    }
+  });
+
+  it('an unknown organization is an error, not a crash', async () => {
+    const res = await tidings('keys', 'disable', '--org', 'org_nope', '--key', 'key_nope');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/API key not found/);
+  });
+});

@@ -1,0 +1,60 @@
+// `npm start`: migrate, then run every app on local defaults in one terminal. In production each app runs alone.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '@tidings/config';
+import { migrate } from '@tidings/db';
+
+const root = path.resolve(__dirname, '..');
+const apps: { name: string; entry: string }[] = [{ name: 'api', entry: 'apps/api/src/server.ts' }];
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  console.log('applying migrations...');
+  const { applied } = await migrate(config.databaseUrl).catch((error: Error) => {
+    console.error(`could not migrate ${new URL(config.databaseUrl).host}: ${error.message}`);
+    console.error('Is PostgreSQL running, and does the database exist? (createdb -h 127.0.0.1 -U postgres tidings)');
+    process.exit(1);
+  });
+  console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+
+  const children: ChildProcess[] = apps.map(({ name, entry }) => {
+    const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(root, entry)], { stdio: 'inherit', env: process.env });
+    child.on('exit', (code, signal) => {
+      if (!stopping) {
+        console.error(`${name} exited (${signal ?? code}); stopping the rest`);
+        stop();
+      }
+    });
+    return child;
+  });
+
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    for (const child of children) child.kill('SIGTERM');
+    setTimeout(() => process.exit(0), 16_000).unref();
+    Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve))))).then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
+  console.log(`
+Tidings is starting:
+  API            http://localhost:${config.apiPort}/v1   (OpenAPI: /v1/openapi.json, health: /healthz, /readyz)
+
+A first API key:
+  npx tidings orgs create --name Acme --test     # sk_test_ key: everything stays in the sandbox
+  curl -H "Authorization: Bearer sk_test_..." http://localhost:${config.apiPort}/v1/api-keys
+`);
+}
+
+main();
