@@ -10,3 +10,4 @@ export * from './api-keys/key-secret.ts';
 export * from './api-keys/api-key.service.ts';
 export * from './api-keys/authenticate.ts';
 export * from './organizations/create-organization.ts';
+export * from './events.ts';

@@ -2,3 +2,4 @@ export { createTestDeps, type TestDeps } from './deps.ts';
 export { makeOrganization } from './factories.ts';
 export { apiClient, type ApiResponse } from './http.ts';
 export { testDatabaseUrl } from './test-database.ts';
+export { startFakeServer, type FakeServer, type Fault, type RecordedRequest } from './fakes/fake-server.ts';

@@ -1,0 +1,34 @@
+import type { Prisma } from '@tidings/db';
+import { newId } from './ids.ts';
+
+/** The event types of API.md. */
+export type EventType =
+  | 'message.queued'
+  | 'message.sent'
+  | 'message.delivered'
+  | 'message.failed'
+  | 'message.bounced'
+  | 'message.undelivered'
+  | 'message.canceled'
+  | 'contact.created'
+  | 'contact.updated'
+  | 'contact.deleted'
+  | 'emailDomain.verified'
+  | 'emailDomain.failed'
+  | 'phoneNumber.purchased'
+  | 'phoneNumber.released'
+  | 'webhook.test';
+
+export type NewEvent = { orgId: string; type: EventType; data: Prisma.InputJsonValue };
+
+/**
+ * Records events in the caller's transaction, set-based (one statement for any number of events). This is the one
+ * place every change reports to; webhook fan-out hangs off it.
+ * @example await db.$transaction(async (tx) => { ...change...; await recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]); });
+ */
+export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<{ id: string }[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => ({ id: newId('evt'), orgId: e.orgId, type: e.type, data: e.data }));
+  await tx.event.createMany({ data: rows });
+  return rows.map(({ id }) => ({ id }));
+}
