@@ -1,12 +1,14 @@
 import type { Config } from '@tidings/config';
 import type { Db } from '@tidings/db';
-import type { Redis } from '@tidings/queue';
+import type { Queues, Redis } from '@tidings/queue';
 import type { Logger } from './logger.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
 export type Deps = {
   db: Db;
   redis: Redis;
+  /** Every BullMQ queue, on `redis`. */
+  queues: Queues;
   config: Config;
   logger: Logger;
   /** The current time; tests may pin it. */

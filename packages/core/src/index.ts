@@ -11,3 +11,4 @@ export * from './api-keys/api-key.service.ts';
 export * from './api-keys/authenticate.ts';
 export * from './organizations/create-organization.ts';
 export * from './events.ts';
+export * from './outbox.ts';

@@ -2,7 +2,7 @@ import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
 import { createLogger } from './logger.ts';
 import { createDb } from '@tidings/db';
-import { createRedis } from '@tidings/queue';
+import { closeQueues, createQueues, createRedis } from '@tidings/queue';
 
 /**
  * Opens the connections one process needs, and closes them again.
@@ -11,14 +11,17 @@ import { createRedis } from '@tidings/queue';
 export function openDeps(config: Config, name: string): Deps & { close(): Promise<void> } {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize });
   const redis = createRedis(config.redisUrl);
+  const queues = createQueues(redis, config.redisPrefix);
   const logger = createLogger({ level: config.logLevel, name });
   return {
     db,
     redis,
+    queues,
     config,
     logger,
     now: () => new Date(),
     async close() {
+      await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },
   };

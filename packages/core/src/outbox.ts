@@ -1,0 +1,66 @@
+import { jobDataFor, type QueueName } from '@tidings/queue';
+import type { Prisma } from '@tidings/db';
+import type { Deps } from './deps.ts';
+
+export type OutboxItem = { queue: QueueName; jobId: string; runAt?: Date | null };
+
+/** Writes outbox rows in the caller's transaction: the promise that these jobs will reach their queues. */
+export async function writeOutbox(tx: Prisma.TransactionClient, items: OutboxItem[]): Promise<void> {
+  if (items.length === 0) return;
+  await tx.outboxEntry.createMany({ data: items.map((i) => ({ queue: i.queue, jobId: i.jobId, runAt: i.runAt ?? null })), skipDuplicates: true });
+}
+
+async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, items: OutboxItem[]): Promise<void> {
+  const byQueue = new Map<QueueName, OutboxItem[]>();
+  for (const item of items) byQueue.set(item.queue, [...(byQueue.get(item.queue) ?? []), item]);
+  await Promise.all(
+    [...byQueue].map(([queue, list]) =>
+      (queues[queue] as { addBulk: (jobs: unknown[]) => Promise<unknown> }).addBulk(
+        list.map((i) => ({
+          name: queue,
+          data: jobDataFor(queue, i.jobId),
+          opts: { jobId: i.jobId, delay: i.runAt ? Math.max(0, i.runAt.getTime() - now().getTime()) : undefined },
+        })),
+      ),
+    ),
+  );
+}
+
+/**
+ * After commit: adds the jobs (one call per queue) and removes their outbox rows. When Redis is down this fails
+ * quietly, leaving the rows for the relay; the caller's request still succeeds because the work is committed.
+ */
+export async function dispatchOutbox(deps: Pick<Deps, 'db' | 'queues' | 'now' | 'logger'>, items: OutboxItem[]): Promise<void> {
+  if (items.length === 0) return;
+  try {
+    await addJobs(deps, items);
+    await deps.db.outboxEntry.deleteMany({ where: { OR: items.map((i) => ({ queue: i.queue, jobId: i.jobId })) } });
+  } catch (error) {
+    deps.logger.warn({ err: error, count: items.length }, 'enqueue after commit failed; the outbox relay will retry');
+  }
+}
+
+/**
+ * The relay: enqueues outbox rows older than `graceMs` (their own request had its chance) and deletes them, in
+ * batches, `FOR UPDATE SKIP LOCKED` so several relays never take the same rows. jobId dedupes a job added twice.
+ * @returns how many rows it moved
+ */
+export async function relayOutbox(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { graceMs?: number; batchSize?: number } = {}): Promise<number> {
+  const graceMs = options.graceMs ?? 5_000;
+  const batchSize = options.batchSize ?? 500;
+  let moved = 0;
+  for (;;) {
+    const count = await deps.db.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ id: bigint; queue: QueueName; jobId: string; runAt: Date | null }[]>`
+        SELECT "id", "queue", "jobId", "runAt" FROM "OutboxEntry"
+        WHERE "createdAt" < ${new Date(deps.now().getTime() - graceMs)}
+        ORDER BY "id" LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
+      if (rows.length === 0) return 0;
+      await addJobs(deps, rows);
+      await tx.outboxEntry.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+      return rows.length;
+    });
+    moved += count;
+    if (count < batchSize) return moved;
+  }
+}

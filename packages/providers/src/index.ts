@@ -1,0 +1,1 @@
+export { ProviderError, isRetryableStatus } from './provider-error.ts';

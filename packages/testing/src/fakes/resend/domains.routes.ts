@@ -1,0 +1,6 @@
+import { Hono } from 'hono';
+
+/** the /domains endpoints: the email-domains issue. */
+export function resendDomainRoutes() {
+  return new Hono();
+}
