@@ -1,5 +1,6 @@
 import type { Prisma } from '@tidings/db';
 import { newId } from './ids.ts';
+import type { OutboxItem } from './outbox.ts';
 
 /** The event types of API.md. */
 export type EventType =
@@ -23,12 +24,14 @@ export type NewEvent = { orgId: string; type: EventType; data: Prisma.InputJsonV
 
 /**
  * Records events in the caller's transaction, set-based (one statement for any number of events). This is the one
- * place every change reports to; webhook fan-out hangs off it.
- * @example await db.$transaction(async (tx) => { ...change...; await recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]); });
+ * place every change reports to; webhook fan-out hangs off it. Returns the jobs to dispatch after commit.
+ * @example
+ * const outbox = await db.$transaction(async (tx) => { ...change...; return recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]); });
+ * await dispatchOutbox(deps, outbox);
  */
-export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<{ id: string }[]> {
+export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<OutboxItem[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => ({ id: newId('evt'), orgId: e.orgId, type: e.type, data: e.data }));
   await tx.event.createMany({ data: rows });
-  return rows.map(({ id }) => ({ id }));
+  return [];
 }
