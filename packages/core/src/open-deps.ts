@@ -13,6 +13,9 @@ export function openDeps(config: Config, name: string): Deps & { close(): Promis
   const redis = createRedis(config.redisUrl);
   const queues = createQueues(redis, config.redisPrefix);
   const logger = createLogger({ level: config.logLevel, name });
+  // ioredis reconnects by itself; say so once per failure in the JSON log rather than on the console
+  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  for (const queue of Object.values(queues)) queue.on('error', (error: Error) => logger.warn({ err: error, queue: queue.name }, 'queue error'));
   return {
     db,
     redis,
