@@ -30,9 +30,19 @@ describe('health', () => {
     expect(res.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
   });
 
+  it('/metrics exposes request, queue and outbox metrics for Prometheus', async () => {
+    await t.anonymous.get('/healthz');
+    const res = await t.app.request('/metrics');
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/plain/);
+    expect(text).toMatch(/tidings_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(text).toMatch(/tidings_queue_jobs\{queue="email",state="waiting"\} \d+/);
+    expect(text).toMatch(/tidings_outbox_backlog \d+/);
+  });
+
   it('/readyz is 503 when Redis is unreachable', async () => {
     const broken = setupApi({ REDIS_URL: 'redis://127.0.0.1:1' });
-    broken.deps.redis.on('error', () => {}); // expected: nothing listens there
     const res = await broken.anonymous.get('/readyz');
     expect(res.status).toBe(503);
     expect(res.body.checks).toEqual({ postgres: 'ok', redis: 'unreachable' });

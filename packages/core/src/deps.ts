@@ -2,6 +2,7 @@ import type { Config } from '@tidings/config';
 import type { Db } from '@tidings/db';
 import type { Queues, Redis } from '@tidings/queue';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
 export type Deps = {
@@ -11,6 +12,8 @@ export type Deps = {
   queues: Queues;
   config: Config;
   logger: Logger;
+  /** This process's Prometheus metrics. */
+  metrics: Metrics;
   /** The current time; tests may pin it. */
   now: () => Date;
 };

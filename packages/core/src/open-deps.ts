@@ -1,6 +1,7 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
 import { createLogger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
 import { createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis } from '@tidings/queue';
 
@@ -22,6 +23,7 @@ export function openDeps(config: Config, name: string): Deps & { close(): Promis
     queues,
     config,
     logger,
+    metrics: createMetrics({ db, queues }),
     now: () => new Date(),
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next

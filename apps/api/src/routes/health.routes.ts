@@ -12,7 +12,10 @@ async function check(probe: () => Promise<unknown>): Promise<'ok' | 'unreachable
   }
 }
 
-/** `/healthz`: the process answers. `/readyz`: Postgres and Redis answer too, so a load balancer may send traffic. */
+/**
+ * `/healthz`: the process answers. `/readyz`: Postgres and Redis answer too, so a load balancer may send traffic.
+ * `/metrics`: Prometheus.
+ */
 export const healthRoutes = new Hono<AppEnv>()
   .get('/healthz', (c) => c.json({ status: 'ok' }))
   .get('/readyz', async (c) => {
@@ -20,4 +23,8 @@ export const healthRoutes = new Hono<AppEnv>()
     const [postgres, redisStatus] = await Promise.all([check(() => db.$queryRaw`SELECT 1`), check(() => redis.ping())]);
     const isReady = postgres === 'ok' && redisStatus === 'ok';
     return c.json({ status: isReady ? 'ready' : 'not ready', checks: { postgres, redis: redisStatus } }, isReady ? 200 : 503);
+  })
+  .get('/metrics', async (c) => {
+    const { registry } = c.var.deps.metrics;
+    return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
   });

@@ -1,0 +1,68 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { QUEUE_NAMES } from '@tidings/queue';
+import type { Db } from '@tidings/db';
+import type { Queues } from '@tidings/queue';
+
+/**
+ * The Prometheus metrics of one process. Gauges that need a look at Postgres or Redis (queue depth, outbox backlog)
+ * are read when scraped, so they cost nothing between scrapes.
+ * @example const metrics = createMetrics({ db, queues }); metrics.providerCalls.inc({ provider: 'resend', outcome: 'sent' });
+ */
+export function createMetrics(sources: { db: Db; queues: Queues }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const httpRequestDuration = new Histogram({
+    name: 'tidings_http_request_duration_seconds',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const providerCalls = new Counter({
+    name: 'tidings_provider_calls_total',
+    help: 'Calls to email/SMS providers by provider and outcome (sent, retryable_error, permanent_error)',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const webhookDeliveries = new Counter({
+    name: 'tidings_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, refused)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const jobDuration = new Histogram({
+    name: 'tidings_job_duration_seconds',
+    help: 'Time from a job becoming ready (its delay over) to its processing finishing, per queue',
+    labelNames: ['queue', 'outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120, 600],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tidings_queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      await Promise.all(
+        QUEUE_NAMES.map(async (name) => {
+          const counts = await sources.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+          for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
+        }),
+      );
+    },
+  });
+  new Gauge({
+    name: 'tidings_outbox_backlog',
+    help: 'Outbox rows not yet moved to Redis (grows while Redis is unreachable)',
+    registers: [registry],
+    async collect() {
+      this.set(await sources.db.outboxEntry.count());
+    },
+  });
+
+  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, jobDuration };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
