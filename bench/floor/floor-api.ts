@@ -1,0 +1,36 @@
+// The floor for message.send: the least a send can do. Look up the key hash, parse the body with zod, one INSERT,
+// one queue add, 202. No auth cache, rate limit, idempotency, events or outbox. Run as its own process.
+import { createHash, randomUUID } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import { Queue } from 'bullmq';
+import { Hono } from 'hono';
+import IORedis from 'ioredis';
+import { Pool } from 'pg';
+import { z } from 'zod';
+
+const Send = z.object({ channelType: z.literal('email'), to: z.email(), subject: z.string().min(1), text: z.string().min(1) });
+
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+const queue = new Queue('floor-email', { connection: redis, prefix: process.env.REDIS_PREFIX });
+
+const app = new Hono().post('/send', async (c) => {
+  const key = (c.req.header('authorization') ?? '').replace(/^Bearer /, '');
+  const hash = createHash('sha256').update(key).digest('hex');
+  const { rows } = await pool.query('SELECT "orgId" FROM "ApiKey" WHERE "keyHash" = $1', [hash]);
+  if (rows.length === 0) return c.json({ code: 'UNAUTHORIZED', message: 'bad key' }, 401);
+  const parsed = Send.safeParse(await c.req.json());
+  if (!parsed.success) return c.json({ code: 'BAD_REQUEST', message: 'invalid' }, 400);
+  const id = randomUUID();
+  await pool.query('INSERT INTO floor_messages (id, org_id, recipient, subject, body) VALUES ($1, $2, $3, $4, $5)', [
+    id,
+    rows[0].orgId,
+    parsed.data.to,
+    parsed.data.subject,
+    parsed.data.text,
+  ]);
+  await queue.add('send', { id }, { jobId: id, removeOnComplete: true });
+  return c.json({ id, status: 'queued' }, 202);
+});
+
+serve({ fetch: app.fetch, hostname: '127.0.0.1', port: Number(process.env.PORT) }, () => process.send?.('ready'));
