@@ -43,6 +43,16 @@ describe('error shape', () => {
     expect(await t.deps.db.apiKey.count({ where: { orgId } })).toBe(1);
   });
 
+  it('an empty body needs no content type: a required body is reported by field, an optional one is fine', async () => {
+    const { api } = await t.org();
+    const created = await api.post('/v1/api-keys', { name: 'for rotation' });
+    const rotate = await api.call('POST', `/v1/api-keys/${created.body.id}/rotate`, '', { 'content-type': '' });
+    expect(rotate.status).toBe(200);
+    const noBody = await api.call('POST', '/v1/api-keys', '', { 'content-type': '' });
+    expect(noBody.status).toBe(400);
+    expect(noBody.body.code).toBe('BAD_REQUEST');
+  });
+
   it('400 for invalid JSON', async () => {
     const { api } = await t.org();
     const res = await api.post('/v1/api-keys', '{"name": ', { 'content-type': 'application/json' });
