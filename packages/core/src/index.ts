@@ -12,3 +12,5 @@ export * from './api-keys/authenticate.ts';
 export * from './organizations/create-organization.ts';
 export * from './events.ts';
 export * from './outbox.ts';
+export * from './email-domains/index.ts';
+export * from './phone-numbers/index.ts';
