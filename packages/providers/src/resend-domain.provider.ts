@@ -1,4 +1,5 @@
 import { Resend } from 'resend';
+import { getDomain } from 'tldts';
 import { dmarcRecord, type DomainProvider, type RequiredDnsRecord } from './domain-provider.ts';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
 
@@ -7,11 +8,18 @@ type ResendRecord = { record: string; name: string; value: string; type: string;
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
-/** Resend gives names relative to the domain ("send", "resend._domainkey"); we store them fully qualified. */
+/**
+ * Resend gives names relative to the zone, the registrable domain ("send", "resend._domainkey"; for
+ * `mail.example.com`: "send.mail"); we store them fully qualified.
+ * @example qualifyName('send.mail', 'mail.example.com') // 'send.mail.example.com'
+ */
 export function qualifyName(name: string, domainName: string): string {
   const bare = name.replace(/\.$/, '').toLowerCase();
-  if (bare === '' || bare === '@' || bare === domainName) return domainName;
-  return bare.endsWith(`.${domainName}`) ? bare : `${bare}.${domainName}`;
+  if (bare === '' || bare === '@') return domainName;
+  if (bare === domainName || bare.endsWith(`.${domainName}`)) return bare;
+  const zone = getDomain(domainName) ?? domainName;
+  const sub = domainName === zone ? '' : domainName.slice(0, -(zone.length + 1));
+  return sub && (bare === sub || bare.endsWith(`.${sub}`)) ? `${bare}.${zone}` : `${bare}.${domainName}`;
 }
 
 /** Resend sometimes quotes TXT values; DNS answers come back without the quotes. */

@@ -1,6 +1,6 @@
 import type { AddEmailDomainBody, DnsRecord, EmailDomain, ListQuery, SetDefaultSenderBody } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
-import { domainProviderFor, type KeyMode } from '@tidings/providers';
+import { domainProviderFor, ProviderError, type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -47,6 +47,9 @@ export async function addEmailDomain(deps: Deps, orgId: string, mode: KeyMode, i
 
   const provider = domainProviderFor(deps.config, { mode });
   const provisioned = await provider.create(name).catch((error) => {
+    if (error instanceof ProviderError && error.reason === 'invalid_domain') {
+      throw new AppError('BAD_REQUEST', `name: the email provider does not accept ${name} (it may be registered in another account)`);
+    }
     throw providerFailure(deps, error, PROVIDER);
   });
   const records: DnsRecord[] = provisioned.records.map((r) => ({ ...r, status: 'pending' }));
