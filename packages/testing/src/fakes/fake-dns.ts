@@ -2,7 +2,14 @@ import dns2 from 'dns2';
 
 const { Packet } = dns2;
 
-export type ZoneRecord = { name: string; type: 'TXT' | 'MX' | 'CNAME'; value: string; priority?: number };
+export type ZoneRecord = {
+  name: string;
+  type: 'TXT' | 'MX' | 'CNAME';
+  value: string;
+  priority?: number;
+  /** TXT: publish the value as strings of this many bytes (at most 255, the default), as some DNS hosts split them. */
+  chunkSize?: number;
+};
 
 export type FakeDns = {
   /** `127.0.0.1:port`, for `DNS_SERVERS`. */
@@ -18,7 +25,7 @@ const RCODE_SERVFAIL = 2;
 const RCODE_NXDOMAIN = 3;
 
 /** TXT strings are at most 255 bytes each; longer values (DKIM keys) go out in several, as DNS hosts publish them. */
-const chunks = (value: string) => value.match(/.{1,255}/g) ?? [''];
+const chunks = (value: string, size = 255) => value.match(new RegExp(`.{1,${Math.min(size, 255)}}`, 'g')) ?? [''];
 
 /**
  * A real DNS server (UDP, `dns2`) on 127.0.0.1 and a free port, answering TXT, MX and CNAME questions from the
@@ -43,7 +50,7 @@ export async function startFakeDns(initial: ZoneRecord[] = []): Promise<FakeDns>
       if (atName.length === 0) response.header.rcode = RCODE_NXDOMAIN;
       for (const record of atName) {
         const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
-        if (record.type === 'TXT' && question.type === Packet.TYPE.TXT) response.answers.push({ ...base, type: Packet.TYPE.TXT, data: chunks(record.value) } as never);
+        if (record.type === 'TXT' && question.type === Packet.TYPE.TXT) response.answers.push({ ...base, type: Packet.TYPE.TXT, data: chunks(record.value, record.chunkSize) } as never);
         if (record.type === 'MX' && question.type === Packet.TYPE.MX) response.answers.push({ ...base, type: Packet.TYPE.MX, exchange: record.value, priority: record.priority ?? 10 } as never);
         if (record.type === 'CNAME' && question.type === Packet.TYPE.CNAME) response.answers.push({ ...base, type: Packet.TYPE.CNAME, domain: record.value } as never);
       }
