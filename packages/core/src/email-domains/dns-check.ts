@@ -8,6 +8,8 @@ type Answer = { kind: 'values'; values: string[] } | { kind: 'absent' } | { kind
 /** Codes meaning "the name has no such record": the owner has not published it (yet). */
 const ABSENT = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN']);
 const normalize = (value: string) => value.replace(/\.$/, '').replace(/\s+/g, '').toLowerCase();
+/** Base64 keys are case-sensitive; only the spaces a DNS host may insert are ignored. */
+const withoutSpaces = (value: string) => value.replace(/\s+/g, '');
 
 /**
  * A resolver that asks `DNS_SERVERS` (`host:port,...`) when set, else the system's resolvers.
@@ -30,8 +32,13 @@ async function lookUp(resolver: dns.Resolver, record: Pick<DnsRecord, 'type' | '
   }
 }
 
-/** Whether a published value satisfies the record: SPF and DMARC are policies the owner may extend, the rest exact. */
+/**
+ * Whether a published value satisfies the record: SPF and DMARC are policies the owner may extend, DKIM is the exact
+ * key, host names (MX, CNAME) compare without case or final dot.
+ * @example matchesRecord({ purpose: 'dmarc', value: 'v=DMARC1; p=none;' }, 'v=DMARC1; p=reject') // true
+ */
 export function matchesRecord(record: Pick<DnsRecord, 'purpose' | 'value'>, published: string): boolean {
+  if (record.purpose === 'dkim') return withoutSpaces(published) === withoutSpaces(record.value);
   const got = normalize(published);
   if (record.purpose === 'dmarc') return got.startsWith('v=dmarc1');
   if (record.purpose === 'spf') {
