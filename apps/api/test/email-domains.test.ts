@@ -119,3 +119,26 @@ describe('email domains across organizations', () => {
     expect((await owner.api.get(`/v1/email-domains/${domain.id}`)).body).toEqual(domain);
   });
 });
+
+describe('OpenAPI document', () => {
+  it('carries the six emailDomain and six phoneNumber operations', async () => {
+    const doc = (await t.anonymous.get('/v1/openapi.json')).body;
+    const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    const ours = operationIds.filter((id) => id.startsWith('emailDomain.') || id.startsWith('phoneNumber.')).sort();
+    expect(ours).toEqual([
+      'emailDomain.add',
+      'emailDomain.delete',
+      'emailDomain.get',
+      'emailDomain.list',
+      'emailDomain.setDefault',
+      'emailDomain.verify',
+      'phoneNumber.get',
+      'phoneNumber.list',
+      'phoneNumber.purchase',
+      'phoneNumber.release',
+      'phoneNumber.searchAvailable',
+      'phoneNumber.update',
+    ]);
+    expect(doc.paths['/phone-numbers'].post.responses['503']).toBeDefined();
+  });
+});
