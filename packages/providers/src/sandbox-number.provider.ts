@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import type { AvailableNumber, AvailableNumberQuery, NumberProvider, NumberType } from './number-provider.ts';
 import { ProviderError } from './provider-error.ts';
 
@@ -41,21 +41,12 @@ const PLANS: Record<string, NumberingPlan> = {
   NL: { callingCode: '31', nationalLength: 9, prefixes: { local: ['20', '10', '70'], mobile: ['6'], tollFree: ['800'] }, monthlyCost: '2.00', currency: 'USD' },
 };
 
-/** Deterministic digits for (query, attempt), so a repeated search shows the same inventory. */
-function digitsFor(seed: string, count: number): string {
-  let out = '';
-  for (let round = 0; out.length < count; round += 1) {
-    for (const byte of createHash('sha256').update(`${seed}:${round}`).digest()) {
-      if (byte < 250) out += String(byte % 10);
-      if (out.length === count) break;
-    }
-  }
-  return out;
-}
+/** Random digits: like a real inventory, each search shows other numbers, so bought ones never exhaust it. */
+const randomDigits = (count: number) => Array.from({ length: count }, () => String(randomInt(10))).join('');
 
 function candidate(plan: NumberingPlan, prefix: string, query: AvailableNumberQuery, attempt: number): string | null {
   const restLength = plan.nationalLength - prefix.length;
-  let rest = digitsFor(`${JSON.stringify(query)}:${prefix}:${attempt}`, restLength);
+  let rest = randomDigits(restLength);
   const contains = query.contains;
   if (contains && !`${prefix}${rest}`.includes(contains)) {
     if (contains.length > restLength) return null;
