@@ -43,6 +43,15 @@ describe('emailDomain.add (sandbox)', () => {
   });
 });
 
+describe('emailDomain.add at once', () => {
+  it('two adds of the same name at once: one 201, one 409, one row', async () => {
+    const { api, orgId } = await t.org();
+    const results = await Promise.all([api.post('/v1/email-domains', { name: 'race.example.com' }), api.post('/v1/email-domains', { name: 'race.example.com' })]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(await t.deps.db.emailDomain.count({ where: { orgId, name: 'race.example.com' } })).toBe(1);
+  });
+});
+
 describe('emailDomain.list and get', () => {
   it('lists newest first with pagination and gets one', async () => {
     const { api } = await t.org();

@@ -82,6 +82,15 @@ describe('phoneNumber.purchase, list, get (sandbox)', () => {
     expect((await b.api.get('/v1/phone-numbers')).body.data).toEqual([]);
   });
 
+  it('two organizations buying the same number at once: one gets it, the other 409', async () => {
+    const a = await t.org();
+    const b = await t.org();
+    const [n] = await search(a.api, 'country=US&areaCode=737&type=mobile&limit=1');
+    const results = await Promise.all([a.api.post('/v1/phone-numbers', { number: n!.number }), b.api.post('/v1/phone-numbers', { number: n!.number })]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(await t.deps.db.phoneNumber.count({ where: { number: n!.number } })).toBe(1);
+  });
+
   it('400 for a number that is not E.164 or unknown fields; 409 for a number the provider cannot sell', async () => {
     const { api } = await t.org();
     const bad = await api.post('/v1/phone-numbers', { number: '415-555-0100' });
