@@ -9,7 +9,9 @@ import { jsonBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
+import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
+import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** Paths under /v1 that answer without an API key. */
@@ -45,6 +47,8 @@ export function createApp(deps: Deps) {
   );
   v1.use('*', jsonBody);
   v1.route('/', apiKeyRoutes);
+  v1.route('/', emailDomainRoutes);
+  v1.route('/', phoneNumberRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

@@ -1,3 +1,5 @@
 export { z } from './z.ts';
 export * from './common.ts';
 export * from './api-keys.ts';
+export * from './email-domains.ts';
+export * from './phone-numbers.ts';

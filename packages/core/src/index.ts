@@ -13,3 +13,5 @@ export * from './organizations/create-organization.ts';
 export * from './events.ts';
 export * from './outbox.ts';
 export * from './metrics.ts';
+export * from './email-domains/index.ts';
+export * from './phone-numbers/index.ts';

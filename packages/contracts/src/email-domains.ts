@@ -1,0 +1,59 @@
+import { Timestamp } from './common.ts';
+import { z } from './z.ts';
+
+export const DnsRecordStatus = z.enum(['pending', 'verified', 'failed']).openapi({
+  description: '`pending`: not found in DNS yet. `verified`: found with the expected value. `failed`: found with another value.',
+});
+
+export const DnsRecord = z
+  .object({
+    purpose: z.enum(['spf', 'dkim', 'dmarc', 'returnPath']).openapi({ description: 'What the record is for.' }),
+    type: z.enum(['TXT', 'MX', 'CNAME']),
+    name: z.string().openapi({ description: 'Fully qualified name to publish the record at.', example: 'send.example.com' }),
+    value: z.string().openapi({ example: 'v=spf1 include:amazonses.com ~all' }),
+    priority: z.number().int().optional().openapi({ description: 'MX records only.' }),
+    required: z.boolean().openapi({ description: 'Whether verification waits for this record (DMARC is recommended, not required).' }),
+    status: DnsRecordStatus,
+  })
+  .openapi('DnsRecord');
+export type DnsRecord = z.infer<typeof DnsRecord>;
+
+export const EmailDomain = z
+  .object({
+    id: z.string().openapi({ example: 'dom_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    name: z.string().openapi({ example: 'example.com' }),
+    status: z.enum(['pending', 'verified', 'failed']).openapi({
+      description: '`verified` once every required record matches; `failed` when still unverified 72 hours after it was added.',
+    }),
+    provider: z.string().openapi({ description: '`resend`, or `sandbox` for test keys and installs without Resend.' }),
+    records: z.array(DnsRecord),
+    defaultSender: z
+      .object({ fromName: z.string().nullable(), fromAddress: z.string(), replyTo: z.string().nullable() })
+      .nullable()
+      .openapi({ description: 'Used by message.send when `from` is absent; set with emailDomain.setDefault.' }),
+    verifiedAt: Timestamp.nullable(),
+    lastCheckedAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('EmailDomain');
+export type EmailDomain = z.infer<typeof EmailDomain>;
+
+export const AddEmailDomainBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(253).openapi({
+      description: 'A registrable domain or a subdomain of one, such as `example.com` or `mail.example.com`; no scheme or path.',
+      example: 'example.com',
+    }),
+  })
+  .openapi('AddEmailDomainBody');
+export type AddEmailDomainBody = z.infer<typeof AddEmailDomainBody>;
+
+export const SetDefaultSenderBody = z
+  .strictObject({
+    fromName: z.string().trim().min(1).max(100).openapi({ example: 'Acme' }),
+    fromAddress: z.email().max(254).openapi({ description: 'An address on this domain.', example: 'hello@example.com' }),
+    replyTo: z.email().max(254).optional(),
+  })
+  .openapi('SetDefaultSenderBody');
+export type SetDefaultSenderBody = z.infer<typeof SetDefaultSenderBody>;

@@ -1,0 +1,67 @@
+import { Timestamp } from './common.ts';
+import { z } from './z.ts';
+
+export const PhoneNumberType = z.enum(['local', 'tollFree', 'mobile']);
+export type PhoneNumberType = z.infer<typeof PhoneNumberType>;
+
+const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550123');
+
+export const AvailablePhoneNumber = z
+  .object({
+    number: z.string().openapi({ example: '+14155550123' }),
+    type: PhoneNumberType,
+    country: z.string().openapi({ example: 'US' }),
+    region: z.string().nullable().openapi({ example: 'CA' }),
+    locality: z.string().nullable().openapi({ example: 'San Francisco' }),
+    features: z.array(z.string()).openapi({ example: ['sms', 'mms', 'voice'] }),
+    monthlyCost: z.object({ amount: z.string(), currency: z.string() }).nullable(),
+  })
+  .openapi('AvailablePhoneNumber');
+export type AvailablePhoneNumber = z.infer<typeof AvailablePhoneNumber>;
+
+export const AvailablePhoneNumberList = z.object({ data: z.array(AvailablePhoneNumber) }).openapi('AvailablePhoneNumberList');
+
+export const SearchPhoneNumbersQuery = z.object({
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166 alpha-2 code such as US')
+    .transform((v) => v.toUpperCase())
+    .openapi({ description: 'ISO 3166 alpha-2 country code.', example: 'US' }),
+  areaCode: z.string().regex(/^\d{1,5}$/, 'must be 1 to 5 digits').optional().openapi({ example: '415' }),
+  contains: z.string().regex(/^\d{1,10}$/, 'must be 1 to 10 digits').optional().openapi({ description: 'Digits the number must contain.' }),
+  type: PhoneNumberType.optional().openapi({ description: 'Defaults to `local`.' }),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+export type SearchPhoneNumbersQuery = z.infer<typeof SearchPhoneNumbersQuery>;
+
+export const PhoneNumber = z
+  .object({
+    id: z.string().openapi({ example: 'pn_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    number: z.string().openapi({ example: '+14155550123' }),
+    friendlyName: z.string().nullable(),
+    isDefault: z.boolean().openapi({ description: 'Used by message.send when an SMS has no `from`. At most one per organization.' }),
+    type: PhoneNumberType,
+    country: z.string().nullable(),
+    provider: z.string().openapi({ description: '`telnyx`, or `sandbox` for test keys and installs without Telnyx.' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('PhoneNumber');
+export type PhoneNumber = z.infer<typeof PhoneNumber>;
+
+export const PurchasePhoneNumberBody = z
+  .strictObject({
+    number: E164.openapi({ description: 'A number from phoneNumber.searchAvailable, in E.164.', example: '+14155550123' }),
+    friendlyName: z.string().trim().min(1).max(100).optional(),
+  })
+  .openapi('PurchasePhoneNumberBody');
+export type PurchasePhoneNumberBody = z.infer<typeof PurchasePhoneNumberBody>;
+
+export const UpdatePhoneNumberBody = z
+  .strictObject({
+    friendlyName: z.string().trim().min(1).max(100).nullable().optional().openapi({ description: '`null` clears it.' }),
+    isDefault: z.boolean().optional().openapi({ description: '`true` makes this the default and unsets the previous one.' }),
+  })
+  .refine((b) => b.friendlyName !== undefined || b.isDefault !== undefined, { message: 'give friendlyName or isDefault', path: ['friendlyName'] })
+  .openapi('UpdatePhoneNumberBody');
+export type UpdatePhoneNumberBody = z.infer<typeof UpdatePhoneNumberBody>;

@@ -1,0 +1,4 @@
+export * from './domain-name.ts';
+export { checkDnsRecords, createDnsResolver, matchesRecord } from './dns-check.ts';
+export * from './email-domain.service.ts';
+export * from './verify-email-domain.ts';

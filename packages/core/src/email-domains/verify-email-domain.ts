@@ -1,0 +1,111 @@
+import type { promises as dns } from 'node:dns';
+import type { DnsRecord, EmailDomain } from '@tidings/contracts';
+import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
+import { domainProviderFor } from '@tidings/providers';
+import type { Deps } from '../deps.ts';
+import { recordEvents } from '../events.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import { checkDnsRecords, createDnsResolver } from './dns-check.ts';
+import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
+
+/** A domain still unverified this long after it was added is `failed`. */
+export const VERIFICATION_WINDOW_MS = 72 * 60 * 60 * 1000;
+
+type DomainStatus = EmailDomainRow['status'];
+
+function nextStatus(row: EmailDomainRow, records: DnsRecord[], now: Date): DomainStatus {
+  if (records.filter((r) => r.required).every((r) => r.status === 'verified')) return 'verified';
+  // A verified domain whose records were removed must stop sending: receivers would reject its mail.
+  if (row.status === 'verified') return 'failed';
+  if (row.status === 'pending' && now.getTime() - row.createdAt.getTime() >= VERIFICATION_WINDOW_MS) return 'failed';
+  return row.status;
+}
+
+/**
+ * Checks one domain's records in DNS and stores the result. A change of the domain's status is written only if the
+ * status is still the one read (so two checks at once report it once), with its `emailDomain.verified` or
+ * `emailDomain.failed` event in the same transaction.
+ */
+async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolver): Promise<EmailDomainRow> {
+  const before = row.records as DnsRecord[];
+  const statuses = await checkDnsRecords(resolver, before);
+  const records = before.map((r, i) => ({ ...r, status: statuses[i]! }));
+  const now = deps.now();
+  const status = nextStatus(row, records, now);
+  const changed = status !== row.status;
+
+  const { updated, outbox } = await deps.db.$transaction(async (tx) => {
+    const data = {
+      records: records as Prisma.InputJsonValue,
+      status,
+      lastCheckedAt: now,
+      ...(changed && status === 'verified' ? { verifiedAt: now } : {}),
+    };
+    const { count } = await tx.emailDomain.updateMany({ where: { id: row.id, status: row.status }, data });
+    const current = await tx.emailDomain.findUniqueOrThrow({ where: { id: row.id } });
+    if (count === 0 || !changed) return { updated: current, outbox: [] };
+    const type = status === 'verified' ? 'emailDomain.verified' : 'emailDomain.failed';
+    return { updated: current, outbox: await recordEvents(tx, [{ orgId: row.orgId, type, data: toEmailDomain(current) as Prisma.InputJsonValue }]) };
+  });
+  await dispatchOutbox(deps, outbox);
+
+  const provider = domainProviderFor(deps.config, { name: row.provider });
+  if (changed && status === 'verified' && provider.verify && row.providerDomainId) {
+    // Our check passed; the provider runs its own before it sends. Best effort: a later verify asks again.
+    await provider.verify(row.providerDomainId).catch((error) => deps.logger.warn({ err: error, domainId: row.id }, 'provider domain verify failed'));
+  }
+  return updated;
+}
+
+/**
+ * emailDomain.verify: asks DNS now (the `DNS_SERVERS` resolvers when set) and returns the domain with each record's
+ * status and the domain's: `verified` when every required record matches, `failed` when still not 72 h after it
+ * was added, else as it was.
+ * @example const domain = await verifyEmailDomain(deps, orgId, 'dom_...');
+ */
+export async function verifyEmailDomain(deps: Deps, orgId: string, id: string): Promise<EmailDomain> {
+  const row = await findEmailDomain(deps, orgId, id);
+  return toEmailDomain(await checkDomain(deps, row, createDnsResolver(deps.config)));
+}
+
+/**
+ * The periodic re-check of pending domains (the send-worker runs it as a job scheduler). Claims up to `batchSize`
+ * pending domains not checked for `minIntervalMs`, marking them checked in the same statement with
+ * `FOR UPDATE SKIP LOCKED` so replicas never take the same ones, then checks them a few at a time.
+ * @returns how many were checked, and how many became verified or failed
+ * @example await recheckPendingDomains(deps); // every few minutes
+ */
+export async function recheckPendingDomains(
+  deps: Deps,
+  options: { batchSize?: number; minIntervalMs?: number; concurrency?: number } = {},
+): Promise<{ checked: number; verified: number; failed: number }> {
+  const batchSize = options.batchSize ?? 100;
+  const cutoff = new Date(deps.now().getTime() - (options.minIntervalMs ?? 5 * 60 * 1000));
+  const claimed = await deps.db.$queryRaw<{ id: string; lastCheckedAt: Date | null }[]>`
+    WITH due AS (
+      SELECT "id" FROM "EmailDomain"
+      WHERE "status" = 'pending' AND ("lastCheckedAt" IS NULL OR "lastCheckedAt" < ${cutoff})
+      ORDER BY "lastCheckedAt" ASC NULLS FIRST LIMIT ${batchSize} FOR UPDATE SKIP LOCKED
+    )
+    UPDATE "EmailDomain" d SET "lastCheckedAt" = ${deps.now()} FROM due WHERE d."id" = due."id"
+    RETURNING d."id"`;
+  if (claimed.length === 0) return { checked: 0, verified: 0, failed: 0 };
+  const rows = await deps.db.emailDomain.findMany({ where: { id: { in: claimed.map((c) => c.id) } } });
+  const resolver = createDnsResolver(deps.config);
+  const result = { checked: 0, verified: 0, failed: 0 };
+  const queue = [...rows];
+  const worker = async () => {
+    for (let row = queue.shift(); row; row = queue.shift()) {
+      try {
+        const after = await checkDomain(deps, row, resolver);
+        result.checked += 1;
+        if (after.status === 'verified') result.verified += 1;
+        if (after.status === 'failed') result.failed += 1;
+      } catch (error) {
+        deps.logger.warn({ err: error, domainId: row.id }, 'domain re-check failed; the next run tries again');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 5 }, worker));
+  return result;
+}

@@ -1,0 +1,2 @@
+export * from './phone-number.service.ts';
+export * from './purchase-phone-number.ts';

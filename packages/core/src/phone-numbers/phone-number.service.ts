@@ -1,0 +1,92 @@
+import type { AvailablePhoneNumber, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
+import type { PhoneNumber as PhoneNumberRow, Prisma } from '@tidings/db';
+import { numberProviderFor, type KeyMode } from '@tidings/providers';
+import type { Deps } from '../deps.ts';
+import { foundOr404 } from '../errors.ts';
+import { paginate, type Page } from '../pagination.ts';
+import { providerFailure } from '../provider-failure.ts';
+
+export const NUMBER_PROVIDER = 'phone number provider';
+
+/** The API's view of a number row. */
+export function toPhoneNumber(row: PhoneNumberRow): PhoneNumber {
+  return {
+    id: row.id,
+    number: row.number,
+    friendlyName: row.friendlyName,
+    isDefault: row.isDefault,
+    type: row.type as PhoneNumberType,
+    country: row.country,
+    provider: row.provider,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The number, or NOT_FOUND when this organization does not own it (released numbers are gone). */
+export async function findPhoneNumber({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<PhoneNumberRow> {
+  return foundOr404(await db.phoneNumber.findFirst({ where: { id, orgId } }), 'Phone number');
+}
+
+/**
+ * Serializes changes to one organization's default number for the rest of the transaction, so two concurrent
+ * updates queue instead of colliding; the partial unique index on ("orgId") WHERE "isDefault" is the guarantee.
+ */
+export async function lockDefaultNumber(tx: Prisma.TransactionClient, orgId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`phone-number-default:${orgId}`}, 0))`;
+}
+
+/**
+ * phoneNumber.searchAvailable: the provider's inventory (the sandbox's for test keys or without Telnyx), less the
+ * numbers someone on this install already owns.
+ * @example const { data } = await searchAvailableNumbers(deps, orgId, 'live', { country: 'US', areaCode: '415', limit: 5 });
+ */
+export async function searchAvailableNumbers(deps: Deps, orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
+  const provider = numberProviderFor(deps.config, { mode });
+  const found = await provider.searchAvailable(query).catch((error) => {
+    throw providerFailure(deps, error, NUMBER_PROVIDER);
+  });
+  if (found.length === 0) return { data: [] };
+  const owned = await deps.db.phoneNumber.findMany({ where: { number: { in: found.map((n) => n.number) } }, select: { number: true } });
+  const ownedNumbers = new Set(owned.map((o) => o.number));
+  return { data: found.filter((n) => !ownedNumbers.has(n.number)) };
+}
+
+/** phoneNumber.list: newest first. */
+export async function listPhoneNumbers({ db }: Deps, orgId: string, query: ListQuery): Promise<Page<PhoneNumber>> {
+  return paginate(query, ({ where, ...page }) => db.phoneNumber.findMany({ where: { orgId, ...where }, ...page }), toPhoneNumber);
+}
+
+/** phoneNumber.get */
+export async function getPhoneNumber(deps: Deps, orgId: string, id: string): Promise<PhoneNumber> {
+  return toPhoneNumber(await findPhoneNumber(deps, orgId, id));
+}
+
+/**
+ * phoneNumber.update: `friendlyName` (mirrored to the provider's record) and `isDefault`. Making a number the
+ * default unsets the previous one in the same transaction; unsetting it leaves the organization without a default.
+ * @example await updatePhoneNumber(deps, orgId, 'pn_...', { isDefault: true });
+ */
+export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, input: UpdatePhoneNumberBody): Promise<PhoneNumber> {
+  const current = await findPhoneNumber(deps, orgId, id);
+  if (input.friendlyName !== undefined && input.friendlyName !== current.friendlyName) {
+    await numberProviderFor(deps.config, { name: current.provider })
+      .update(current.number, current.providerNumberId, { friendlyName: input.friendlyName })
+      .catch((error) => {
+        throw providerFailure(deps, error, NUMBER_PROVIDER);
+      });
+  }
+  const row = await deps.db.$transaction(async (tx) => {
+    if (input.isDefault !== undefined) await lockDefaultNumber(tx, orgId);
+    if (input.isDefault === true) {
+      await tx.phoneNumber.updateMany({ where: { orgId, isDefault: true, NOT: { id } }, data: { isDefault: false } });
+    }
+    const { count } = await tx.phoneNumber.updateMany({
+      where: { id, orgId },
+      data: { ...(input.friendlyName !== undefined ? { friendlyName: input.friendlyName } : {}), ...(input.isDefault !== undefined ? { isDefault: input.isDefault } : {}) },
+    });
+    // Released while we talked to the provider.
+    return foundOr404(count === 0 ? null : await tx.phoneNumber.findUnique({ where: { id } }), 'Phone number');
+  });
+  return toPhoneNumber(row);
+}

@@ -1,0 +1,86 @@
+import type { PhoneNumber, PurchasePhoneNumberBody } from '@tidings/contracts';
+import type { Prisma } from '@tidings/db';
+import { numberProviderFor, ProviderError, type KeyMode } from '@tidings/providers';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { recordEvents } from '../events.ts';
+import { newId } from '../ids.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import { providerFailure } from '../provider-failure.ts';
+import { findPhoneNumber, lockDefaultNumber, NUMBER_PROVIDER, toPhoneNumber } from './phone-number.service.ts';
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
+
+function alreadyOwned(number: string, byThisOrg: boolean): AppError {
+  return new AppError('CONFLICT', byThisOrg ? `Phone number ${number} already belongs to this organization` : `Phone number ${number} is not available`);
+}
+
+/**
+ * phoneNumber.purchase: orders the number at the provider (the sandbox for test keys or without Telnyx) and stores
+ * it, with a `phoneNumber.purchased` event in the same transaction. The organization's first number becomes its
+ * default. 409 when anyone on this install owns it, or when the provider says it is no longer available.
+ * @example const number = await purchasePhoneNumber(deps, orgId, 'live', { number: '+14155550123' });
+ */
+export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, input: PurchasePhoneNumberBody): Promise<PhoneNumber> {
+  const { number } = input;
+  const existing = await deps.db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
+  if (existing) throw alreadyOwned(number, existing.orgId === orgId);
+
+  const id = newId('pn');
+  const provider = numberProviderFor(deps.config, { mode });
+  const ordered = await provider.order(number, { reference: id }).catch((error) => {
+    if (error instanceof ProviderError && error.reason === 'number_unavailable') {
+      throw new AppError('CONFLICT', `Phone number ${number} is no longer available; search again and pick another`);
+    }
+    throw providerFailure(deps, error, NUMBER_PROVIDER);
+  });
+
+  try {
+    const { row, outbox } = await deps.db.$transaction(async (tx) => {
+      await lockDefaultNumber(tx, orgId);
+      const hasDefault = (await tx.phoneNumber.count({ where: { orgId, isDefault: true } })) > 0;
+      const created = await tx.phoneNumber.create({
+        data: {
+          id,
+          orgId,
+          number,
+          friendlyName: input.friendlyName ?? null,
+          isDefault: !hasDefault,
+          type: ordered.type,
+          country: ordered.country || null,
+          provider: provider.name,
+          providerNumberId: ordered.providerNumberId,
+        },
+      });
+      const events = await recordEvents(tx, [{ orgId, type: 'phoneNumber.purchased', data: toPhoneNumber(created) as Prisma.InputJsonValue }]);
+      return { row: created, outbox: events };
+    });
+    await dispatchOutbox(deps, outbox);
+    return toPhoneNumber(row);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Another organization here stored it first (only possible with the sandbox, which never runs out).
+    const owner = await deps.db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
+    throw alreadyOwned(number, owner?.orgId === orgId);
+  }
+}
+
+/**
+ * phoneNumber.release: gives the number back at the provider, then deletes it here with a `phoneNumber.released`
+ * event, so it is not found afterwards and cannot send. When the provider is down nothing changes.
+ * @example await releasePhoneNumber(deps, orgId, 'pn_...');
+ */
+export async function releasePhoneNumber(deps: Deps, orgId: string, id: string): Promise<void> {
+  const current = await findPhoneNumber(deps, orgId, id);
+  await numberProviderFor(deps.config, { name: current.provider })
+    .release(current.number, current.providerNumberId)
+    .catch((error) => {
+      throw providerFailure(deps, error, NUMBER_PROVIDER);
+    });
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const { count } = await tx.phoneNumber.deleteMany({ where: { id, orgId } });
+    if (count === 0) return [];
+    return recordEvents(tx, [{ orgId, type: 'phoneNumber.released', data: toPhoneNumber(current) as Prisma.InputJsonValue }]);
+  });
+  await dispatchOutbox(deps, outbox);
+}

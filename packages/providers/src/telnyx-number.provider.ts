@@ -1,0 +1,109 @@
+import Telnyx, { APIError } from 'telnyx';
+import { telnyxTypeOf, type AvailableNumber, type NumberProvider, type NumberType } from './number-provider.ts';
+import { isRetryableStatus, ProviderError } from './provider-error.ts';
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+const ourTypeOf = (type: string | undefined): NumberType => (type === 'toll_free' || type === 'tollfree' ? 'tollFree' : type === 'mobile' ? 'mobile' : 'local');
+
+/** A Telnyx failure as a ProviderError: the operation and status only, never Telnyx's text (which may echo input). */
+function providerError(operation: string, error: unknown, options: { unavailableOn4xx?: boolean } = {}): ProviderError {
+  const status = error instanceof APIError ? error.status : undefined;
+  if (status === undefined || isRetryableStatus(status)) {
+    return new ProviderError('telnyx', `Telnyx ${operation} failed (${status ?? 'no response'})`, { isRetryable: true, status, reason: 'provider_unavailable' });
+  }
+  // 401/403 are our credentials, not the caller's request.
+  const isUnavailable = options.unavailableOn4xx && status !== 401 && status !== 403;
+  return new ProviderError('telnyx', `Telnyx ${operation} refused (${status})`, {
+    isRetryable: false,
+    status,
+    reason: isUnavailable ? 'number_unavailable' : 'provider_rejected',
+  });
+}
+
+async function call<T>(operation: string, run: () => Promise<T>, options?: { unavailableOn4xx?: boolean }): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw providerError(operation, error, options);
+  }
+}
+
+/**
+ * Phone numbers through Telnyx's number search, number orders and phone numbers APIs with the official SDK.
+ * @example const numbers = createTelnyxNumberProvider({ apiKey: config.telnyx.apiKey!, baseUrl: config.telnyx.baseUrl });
+ * const found = await numbers.searchAvailable({ country: 'US', areaCode: '415', limit: 5 });
+ */
+export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: string }): NumberProvider {
+  const telnyx = new Telnyx({ apiKey: options.apiKey, baseURL: options.baseUrl, timeout: REQUEST_TIMEOUT_MS, maxRetries: 1, logLevel: 'off' });
+
+  async function findNumberId(number: string): Promise<string | null> {
+    const page = await call('phone number look-up', () => telnyx.phoneNumbers.list({ filter: { phone_number: number } }));
+    return page.data.find((n) => n.phone_number === number)?.id ?? null;
+  }
+
+  return {
+    name: 'telnyx',
+    async searchAvailable(query) {
+      const response = await call('number search', () =>
+        telnyx.availablePhoneNumbers.list({
+          filter: {
+            country_code: query.country,
+            national_destination_code: query.areaCode,
+            phone_number: query.contains ? { contains: query.contains } : undefined,
+            phone_number_type: query.type ? telnyxTypeOf[query.type] : undefined,
+            features: ['sms'],
+            limit: query.limit,
+          },
+        }),
+      );
+      return (response.data ?? []).flatMap((n): AvailableNumber[] => {
+        if (!n.phone_number) return [];
+        const regionOf = (kind: string) => n.region_information?.find((r) => r.region_type === kind)?.region_name ?? null;
+        const cost = n.cost_information;
+        return [
+          {
+            number: n.phone_number,
+            type: query.type ?? 'local',
+            country: regionOf('country_code') ?? query.country,
+            region: regionOf('state'),
+            locality: regionOf('location') ?? regionOf('rate_center'),
+            features: (n.features ?? []).flatMap((f) => (f.name ? [f.name] : [])),
+            monthlyCost: cost?.monthly_cost ? { amount: String(cost.monthly_cost), currency: cost.currency ?? 'USD' } : null,
+          },
+        ];
+      });
+    },
+    async order(number, { reference }) {
+      // No retry of the order itself: a second POST could buy twice. A 4xx means the number is gone.
+      const response = await call(
+        'number order',
+        () => telnyx.numberOrders.create({ phone_numbers: [{ phone_number: number }], customer_reference: reference }, { maxRetries: 0 }),
+        { unavailableOn4xx: true },
+      );
+      const order = response.data;
+      const ordered = order?.phone_numbers?.find((n) => n.phone_number === number);
+      if (!order || order.status === 'failure' || ordered?.status === 'failure') {
+        throw new ProviderError('telnyx', 'Telnyx number order failed', { isRetryable: false, reason: 'number_unavailable' });
+      }
+      // The order's entry is not the phone number resource; its id comes from the inventory once it exists.
+      const providerNumberId = await findNumberId(number).catch(() => null);
+      return { providerNumberId, type: ourTypeOf(ordered?.phone_number_type), country: ordered?.country_iso_alpha2 ?? ordered?.country_code ?? '' };
+    },
+    async update(number, providerNumberId, changes) {
+      const id = providerNumberId ?? (await findNumberId(number));
+      if (!id) return;
+      await call('phone number update', () => telnyx.phoneNumbers.update(id, { customer_reference: changes.friendlyName ?? '' }));
+    },
+    async release(number, providerNumberId) {
+      const id = providerNumberId ?? (await findNumberId(number));
+      if (!id) return; // Telnyx no longer has it: nothing to give back
+      try {
+        await telnyx.phoneNumbers.delete(id);
+      } catch (error) {
+        if (error instanceof APIError && error.status === 404) return;
+        throw providerError('phone number release', error);
+      }
+    },
+  };
+}
