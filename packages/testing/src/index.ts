@@ -5,3 +5,4 @@ export { testDatabaseUrl } from './test-database.ts';
 export { startFakeServer, type FakeServer, type Fault, type RecordedRequest } from './fakes/fake-server.ts';
 export { startFakeResend } from './fakes/fake-resend.ts';
 export { startFakeTelnyx } from './fakes/fake-telnyx.ts';
+export { startWebhookReceiver, type WebhookReceiver, type ReceiverReply, type ReceivedRequest } from './webhook-receiver.ts';
