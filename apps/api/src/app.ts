@@ -10,6 +10,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
+import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** Paths under /v1 that answer without an API key. */
@@ -45,6 +46,7 @@ export function createApp(deps: Deps) {
   );
   v1.use('*', jsonBody);
   v1.route('/', apiKeyRoutes);
+  v1.route('/', webhookRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

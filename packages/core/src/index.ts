@@ -12,3 +12,6 @@ export * from './api-keys/authenticate.ts';
 export * from './organizations/create-organization.ts';
 export * from './events.ts';
 export * from './outbox.ts';
+export * from './webhooks/webhook.service.ts';
+export * from './webhooks/webhook-mappers.ts';
+export * from './webhooks/delivery-attempt.ts';
