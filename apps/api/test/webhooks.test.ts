@@ -1,3 +1,5 @@
+import { connect, type AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
@@ -206,6 +208,31 @@ describe('webhook operations', () => {
     const sending = await api.post('/v1/api-keys', { name: 'sender', permission: 'sending' });
     const res = await t.anonymous.post('/v1/webhooks', hook(), { authorization: `Bearer ${sending.body.key}` });
     expect(res.status).toBe(403);
+  });
+
+  it('test and rotate-secret work over real HTTP with no body at all (as `curl -X POST` sends them)', async () => {
+    const { api, key } = await t.org();
+    const { body: created } = await api.post('/v1/webhooks', hook());
+    const server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    // a raw request: no Content-Length, no Transfer-Encoding, no Content-Type
+    const rawPost = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`),
+        );
+        let answer = '';
+        socket.on('data', (d) => (answer += d));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    try {
+      expect((await rawPost(`/v1/webhooks/${created.id}/test`)).split('\r\n')[0]).toBe('HTTP/1.1 202 Accepted');
+      expect((await rawPost(`/v1/webhooks/${created.id}/rotate-secret`)).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('the OpenAPI document carries the eight webhook operations', async () => {

@@ -8,11 +8,13 @@ import type { AppEnv } from '../env.ts';
  */
 export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.raw.body === null || c.req.header('content-length') === '0') return next();
+  // A POST with no body at all (e.g. `curl -X POST` with no data, which sends no Content-Length) has a stream too.
+  const text = await c.req.text();
+  if (text === '') return next();
   const contentType = c.req.header('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
     throw new AppError('BAD_REQUEST', `Content-Type must be application/json (got ${contentType ? `"${contentType.slice(0, 100)}"` : 'none'})`, 415);
   }
-  const text = await c.req.text();
   if (text.trim() !== '') {
     try {
       JSON.parse(text);
