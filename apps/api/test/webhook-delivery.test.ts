@@ -2,6 +2,7 @@ import { dispatchOutbox, recordEvents } from '@tidings/core';
 import { startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import type { Resolver } from '@tidings/webhooks';
+import pino from 'pino';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { setupApi } from './setup.ts';
 
@@ -192,6 +193,27 @@ describe('webhook delivery by the webhook-worker', () => {
     await dispatchOutbox(t.deps, queued);
     expect(await settled(api, webhook.id, queued[0]!.jobId)).toMatchObject({ status: 'failed', attempts: 0 });
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('no secret or signature ever reaches a log line', async () => {
+    const lines: string[] = [];
+    const quiet = t.deps.logger;
+    t.deps.logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+    try {
+      const { api, webhook } = await endpoint();
+      const rotated = await api.post(`/v1/webhooks/${webhook.id}/rotate-secret`);
+      receiver.replyNext({ kind: 'status', status: 500, body: 'nope' });
+      const test = await api.post(`/v1/webhooks/${webhook.id}/test`);
+      await settled(api, webhook.id, test.body.id);
+      expect(lines.some((l) => l.includes('webhook delivery attempt'))).toBe(true);
+      const log = lines.join('\n');
+      for (const secret of [webhook.secret, rotated.body.secret]) expect(log).not.toContain(secret.slice('whsec_'.length));
+      for (const request of receiver.requests) {
+        for (const signature of request.headers['webhook-signature']!.split(' ')) expect(log).not.toContain(signature.slice(3));
+      }
+    } finally {
+      t.deps.logger = quiet;
+    }
   });
 
   it('an endpoint failing for 5 days straight is disabled', async () => {
