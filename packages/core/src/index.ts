@@ -15,3 +15,4 @@ export * from './outbox.ts';
 export * from './webhooks/webhook.service.ts';
 export * from './webhooks/webhook-mappers.ts';
 export * from './webhooks/delivery-attempt.ts';
+export * from './webhooks/requeue-overdue.ts';
