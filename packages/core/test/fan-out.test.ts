@@ -67,6 +67,19 @@ describe('recordEvents fan-out', () => {
     await deps.db.outboxEntry.deleteMany({ where: { jobId: outbox[0]!.jobId } });
   });
 
+  it('writes UTC times whatever the session time zone', async () => {
+    const { orgId } = await makeOrganization(deps);
+    const hook = await endpoint(orgId, ['contact.created']);
+    const outbox = await deps.db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe("SET LOCAL TIME ZONE 'Asia/Tokyo'");
+      return recordEvents(tx, [{ orgId, type: 'contact.created', data: {} }]);
+    });
+    const [delivery] = await deliveriesOf(hook.id);
+    expect(Math.abs(delivery!.nextAttemptAt!.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(Math.abs(delivery!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+    await deps.db.outboxEntry.deleteMany({ where: { jobId: { in: outbox.map((o) => o.jobId) } } });
+  });
+
   it('no subscribers: events are recorded and nothing is enqueued', async () => {
     const { orgId } = await makeOrganization(deps);
     const outbox = await deps.db.$transaction((tx) => recordEvents(tx, [{ orgId, type: 'contact.updated', data: { id: 'con_9' } }]));

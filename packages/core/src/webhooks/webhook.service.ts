@@ -1,5 +1,6 @@
 import type {
   CreateWebhookBody,
+  ListQuery,
   ListWebhookEventsQuery,
   UpdateWebhookBody,
   Webhook,
@@ -15,7 +16,6 @@ import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { newestFirst, paginate, type Page } from '../pagination.ts';
-import type { ListQuery } from '@tidings/contracts';
 import { toDelivery, toWebhook, withLastAttempt } from './webhook-mappers.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
