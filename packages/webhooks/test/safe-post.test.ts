@@ -96,6 +96,14 @@ describe('SSRF: refused targets never receive a request', () => {
     expect(internal.requests).toHaveLength(0);
   });
 
+  it('numeric spellings of loopback (decimal, short, hex) are normalized and refused too', async () => {
+    for (const host of ['2130706433', '127.1', '0x7f000002', '[::ffff:7f00:2]']) {
+      const result = await post(`http://${host}:${internal.port}/`, { allowLoopback: false });
+      expect(result).toMatchObject({ refused: true, error: expect.stringContaining('loopback') });
+    }
+    expect(internal.requests).toHaveLength(0);
+  });
+
   it('a name resolving to an allowed AND a private address is refused as a whole', async () => {
     const resolve = dns({ 'mixed.test': ['127.0.0.2', '10.0.0.7'] });
     const result = await post(`http://mixed.test:${internal.port}/`, { resolve });
