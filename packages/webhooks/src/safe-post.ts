@@ -23,7 +23,14 @@ export type PostResult = {
   refused: boolean;
 };
 
-export type PostOptions = UrlPolicy & { body: string; headers: Record<string, string>; timeoutMs?: number; maxResponseBytes?: number };
+export type PostOptions = UrlPolicy & {
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Trusted certificate authorities instead of the system's (tests with their own CA). */
+  ca?: string;
+};
 
 /** A lookup that answers with the already-checked addresses, so the socket dials exactly what was checked. */
 function pinnedLookup(target: CheckedTarget): LookupFunction {
@@ -93,6 +100,8 @@ export async function postWebhook(rawUrl: string, options: PostOptions): Promise
       {
         method: 'POST',
         lookup: pinnedLookup(target),
+        // The certificate is checked against the host name (SNI too), while the socket goes to the pinned address.
+        ...(options.ca ? { ca: options.ca } : {}),
         // A fresh connection per delivery: a pooled socket could be to an address checked for another URL.
         agent: false,
         headers: {
