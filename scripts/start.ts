@@ -5,7 +5,13 @@ import { ConfigError, loadConfig } from '@tidings/config';
 import { migrate } from '@tidings/db';
 
 const root = path.resolve(__dirname, '..');
-const apps: { name: string; entry: string }[] = [{ name: 'api', entry: 'apps/api/src/server.ts' }];
+const apps: { name: string; entry: string }[] = [
+  { name: 'api', entry: 'apps/api/src/server.ts' },
+  { name: 'webhook-worker', entry: 'apps/webhook-worker/src/worker.ts' },
+];
+// Local defaults for the apps: webhooks may target a receiver on this machine. Never in production; a value the
+// caller set wins.
+const localEnv: Record<string, string> = process.env.NODE_ENV === 'production' ? {} : { WEBHOOK_ALLOW_LOOPBACK: 'true' };
 
 async function main() {
   let config;
@@ -27,7 +33,7 @@ async function main() {
   console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
 
   const children: ChildProcess[] = apps.map(({ name, entry }) => {
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(root, entry)], { stdio: 'inherit', env: process.env });
+    const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(root, entry)], { stdio: 'inherit', env: { ...localEnv, ...process.env } });
     child.on('exit', (code, signal) => {
       if (!stopping) {
         console.error(`${name} exited (${signal ?? code}); stopping the rest`);
@@ -50,6 +56,7 @@ async function main() {
   console.log(`
 Tidings is starting:
   API            http://localhost:${config.apiPort}/v1   (OpenAPI: /v1/openapi.json, health: /healthz, /readyz)
+  webhook-worker delivers signed webhook events (queue webhooks)
 
 A first API key:
   npx tidings orgs create --name Acme --test     # sk_test_ key: everything stays in the sandbox

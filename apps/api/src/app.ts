@@ -12,6 +12,7 @@ import { apiKeyRoutes } from './routes/api-keys.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
+import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** Paths under /v1 that answer without an API key. */
@@ -49,6 +50,7 @@ export function createApp(deps: Deps) {
   v1.route('/', apiKeyRoutes);
   v1.route('/', emailDomainRoutes);
   v1.route('/', phoneNumberRoutes);
+  v1.route('/', webhookRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

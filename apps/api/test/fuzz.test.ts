@@ -75,7 +75,7 @@ describe('fuzzing bad input', () => {
         fc.asyncProperty(badBody, fc.constantFrom('con_x', 'nope', 'x'.repeat(300)), async (body, id) => {
           const before = await orgRowCounts(orgId);
           const res = await api.call(op.method, concretePath(`/v1${op.path}`, id), body);
-          expectErrorShape(res.status, res.body, `${op.operationId} ${JSON.stringify(body).slice(0, 200)}`);
+          expectErrorShape(res.status, res.body, `${op.operationId} ${String(JSON.stringify(body)).slice(0, 200)}`);
           if (res.status >= 400) expect(await orgRowCounts(orgId)).toEqual(before);
         }),
         { numRuns: 15 },

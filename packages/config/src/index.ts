@@ -26,6 +26,21 @@ const EnvSchema = z.object({
   TELNYX_PUBLIC_KEY: z.string().min(1).optional(),
   RESEND_WEBHOOK_SECRET: z.string().min(1).optional(),
   WEBHOOK_ALLOW_LOOPBACK: booleanFromString.default(false),
+  /** Encrypts webhook endpoint secrets at rest. Required in production; the default is for local development only. */
+  WEBHOOK_SECRET_KEY: z.string().min(16).optional(),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(15_000),
+  /** Delays before each retry of a failed delivery, `ms,ms,...`; after the last one the delivery is `failed`. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'expected ms,ms,...')
+    .transform((v) => v.split(',').map(Number))
+    .default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
+  /** An endpoint failing for this long without a single success is disabled. */
+  WEBHOOK_DISABLE_AFTER_FAILING_MS: z.coerce.number().int().min(1).default(5 * 24 * 60 * 60 * 1000),
+  WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+  /** BullMQ lock and stalled-job check of the webhook-worker: how fast a crashed worker's deliveries are taken over. */
+  WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(200).default(30_000),
+  WEBHOOK_WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** Resolvers for domain verification, `host:port,...`; the system's when unset. */
   DNS_SERVERS: z
     .string()
@@ -50,9 +65,21 @@ export type Config = {
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string };
   webhookAllowLoopback: boolean;
+  webhooks: {
+    secretKey: string;
+    timeoutMs: number;
+    retryScheduleMs: number[];
+    disableAfterFailingMs: number;
+    workerConcurrency: number;
+    lockMs: number;
+    stalledIntervalMs: number;
+  };
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 };
+
+/** Encrypts webhook secrets when WEBHOOK_SECRET_KEY is unset: local development only (production refuses to start). */
+const LOCAL_WEBHOOK_SECRET_KEY = 'tidings-local-development-webhook-secret-key';
 
 /** Thrown by loadConfig; the message lists every bad variable by name. */
 export class ConfigError extends Error {}
@@ -70,6 +97,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const productionIssues = [
+    e.NODE_ENV === 'production' && !e.WEBHOOK_SECRET_KEY && '  WEBHOOK_SECRET_KEY: required in production',
+    e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_LOOPBACK && '  WEBHOOK_ALLOW_LOOPBACK: never allowed in production',
+  ].filter(Boolean);
+  if (productionIssues.length) throw new ConfigError(`Invalid configuration:\n${productionIssues.join('\n')}`);
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
@@ -85,6 +117,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY },
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
+    webhooks: {
+      secretKey: e.WEBHOOK_SECRET_KEY ?? LOCAL_WEBHOOK_SECRET_KEY,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
+      disableAfterFailingMs: e.WEBHOOK_DISABLE_AFTER_FAILING_MS,
+      workerConcurrency: e.WEBHOOK_WORKER_CONCURRENCY,
+      lockMs: e.WEBHOOK_WORKER_LOCK_MS,
+      stalledIntervalMs: e.WEBHOOK_WORKER_STALLED_INTERVAL_MS,
+    },
     dnsServers: e.DNS_SERVERS,
     logLevel: e.LOG_LEVEL,
   };

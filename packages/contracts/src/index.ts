@@ -3,3 +3,4 @@ export * from './common.ts';
 export * from './api-keys.ts';
 export * from './email-domains.ts';
 export * from './phone-numbers.ts';
+export * from './webhooks.ts';

@@ -1,6 +1,7 @@
 import type { Prisma } from '@tidings/db';
 import { newId } from './ids.ts';
-import type { OutboxItem } from './outbox.ts';
+import { writeOutbox, type OutboxItem } from './outbox.ts';
+import { fanOutEvents } from './webhooks/fan-out.ts';
 
 /** The event types of API.md. */
 export type EventType =
@@ -20,11 +21,21 @@ export type EventType =
   | 'phoneNumber.released'
   | 'webhook.test';
 
-export type NewEvent = { orgId: string; type: EventType; data: Prisma.InputJsonValue };
+export type NewEvent = {
+  orgId: string;
+  type: EventType;
+  /** The resource as the API returns it. */
+  data: Prisma.InputJsonValue;
+  /** Deliver to this endpoint only, subscribed or not (webhook.test); otherwise to every subscribed endpoint. */
+  webhookId?: string;
+};
 
 /**
- * Records events in the caller's transaction, set-based (one statement for any number of events). This is the one
- * place every change reports to; webhook fan-out hangs off it. Returns the jobs to dispatch after commit.
+ * Records events in the caller's transaction and fans them out to webhooks, set-based: one statement inserts the
+ * events, one creates a delivery per enabled, subscribed endpoint of the event's organization, one writes their
+ * outbox rows (only when there are deliveries) - three round trips for any number of events and endpoints. This is
+ * the one place every change reports to. Returns the delivery jobs (queue `webhooks`, jobId = delivery id) to
+ * dispatch after commit; the outbox relay enqueues them if that dispatch never happens.
  * @example
  * const outbox = await db.$transaction(async (tx) => { ...change...; return recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]); });
  * await dispatchOutbox(deps, outbox);
@@ -33,5 +44,11 @@ export async function recordEvents(tx: Prisma.TransactionClient, events: NewEven
   if (events.length === 0) return [];
   const rows = events.map((e) => ({ id: newId('evt'), orgId: e.orgId, type: e.type, data: e.data }));
   await tx.event.createMany({ data: rows });
-  return [];
+  const deliveryIds = await fanOutEvents(
+    tx,
+    rows.map((row, i) => ({ eventId: row.id, webhookId: events[i]!.webhookId ?? null })),
+  );
+  const outbox: OutboxItem[] = deliveryIds.map((jobId) => ({ queue: 'webhooks', jobId }));
+  await writeOutbox(tx, outbox);
+  return outbox;
 }

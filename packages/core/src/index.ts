@@ -15,3 +15,7 @@ export * from './outbox.ts';
 export * from './metrics.ts';
 export * from './email-domains/index.ts';
 export * from './phone-numbers/index.ts';
+export * from './webhooks/webhook.service.ts';
+export * from './webhooks/webhook-mappers.ts';
+export * from './webhooks/delivery-attempt.ts';
+export * from './webhooks/requeue-overdue.ts';

@@ -6,3 +6,4 @@ export { startFakeServer, type FakeServer, type Fault, type RecordedRequest } fr
 export { startFakeResend } from './fakes/fake-resend.ts';
 export { startFakeTelnyx } from './fakes/fake-telnyx.ts';
 export { startFakeDns, type FakeDns, type ZoneRecord } from './fakes/fake-dns.ts';
+export { startWebhookReceiver, type WebhookReceiver, type ReceiverReply, type ReceivedRequest } from './webhook-receiver.ts';

@@ -1,0 +1,73 @@
+import { loadDeliveryWork, recordAttempt, type Deps } from '@tidings/core';
+import type { JobData } from '@tidings/queue';
+import { postWebhook, signatureHeaders, type Resolver } from '@tidings/webhooks';
+import { DelayedError, type Job } from 'bullmq';
+
+export type DeliverOptions = {
+  /** DNS for the SSRF check; the system resolver unless a test plays DNS. */
+  resolve?: Resolver;
+};
+
+/**
+ * The processor of the `webhooks` queue: loads the delivery (the job carries only its id), signs the event with
+ * every active secret, POSTs it SSRF-safely, records the attempt, and for a retry moves this same job to the
+ * delayed set until the next attempt is due (so one job per delivery, jobId = deliveryId, all the way).
+ * @example new Worker('webhooks', deliverWebhook(deps), { connection, prefix });
+ */
+export const deliverWebhook =
+  (deps: Deps, options: DeliverOptions = {}) =>
+  async (job: Job<JobData['webhooks']>, token?: string): Promise<void> => {
+    try {
+      await attempt(deps, options, job, token);
+    } catch (error) {
+      if (error instanceof DelayedError) throw error;
+      // Postgres unreachable, or similar: the delivery is still pending in the database; try again shortly rather
+      // than let BullMQ drop the job as failed.
+      deps.logger.error({ deliveryId: job.data.deliveryId, err: error }, 'webhook delivery crashed; trying again later');
+      await delayUntil(job, new Date(Date.now() + CRASH_RETRY_MS), token);
+    }
+  };
+
+const CRASH_RETRY_MS = 30_000;
+
+async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['webhooks']>, token?: string): Promise<void> {
+  const { deliveryId } = job.data;
+  const work = await loadDeliveryWork(deps, deliveryId);
+  if (work.kind === 'done') {
+    deps.logger.debug({ deliveryId, reason: work.reason }, 'webhook delivery needs nothing');
+    return;
+  }
+  if (work.kind === 'notYet') return delayUntil(job, work.at, token);
+
+  const headers = signatureHeaders({
+    secrets: work.secrets,
+    id: work.messageId,
+    timestampSeconds: Math.floor(deps.now().getTime() / 1000),
+    body: work.body,
+  });
+  const result = await postWebhook(work.url, {
+    body: work.body,
+    headers,
+    timeoutMs: deps.config.webhooks.timeoutMs,
+    allowLoopback: deps.config.webhookAllowLoopback,
+    requireHttps: deps.config.env === 'production',
+    resolve: options.resolve,
+  });
+  const outcome = await recordAttempt(deps, work, result);
+
+  const context = { deliveryId, webhookId: work.webhookId, orgId: work.orgId, attempt: work.attempts + 1, statusCode: result.statusCode };
+  if (outcome.kind === 'disabled' && outcome.reason === 'failing') {
+    deps.logger.warn({ ...context, failingSince: work.failingSince }, 'webhook endpoint disabled: it has been failing for 5 days straight');
+  } else if (outcome.kind === 'disabled') {
+    deps.logger.warn(context, 'webhook endpoint disabled: it answered 410 Gone');
+  } else {
+    deps.logger.info({ ...context, outcome: outcome.kind, error: result.error, durationMs: result.durationMs }, 'webhook delivery attempt');
+  }
+  if (outcome.kind === 'retry') return delayUntil(job, outcome.at, token);
+}
+
+/** Parks this job until `at`; BullMQ runs it again then. DelayedError tells the worker the job is not finished. */
+async function delayUntil(job: Job, at: Date, token: string | undefined): Promise<never> {
+  await job.moveToDelayed(at.getTime(), token);
+  throw new DelayedError();
+}

@@ -1,0 +1,2 @@
+export { startWebhookWorker } from './webhook-worker.ts';
+export { deliverWebhook, type DeliverOptions } from './deliver-webhook.processor.ts';

@@ -1,0 +1,28 @@
+import type { Deps } from '@tidings/core';
+import type { JobData } from '@tidings/queue';
+import { Worker } from 'bullmq';
+import { deliverWebhook, type DeliverOptions } from './deliver-webhook.processor.ts';
+
+/**
+ * Starts consuming the `webhooks` queue. Lock and stalled-check times come from configuration: when a worker dies
+ * mid-delivery its job's lock runs out and another (or the restarted) worker takes the job over.
+ * Close it with `await worker.close()` (waits for deliveries in flight).
+ * @example const worker = startWebhookWorker(deps); process.once('SIGTERM', () => worker.close());
+ */
+export function startWebhookWorker(deps: Deps, options: DeliverOptions = {}): Worker<JobData['webhooks']> {
+  const { config, logger } = deps;
+  const worker = new Worker<JobData['webhooks']>('webhooks', deliverWebhook(deps, options), {
+    connection: deps.redis,
+    prefix: `${config.redisPrefix}:bull`,
+    concurrency: config.webhooks.workerConcurrency,
+    lockDuration: config.webhooks.lockMs,
+    stalledInterval: config.webhooks.stalledIntervalMs,
+    // A delivery outlives several crashes rather than being dropped as "stalled too often".
+    maxStalledCount: 10,
+    removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 60 * 60 },
+  });
+  worker.on('failed', (job, error) => logger.error({ deliveryId: job?.data.deliveryId, err: error }, 'webhook job failed'));
+  worker.on('error', (error) => logger.error({ err: error }, 'webhook worker error'));
+  return worker;
+}

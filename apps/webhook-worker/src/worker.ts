@@ -1,0 +1,41 @@
+// The webhook-worker process: `tsx apps/webhook-worker/src/worker.ts`. Configured only by the environment.
+import { ConfigError, loadConfig } from '@tidings/config';
+import { openDeps, requeueOverdueDeliveries } from '@tidings/core';
+import { startWebhookWorker } from './webhook-worker.ts';
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+function main() {
+  const config = loadConfig();
+  const deps = openDeps(config, 'webhook-worker');
+  const worker = startWebhookWorker(deps);
+  worker.on('ready', () => deps.logger.info({ concurrency: config.webhooks.workerConcurrency }, 'webhook-worker consuming queue webhooks'));
+  // Deliveries whose job was lost after the outbox (Redis data loss, a job given up as stalled) get a new one.
+  const sweep = setInterval(() => {
+    requeueOverdueDeliveries(deps)
+      .then((count) => count > 0 && deps.logger.warn({ count }, 'requeued overdue webhook deliveries'))
+      .catch((error) => deps.logger.error({ err: error }, 'overdue delivery sweep failed'));
+  }, SWEEP_INTERVAL_MS);
+
+  // SIGTERM: take no new jobs, let deliveries in flight finish (each is capped by its timeout), then close.
+  const shutdown = async (signal: string) => {
+    deps.logger.info({ signal }, 'shutting down');
+    setTimeout(() => process.exit(1), config.webhooks.timeoutMs + 10_000).unref();
+    clearInterval(sweep);
+    await worker.close();
+    await deps.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+try {
+  main();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,123 @@
+import { ListQuery, Timestamp } from './common.ts';
+import { z } from './z.ts';
+
+/** Every event type a webhook can subscribe to (API.md). */
+export const EventType = z
+  .enum([
+    'message.queued',
+    'message.sent',
+    'message.delivered',
+    'message.failed',
+    'message.bounced',
+    'message.undelivered',
+    'message.canceled',
+    'contact.created',
+    'contact.updated',
+    'contact.deleted',
+    'emailDomain.verified',
+    'emailDomain.failed',
+    'phoneNumber.purchased',
+    'phoneNumber.released',
+    'webhook.test',
+  ])
+  .openapi('EventType');
+export type EventType = z.infer<typeof EventType>;
+
+const WebhookUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .openapi({
+    description: 'Where events are POSTed. https in production; must resolve to public addresses only.',
+    example: 'https://example.com/webhooks/tidings',
+  });
+const Events = z
+  .array(EventType)
+  .min(1)
+  .max(EventType.options.length)
+  .transform((types) => [...new Set(types)])
+  .openapi({ description: 'The event types to receive.', example: ['message.delivered', 'message.bounced'] });
+
+export const Webhook = z
+  .object({
+    id: z.string().openapi({ example: 'whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    url: z.string(),
+    events: z.array(EventType),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    disabledReason: z.enum(['manual', 'gone', 'failing']).nullable().openapi({
+      description: '`manual`: by webhook.delete or an update with enabled false; `gone`: the endpoint answered 410; `failing`: it failed for 5 days straight.',
+    }),
+    failingSince: Timestamp.nullable().openapi({ description: 'Start of the current run of failed deliveries; null while healthy.' }),
+    previousSecretExpiresAt: Timestamp.nullable().openapi({
+      description: 'After a rotation, until when the previous secret still signs (a second `v1,` signature); null when it no longer does.',
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('Webhook');
+export type Webhook = z.infer<typeof Webhook>;
+
+export const WebhookWithSecret = Webhook.extend({
+  secret: z.string().openapi({
+    description: 'The signing secret (Standard Webhooks). Shown only in this response; store it now.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  }),
+}).openapi('WebhookWithSecret');
+export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
+
+export const WebhookDeliveryStatus = z.enum(['pending', 'succeeded', 'failed']);
+export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string().openapi({ example: 'dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10' }),
+    webhookId: z.string(),
+    eventId: z.string().openapi({ description: 'Also the `webhook-id` header of every attempt.', example: 'evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    eventType: EventType,
+    status: WebhookDeliveryStatus,
+    attempts: z.number().int(),
+    nextAttemptAt: Timestamp.nullable().openapi({ description: 'When the next try is due, while pending.' }),
+    lastAttempt: z
+      .object({
+        statusCode: z.number().int().nullable(),
+        durationMs: z.number().int(),
+        error: z.string().nullable(),
+        at: Timestamp,
+      })
+      .nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('WebhookDelivery');
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDetail = Webhook.extend({
+  recentEvents: z.array(WebhookDelivery).openapi({ description: 'The last 20 deliveries, newest first.' }),
+}).openapi('WebhookDetail');
+export type WebhookDetail = z.infer<typeof WebhookDetail>;
+
+export const CreateWebhookBody = z
+  .strictObject({
+    url: WebhookUrl,
+    events: Events,
+    description: z.string().trim().max(500).optional(),
+  })
+  .openapi('CreateWebhookBody');
+export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
+
+export const UpdateWebhookBody = z
+  .strictObject({
+    url: WebhookUrl.optional(),
+    events: Events.optional(),
+    description: z.string().trim().max(500).nullable().optional(),
+    enabled: z.boolean().optional().openapi({ description: '`true` re-enables a disabled endpoint.' }),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, events, description, enabled' })
+  .openapi('UpdateWebhookBody');
+export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
+
+export const ListWebhookEventsQuery = ListQuery.safeExtend({
+  status: WebhookDeliveryStatus.optional().openapi({ description: 'Only deliveries in this status.' }),
+});
+export type ListWebhookEventsQuery = z.infer<typeof ListWebhookEventsQuery>;

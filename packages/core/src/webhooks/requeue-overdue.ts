@@ -1,0 +1,34 @@
+import type { Deps } from '../deps.ts';
+
+/**
+ * The safety net behind the outbox for deliveries already past it: a delivery still `pending` long after its
+ * attempt was due has lost its job (Redis lost data, or BullMQ gave the job up as stalled too often). Re-adds those
+ * jobs (jobId = deliveryId, so a job that does exist is left alone) and returns how many it re-added. The webhook-
+ * worker runs it every minute; several replicas running it at once is harmless.
+ * @example await requeueOverdueDeliveries(deps, { overdueMs: 10 * 60_000 });
+ */
+export async function requeueOverdueDeliveries(
+  deps: Pick<Deps, 'db' | 'queues' | 'now'>,
+  options: { overdueMs?: number; batchSize?: number } = {},
+): Promise<number> {
+  const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000));
+  const overdue = await deps.db.webhookDelivery.findMany({
+    where: { status: 'pending', nextAttemptAt: { lt: cutoff } },
+    select: { id: true },
+    orderBy: { nextAttemptAt: 'asc' },
+    take: options.batchSize ?? 500,
+  });
+  const queue = deps.queues.webhooks;
+  let requeued = 0;
+  // One look per overdue delivery: these are exceptions (normally none), never the send path.
+  for (const { id } of overdue) {
+    const job = await queue.getJob(id);
+    const state = job ? await job.getState() : 'missing';
+    if (state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') continue;
+    // A finished job would make the add below a no-op (same jobId), so it goes first.
+    if (job) await job.remove();
+    await queue.add('webhooks', { deliveryId: id }, { jobId: id });
+    requeued += 1;
+  }
+  return requeued;
+}

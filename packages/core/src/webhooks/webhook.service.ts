@@ -1,0 +1,151 @@
+import type {
+  CreateWebhookBody,
+  ListQuery,
+  ListWebhookEventsQuery,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookDelivery,
+  WebhookDetail,
+  WebhookWithSecret,
+} from '@tidings/contracts';
+import type { Db, Webhook as WebhookRow } from '@tidings/db';
+import { checkWebhookUrl, encryptSecret, generateWebhookSecret, UnsafeUrlError } from '@tidings/webhooks';
+import type { Deps } from '../deps.ts';
+import { AppError, foundOr404 } from '../errors.ts';
+import { recordEvents } from '../events.ts';
+import { newId } from '../ids.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import { newestFirst, paginate, type Page } from '../pagination.ts';
+import { toDelivery, toWebhook, withLastAttempt } from './webhook-mappers.ts';
+
+/** How long the previous secret keeps signing after a rotation. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const RECENT_DELIVERIES = 20;
+
+/** Refuses a URL that is not http(s), or whose host resolves to a non-public address: 400 naming `url`. */
+async function assertSafeUrl({ config }: Pick<Deps, 'config'>, url: string): Promise<void> {
+  try {
+    await checkWebhookUrl(url, { allowLoopback: config.webhookAllowLoopback, requireHttps: config.env === 'production' });
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) throw new AppError('BAD_REQUEST', error.message);
+    throw error;
+  }
+}
+
+async function findWebhook(db: Db, orgId: string, id: string): Promise<WebhookRow> {
+  return foundOr404(await db.webhook.findFirst({ where: { id, orgId } }), 'Webhook');
+}
+
+/** webhook.create: the secret is returned here only; it is stored encrypted. */
+export async function createWebhook(deps: Deps, orgId: string, input: CreateWebhookBody): Promise<WebhookWithSecret> {
+  await assertSafeUrl(deps, input.url);
+  const secret = generateWebhookSecret();
+  const row = await deps.db.webhook.create({
+    data: {
+      id: newId('whk'),
+      orgId,
+      url: input.url,
+      events: input.events,
+      description: input.description ?? null,
+      secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
+    },
+  });
+  return { ...toWebhook(row, deps.now()), secret };
+}
+
+/** webhook.list: every endpoint of the organization (disabled ones too), newest first. */
+export async function listWebhooks({ db, now }: Deps, orgId: string, query: ListQuery): Promise<Page<Webhook>> {
+  return paginate(
+    query,
+    ({ where, ...page }) => db.webhook.findMany({ where: { orgId, ...where }, ...page }),
+    (row) => toWebhook(row, now()),
+  );
+}
+
+/** webhook.get: the endpoint and its last 20 deliveries. */
+export async function getWebhook({ db, now }: Deps, orgId: string, id: string): Promise<WebhookDetail> {
+  const row = await findWebhook(db, orgId, id);
+  const recent = await db.webhookDelivery.findMany({
+    where: { webhookId: row.id },
+    orderBy: newestFirst,
+    take: RECENT_DELIVERIES,
+    include: withLastAttempt,
+  });
+  return { ...toWebhook(row, now()), recentEvents: recent.map(toDelivery) };
+}
+
+/** webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures). */
+export async function updateWebhook(deps: Deps, orgId: string, id: string, input: UpdateWebhookBody): Promise<Webhook> {
+  const current = await findWebhook(deps.db, orgId, id);
+  if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(deps, input.url);
+  const enabling = input.enabled === true && !current.enabled;
+  const disabling = input.enabled === false && current.enabled;
+  const row = await deps.db.webhook.update({
+    where: { id: current.id },
+    data: {
+      url: input.url,
+      events: input.events,
+      description: input.description,
+      ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
+      ...(disabling ? { enabled: false, disabledReason: 'manual', disabledAt: deps.now() } : {}),
+    },
+  });
+  return toWebhook(row, deps.now());
+}
+
+/** webhook.delete: disables the endpoint (nothing is delivered to it again); the record and its history stay. */
+export async function disableWebhook(deps: Deps, orgId: string, id: string): Promise<Webhook> {
+  const current = await findWebhook(deps.db, orgId, id);
+  if (!current.enabled) return toWebhook(current, deps.now());
+  const row = await deps.db.webhook.update({
+    where: { id: current.id },
+    data: { enabled: false, disabledReason: 'manual', disabledAt: deps.now() },
+  });
+  return toWebhook(row, deps.now());
+}
+
+/** webhook.rotateSecret: a new secret, shown once; the one it replaces also signs for 24 h. */
+export async function rotateWebhookSecret(deps: Deps, orgId: string, id: string): Promise<WebhookWithSecret> {
+  const current = await findWebhook(deps.db, orgId, id);
+  const secret = generateWebhookSecret();
+  const row = await deps.db.webhook.update({
+    where: { id: current.id },
+    data: {
+      secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
+      // Only the secret just replaced overlaps; one from an earlier rotation stops now.
+      previousSecretCiphertext: current.secretCiphertext,
+      previousSecretExpiresAt: new Date(deps.now().getTime() + SECRET_OVERLAP_MS),
+    },
+  });
+  return { ...toWebhook(row, deps.now()), secret };
+}
+
+/** webhook.test: a `webhook.test` event for this endpoint only, delivered now; returns the pending delivery. */
+export async function sendTestEvent(deps: Deps, orgId: string, id: string): Promise<WebhookDelivery> {
+  const current = await findWebhook(deps.db, orgId, id);
+  const notEnabled = () => new AppError('BAD_REQUEST', 'Webhook is disabled; enable it (webhook.update with enabled: true) to test it');
+  if (!current.enabled) throw notEnabled();
+  const outbox = await deps.db.$transaction((tx) =>
+    recordEvents(tx, [{ orgId, type: 'webhook.test', data: toWebhook(current, deps.now()), webhookId: current.id }]),
+  );
+  // Disabled between the read and the insert: no delivery was made.
+  if (outbox.length === 0) throw notEnabled();
+  await dispatchOutbox(deps, outbox);
+  const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: outbox[0]!.jobId }, include: withLastAttempt });
+  return toDelivery(delivery);
+}
+
+/** webhook.listEvents: the deliveries of this endpoint, newest first, optionally of one status. */
+export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: string, query: ListWebhookEventsQuery): Promise<Page<WebhookDelivery>> {
+  const webhook = await findWebhook(db, orgId, id);
+  return paginate(
+    query,
+    ({ where, ...page }) =>
+      db.webhookDelivery.findMany({
+        where: { webhookId: webhook.id, ...(query.status ? { status: query.status } : {}), ...where },
+        ...page,
+        include: withLastAttempt,
+      }),
+    toDelivery,
+  );
+}

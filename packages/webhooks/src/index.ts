@@ -1,0 +1,5 @@
+export * from './signing.ts';
+export * from './secret-box.ts';
+export * from './address-policy.ts';
+export * from './safe-url.ts';
+export * from './safe-post.ts';
