@@ -9,6 +9,7 @@ import { jsonBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
+import { docsRoutes } from './routes/docs.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
@@ -29,6 +30,7 @@ export function createApp(deps: Deps) {
   });
   app.use('*', requestContext);
   app.route('/', healthRoutes);
+  app.route('/', docsRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate);
