@@ -15,6 +15,12 @@ export const errorResponses = {
   500: { description: 'INTERNAL_SERVER_ERROR: unexpected; the message carries no internals', content: errorContent('INTERNAL_SERVER_ERROR', 'Internal server error; quote request id 3f1c... when reporting it') },
 } as const;
 
+/** Only operations that take a body can get these. */
+const bodyErrorResponses = {
+  413: { description: 'BAD_REQUEST: the body is larger than the limit', content: errorContent('BAD_REQUEST', 'Request body is larger than 1048576 bytes') },
+  415: { description: 'BAD_REQUEST: a body whose Content-Type is not application/json', content: errorContent('BAD_REQUEST', 'Content-Type must be application/json (got "text/plain")') },
+} as const;
+
 type OperationConfig = RouteConfig & { operationId: string; summary: string; description: string };
 
 /**
@@ -28,6 +34,6 @@ export function operation<const R extends OperationConfig>(config: R & { sending
     ...route,
     security: [{ bearerAuth: [] }],
     middleware: [...(sendingKeyAllowed ? [] : [requireFullPermission]), ...((route.middleware as []) ?? [])],
-    responses: { ...errorResponses, ...route.responses },
+    responses: { ...errorResponses, ...(route.request?.body ? bodyErrorResponses : {}), ...route.responses },
   });
 }

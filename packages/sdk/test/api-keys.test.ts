@@ -49,14 +49,14 @@ describe('tidings.apiKeys against the running API', () => {
     const created = await tidings.apiKeys.create({ name: 'rotating' });
     const rotated = await tidings.apiKeys.rotate(created.id);
     expect(rotated.previousKeyExpiresAt).not.toBeNull();
-    const withOld = new Tidings({ apiKey: created.key, baseUrl: api.baseUrl });
-    const withNew = new Tidings({ apiKey: rotated.key, baseUrl: api.baseUrl });
+    const withOld = new Tidings({ apiKey: created.key, baseUrl: api.baseUrl, fetch: api.validating() });
+    const withNew = new Tidings({ apiKey: rotated.key, baseUrl: api.baseUrl, fetch: api.validating() });
     expect((await withOld.apiKeys.list().page()).data.length).toBeGreaterThan(0);
     expect((await withNew.apiKeys.list().page()).data.length).toBeGreaterThan(0);
   });
 
   it('401 becomes a TidingsError with code, message, status and requestId', async () => {
-    const tidings = new Tidings({ apiKey: 'sk_live_not_a_real_key_0000000000000000', baseUrl: api.baseUrl });
+    const tidings = new Tidings({ apiKey: 'sk_live_not_a_real_key_0000000000000000', baseUrl: api.baseUrl, fetch: api.validating() });
     const error = await caught(tidings.apiKeys.list().page());
     expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401, name: 'TidingsError' });
     expect(error.message).toMatch(/key/i);
@@ -68,7 +68,7 @@ describe('tidings.apiKeys against the running API', () => {
     const created = await tidings.apiKeys.create({ name: 'to disable' });
     await tidings.apiKeys.disable(created.id);
     // the API caches key lookups briefly; a client that never used the key sees the refusal at once
-    const error = await caught(new Tidings({ apiKey: created.key, baseUrl: api.baseUrl }).apiKeys.list().page());
+    const error = await caught(new Tidings({ apiKey: created.key, baseUrl: api.baseUrl, fetch: api.validating() }).apiKeys.list().page());
     expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
   });
 
@@ -100,7 +100,7 @@ describe('tidings.apiKeys against the running API', () => {
       await Promise.all(batch);
     }
     const wire = recordingFetch();
-    const counting = new Tidings({ apiKey: key, baseUrl: api.baseUrl, fetch: wire.fetch });
+    const counting = new Tidings({ apiKey: key, baseUrl: api.baseUrl, fetch: api.validating(wire.fetch) });
 
     const seen: string[] = [];
     for await (const key of counting.apiKeys.list({ limit: 50 })) seen.push(key.id);

@@ -1,5 +1,5 @@
 import { createApp } from '@tidings/api';
-import { createTestDeps, makeOrganization, serveHttp, type TestDeps } from '@tidings/testing';
+import { createTestDeps, makeOrganization, responseValidatorFor, serveHttp, type TestDeps } from '@tidings/testing';
 import { Tidings, type TidingsOptions } from '../src/index.ts';
 
 /**
@@ -11,14 +11,26 @@ export async function startApi(env: Record<string, string> = {}) {
   const app = createApp(deps);
   const server = await serveHttp(app.fetch);
   const baseUrl = `${server.url}/v1`;
+  /** Wraps a fetch so that every answer the SDK gets is checked against the app's OpenAPI document. */
+  const validating =
+    (inner: typeof fetch = fetch): typeof fetch =>
+    async (input, init) => {
+      const response = await inner(input, init);
+      const url = new URL(String(input));
+      // looked up per call (cached per app), so routes a test adds before its first call are in place first
+      const check = await responseValidatorFor(app);
+      if (url.origin === server.url) check?.(init?.method ?? 'GET', url.pathname, response.status, await response.clone().text());
+      return response;
+    };
   return {
+    validating,
     deps,
     app,
     server,
     baseUrl,
     async org(options: Partial<TidingsOptions> = {}, orgOptions: { mode?: 'live' | 'test' } = {}) {
       const org = await makeOrganization(deps, orgOptions);
-      return { ...org, tidings: new Tidings({ apiKey: org.key, baseUrl, ...options }) };
+      return { ...org, tidings: new Tidings({ apiKey: org.key, baseUrl, ...options, fetch: validating(options.fetch) }) };
     },
     async close() {
       await server.close();
