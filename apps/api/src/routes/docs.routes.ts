@@ -24,6 +24,10 @@ export const docsRoutes = new Hono<AppEnv>()
       pageTitle: 'Tidings API reference',
       withDefaultFonts: false,
       telemetry: false,
+      // Scalar's hosted extras (AI agent, MCP generation, developer tools) would call out to its servers
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
     }),
   )
   .get(BUNDLE_PATH, async (c) => {
