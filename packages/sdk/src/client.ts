@@ -59,7 +59,7 @@ export class HttpClient {
 
   /** Runs one operation, retrying as configured, and returns the parsed body (undefined for 204). */
   async request<T>(spec: RequestSpec, options: RequestOptions = {}): Promise<T> {
-    const idempotencyKey = options.idempotencyKey ?? (spec.acceptsIdempotencyKey ? globalThis.crypto.randomUUID() : undefined);
+    const idempotencyKey = options.idempotencyKey ?? (spec.acceptsIdempotencyKey ? newIdempotencyKey() : undefined);
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...this.options.headers,
@@ -140,6 +140,16 @@ export class HttpClient {
       options.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** A random UUID v4; `randomUUID` is missing where Web Crypto is limited (browsers outside secure contexts). */
+function newIdempotencyKey(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function parseBody<T>(response: RawResponse): T {
