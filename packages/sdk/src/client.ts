@@ -183,7 +183,10 @@ function apiError(response: RawResponse): TidingsError {
   return new TidingsError({ code, message, status: response.status, requestId: response.headers.get('x-request-id') ?? undefined, headers: response.headers });
 }
 
-/** The default wait between retries. */
+/**
+ * The default wait between retries.
+ * @example await defaultSleep(500);
+ */
 export const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export { DEFAULT_RETRY };

@@ -39,7 +39,10 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: 'TOO_MANY_REQUESTS',
 };
 
-/** The error code for a status whose body was not the API's `{code, message}` (a proxy's 502 page, say). */
+/**
+ * The error code for a status whose body was not the API's `{code, message}` (a proxy's 502 page, say).
+ * @example codeForStatus(503) // 'INTERNAL_SERVER_ERROR'
+ */
 export function codeForStatus(status: number): ErrorCode {
   return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST');
 }

@@ -33,7 +33,10 @@ export function backoffDelay(attempt: number, options: Pick<RetryOptions, 'initi
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** A status worth trying again: the request was refused for now (429) or the server failed (5xx). */
+/**
+ * A status worth trying again: the request was refused for now (429) or the server failed (5xx).
+ * @example isRetryableStatus(429) // true
+ */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
 }
