@@ -119,6 +119,8 @@ export class HttpClient {
 
   /** One HTTP exchange within the timeout, body included; a failure to get an answer is a TidingsError. */
   private async attempt(url: string, init: RequestInit, options: RequestOptions): Promise<RawResponse> {
+    // an already-aborted signal fires no 'abort' event any more: check it before each attempt (retries included)
+    options.signal?.throwIfAborted();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const controller = new AbortController();
     let timedOut = false;

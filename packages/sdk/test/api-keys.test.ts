@@ -92,6 +92,22 @@ describe('tidings.apiKeys against the running API', () => {
     expect(await api.deps.db.apiKey.count({ where: { orgId } })).toBe(1);
   });
 
+  it('403 for a sending key on apiKey operations', async () => {
+    const { tidings } = await api.org();
+    const sending = await tidings.apiKeys.create({ name: 'sender', permission: 'sending' });
+    const error = await caught(new Tidings({ apiKey: sending.key, baseUrl: api.baseUrl, fetch: api.validating() }).apiKeys.list().page());
+    expect(error).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+  });
+
+  it('an already aborted AbortSignal stops the call before it is sent', async () => {
+    const wire = { attempts: 0 };
+    const { tidings } = await api.org({ fetch: (input, init) => ((wire.attempts += 1), fetch(input, init)) });
+    const controller = new AbortController();
+    controller.abort(new Error('caller gave up'));
+    await expect(tidings.apiKeys.list({}, { signal: controller.signal }).page()).rejects.toThrow('caller gave up');
+    expect(wire.attempts).toBe(0);
+  });
+
   it('walks 250 keys page by page by cursor, each exactly once, newest first', async () => {
     const { key, orgId } = await api.org();
     // 249 more keys beside the organization's own, in batches so the pool is not exhausted
