@@ -10,6 +10,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
+import { docsRoutes } from './routes/docs.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
@@ -32,6 +33,7 @@ export function createApp(deps: Deps) {
   });
   app.use('*', requestContext);
   app.route('/', healthRoutes);
+  app.route('/', docsRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate);

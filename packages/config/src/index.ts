@@ -16,6 +16,8 @@ const EnvSchema = z.object({
   /** Where the API is reached from outside, for links and printed examples. */
   PUBLIC_API_URL: z.url().default('http://localhost:3000'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** The rolling window the rate limit counts over: a minute, shorter only so tests need not wait one out. */
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How long a key lookup is cached in process; a disabled key stops working within this time. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
@@ -60,6 +62,7 @@ export type Config = {
   dashboardPort: number;
   publicApiUrl: string;
   rateLimitPerMinute: number;
+  rateLimitWindowMs: number;
   apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
@@ -112,6 +115,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dashboardPort: e.DASHBOARD_PORT,
     publicApiUrl: e.PUBLIC_API_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },

@@ -8,6 +8,19 @@ export const ApiKeyMode = z.enum(['live', 'test']).openapi({
   description: '`live` keys send through the real providers; `test` keys only ever reach the sandbox.',
 });
 
+const apiKeyExample = {
+  id: 'key_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  name: 'CI deploys',
+  permission: 'sending',
+  mode: 'live',
+  prefix: 'sk_live_Ab3d',
+  state: 'enabled',
+  lastUsedAt: '2026-11-23T08:05:00.000Z',
+  previousKeyExpiresAt: null,
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:00:00.000Z',
+} as const;
+
 export const ApiKey = z
   .object({
     id: z.string().openapi({ example: 'key_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
@@ -23,12 +36,12 @@ export const ApiKey = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('ApiKey');
+  .openapi('ApiKey', { example: apiKeyExample });
 export type ApiKey = z.infer<typeof ApiKey>;
 
 export const ApiKeyWithSecret = ApiKey.extend({
   key: z.string().openapi({ description: 'The full key. Shown only in this response.', example: 'sk_live_Ab3dEf...' }),
-}).openapi('ApiKeyWithSecret');
+}).openapi('ApiKeyWithSecret', { example: { ...apiKeyExample, key: 'sk_live_Ab3dEfGh1jKlMn0pQrStUvWxYz012345' } });
 export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecret>;
 
 export const CreateApiKeyBody = z
@@ -39,7 +52,7 @@ export const CreateApiKeyBody = z
       description: "Defaults to the calling key's mode. A `test` key can only create `test` keys.",
     }),
   })
-  .openapi('CreateApiKeyBody');
+  .openapi('CreateApiKeyBody', { example: { name: 'CI deploys', permission: 'sending' } });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
 export const RotateApiKeyBody = z
@@ -48,5 +61,5 @@ export const RotateApiKeyBody = z
       description: 'Stop the old secret now instead of letting it work for 24 hours.',
     }),
   })
-  .openapi('RotateApiKeyBody');
+  .openapi('RotateApiKeyBody', { example: { immediately: false } });
 export type RotateApiKeyBody = z.infer<typeof RotateApiKeyBody>;

@@ -1,3 +1,4 @@
+import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import { z } from './z.ts';
 
 export const ErrorCode = z.enum([
@@ -37,15 +38,16 @@ export const ListQuery = z
   .refine((q) => !(q.cursor && q.offset > 0), { message: 'offset and cursor cannot be used together', path: ['cursor'] });
 export type ListQuery = z.infer<typeof ListQuery>;
 
-/** The envelope of every list response. */
+/** The envelope of every list response; its example is built from the item's, so each list shows one. */
 export function listOf<T extends z.ZodTypeAny>(item: T, name: string) {
+  const itemExample = getOpenApiMetadata(item).example;
   return z
     .object({
       data: z.array(item),
       hasMore: z.boolean(),
       nextCursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
     })
-    .openapi(name);
+    .openapi(name, itemExample === undefined ? {} : { example: { data: [itemExample], hasMore: true, nextCursor: 'eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0' } });
 }
 
 /** A path parameter `id` with its type prefix. */

@@ -1,9 +1,13 @@
+import { responseValidatorFor } from './openapi-response-validator.ts';
+
 type Fetcher = { request: (input: string, init?: RequestInit) => Response | Promise<Response> };
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };
 
 /**
- * Calls an app in process as an API caller would, with a key and JSON.
+ * Calls an app in process as an API caller would, with a key and JSON. Every answer is checked against the OpenAPI
+ * document the app serves (status listed, body matching its schema, no undeclared field): a mismatch fails the
+ * test, so the document cannot drift from the code.
  * @example const api = apiClient(app, key); const { status, body } = await api.post('/v1/api-keys', { name: 'ci' });
  */
 export function apiClient(app: Fetcher, key?: string) {
@@ -15,6 +19,8 @@ export function apiClient(app: Fetcher, key?: string) {
     }
     const response = await app.request(path, init);
     const text = await response.text();
+    const validate = await responseValidatorFor(app);
+    validate?.(method, path, response.status, text);
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;

@@ -13,6 +13,9 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   if (text === '') return next();
   const contentType = c.req.header('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
+    // Over real HTTP a DELETE (or POST) sent without a body and without Content-Length still arrives with an empty
+    // body stream: only actual content needs a JSON content type.
+    if ((await c.req.text()) === '') return next();
     throw new AppError('BAD_REQUEST', `Content-Type must be application/json (got ${contentType ? `"${contentType.slice(0, 100)}"` : 'none'})`, 415);
   }
   try {

@@ -2,14 +2,12 @@ import { AppError, takeRateLimit } from '@tidings/core';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
 
-const WINDOW_MS = 60_000;
-
 /** Per-key limit over a rolling minute, counted in Redis so every replica shares it; a refused request never runs. */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const { redis, config } = c.var.deps;
   const result = await takeRateLimit(redis, `${config.redisPrefix}:rate:${c.var.principal.keyId}`, {
     limit: config.rateLimitPerMinute,
-    windowMs: WINDOW_MS,
+    windowMs: config.rateLimitWindowMs,
   });
   const setHeaders = () => {
     c.header('RateLimit-Limit', String(result.limit));

@@ -1,0 +1,1 @@
+export { createApp, type App } from './app.ts';
