@@ -1,3 +1,6 @@
 export { z } from './z.ts';
 export * from './common.ts';
 export * from './api-keys.ts';
+export * from './contacts.ts';
+export * from './templates.ts';
+export * from './segments.ts';
