@@ -9,6 +9,9 @@ import { jsonBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
+import { contactRoutes } from './routes/contacts.routes.ts';
+import { segmentRoutes } from './routes/segments.routes.ts';
+import { templateRoutes } from './routes/templates.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
@@ -45,6 +48,9 @@ export function createApp(deps: Deps) {
   );
   v1.use('*', jsonBody);
   v1.route('/', apiKeyRoutes);
+  v1.route('/', contactRoutes);
+  v1.route('/', templateRoutes);
+  v1.route('/', segmentRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
