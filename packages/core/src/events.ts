@@ -31,7 +31,11 @@ export type NewEvent = { orgId: string; type: EventType; data: Prisma.InputJsonV
  */
 export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<OutboxItem[]> {
   if (events.length === 0) return [];
-  const rows = events.map((e) => ({ id: newId('evt'), orgId: e.orgId, type: e.type, data: e.data }));
-  await tx.event.createMany({ data: rows });
+  // One statement with one array parameter per column: Prisma's createMany binds every value separately and took
+  // several times as long for a bulk of 1,000 events.
+  await tx.$executeRaw`
+    INSERT INTO "Event" ("id", "orgId", "type", "data")
+    SELECT * FROM unnest(${events.map(() => newId('evt'))}::text[], ${events.map((e) => e.orgId)}::text[],
+                         ${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::jsonb[])`;
   return [];
 }

@@ -1,4 +1,5 @@
 import { CreateContactBody, type BulkCreateContactsResult, type RowError } from '@tidings/contracts';
+import { Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
@@ -46,6 +47,26 @@ function prepareRow(orgId: string, raw: unknown): NewContact | string {
 }
 
 /**
+ * One INSERT for any number of rows: each column travels as one array parameter and `unnest` turns them back into
+ * rows (Prisma's createMany binds every value separately and took about ten times as long for 1,000 rows). A row
+ * whose email or phone was taken meanwhile is skipped by ON CONFLICT DO NOTHING and is absent from the result.
+ */
+async function insertContacts(tx: Prisma.TransactionClient, orgId: string, rows: NewContact[]): Promise<ContactRow[]> {
+  if (rows.length === 0) return [];
+  const column = <K extends keyof NewContact>(key: K) => rows.map((r) => r[key]);
+  return tx.$queryRaw<ContactRow[]>`
+    INSERT INTO "Contact" ("id", "orgId", "email", "phone", "firstName", "lastName", "attributes", "emailSubscribed", "smsSubscribed", "updatedAt")
+    SELECT u.id, ${orgId}, u.email, u.phone, u.first_name, u.last_name, u.attributes::jsonb, u.email_subscribed, u.sms_subscribed, CURRENT_TIMESTAMP
+    FROM unnest(${column('id')}::text[], ${column('email')}::text[], ${column('phone')}::text[], ${column('firstName')}::text[],
+                ${column('lastName')}::text[], ${rows.map((r) => JSON.stringify(r.attributes))}::text[],
+                ${column('emailSubscribed')}::boolean[], ${column('smsSubscribed')}::boolean[])
+      WITH ORDINALITY AS u(id, email, phone, first_name, last_name, attributes, email_subscribed, sms_subscribed, position)
+    ORDER BY u.position
+    ON CONFLICT DO NOTHING
+    RETURNING *`;
+}
+
+/**
  * contact.bulkCreate: up to 1,000 rows; each bad row is reported by index and never sinks the others. Rows are
  * refused when invalid, when they repeat an email or phone of an earlier row of the batch, or when a contact already
  * has it. The rest go in with a handful of statements whatever the count (one lookup, one INSERT ... ON CONFLICT DO
@@ -73,10 +94,9 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
   const emails = candidates.flatMap((c) => (c.row.email ? [c.row.email] : []));
   const phones = candidates.flatMap((c) => (c.row.phone ? [c.row.phone] : []));
   const { created, outbox } = await deps.db.$transaction(async (tx) => {
-    const existing = await tx.contact.findMany({
-      where: { orgId, OR: [{ email: { in: emails } }, { phone: { in: phones } }] },
-      select: { email: true, phone: true },
-    });
+    const existing = await tx.$queryRaw<{ email: string | null; phone: string | null }[]>`
+      SELECT "email", "phone" FROM "Contact"
+      WHERE "orgId" = ${orgId} AND ("email" = ANY(${emails}::text[]) OR "phone" = ANY(${phones}::text[]))`;
     const takenEmails = new Set(existing.map((e) => e.email));
     const takenPhones = new Set(existing.map((e) => e.phone));
     const fresh = candidates.filter(({ index, row }) => {
@@ -84,7 +104,7 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
       if (field) errors.push({ index, code: 'CONFLICT', message: `${field}: another contact in this organization has this ${field}` });
       return !field;
     });
-    const inserted = fresh.length > 0 ? await tx.contact.createManyAndReturn({ data: fresh.map((f) => f.row), skipDuplicates: true }) : [];
+    const inserted = await insertContacts(tx, orgId, fresh.map((f) => f.row));
     const insertedIds = new Set(inserted.map((r) => r.id));
     for (const { index, row } of fresh) {
       if (!insertedIds.has(row.id)) errors.push({ index, code: 'CONFLICT', message: 'email or phone: another contact in this organization has it' });

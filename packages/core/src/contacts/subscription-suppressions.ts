@@ -15,10 +15,11 @@ export async function syncUnsubscribes(tx: Prisma.TransactionClient, orgId: stri
     ...(c.phone && !c.smsSubscribed ? [c.phone] : []),
   ]);
   if (unsubscribed.length > 0) {
-    await tx.suppression.createMany({
-      data: unsubscribed.map((recipient) => ({ orgId, recipient, reason: 'unsubscribed' as const })),
-      skipDuplicates: true,
-    });
+    // unnest with one array parameter: Prisma's createMany binds each value and is several times slower in bulk.
+    await tx.$executeRaw`
+      INSERT INTO "Suppression" ("orgId", "recipient", "reason")
+      SELECT ${orgId}, recipient, 'unsubscribed'::"SuppressionReason" FROM unnest(${unsubscribed}::text[]) AS recipient
+      ON CONFLICT DO NOTHING`;
   }
   if (resubscribed.length > 0) {
     await tx.suppression.deleteMany({ where: { orgId, reason: 'unsubscribed', recipient: { in: resubscribed } } });
