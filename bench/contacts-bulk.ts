@@ -1,6 +1,6 @@
 // Times contact.bulkCreate of 1,000 contacts through the HTTP app (in process, real Postgres and Redis):
-// `npx tsx bench/contacts-bulk.ts [runs]`. Uses DATABASE_URL (default: the local `tidings` database, migrated
-// first) and a fresh organization per run, so it never collides with existing data.
+// `npm run bench:contacts-bulk [-- runs]`. Works in its own database beside DATABASE_URL's (`<name>_bench`, created
+// and migrated here) with a fresh organization per run, so it never touches real data.
 import { loadConfig } from '@tidings/config';
 import { makeOrganization, apiClient } from '@tidings/testing';
 import { migrate } from '@tidings/db';
@@ -9,7 +9,10 @@ import { createApp } from '../apps/api/src/app.ts';
 
 async function main() {
   const runs = Number(process.argv[2] ?? 5);
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000' });
+  const base = loadConfig();
+  const benchUrl = new URL(base.databaseUrl);
+  benchUrl.pathname = `${benchUrl.pathname}_bench`;
+  const config = loadConfig({ ...process.env, DATABASE_URL: benchUrl.toString(), LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000' });
   await migrate(config.databaseUrl);
   const deps = openDeps(config, 'bench');
   const app = createApp(deps);

@@ -138,6 +138,7 @@ describe('contact.get, contact.update, contact.delete', () => {
     expect(empty.status).toBe(400);
     expect(empty.body.message).toMatch(/^email: a contact needs an email or a phone/);
     expect((await api.patch(`/v1/contacts/${mine.body.id}`, { colour: 'red' })).status).toBe(400);
+    expect((await api.patch(`/v1/contacts/${mine.body.id}`, {})).body.message).toMatch(/give at least one field/);
     expect((await api.patch('/v1/contacts/con_nope', { firstName: 'x' })).status).toBe(404);
     expect((await api.get(`/v1/contacts/${mine.body.id}`)).body).toEqual(mine.body);
   });
@@ -283,5 +284,15 @@ describe('contact.bulkCreate', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await t.deps.db.contact.count({ where: { orgId } })).toBe(2);
+  });
+});
+
+describe('permissions', () => {
+  it('a sending key gets 403 on contact operations', async () => {
+    const { api } = await t.org();
+    const sending = await api.post('/v1/api-keys', { name: 'sender', permission: 'sending' });
+    const res = await t.anonymous.post('/v1/contacts', { email: 'x@example.com' }, { authorization: `Bearer ${sending.body.key}` });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('FORBIDDEN');
   });
 });

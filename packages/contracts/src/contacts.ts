@@ -66,6 +66,7 @@ export const UpdateContactBody = z
     emailSubscribed: z.boolean().optional(),
     smsSubscribed: z.boolean().optional(),
   })
+  .refine((c) => Object.keys(c).length > 0, { message: 'give at least one field to change' })
   .openapi('UpdateContactBody');
 export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
 

@@ -33,9 +33,9 @@ export async function createTemplate({ db }: Pick<Deps, 'db'>, orgId: string, in
 
 /** template.list: the latest version of each, newest template first; soft-deleted ones only with `includeDeleted`. */
 export async function listTemplates({ db }: Pick<Deps, 'db'>, orgId: string, query: TemplateListQuery): Promise<Page<Template>> {
-  return paginate(
+  const page = await paginate(
     query,
-    ({ where, ...page }) =>
+    ({ where, ...pageArgs }) =>
       db.template.findMany({
         where: {
           orgId,
@@ -44,11 +44,17 @@ export async function listTemplates({ db }: Pick<Deps, 'db'>, orgId: string, que
           ...(query.name ? { name: query.name } : {}),
           ...where,
         },
-        include: { versions: { orderBy: { version: 'desc' }, take: 1 } },
-        ...page,
+        ...pageArgs,
       }),
-    (row) => toTemplate(row, row.versions[0]!),
+    (row) => row,
   );
+  // The latest version of each, in one query by exact (templateId, version): an include with `take` would read every
+  // version of every template on the page.
+  const versions = page.data.length
+    ? await db.templateVersion.findMany({ where: { OR: page.data.map((t) => ({ templateId: t.id, version: t.version })) } })
+    : [];
+  const latest = new Map(versions.map((v) => [v.templateId, v]));
+  return { ...page, data: page.data.map((t) => toTemplate(t, latest.get(t.id)!)) };
 }
 
 /** template.get: the latest version, or `version`; a soft-deleted template is 404 unless `includeDeleted`. */
