@@ -54,6 +54,13 @@ describe('contact.create', () => {
     expect((await other.api.post('/v1/contacts', { email: 'dup@example.com', phone: '+14155550100' })).status).toBe(201);
   });
 
+  it('two concurrent creates of one address: the unique index lets one through and the other is 409', async () => {
+    const { api, orgId } = await t.org();
+    const results = await Promise.all([0, 1, 2].map((i) => api.post('/v1/contacts', { email: `RACE@example.com`, firstName: `n${i}` })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    expect(await t.deps.db.contact.count({ where: { orgId } })).toBe(1);
+  });
+
   it('many contacts may lack an email or a phone (NULLs do not collide)', async () => {
     const { api } = await t.org();
     expect((await api.post('/v1/contacts', { phone: '+14155550101' })).status).toBe(201);

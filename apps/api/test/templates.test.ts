@@ -71,6 +71,15 @@ describe('template versions, get and list', () => {
     expect(page2.body.data.map((v: { version: number }) => v.version)).toEqual([1]);
   });
 
+  it('concurrent updates get consecutive versions, none lost', async () => {
+    const { api } = await t.org();
+    const tpl = await api.post('/v1/templates', otp);
+    const updates = await Promise.all([1, 2, 3].map((n) => api.patch(`/v1/templates/${tpl.body.id}`, { body: `v{{ code }} ${n}` })));
+    expect(updates.map((u) => u.body.version).sort()).toEqual([2, 3, 4]);
+    const versions = await api.get(`/v1/templates/${tpl.body.id}/versions`);
+    expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([4, 3, 2, 1]);
+  });
+
   it('update refuses changes that break the channel rules or the syntax, and writes no version', async () => {
     const { api } = await t.org();
     const email = await api.post('/v1/templates', welcome);

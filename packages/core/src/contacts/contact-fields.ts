@@ -47,15 +47,15 @@ export function withoutNulls(attributes: Record<string, string | number | boolea
 
 /**
  * The field ('email' or 'phone') whose unique index `error` violated, or null for any other error. Prisma reports
- * the index name for both its own queries (P2002) and raw ones (P2010) through the driver adapter.
+ * the index through the driver adapter both for its own queries (P2002) and for raw ones (P2010).
  */
 export function uniqueViolationField(error: unknown): 'email' | 'phone' | null {
-  const e = error as { code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string }; originalMessage?: string } }; target?: unknown } };
+  const e = error as { code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string }; originalMessage?: string } } } };
   if (e?.code !== 'P2002' && e?.code !== 'P2010') return null;
   const cause = e.meta?.driverAdapterError?.cause;
-  const where = `${cause?.constraint?.index ?? ''} ${cause?.originalMessage ?? ''} ${JSON.stringify(e.meta?.target ?? '')}`;
-  if (where.includes('Contact_orgId_email_key') || where.includes('email')) return 'email';
-  if (where.includes('Contact_orgId_phone_key') || where.includes('phone')) return 'phone';
+  const where = `${cause?.constraint?.index ?? ''} ${cause?.originalMessage ?? ''}`;
+  if (where.includes('Contact_orgId_email_key')) return 'email';
+  if (where.includes('Contact_orgId_phone_key')) return 'phone';
   return null;
 }
 

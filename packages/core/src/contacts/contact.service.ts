@@ -1,17 +1,16 @@
-import type { Contact, ContactListQuery, CreateContactBody, UpdateContactBody } from '@tidings/contracts';
+import type { Contact, ContactListQuery, CreateContactBody, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
 import { Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import type { Page } from '../pagination.ts';
 import { compileCriteria, utcTimestamp } from '../segments/criteria-sql.ts';
 import { findSegment } from '../segments/find-segment.ts';
-import type { SegmentCriteria } from '@tidings/contracts';
 import { duplicateContact, normalizeEmail, requireE164, toContact, uniqueViolationField, withoutNulls } from './contact-fields.ts';
 import { queryContacts } from './query-contacts.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
-import type { Page } from '../pagination.ts';
 
 const MAX_ATTRIBUTES = 50;
 
