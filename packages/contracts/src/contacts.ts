@@ -1,6 +1,9 @@
 import { ErrorCode, ListQuery, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
+/** Text that Postgres can store: it refuses NUL (U+0000), so such input is a 400 naming the field, not a 500. */
+export const storableText = () => z.string().refine((v) => !v.includes('\u0000'), 'must not contain the NUL character (U+0000)');
+
 /** A query-string boolean: `true` or `false`. */
 export const QueryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 
@@ -8,7 +11,7 @@ export const QueryBoolean = z.enum(['true', 'false']).transform((v) => v === 'tr
 export const AttributeKey = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'attribute keys are 1 to 64 letters, digits, _ or -, starting with a letter or _');
-export const AttributeValue = z.union([z.string().max(1000), z.number(), z.boolean()]);
+export const AttributeValue = z.union([storableText().max(1000), z.number(), z.boolean()]);
 const MAX_ATTRIBUTES = 50;
 
 export const ContactAttributes = z.record(z.string(), AttributeValue).openapi({
@@ -32,8 +35,8 @@ export const Contact = z
   .openapi('Contact');
 export type Contact = z.infer<typeof Contact>;
 
-const name = z.string().trim().max(100);
-const phone = z.string().trim().min(1).max(32).openapi({ description: 'A phone number with its country code; stored as E.164.', example: '+14155550123' });
+const name = storableText().trim().max(100);
+const phone = storableText().trim().min(1).max(32).openapi({ description: 'A phone number with its country code; stored as E.164.', example: '+14155550123' });
 
 export const CreateContactBody = z
   .strictObject({
@@ -98,8 +101,8 @@ export type BulkCreateContactsResult = z.infer<typeof BulkCreateContactsResult>;
 export const ContactListQuery = ListQuery.safeExtend({
   email: z.email().optional().openapi({ description: 'Exact address (case-insensitive).' }),
   phone: phone.optional().openapi({ description: 'Exact number, in any format libphonenumber reads.' }),
-  q: z.string().trim().min(1).max(100).optional().openapi({ description: 'Case-insensitive prefix of first name, last name, full name or email.' }),
-  segmentId: z.string().min(1).max(64).optional().openapi({ description: "Only contacts matching the segment's criteria now." }),
+  q: storableText().trim().min(1).max(100).optional().openapi({ description: 'Case-insensitive prefix of first name, last name, full name or email.' }),
+  segmentId: storableText().min(1).max(64).optional().openapi({ description: "Only contacts matching the segment's criteria now." }),
   subscribed: QueryBoolean.optional().openapi({
     description: '`true`: subscribed to email or SMS (or both). `false`: unsubscribed from both.',
   }),

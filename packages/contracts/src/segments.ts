@@ -1,4 +1,5 @@
 import { Timestamp } from './common.ts';
+import { storableText } from './contacts.ts';
 import { z } from './z.ts';
 
 export const SEGMENT_MAX_DEPTH = 5;
@@ -51,6 +52,8 @@ export function parseIsoDate(value: string): Date | null {
 
 const isScalar = (v: unknown): v is ConditionScalar => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 const isDateString = (v: unknown) => typeof v === 'string' && parseIsoDate(v) !== null;
+// Postgres text and jsonb cannot hold NUL (U+0000).
+const isText = (v: unknown, min = 0): v is string => typeof v === 'string' && v.length >= min && v.length <= 1000 && !v.includes('\u0000');
 
 /** The value an operator needs on a kind of field, or null when the pair is not allowed. */
 function valueRule(kind: NonNullable<ReturnType<typeof fieldKind>>, op: SegmentOp): { check: (v: unknown) => boolean; needs: string } | null {
@@ -58,10 +61,10 @@ function valueRule(kind: NonNullable<ReturnType<typeof fieldKind>>, op: SegmentO
     return kind === 'string' || kind === 'attribute' ? { check: (v) => v === undefined, needs: 'no value' } : null;
   }
   const scalar = {
-    string: { check: (v: unknown) => typeof v === 'string' && v.length <= 1000, needs: 'a string' },
+    string: { check: (v: unknown) => isText(v), needs: 'a string (up to 1,000 characters, no NUL)' },
     boolean: { check: (v: unknown) => typeof v === 'boolean', needs: 'true or false' },
     date: { check: isDateString, needs: 'an ISO-8601 date or date-time' },
-    attribute: { check: (v: unknown) => isScalar(v) && (typeof v !== 'string' || v.length <= 1000), needs: 'a string, number or boolean' },
+    attribute: { check: (v: unknown) => isScalar(v) && (typeof v !== 'string' || isText(v)), needs: 'a string, number or boolean' },
   }[kind];
   switch (op) {
     case 'eq':
@@ -75,7 +78,7 @@ function valueRule(kind: NonNullable<ReturnType<typeof fieldKind>>, op: SegmentO
       };
     case 'contains':
     case 'startsWith':
-      return kind === 'string' || kind === 'attribute' ? { check: (v) => typeof v === 'string' && v.length >= 1 && v.length <= 1000, needs: 'a non-empty string' } : null;
+      return kind === 'string' || kind === 'attribute' ? { check: (v) => isText(v, 1), needs: 'a non-empty string' } : null;
     default: // gt, gte, lt, lte
       if (kind === 'date') return scalar;
       if (kind === 'attribute') {
@@ -175,12 +178,12 @@ export const SegmentWithCount = Segment.extend({
 export type SegmentWithCount = z.infer<typeof SegmentWithCount>;
 
 export const CreateSegmentBody = z
-  .strictObject({ name: z.string().trim().min(1).max(200), criteria: SegmentCriteriaSchema })
+  .strictObject({ name: storableText().trim().min(1).max(200), criteria: SegmentCriteriaSchema })
   .openapi('CreateSegmentBody');
 export type CreateSegmentBody = z.infer<typeof CreateSegmentBody>;
 
 export const UpdateSegmentBody = z
-  .strictObject({ name: z.string().trim().min(1).max(200).optional(), criteria: SegmentCriteriaSchema.optional() })
+  .strictObject({ name: storableText().trim().min(1).max(200).optional(), criteria: SegmentCriteriaSchema.optional() })
   .refine((s) => s.name !== undefined || s.criteria !== undefined, { message: 'give name and/or criteria' })
   .openapi('UpdateSegmentBody');
 export type UpdateSegmentBody = z.infer<typeof UpdateSegmentBody>;

@@ -1,6 +1,9 @@
 import { ListQuery, Timestamp } from './common.ts';
-import { QueryBoolean } from './contacts.ts';
+import { QueryBoolean, storableText } from './contacts.ts';
 import { z } from './z.ts';
+
+/** Versions are a Postgres integer. */
+const MAX_VERSION = 2_147_483_647;
 
 export const TemplateChannelType = z.enum(['email', 'sms']);
 export type TemplateChannelType = z.infer<typeof TemplateChannelType>;
@@ -23,7 +26,7 @@ export const Template = z
   .openapi('Template');
 export type Template = z.infer<typeof Template>;
 
-const templateText = (max: number, description: string) => z.string().min(1).max(max).openapi({ description });
+const templateText = (max: number, description: string) => storableText().min(1).max(max).openapi({ description });
 const subject = templateText(998, 'Email subject; `{{name}}` placeholders, not HTML-escaped.');
 const html = templateText(512_000, 'Email HTML; values of placeholders are HTML-escaped.');
 const text = templateText(512_000, 'Email plain text; placeholders are not escaped.');
@@ -31,7 +34,7 @@ const body = templateText(10_000, 'SMS text; placeholders are not escaped.');
 
 export const CreateTemplateBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: storableText().trim().min(1).max(200),
     channelType: TemplateChannelType,
     subject: subject.optional(),
     html: html.optional(),
@@ -55,7 +58,7 @@ export type CreateTemplateBody = z.infer<typeof CreateTemplateBody>;
 
 export const UpdateTemplateBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: storableText().trim().min(1).max(200).optional(),
     subject: subject.optional(),
     html: html.nullable().optional().openapi({ description: '`null` removes the HTML part (text must remain).' }),
     text: text.nullable().optional().openapi({ description: '`null` removes the text part (html must remain).' }),
@@ -67,13 +70,13 @@ export type UpdateTemplateBody = z.infer<typeof UpdateTemplateBody>;
 
 export const TemplateListQuery = ListQuery.safeExtend({
   channelType: TemplateChannelType.optional(),
-  name: z.string().min(1).max(200).optional().openapi({ description: 'Exact name.' }),
+  name: storableText().min(1).max(200).optional().openapi({ description: 'Exact name.' }),
   includeDeleted: QueryBoolean.optional().openapi({ description: 'Include soft-deleted templates.' }),
 });
 export type TemplateListQuery = z.infer<typeof TemplateListQuery>;
 
 export const TemplateGetQuery = z.object({
-  version: z.coerce.number().int().min(1).optional().openapi({ description: 'An older version; the latest when absent.' }),
+  version: z.coerce.number().int().min(1).max(MAX_VERSION).optional().openapi({ description: 'An older version; the latest when absent.' }),
   includeDeleted: QueryBoolean.optional().openapi({ description: 'Answer for a soft-deleted template too.' }),
 });
 export type TemplateGetQuery = z.infer<typeof TemplateGetQuery>;
@@ -92,7 +95,7 @@ export type TemplateVariables = z.infer<typeof TemplateVariables>;
 export const PreviewTemplateBody = z
   .strictObject({
     variables: TemplateVariables.default({}),
-    version: z.number().int().min(1).optional().openapi({ description: 'The version to render; the latest when absent.' }),
+    version: z.number().int().min(1).max(MAX_VERSION).optional().openapi({ description: 'The version to render; the latest when absent.' }),
   })
   .openapi('PreviewTemplateBody');
 export type PreviewTemplateBody = z.infer<typeof PreviewTemplateBody>;

@@ -65,5 +65,9 @@ export function renderContent(content: TemplateContent, variables: Record<string
       throw new AppError('BAD_REQUEST', `${part}: could not render the template: ${engineMessage(error)}`);
     }
   }
+  // The rendered text is stored with the message, and Postgres text cannot hold NUL.
+  for (const part of PARTS) {
+    if (out[part]?.includes('\u0000')) throw new AppError('BAD_REQUEST', `variables: a value puts the NUL character (U+0000) into the ${part}`);
+  }
   return out;
 }
