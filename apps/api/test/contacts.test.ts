@@ -1,3 +1,4 @@
+import { testDatabaseUrl } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi();
@@ -301,5 +302,26 @@ describe('permissions', () => {
     const res = await t.anonymous.post('/v1/contacts', { email: 'x@example.com' }, { authorization: `Bearer ${sending.body.key}` });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('time zones', () => {
+  it('a session in another time zone still stores UTC times (bulk insert, events, suppressions)', async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL ?? testDatabaseUrl().url);
+    url.searchParams.set('options', '-c TimeZone=Pacific/Kiritimati'); // UTC+14
+    const far = setupApi({ DATABASE_URL: url.toString() });
+    try {
+      const { api, orgId } = await far.org();
+      const res = await api.post('/v1/contacts/bulk', { contacts: [{ email: 'tz@example.com', emailSubscribed: false }] });
+      const createdAt = new Date(res.body.created[0].createdAt).getTime();
+      expect(Math.abs(createdAt - Date.now())).toBeLessThan(60_000);
+      const [event] = await t.deps.db.event.findMany({ where: { orgId } });
+      expect(Math.abs(event!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+      const [suppression] = await t.deps.db.suppression.findMany({ where: { orgId } });
+      expect(Math.abs(suppression!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+      expect((await api.get(`/v1/contacts?createdAfter=${new Date(Date.now() - 60_000).toISOString()}`)).body.data).toHaveLength(1);
+    } finally {
+      await far.close();
+    }
   });
 });

@@ -16,9 +16,10 @@ export async function syncUnsubscribes(tx: Prisma.TransactionClient, orgId: stri
   ]);
   if (unsubscribed.length > 0) {
     // unnest with one array parameter: Prisma's createMany binds each value and is several times slower in bulk.
+    // Times are UTC, as Prisma stores them, whatever the session's time zone.
     await tx.$executeRaw`
-      INSERT INTO "Suppression" ("orgId", "recipient", "reason")
-      SELECT ${orgId}, recipient, 'unsubscribed'::"SuppressionReason" FROM unnest(${unsubscribed}::text[]) AS recipient
+      INSERT INTO "Suppression" ("orgId", "recipient", "reason", "createdAt")
+      SELECT ${orgId}, recipient, 'unsubscribed'::"SuppressionReason", now() AT TIME ZONE 'UTC' FROM unnest(${unsubscribed}::text[]) AS recipient
       ON CONFLICT DO NOTHING`;
   }
   if (resubscribed.length > 0) {
