@@ -1,5 +1,5 @@
 import { createTestDeps, makeOrganization } from '@tidings/testing';
-import { AppError, createTemplate, deleteTemplate, renderTemplateForSend, updateTemplate } from '../src/index.ts';
+import { AppError, createTemplate, deleteTemplate, renderTemplateForSend, renderTemplatesForSend, updateTemplate } from '../src/index.ts';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());
@@ -51,5 +51,36 @@ describe('renderTemplateForSend', () => {
 
     await deleteTemplate(deps, orgId, tpl.id);
     expect(await send({})).toEqual({ code: 'BAD_REQUEST', message: 'templateId: the template is deleted' });
+  });
+});
+
+describe('renderTemplatesForSend', () => {
+  it('renders a batch with two queries whatever its size, each input its own result or error', async () => {
+    const { orgId } = await makeOrganization(deps);
+    const sms = await createTemplate(deps, orgId, { name: 'OTP', channelType: 'sms', body: 'Code {{ code }}' });
+    await updateTemplate(deps, orgId, sms.id, { body: 'v2 {{ code }}' });
+    const email = await createTemplate(deps, orgId, { name: 'Hi', channelType: 'email', subject: 'Hi {{ n }}', text: 'x' });
+    const queries: string[] = [];
+    const counting = { db: deps.db.$extends({ query: { $allOperations: async ({ model, operation, args, query }) => (queries.push(`${model}.${operation}`), query(args)) } }) as unknown as typeof deps.db };
+
+    const inputs = [
+      ...Array.from({ length: 50 }, (_, i) => ({ templateId: sms.id, variables: { code: String(i) }, channelType: 'sms' as const })),
+      { templateId: sms.id, templateVersion: 1, variables: { code: 'old' }, channelType: 'sms' as const },
+      { templateId: email.id, variables: { n: 'Ada' }, channelType: 'email' as const },
+      { templateId: email.id, variables: {}, channelType: 'email' as const },
+      { templateId: 'tpl_missing', channelType: 'sms' as const },
+      { templateId: sms.id, templateVersion: 3_000_000_000, variables: { code: '1' }, channelType: 'sms' as const },
+    ];
+    const results = await renderTemplatesForSend(counting, orgId, inputs);
+    expect(queries).toEqual(['Template.findMany', 'TemplateVersion.findMany']);
+    expect(results[0]).toEqual({ body: 'v2 0', templateId: sms.id, templateVersion: 2 });
+    expect(results[49]).toEqual({ body: 'v2 49', templateId: sms.id, templateVersion: 2 });
+    expect(results[50]).toEqual({ body: 'Code old', templateId: sms.id, templateVersion: 1 });
+    expect(results[51]).toEqual({ subject: 'Hi Ada', text: 'x', templateId: email.id, templateVersion: 1 });
+    expect(results.slice(52).map((r) => (r as AppError).message)).toEqual([
+      "variables.n: missing; the template's subject uses it",
+      'templateId: no such template',
+      'templateVersion: the template has no version 3000000000',
+    ]);
   });
 });
