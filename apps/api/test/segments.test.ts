@@ -135,6 +135,27 @@ describe('bad criteria are 400 naming the path of the bad condition, and nothing
   });
 });
 
+describe('every field and operator pair', () => {
+  it('either evaluates (201 with a count) or is a 400 naming the condition; never a 500', async () => {
+    const { api } = await people();
+    const fields = ['email', 'phone', 'firstName', 'lastName', 'emailSubscribed', 'smsSubscribed', 'createdAt', 'attributes.seats'];
+    const ops = ['eq', 'neq', 'contains', 'startsWith', 'gt', 'gte', 'lt', 'lte', 'exists', 'notExists', 'in'];
+    const values = [undefined, 'x', 10, true, '2024-01-01', ['x'], ['2024-01-01', '2025-01-01'], [10, 'x'], null];
+    let evaluated = 0;
+    for (const field of fields) {
+      for (const op of ops) {
+        for (const value of values) {
+          const condition = { field, op, ...(value === undefined ? {} : { value }) };
+          const res = await api.post('/v1/segments', { name: 'pair', criteria: { all: [condition] } });
+          if (res.status === 201) evaluated += 1;
+          else expect({ condition, status: res.status, path: res.body.message.startsWith('criteria.all.0') }).toEqual({ condition, status: 400, path: true });
+        }
+      }
+    }
+    expect(evaluated).toBeGreaterThan(40);
+  });
+});
+
 describe('segment operations', () => {
   it('create, get with contactCount, list, update (results follow), delete', async () => {
     const { api, byId } = await people();

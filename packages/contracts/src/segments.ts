@@ -71,7 +71,7 @@ function valueRule(kind: NonNullable<ReturnType<typeof fieldKind>>, op: SegmentO
     case 'neq':
       return scalar;
     case 'in':
-      if (kind === 'boolean') return null;
+      if (kind === 'boolean' || kind === 'date') return null;
       return {
         check: (v) => Array.isArray(v) && v.length >= 1 && v.length <= MAX_IN_VALUES && v.every(scalar.check),
         needs: `a list of 1 to ${MAX_IN_VALUES} values, each ${scalar.needs}`,
