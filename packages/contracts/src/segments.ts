@@ -19,7 +19,10 @@ export type SegmentCondition = { field: string; op: SegmentOp; value?: Condition
 export type SegmentCriteria = { all: SegmentNode[] } | { any: SegmentNode[] };
 export type SegmentNode = SegmentCriteria | SegmentCondition;
 
-/** What a field holds, which decides the operators and value types it takes. */
+/**
+ * What a field holds, which decides the operators and value types it takes.
+ * @example fieldKind('attributes.plan') // 'attribute'; fieldKind('nickname') // null
+ */
 export function fieldKind(field: string): 'string' | 'boolean' | 'date' | 'attribute' | null {
   if ((STRING_FIELDS as readonly string[]).includes(field)) return 'string';
   if ((BOOLEAN_FIELDS as readonly string[]).includes(field)) return 'boolean';
@@ -27,7 +30,10 @@ export function fieldKind(field: string): 'string' | 'boolean' | 'date' | 'attri
   return ATTRIBUTE_FIELD.test(field) ? 'attribute' : null;
 }
 
-/** The attribute key of `attributes.<key>`. */
+/**
+ * The attribute key of `attributes.<key>`.
+ * @example attributeKey('attributes.plan') // 'plan'
+ */
 export function attributeKey(field: string): string | null {
   return ATTRIBUTE_FIELD.exec(field)?.[1] ?? null;
 }
@@ -38,6 +44,7 @@ const ISO_DATE =
 /**
  * An ISO-8601 date or date-time (UTC when it has no offset), as criteria compare dates: the same rule as the
  * database's `tidings_try_timestamptz`, so a value accepted here never fails there. Returns the instant or null.
+ * @example parseIsoDate('2024-02-29') // 2024-02-29T00:00:00.000Z; parseIsoDate('2023-02-29') // null
  */
 export function parseIsoDate(value: string): Date | null {
   const m = ISO_DATE.exec(value);

@@ -3,7 +3,10 @@ import type { Contact as ContactRow } from '@tidings/db';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { AppError } from '../errors.ts';
 
-/** The API's view of a contact row. */
+/**
+ * The API's view of a contact row.
+ * @example c.json(toContact(row), 200)
+ */
 export function toContact(row: ContactRow): Contact {
   return {
     id: row.id,
@@ -19,7 +22,10 @@ export function toContact(row: ContactRow): Contact {
   };
 }
 
-/** Emails are compared and stored lower-cased, so `Ada@x.com` and `ada@x.com` are one contact. */
+/**
+ * Emails are compared and stored lower-cased, so `Ada@x.com` and `ada@x.com` are one contact.
+ * @example normalizeEmail(' Ada@Example.COM ') // 'ada@example.com'
+ */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -27,20 +33,27 @@ export function normalizeEmail(email: string): string {
 /**
  * The E.164 form of a phone number written with its country code (`+1 (415) 555-0123` -> `+14155550123`), or null
  * when libphonenumber does not take it for a valid number.
+ * @example toE164('+1 (415) 555-2671') // '+14155552671'; toE164('12345') // null
  */
 export function toE164(phone: string): string | null {
   const parsed = parsePhoneNumberFromString(phone.trim());
   return parsed?.isValid() ? parsed.number : null;
 }
 
-/** Like `toE164`, but a number that is not valid is BAD_REQUEST naming `field`. */
+/**
+ * Like `toE164`, but a number that is not valid is BAD_REQUEST naming `field`.
+ * @example const phone = requireE164(input.phone); // throws 400 'phone: must be a valid phone number ...'
+ */
 export function requireE164(phone: string, field = 'phone'): string {
   const e164 = toE164(phone);
   if (!e164) throw new AppError('BAD_REQUEST', `${field}: must be a valid phone number with its country code, such as +14155550123`);
   return e164;
 }
 
-/** Attributes without the keys whose value is null (on create, null means "not set"). */
+/**
+ * Attributes without the keys whose value is null (on create, null means "not set").
+ * @example withoutNulls({ plan: 'pro', gone: null }) // { plan: 'pro' }
+ */
 export function withoutNulls(attributes: Record<string, string | number | boolean | null> | undefined): Record<string, string | number | boolean> {
   return Object.fromEntries(Object.entries(attributes ?? {}).filter(([, v]) => v !== null)) as Record<string, string | number | boolean>;
 }
@@ -48,6 +61,7 @@ export function withoutNulls(attributes: Record<string, string | number | boolea
 /**
  * The field ('email' or 'phone') whose unique index `error` violated, or null for any other error. Prisma reports
  * the index through the driver adapter both for its own queries (P2002) and for raw ones (P2010).
+ * @example catch (error) { const field = uniqueViolationField(error); if (field) throw duplicateContact(field); throw error; }
  */
 export function uniqueViolationField(error: unknown): 'email' | 'phone' | null {
   const e = error as { code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string }; originalMessage?: string } } } };
@@ -59,7 +73,10 @@ export function uniqueViolationField(error: unknown): 'email' | 'phone' | null {
   return null;
 }
 
-/** The 409 for a contact whose email or phone another contact of the organization already has. */
+/**
+ * The 409 for a contact whose email or phone another contact of the organization already has.
+ * @example throw duplicateContact('email'); // 409 'email: another contact in this organization has this email'
+ */
 export function duplicateContact(field: 'email' | 'phone'): AppError {
   return new AppError('CONFLICT', `${field}: another contact in this organization has this ${field}`);
 }

@@ -54,12 +54,18 @@ export async function createContact(deps: Deps, orgId: string, input: CreateCont
   return contact;
 }
 
-/** contact.get */
+/**
+ * contact.get
+ * @example const contact = await getContact(deps, orgId, 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
+ */
 export async function getContact({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<Contact> {
   return toContact(foundOr404(await db.contact.findFirst({ where: { id, orgId } }), 'Contact'));
 }
 
-/** contact.list: newest first, with the filters of API.md; `segmentId` applies the segment's criteria in SQL. */
+/**
+ * contact.list: newest first, with the filters of API.md; `segmentId` applies the segment's criteria in SQL.
+ * @example await listContacts(deps, orgId, { limit: 20, offset: 0, segmentId: 'seg_...', subscribed: true })
+ */
 export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
   const where: Prisma.Sql[] = [];
   if (query.email !== undefined) where.push(Prisma.sql`c."email" = ${normalizeEmail(query.email)}`);
@@ -93,6 +99,7 @@ function mergeAttributes(stored: unknown, changes: Record<string, string | numbe
  * contact.update: a partial update; `attributes` merges key by key. Locks the row so concurrent merges never lose a
  * key. A contact must keep an email or a phone. Setting a channel's flag to false suppresses its address; setting it
  * back to true lifts only that `unsubscribed` suppression.
+ * @example await updateContact(deps, orgId, id, { attributes: { plan: 'pro', trial: null }, smsSubscribed: false })
  */
 export async function updateContact(deps: Deps, orgId: string, id: string, input: UpdateContactBody): Promise<Contact> {
   const email = input.email === undefined ? undefined : input.email === null ? null : normalizeEmail(input.email);
@@ -132,6 +139,7 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
 /**
  * contact.delete. Messages sent to the contact stay: their `contactId` becomes a dangling reference (there is no
  * foreign key), so history survives. Suppressions stay too: an opt-out outlives the contact record.
+ * @example await deleteContact(deps, orgId, id); // then contact.deleted is recorded
  */
 export async function deleteContact(deps: Deps, orgId: string, id: string): Promise<void> {
   const outbox = await deps.db.$transaction(async (tx) => {

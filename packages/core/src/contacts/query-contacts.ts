@@ -33,7 +33,10 @@ export async function queryContacts(
   return { data: pageRows.map(toContact), hasMore, nextCursor: hasMore && last ? encodeCursor(last) : null };
 }
 
-/** How many of the organization's contacts match every condition in `where`. */
+/**
+ * How many of the organization's contacts match every condition in `where`.
+ * @example await countContacts(deps, orgId, [compileCriteria(criteria)]) // 42
+ */
 export async function countContacts({ db }: Pick<Deps, 'db'>, orgId: string, where: Prisma.Sql[]): Promise<number> {
   const [row] = await db.$queryRaw<{ count: bigint }[]>`
     SELECT count(*) AS count FROM "Contact" c WHERE ${Prisma.join([Prisma.sql`c."orgId" = ${orgId}`, ...where], ' AND ')}`;

@@ -14,12 +14,16 @@ const COLUMNS: Record<string, Prisma.Sql> = {
 };
 const COMPARISONS = { gt: Prisma.raw('>'), gte: Prisma.raw('>='), lt: Prisma.raw('<'), lte: Prisma.raw('<=') } as const;
 
-/** A LIKE pattern matching `value` literally (its %, _ and \ escaped), then `%` where wanted. */
-/** A UTC instant as the `timestamp` (without time zone, UTC by Prisma's convention) the tables store. */
+/**
+ * A UTC instant as the `timestamp` (without time zone, UTC by Prisma's convention) the tables store, whatever the
+ * session's time zone.
+ * @example Prisma.sql`c."createdAt" > ${utcTimestamp(new Date('2026-01-01T00:00:00Z'))}`
+ */
 export function utcTimestamp(at: Date): Prisma.Sql {
   return Prisma.sql`(${at.toISOString()}::timestamptz AT TIME ZONE 'UTC')`;
 }
 
+/** A LIKE pattern matching `value` literally (its %, _ and \ escaped), then `%` where wanted. */
 function likePattern(value: string, op: 'contains' | 'startsWith'): string {
   const literal = value.replace(/[\\%_]/g, (c) => `\\${c}`);
   return op === 'contains' ? `%${literal}%` : `${literal}%`;

@@ -1,7 +1,10 @@
 import type { Template } from '@tidings/contracts';
 import type { Db, Template as TemplateRow, TemplateVersion as VersionRow } from '@tidings/db';
 
-/** The API's view of one version of a template. */
+/**
+ * The API's view of one version of a template.
+ * @example toTemplate(templateRow, versionRow) // { id, name, channelType, ..., version: versionRow.version }
+ */
 export function toTemplate(template: TemplateRow, version: VersionRow): Template {
   return {
     id: template.id,
@@ -27,6 +30,7 @@ export type FoundVersion =
  * One version of the organization's template (the latest when `version` is absent), or why there is none: no such
  * template in this organization, soft-deleted (unless `includeDeleted`), or no such version. Callers choose the error:
  * 404 for the template operations, 400 for a send.
+ * @example const found = await findTemplateVersion(db, orgId, id, { version: 2 }); if (!found.found) throw new AppError('NOT_FOUND', 'Template not found');
  */
 export async function findTemplateVersion(
   db: Pick<Db, 'template' | 'templateVersion'>,

@@ -20,7 +20,10 @@ import { findTemplateVersion, toTemplate } from './template-versions.ts';
 const notFound = (reason: 'template' | 'deleted' | 'version') =>
   new AppError('NOT_FOUND', reason === 'version' ? 'Template version not found' : 'Template not found');
 
-/** template.create: version 1. The content is parsed now, so a broken template is a 400 naming the part. */
+/**
+ * template.create: version 1. The content is parsed now, so a broken template is a 400 naming the part.
+ * @example await createTemplate(deps, orgId, { name: 'OTP', channelType: 'sms', body: 'Your code is {{ code }}' }) // version 1, variables ['code']
+ */
 export async function createTemplate({ db }: Pick<Deps, 'db'>, orgId: string, input: CreateTemplateBody): Promise<Template> {
   const content = { subject: input.subject ?? null, html: input.html ?? null, text: input.text ?? null, body: input.body ?? null };
   const variables = templateVariables(content);
@@ -31,7 +34,10 @@ export async function createTemplate({ db }: Pick<Deps, 'db'>, orgId: string, in
   return toTemplate(template, template.versions[0]!);
 }
 
-/** template.list: the latest version of each, newest template first; soft-deleted ones only with `includeDeleted`. */
+/**
+ * template.list: the latest version of each, newest template first; soft-deleted ones only with `includeDeleted`.
+ * @example await listTemplates(deps, orgId, { limit: 20, offset: 0, channelType: 'email', includeDeleted: false })
+ */
 export async function listTemplates({ db }: Pick<Deps, 'db'>, orgId: string, query: TemplateListQuery): Promise<Page<Template>> {
   const page = await paginate(
     query,
@@ -57,7 +63,10 @@ export async function listTemplates({ db }: Pick<Deps, 'db'>, orgId: string, que
   return { ...page, data: page.data.map((t) => toTemplate(t, latest.get(t.id)!)) };
 }
 
-/** template.get: the latest version, or `version`; a soft-deleted template is 404 unless `includeDeleted`. */
+/**
+ * template.get: the latest version, or `version`; a soft-deleted template is 404 unless `includeDeleted`.
+ * @example await getTemplate(deps, orgId, id, { version: 1 }) // the first version, even after updates
+ */
 export async function getTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: string, query: TemplateGetQuery): Promise<Template> {
   const found = await findTemplateVersion(db, orgId, id, query);
   if (!found.found) throw notFound(found.reason);
@@ -87,6 +96,7 @@ function mergedContent(channelType: string, latest: VersionRow, changes: UpdateT
  * template.update: writes version N+1 from the latest version and `changes`; older versions stay as they were, so
  * messages already accepted (and sends naming an older `templateVersion`) are unaffected. The template row is
  * locked, so two concurrent updates get N+1 and N+2.
+ * @example await updateTemplate(deps, orgId, id, { body: 'Code: {{ code }}' }) // { version: 2, ... }
  */
 export async function updateTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: string, changes: UpdateTemplateBody): Promise<Template> {
   return db.$transaction(async (tx) => {
@@ -103,13 +113,19 @@ export async function updateTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id
   });
 }
 
-/** template.delete: soft. Get and list hide it (unless `includeDeleted`), and sending with it is refused. */
+/**
+ * template.delete: soft. Get and list hide it (unless `includeDeleted`), and sending with it is refused.
+ * @example await deleteTemplate(deps, orgId, id); // get now 404s unless includeDeleted
+ */
 export async function deleteTemplate({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: string, id: string): Promise<void> {
   const { count } = await db.template.updateMany({ where: { id, orgId, deletedAt: null }, data: { deletedAt: now() } });
   if (count === 0) throw notFound('template');
 }
 
-/** template.listVersions: every version, newest first; the cursor carries the version number. */
+/**
+ * template.listVersions: every version, newest first; the cursor carries the version number.
+ * @example await listTemplateVersions(deps, orgId, id, { limit: 20, offset: 0 }) // versions N..1
+ */
 export async function listTemplateVersions({ db }: Pick<Deps, 'db'>, orgId: string, id: string, query: TemplateVersionsQuery): Promise<Page<Template>> {
   const found = await findTemplateVersion(db, orgId, id, { includeDeleted: query.includeDeleted });
   if (!found.found) throw notFound(found.reason);
@@ -131,7 +147,10 @@ export async function listTemplateVersions({ db }: Pick<Deps, 'db'>, orgId: stri
   };
 }
 
-/** template.preview: renders a version (the latest by default) with `variables`; sends nothing. SMS gets its segments. */
+/**
+ * template.preview: renders a version (the latest by default) with `variables`; sends nothing. SMS gets its segments.
+ * @example await previewTemplate(deps, orgId, id, { variables: { code: '42' } }) // { body: 'Your code is 42', segments: 1, encoding: 'GSM-7', ... }
+ */
 export async function previewTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: string, input: PreviewTemplateBody): Promise<TemplatePreview> {
   const found = await findTemplateVersion(db, orgId, id, { version: input.version });
   if (!found.found) throw notFound(found.reason);
