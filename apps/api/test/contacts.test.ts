@@ -78,7 +78,8 @@ describe('contact.create', () => {
       [{ phone: '12345' }, /^phone: must be a valid phone number/],
       [{ email: 'x@example.com', nickname: 'x' }, /^nickname: unknown field/],
       [{ email: 'x@example.com', attributes: { 'bad key': 1 } }, /^attributes/],
-      [{ email: 'x@example.com', attributes: { nested: { a: 1 } } }, /^attributes\.nested:/],
+      [{ email: 'x@example.com', attributes: { big: 'x'.repeat(5000) } }, /^attributes\.big: at most 4096 characters as JSON/],
+      [{ email: 'x@example.com', attributes: { deep: { a: { b: { c: { d: { e: { f: 1 } } } } } } } }, /^attributes\.deep: nests deeper than 5 levels/],
       [{ email: 'x@example.com', emailSubscribed: 'no' }, /^emailSubscribed:/],
     ];
     for (const [body, message] of cases) {
@@ -126,9 +127,18 @@ describe('contact.get, contact.update, contact.delete', () => {
   it('updates partially, merges attributes key by key (null removes), and records contact.updated', async () => {
     const { api, orgId } = await t.org();
     const created = await api.post('/v1/contacts', { email: 'u@example.com', firstName: 'Old', attributes: { plan: 'free', seats: 1, keep: true } });
-    const res = await api.patch(`/v1/contacts/${created.body.id}`, { firstName: 'New', phone: '+44 20 7946 0958', attributes: { plan: 'pro', seats: null, added: 'x' } });
+    const res = await api.patch(`/v1/contacts/${created.body.id}`, {
+      firstName: 'New',
+      phone: '+44 20 7946 0958',
+      attributes: { plan: 'pro', seats: null, added: 'x', address: { city: 'London', lines: ['1 Main St'] } },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ email: 'u@example.com', firstName: 'New', phone: '+442079460958', attributes: { plan: 'pro', keep: true, added: 'x' } });
+    expect(res.body).toMatchObject({
+      email: 'u@example.com',
+      firstName: 'New',
+      phone: '+442079460958',
+      attributes: { plan: 'pro', keep: true, added: 'x', address: { city: 'London', lines: ['1 Main St'] } },
+    });
     expect(res.body.attributes).not.toHaveProperty('seats');
     const events = await eventsOf(orgId, 'contact.updated');
     expect(events.map((e) => e.data)).toEqual([res.body]);

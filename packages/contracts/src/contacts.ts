@@ -11,12 +11,38 @@ export const QueryBoolean = z.enum(['true', 'false']).transform((v) => v === 'tr
 export const AttributeKey = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'attribute keys are 1 to 64 letters, digits, _ or -, starting with a letter or _');
-export const AttributeValue = z.union([storableText().max(1000), z.number(), z.boolean()]);
 const MAX_ATTRIBUTES = 50;
+const MAX_ATTRIBUTE_JSON = 4096;
+
+/** Why `value` is not a JSON value Postgres can store in jsonb (no NUL anywhere, finite numbers, depth <= 5), or null. */
+function jsonProblem(value: unknown, depth = 0): string | null {
+  if (value === null || typeof value === 'boolean') return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : 'numbers must be finite';
+  if (typeof value === 'string') return value.includes('\u0000') ? 'must not contain the NUL character (U+0000)' : null;
+  if (typeof value !== 'object') return 'must be a JSON value';
+  if (depth >= 5) return 'nests deeper than 5 levels';
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return 'keys must not contain the NUL character (U+0000)';
+    const problem = jsonProblem(item, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Any JSON value: segment criteria compare strings, numbers, booleans and ISO dates; lists and objects are kept as given. */
+export const AttributeValue = z
+  .custom<JsonValue>(() => true)
+  .superRefine((value, ctx) => {
+    const problem = jsonProblem(value) ?? (JSON.stringify(value).length > MAX_ATTRIBUTE_JSON ? `at most ${MAX_ATTRIBUTE_JSON} characters as JSON` : null);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.` } as object);
 
 export const ContactAttributes = z.record(z.string(), AttributeValue).openapi({
-  description: 'A flat JSON object of string, number and boolean values.',
-  example: { plan: 'pro', seats: 12, trial: false },
+  description: 'A JSON object; criteria address its top-level keys as `attributes.<key>`.',
+  example: { plan: 'pro', seats: 12, trial: false, signupAt: '2026-01-15', tags: ['beta'] },
 });
 
 export const Contact = z
@@ -45,10 +71,10 @@ export const CreateContactBody = z
     firstName: name.nullable().optional(),
     lastName: name.nullable().optional(),
     attributes: z
-      .record(AttributeKey, AttributeValue.nullable())
+      .record(AttributeKey, AttributeValue)
       .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `at most ${MAX_ATTRIBUTES} keys`)
       .optional()
-      .openapi({ description: 'Flat JSON object; `null` values are ignored.' }),
+      .openapi({ description: 'A JSON object (top-level keys: letters, digits, _ and -); `null` values are ignored.' }),
     emailSubscribed: z.boolean().default(true),
     smsSubscribed: z.boolean().default(true),
   })
@@ -63,7 +89,7 @@ export const UpdateContactBody = z
     firstName: name.nullable().optional(),
     lastName: name.nullable().optional(),
     attributes: z
-      .record(AttributeKey, AttributeValue.nullable())
+      .record(AttributeKey, AttributeValue)
       .optional()
       .openapi({ description: 'Merged key by key into the stored attributes; a `null` value removes that key.' }),
     emailSubscribed: z.boolean().optional(),

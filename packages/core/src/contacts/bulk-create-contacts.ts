@@ -1,4 +1,4 @@
-import { CreateContactBody, type BulkCreateContactsResult, type RowError } from '@tidings/contracts';
+import { CreateContactBody, type BulkCreateContactsResult, type JsonValue, type RowError } from '@tidings/contracts';
 import { Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
@@ -14,7 +14,7 @@ type NewContact = {
   phone: string | null;
   firstName: string | null;
   lastName: string | null;
-  attributes: Record<string, string | number | boolean>;
+  attributes: Record<string, JsonValue>;
   emailSubscribed: boolean;
   smsSubscribed: boolean;
 };

@@ -1,4 +1,4 @@
-import type { Contact } from '@tidings/contracts';
+import type { Contact, JsonValue } from '@tidings/contracts';
 import type { Contact as ContactRow } from '@tidings/db';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { AppError } from '../errors.ts';
@@ -54,8 +54,8 @@ export function requireE164(phone: string, field = 'phone'): string {
  * Attributes without the keys whose value is null (on create, null means "not set").
  * @example withoutNulls({ plan: 'pro', gone: null }) // { plan: 'pro' }
  */
-export function withoutNulls(attributes: Record<string, string | number | boolean | null> | undefined): Record<string, string | number | boolean> {
-  return Object.fromEntries(Object.entries(attributes ?? {}).filter(([, v]) => v !== null)) as Record<string, string | number | boolean>;
+export function withoutNulls(attributes: Record<string, JsonValue> | undefined): Record<string, JsonValue> {
+  return Object.fromEntries(Object.entries(attributes ?? {}).filter(([, v]) => v !== null && v !== undefined));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Contact, ContactListQuery, CreateContactBody, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
+import type { Contact, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
 import { Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
@@ -88,8 +88,8 @@ export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query:
 }
 
 /** Stored attributes merged key by key with `changes`; a null value removes its key. */
-function mergeAttributes(stored: unknown, changes: Record<string, string | number | boolean | null>): Record<string, string | number | boolean> {
-  const merged: Record<string, string | number | boolean | null> = { ...(stored as Record<string, string | number | boolean>), ...changes };
+function mergeAttributes(stored: unknown, changes: Record<string, JsonValue>): Record<string, JsonValue> {
+  const merged = { ...(stored as Record<string, JsonValue>), ...changes };
   const result = withoutNulls(merged);
   if (Object.keys(result).length > MAX_ATTRIBUTES) throw new AppError('BAD_REQUEST', `attributes: at most ${MAX_ATTRIBUTES} keys`);
   return result;
