@@ -11,6 +11,9 @@ import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
+import { contactRoutes } from './routes/contacts.routes.ts';
+import { segmentRoutes } from './routes/segments.routes.ts';
+import { templateRoutes } from './routes/templates.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
@@ -53,6 +56,9 @@ export function createApp(deps: Deps) {
   v1.route('/', emailDomainRoutes);
   v1.route('/', phoneNumberRoutes);
   v1.route('/', webhookRoutes);
+  v1.route('/', contactRoutes);
+  v1.route('/', templateRoutes);
+  v1.route('/', segmentRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

@@ -57,6 +57,8 @@ export function idParam(prefix: string) {
       .string()
       .min(1)
       .max(64)
+      // Postgres text cannot hold NUL: such an id is bad input, not a database error
+      .refine((v) => !v.includes('\u0000'), 'must not contain the NUL character')
       .openapi({ param: { name: 'id', in: 'path' }, example: `${prefix}_01JD8Z5Q9X4N7W2M3K6P0R1T5V` }),
   });
 }

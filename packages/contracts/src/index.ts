@@ -4,3 +4,6 @@ export * from './api-keys.ts';
 export * from './email-domains.ts';
 export * from './phone-numbers.ts';
 export * from './webhooks.ts';
+export * from './contacts.ts';
+export * from './templates.ts';
+export * from './segments.ts';

@@ -43,7 +43,12 @@ export type NewEvent = {
 export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<OutboxItem[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => ({ id: newId('evt'), orgId: e.orgId, type: e.type, data: e.data }));
-  await tx.event.createMany({ data: rows });
+  // One statement with one array parameter per column: Prisma's createMany binds every value separately and took
+  // several times as long for a bulk of 1,000 events. UTC, as Prisma stores times, whatever the session time zone.
+  await tx.$executeRaw`
+    INSERT INTO "Event" ("id", "orgId", "type", "data", "createdAt")
+    SELECT *, now() AT TIME ZONE 'UTC' FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.orgId)}::text[],
+                         ${rows.map((r) => r.type)}::text[], ${rows.map((r) => JSON.stringify(r.data))}::jsonb[])`;
   const deliveryIds = await fanOutEvents(
     tx,
     rows.map((row, i) => ({ eventId: row.id, webhookId: events[i]!.webhookId ?? null })),

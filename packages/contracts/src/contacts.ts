@@ -1,0 +1,138 @@
+import { ErrorCode, ListQuery, Timestamp } from './common.ts';
+import { z } from './z.ts';
+
+/** Text that Postgres can store: it refuses NUL (U+0000), so such input is a 400 naming the field, not a 500. */
+export const storableText = () => z.string().refine((v) => !v.includes('\u0000'), 'must not contain the NUL character (U+0000)');
+
+/** A query-string boolean: `true` or `false`. */
+export const QueryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** Attribute keys are also addressed by segment criteria as `attributes.<key>`, so they stay simple. */
+export const AttributeKey = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'attribute keys are 1 to 64 letters, digits, _ or -, starting with a letter or _');
+const MAX_ATTRIBUTES = 50;
+const MAX_ATTRIBUTE_JSON = 4096;
+
+/** Why `value` is not a JSON value Postgres can store in jsonb (no NUL anywhere, finite numbers, depth <= 5), or null. */
+function jsonProblem(value: unknown, depth = 0): string | null {
+  if (value === null || typeof value === 'boolean') return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : 'numbers must be finite';
+  if (typeof value === 'string') return value.includes('\u0000') ? 'must not contain the NUL character (U+0000)' : null;
+  if (typeof value !== 'object') return 'must be a JSON value';
+  if (depth >= 5) return 'nests deeper than 5 levels';
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return 'keys must not contain the NUL character (U+0000)';
+    const problem = jsonProblem(item, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Any JSON value: segment criteria compare strings, numbers, booleans and ISO dates; lists and objects are kept as given. */
+export const AttributeValue = z
+  .custom<JsonValue>(() => true)
+  .superRefine((value, ctx) => {
+    const problem = jsonProblem(value) ?? (JSON.stringify(value).length > MAX_ATTRIBUTE_JSON ? `at most ${MAX_ATTRIBUTE_JSON} characters as JSON` : null);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.` } as object);
+
+export const ContactAttributes = z.record(z.string(), AttributeValue).openapi({
+  description: 'A JSON object; criteria address its top-level keys as `attributes.<key>`.',
+  example: { plan: 'pro', seats: 12, trial: false, signupAt: '2026-01-15', tags: ['beta'] },
+});
+
+export const Contact = z
+  .object({
+    id: z.string().openapi({ example: 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    email: z.string().nullable().openapi({ description: 'Lower-cased.', example: 'ada@example.com' }),
+    phone: z.string().nullable().openapi({ description: 'E.164.', example: '+14155550123' }),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    attributes: ContactAttributes,
+    emailSubscribed: z.boolean(),
+    smsSubscribed: z.boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('Contact');
+export type Contact = z.infer<typeof Contact>;
+
+const name = storableText().trim().max(100);
+const phone = storableText().trim().min(1).max(32).openapi({ description: 'A phone number with its country code; stored as E.164.', example: '+14155550123' });
+
+export const CreateContactBody = z
+  .strictObject({
+    email: z.email().max(254).optional(),
+    phone: phone.optional(),
+    firstName: name.nullable().optional(),
+    lastName: name.nullable().optional(),
+    attributes: z
+      .record(AttributeKey, AttributeValue)
+      .refine((a) => Object.keys(a).length <= MAX_ATTRIBUTES, `at most ${MAX_ATTRIBUTES} keys`)
+      .optional()
+      .openapi({ description: 'A JSON object (top-level keys: letters, digits, _ and -); `null` values are ignored.' }),
+    emailSubscribed: z.boolean().default(true),
+    smsSubscribed: z.boolean().default(true),
+  })
+  .refine((c) => c.email !== undefined || c.phone !== undefined, { message: 'email or phone is required', path: ['email'] })
+  .openapi('CreateContactBody');
+export type CreateContactBody = z.infer<typeof CreateContactBody>;
+
+export const UpdateContactBody = z
+  .strictObject({
+    email: z.email().max(254).nullable().optional(),
+    phone: phone.nullable().optional(),
+    firstName: name.nullable().optional(),
+    lastName: name.nullable().optional(),
+    attributes: z
+      .record(AttributeKey, AttributeValue)
+      .optional()
+      .openapi({ description: 'Merged key by key into the stored attributes; a `null` value removes that key.' }),
+    emailSubscribed: z.boolean().optional(),
+    smsSubscribed: z.boolean().optional(),
+  })
+  .refine((c) => Object.keys(c).length > 0, { message: 'give at least one field to change' })
+  .openapi('UpdateContactBody');
+export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
+
+export const MAX_BULK_CONTACTS = 1000;
+
+export const BulkCreateContactsBody = z
+  .strictObject({
+    // Rows are validated one by one (a bad row is reported by index, never failing the others), so the envelope only
+    // checks the count; the document still shows each row's schema.
+    contacts: z
+      .array(z.unknown())
+      .min(1)
+      .max(MAX_BULK_CONTACTS)
+      .openapi({ items: { $ref: '#/components/schemas/CreateContactBody' } } as object),
+  })
+  .openapi('BulkCreateContactsBody');
+export type BulkCreateContactsBody = z.infer<typeof BulkCreateContactsBody>;
+
+export const RowError = z
+  .object({ index: z.number().int(), code: ErrorCode, message: z.string() })
+  .openapi('RowError', { description: 'Why the row at `index` of the request was not created.' });
+export type RowError = z.infer<typeof RowError>;
+
+export const BulkCreateContactsResult = z
+  .object({ created: z.array(Contact), errors: z.array(RowError) })
+  .openapi('BulkCreateContactsResult');
+export type BulkCreateContactsResult = z.infer<typeof BulkCreateContactsResult>;
+
+export const ContactListQuery = ListQuery.safeExtend({
+  email: z.email().optional().openapi({ description: 'Exact address (case-insensitive).' }),
+  phone: phone.optional().openapi({ description: 'Exact number, in any format libphonenumber reads.' }),
+  q: storableText().trim().min(1).max(100).optional().openapi({ description: 'Case-insensitive prefix of first name, last name, full name or email.' }),
+  segmentId: storableText().min(1).max(64).optional().openapi({ description: "Only contacts matching the segment's criteria now." }),
+  subscribed: QueryBoolean.optional().openapi({
+    description: '`true`: subscribed to email or SMS (or both). `false`: unsubscribed from both.',
+  }),
+  createdAfter: z.iso.datetime({ offset: true }).optional(),
+  createdBefore: z.iso.datetime({ offset: true }).optional(),
+});
+export type ContactListQuery = z.infer<typeof ContactListQuery>;

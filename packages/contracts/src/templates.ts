@@ -1,0 +1,116 @@
+import { ListQuery, Timestamp } from './common.ts';
+import { QueryBoolean, storableText } from './contacts.ts';
+import { z } from './z.ts';
+
+/** Versions are a Postgres integer. */
+const MAX_VERSION = 2_147_483_647;
+
+export const TemplateChannelType = z.enum(['email', 'sms']);
+export type TemplateChannelType = z.infer<typeof TemplateChannelType>;
+
+export const Template = z
+  .object({
+    id: z.string().openapi({ example: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    name: z.string(),
+    channelType: TemplateChannelType,
+    subject: z.string().nullable(),
+    html: z.string().nullable(),
+    text: z.string().nullable(),
+    body: z.string().nullable(),
+    variables: z.array(z.string()).openapi({ description: 'The variable names the content uses, derived from it.', example: ['firstName', 'code'] }),
+    version: z.number().int().openapi({ description: 'The version shown; the latest unless `?version=N` asked for another.' }),
+    deletedAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp.openapi({ description: 'When this version was written.' }),
+  })
+  .openapi('Template');
+export type Template = z.infer<typeof Template>;
+
+const templateText = (max: number, description: string) => storableText().min(1).max(max).openapi({ description });
+const subject = templateText(998, 'Email subject; `{{name}}` placeholders, not HTML-escaped.');
+const html = templateText(512_000, 'Email HTML; values of placeholders are HTML-escaped.');
+const text = templateText(512_000, 'Email plain text; placeholders are not escaped.');
+const body = templateText(10_000, 'SMS text; placeholders are not escaped.');
+
+export const CreateTemplateBody = z
+  .strictObject({
+    name: storableText().trim().min(1).max(200),
+    channelType: TemplateChannelType,
+    subject: subject.optional(),
+    html: html.optional(),
+    text: text.optional(),
+    body: body.optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.channelType === 'email') {
+      if (t.subject === undefined) ctx.addIssue({ code: 'custom', path: ['subject'], message: 'required for an email template' });
+      if (t.html === undefined && t.text === undefined) ctx.addIssue({ code: 'custom', path: ['html'], message: 'html or text is required for an email template' });
+      if (t.body !== undefined) ctx.addIssue({ code: 'custom', path: ['body'], message: 'only sms templates have a body' });
+    } else {
+      if (t.body === undefined) ctx.addIssue({ code: 'custom', path: ['body'], message: 'required for an sms template' });
+      for (const field of ['subject', 'html', 'text'] as const) {
+        if (t[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only email templates have one' });
+      }
+    }
+  })
+  .openapi('CreateTemplateBody');
+export type CreateTemplateBody = z.infer<typeof CreateTemplateBody>;
+
+export const UpdateTemplateBody = z
+  .strictObject({
+    name: storableText().trim().min(1).max(200).optional(),
+    subject: subject.optional(),
+    html: html.nullable().optional().openapi({ description: '`null` removes the HTML part (text must remain).' }),
+    text: text.nullable().optional().openapi({ description: '`null` removes the text part (html must remain).' }),
+    body: body.optional(),
+  })
+  .refine((t) => Object.keys(t).length > 0, { message: 'give at least one field to change' })
+  .openapi('UpdateTemplateBody', { description: 'Writes version N+1 from the latest version and these changes. The channel type cannot change.' });
+export type UpdateTemplateBody = z.infer<typeof UpdateTemplateBody>;
+
+export const TemplateListQuery = ListQuery.safeExtend({
+  channelType: TemplateChannelType.optional(),
+  name: storableText().min(1).max(200).optional().openapi({ description: 'Exact name.' }),
+  includeDeleted: QueryBoolean.optional().openapi({ description: 'Include soft-deleted templates.' }),
+});
+export type TemplateListQuery = z.infer<typeof TemplateListQuery>;
+
+export const TemplateGetQuery = z.object({
+  version: z.coerce.number().int().min(1).max(MAX_VERSION).optional().openapi({ description: 'An older version; the latest when absent.' }),
+  includeDeleted: QueryBoolean.optional().openapi({ description: 'Answer for a soft-deleted template too.' }),
+});
+export type TemplateGetQuery = z.infer<typeof TemplateGetQuery>;
+
+export const TemplateVersionsQuery = ListQuery.safeExtend({
+  includeDeleted: QueryBoolean.optional().openapi({ description: 'Answer for a soft-deleted template too.' }),
+});
+export type TemplateVersionsQuery = z.infer<typeof TemplateVersionsQuery>;
+
+export const TemplateVariables = z
+  .record(z.string().min(1).max(100), z.unknown())
+  .refine((v) => Object.keys(v).length <= 100, 'at most 100 variables')
+  .openapi({ description: 'Values for the placeholders: strings, numbers, booleans, lists or objects.', example: { firstName: 'Ada', code: '123456' } });
+export type TemplateVariables = z.infer<typeof TemplateVariables>;
+
+export const PreviewTemplateBody = z
+  .strictObject({
+    variables: TemplateVariables.default({}),
+    version: z.number().int().min(1).max(MAX_VERSION).optional().openapi({ description: 'The version to render; the latest when absent.' }),
+  })
+  .openapi('PreviewTemplateBody');
+export type PreviewTemplateBody = z.infer<typeof PreviewTemplateBody>;
+
+export const TemplatePreview = z
+  .object({
+    templateId: z.string(),
+    version: z.number().int(),
+    channelType: TemplateChannelType,
+    subject: z.string().nullable(),
+    html: z.string().nullable(),
+    text: z.string().nullable(),
+    body: z.string().nullable(),
+    segments: z.number().int().nullable().openapi({ description: 'SMS only: how many segments the body takes.' }),
+    encoding: z.enum(['GSM-7', 'UCS-2']).nullable().openapi({ description: 'SMS only: GSM-7 or UCS-2.' }),
+  })
+  .openapi('TemplatePreview');
+export type TemplatePreview = z.infer<typeof TemplatePreview>;

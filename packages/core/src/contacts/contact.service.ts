@@ -1,0 +1,152 @@
+import type { Contact, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
+import { Prisma, type Contact as ContactRow } from '@tidings/db';
+import type { Deps } from '../deps.ts';
+import { AppError, foundOr404 } from '../errors.ts';
+import { recordEvents } from '../events.ts';
+import { newId } from '../ids.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import type { Page } from '../pagination.ts';
+import { compileCriteria, utcTimestamp } from '../segments/criteria-sql.ts';
+import { findSegment } from '../segments/find-segment.ts';
+import { duplicateContact, normalizeEmail, requireE164, toContact, uniqueViolationField, withoutNulls } from './contact-fields.ts';
+import { queryContacts } from './query-contacts.ts';
+import { syncUnsubscribes } from './subscription-suppressions.ts';
+
+const MAX_ATTRIBUTES = 50;
+
+/** Runs a contact write, turning a unique-index violation into the 409 that names the field. */
+async function conflictsAs409<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const field = uniqueViolationField(error);
+    if (field) throw duplicateContact(field);
+    throw error;
+  }
+}
+
+/**
+ * contact.create: stores the email lower-cased and the phone as E.164; 409 when another contact of the organization
+ * has either. Records `contact.created` and, for an unsubscribed channel, the suppression, in the same transaction.
+ * @example await createContact(deps, orgId, { email: 'ada@example.com', emailSubscribed: true, smsSubscribed: true });
+ */
+export async function createContact(deps: Deps, orgId: string, input: CreateContactBody): Promise<Contact> {
+  const data = {
+    id: newId('con'),
+    orgId,
+    email: input.email === undefined ? null : normalizeEmail(input.email),
+    phone: input.phone === undefined ? null : requireE164(input.phone),
+    firstName: input.firstName ?? null,
+    lastName: input.lastName ?? null,
+    attributes: withoutNulls(input.attributes),
+    emailSubscribed: input.emailSubscribed,
+    smsSubscribed: input.smsSubscribed,
+  };
+  const { contact, outbox } = await conflictsAs409(() =>
+    deps.db.$transaction(async (tx) => {
+      const row = await tx.contact.create({ data });
+      await syncUnsubscribes(tx, orgId, [row], []);
+      const contact = toContact(row);
+      return { contact, outbox: await recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]) };
+    }),
+  );
+  await dispatchOutbox(deps, outbox);
+  return contact;
+}
+
+/**
+ * contact.get
+ * @example const contact = await getContact(deps, orgId, 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
+ */
+export async function getContact({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<Contact> {
+  return toContact(foundOr404(await db.contact.findFirst({ where: { id, orgId } }), 'Contact'));
+}
+
+/**
+ * contact.list: newest first, with the filters of API.md; `segmentId` applies the segment's criteria in SQL.
+ * @example await listContacts(deps, orgId, { limit: 20, offset: 0, segmentId: 'seg_...', subscribed: true })
+ */
+export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
+  const where: Prisma.Sql[] = [];
+  if (query.email !== undefined) where.push(Prisma.sql`c."email" = ${normalizeEmail(query.email)}`);
+  if (query.phone !== undefined) where.push(Prisma.sql`c."phone" = ${requireE164(query.phone)}`);
+  if (query.q !== undefined) {
+    const prefix = `${query.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    where.push(Prisma.sql`(c."email" ILIKE ${prefix} OR c."firstName" ILIKE ${prefix} OR c."lastName" ILIKE ${prefix}
+      OR concat_ws(' ', c."firstName", c."lastName") ILIKE ${prefix})`);
+  }
+  if (query.subscribed !== undefined) {
+    where.push(query.subscribed ? Prisma.sql`(c."emailSubscribed" OR c."smsSubscribed")` : Prisma.sql`NOT (c."emailSubscribed" OR c."smsSubscribed")`);
+  }
+  if (query.createdAfter !== undefined) where.push(Prisma.sql`c."createdAt" > ${utcTimestamp(new Date(query.createdAfter))}`);
+  if (query.createdBefore !== undefined) where.push(Prisma.sql`c."createdAt" < ${utcTimestamp(new Date(query.createdBefore))}`);
+  if (query.segmentId !== undefined) {
+    const segment = await findSegment(deps, orgId, query.segmentId);
+    where.push(compileCriteria(segment.criteria as SegmentCriteria));
+  }
+  return queryContacts(deps, orgId, where, query);
+}
+
+/** Stored attributes merged key by key with `changes`; a null value removes its key. */
+function mergeAttributes(stored: unknown, changes: Record<string, JsonValue>): Record<string, JsonValue> {
+  const merged = { ...(stored as Record<string, JsonValue>), ...changes };
+  const result = withoutNulls(merged);
+  if (Object.keys(result).length > MAX_ATTRIBUTES) throw new AppError('BAD_REQUEST', `attributes: at most ${MAX_ATTRIBUTES} keys`);
+  return result;
+}
+
+/**
+ * contact.update: a partial update; `attributes` merges key by key. Locks the row so concurrent merges never lose a
+ * key. A contact must keep an email or a phone. Setting a channel's flag to false suppresses its address; setting it
+ * back to true lifts only that `unsubscribed` suppression.
+ * @example await updateContact(deps, orgId, id, { attributes: { plan: 'pro', trial: null }, smsSubscribed: false })
+ */
+export async function updateContact(deps: Deps, orgId: string, id: string, input: UpdateContactBody): Promise<Contact> {
+  const email = input.email === undefined ? undefined : input.email === null ? null : normalizeEmail(input.email);
+  const phone = input.phone === undefined ? undefined : input.phone === null ? null : requireE164(input.phone);
+  const { contact, outbox } = await conflictsAs409(() =>
+    deps.db.$transaction(async (tx) => {
+      const [current] = await tx.$queryRaw<ContactRow[]>`SELECT * FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+      if (!current) throw new AppError('NOT_FOUND', 'Contact not found');
+      const nextEmail = email === undefined ? current.email : email;
+      const nextPhone = phone === undefined ? current.phone : phone;
+      if (nextEmail === null && nextPhone === null) throw new AppError('BAD_REQUEST', 'email: a contact needs an email or a phone');
+      const row = await tx.contact.update({
+        where: { id: current.id },
+        data: {
+          email,
+          phone,
+          firstName: input.firstName,
+          lastName: input.lastName,
+          attributes: input.attributes === undefined ? undefined : mergeAttributes(current.attributes, input.attributes),
+          emailSubscribed: input.emailSubscribed,
+          smsSubscribed: input.smsSubscribed,
+        },
+      });
+      const resubscribed = [
+        ...(input.emailSubscribed === true && row.email ? [row.email] : []),
+        ...(input.smsSubscribed === true && row.phone ? [row.phone] : []),
+      ];
+      await syncUnsubscribes(tx, orgId, [row], resubscribed);
+      const contact = toContact(row);
+      return { contact, outbox: await recordEvents(tx, [{ orgId, type: 'contact.updated', data: contact }]) };
+    }),
+  );
+  await dispatchOutbox(deps, outbox);
+  return contact;
+}
+
+/**
+ * contact.delete. Messages sent to the contact stay: their `contactId` becomes a dangling reference (there is no
+ * foreign key), so history survives. Suppressions stay too: an opt-out outlives the contact record.
+ * @example await deleteContact(deps, orgId, id); // then contact.deleted is recorded
+ */
+export async function deleteContact(deps: Deps, orgId: string, id: string): Promise<void> {
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const [row] = await tx.$queryRaw<ContactRow[]>`DELETE FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} RETURNING *`;
+    if (!row) throw new AppError('NOT_FOUND', 'Contact not found');
+    return recordEvents(tx, [{ orgId, type: 'contact.deleted', data: toContact(row) }]);
+  });
+  await dispatchOutbox(deps, outbox);
+}
+
