@@ -12,3 +12,4 @@ export * from './api-keys/authenticate.ts';
 export * from './organizations/create-organization.ts';
 export * from './events.ts';
 export * from './outbox.ts';
+export * from './messages/index.ts';
