@@ -10,3 +10,4 @@ export { listMessages, getMessage } from './query-messages.ts';
 export { cancelMessage } from './cancel-message.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, type Claim } from './delivery.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
+export { receiveProviderCallback } from './provider-callbacks.ts';
