@@ -9,10 +9,12 @@ export type FakeResendEmailState = {
   emails: FakeResendEmail[];
   /** The next N accepted sends are stored and then never answered: the caller sees a timeout or dies waiting. */
   hangAfterAccept: number;
+  /** Accepted sends are answered this much later (a slow provider). */
+  respondAfterMs: number;
 };
 
 export function createFakeResendEmailState(): FakeResendEmailState {
-  return { emails: [], hangAfterAccept: 0 };
+  return { emails: [], hangAfterAccept: 0, respondAfterMs: 0 };
 }
 
 const validationError = (message: string) => ({ statusCode: 422, name: 'validation_error', message });
@@ -49,6 +51,7 @@ export function resendEmailRoutes(state: FakeResendEmailState = createFakeResend
       state.hangAfterAccept -= 1;
       await new Promise(() => {}); // accepted, but the answer never comes
     }
+    if (state.respondAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, state.respondAfterMs));
     return c.json({ id: email.id }, 200);
   });
 }
