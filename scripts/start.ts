@@ -8,6 +8,7 @@ const root = path.resolve(__dirname, '..');
 const apps: { name: string; entry: string }[] = [
   { name: 'api', entry: 'apps/api/src/server.ts' },
   { name: 'webhook-worker', entry: 'apps/webhook-worker/src/worker.ts' },
+  { name: 'send-worker', entry: 'apps/send-worker/src/worker.ts' },
 ];
 // Local defaults for the apps: webhooks may target a receiver on this machine. Never in production; a value the
 // caller set wins.
@@ -57,6 +58,7 @@ async function main() {
 Tidings is starting:
   API            http://localhost:${config.apiPort}/v1   (OpenAPI: /v1/openapi.json, health: /healthz, /readyz)
   webhook-worker delivers signed webhook events (queue webhooks)
+  send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox)
 
 A first API key:
   npx tidings orgs create --name Acme --test     # sk_test_ key: everything stays in the sandbox

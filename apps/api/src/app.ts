@@ -17,10 +17,12 @@ import { templateRoutes } from './routes/templates.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
+import { messageRoutes } from './routes/messages.routes.ts';
+import { providerEventRoutes } from './routes/provider-events.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
-/** Paths under /v1 that answer without an API key. */
-const isPublicPath = (path: string) => path === '/v1/openapi.json';
+/** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
+const isPublicPath = (path: string) => path === '/v1/openapi.json' || path.startsWith('/v1/provider-events/');
 
 /**
  * Builds the HTTP API over the given dependencies; `server.ts` runs it, tests call `app.request()`.
@@ -59,6 +61,8 @@ export function createApp(deps: Deps) {
   v1.route('/', contactRoutes);
   v1.route('/', templateRoutes);
   v1.route('/', segmentRoutes);
+  v1.route('/', messageRoutes);
+  v1.route('/', providerEventRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

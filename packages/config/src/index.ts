@@ -50,6 +50,28 @@ const EnvSchema = z.object({
     .transform((v) => v.split(','))
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // ---- send-worker
+  /** Which channel queues this send-worker consumes, so operators can run email-only and sms-only replicas. */
+  SEND_WORKER_QUEUES: z
+    .string()
+    .regex(/^(email|sms)(,(email|sms))*$/, 'expected a comma list of email, sms')
+    .default('email,sms')
+    .transform((v) => [...new Set(v.split(','))] as ('email' | 'sms')[]),
+  SEND_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+  /** Provider attempts per message before it is `failed` (transient errors only; permanent ones fail at once). */
+  SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
+  SEND_BACKOFF_BASE_MS: z.coerce.number().int().min(1).default(2000),
+  SEND_BACKOFF_MAX_MS: z.coerce.number().int().min(1).default(10 * 60 * 1000),
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** BullMQ lock and stalled-job check: how soon a job of a crashed worker runs again. */
+  SEND_WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(200).default(30_000),
+  SEND_WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(200).default(30_000),
+  SEND_WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).default(5),
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
+  /** How long an outbox row waits for its own request's enqueue before the relay takes it. */
+  OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5000),
+  /** How long after the sandbox "sends" that it reports delivered / bounced / undelivered. */
+  SANDBOX_OUTCOME_DELAY_MS: z.coerce.number().int().min(0).default(1000),
 });
 
 export type Config = {
@@ -79,6 +101,20 @@ export type Config = {
   };
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  sendWorker: {
+    queues: ('email' | 'sms')[];
+    concurrency: number;
+    maxAttempts: number;
+    backoffBaseMs: number;
+    backoffMaxMs: number;
+    providerTimeoutMs: number;
+    lockDurationMs: number;
+    stalledIntervalMs: number;
+    maxStalledCount: number;
+    outboxRelayIntervalMs: number;
+    outboxRelayGraceMs: number;
+    sandboxOutcomeDelayMs: number;
+  };
 };
 
 /** Encrypts webhook secrets when WEBHOOK_SECRET_KEY is unset: local development only (production refuses to start). */
@@ -132,5 +168,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     dnsServers: e.DNS_SERVERS,
     logLevel: e.LOG_LEVEL,
+    sendWorker: {
+      queues: e.SEND_WORKER_QUEUES,
+      concurrency: e.SEND_WORKER_CONCURRENCY,
+      maxAttempts: e.SEND_MAX_ATTEMPTS,
+      backoffBaseMs: e.SEND_BACKOFF_BASE_MS,
+      backoffMaxMs: e.SEND_BACKOFF_MAX_MS,
+      providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
+      lockDurationMs: e.SEND_WORKER_LOCK_DURATION_MS,
+      stalledIntervalMs: e.SEND_WORKER_STALLED_INTERVAL_MS,
+      maxStalledCount: e.SEND_WORKER_MAX_STALLED_COUNT,
+      outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
+      outboxRelayGraceMs: e.OUTBOX_RELAY_GRACE_MS,
+      sandboxOutcomeDelayMs: e.SANDBOX_OUTCOME_DELAY_MS,
+    },
   };
 }

@@ -7,3 +7,4 @@ export * from './webhooks.ts';
 export * from './contacts.ts';
 export * from './templates.ts';
 export * from './segments.ts';
+export * from './messages.ts';

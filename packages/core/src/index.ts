@@ -29,3 +29,4 @@ export * from './templates/template-engine.ts';
 export * from './templates/render-for-send.ts';
 export * from './segments/criteria-sql.ts';
 export * from './segments/segment.service.ts';
+export * from './messages/index.ts';

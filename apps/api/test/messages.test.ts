@@ -1,0 +1,257 @@
+import { newId } from '@tidings/core';
+import { setupApi } from './setup.ts';
+
+// The API side of the pipeline (no worker here): what message.send/sendBatch/list/get/cancel accept, store and
+// enqueue. The send-worker's own tests take messages on to delivery.
+const t = setupApi();
+afterAll(() => t.close());
+
+const email = (extra: Record<string, unknown> = {}) => ({ channelType: 'email', to: 'Ada@Example.com', subject: 'Hi', text: 'Hello', ...extra });
+const sms = (extra: Record<string, unknown> = {}) => ({ channelType: 'sms', to: '+14155550123', body: 'Hello', ...extra });
+const messageCount = (orgId: string) => t.deps.db.message.count({ where: { orgId } });
+
+async function verifiedDomain(orgId: string, name: string, defaultFromAddress?: string) {
+  await t.deps.db.emailDomain.create({
+    data: { id: newId('dom'), orgId, name, status: 'verified', provider: 'sandbox', records: [], defaultFromAddress, defaultFromName: defaultFromAddress ? 'Acme' : null },
+  });
+}
+
+describe('message.send', () => {
+  it('accepts an email with a test key: 202 queued, sandbox sender, enqueued with jobId = message id', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const res = await api.post('/v1/messages', email({ tags: ['welcome'], metadata: { user: '42' } }));
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({
+      channelType: 'email',
+      to: 'ada@example.com',
+      from: 'sandbox@tidings.test',
+      status: 'queued',
+      provider: 'sandbox',
+      segments: null,
+      attempts: 0,
+      error: null,
+      tags: ['welcome'],
+      metadata: { user: '42' },
+    });
+    expect(res.body.id).toMatch(/^msg_/);
+    const job = await t.deps.queues.email.getJob(res.body.id);
+    expect(job?.data).toEqual({ messageId: res.body.id });
+    expect(await t.deps.db.outboxEntry.count({ where: { jobId: res.body.id } })).toBe(0);
+    const events = await t.deps.db.event.findMany({ where: { orgId, type: 'message.queued' } });
+    expect(events.map((e) => (e.data as { id: string }).id)).toEqual([res.body.id]);
+  });
+
+  it('accepts an SMS and counts its segments', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const res = await api.post('/v1/messages', sms({ body: 'x'.repeat(161) }));
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ from: '+15005550006', segments: 2, provider: 'sandbox', body: 'x'.repeat(161), subject: null });
+    const unicode = await api.post('/v1/messages', sms({ body: '😀'.repeat(36) }));
+    expect(unicode.body.segments).toBe(2);
+  });
+
+  it.each([
+    [email({ to: 'not-an-address' }), /^to: must be a valid email address/],
+    [email({ to: 'ada@localhost' }), /^to: must be a valid email address/],
+    [sms({ to: '4155550123' }), /^to: must be a valid E.164/],
+    [sms({ to: '+1 415 555 0123' }), /^to: must be a valid E.164/],
+    [email({ subject: undefined }), /^subject: required/],
+    [email({ text: undefined }), /^html: html or text is required/],
+    [sms({ body: undefined }), /^body: required/],
+    [sms({ subject: 'x' }), /^subject: not allowed for channelType sms/],
+    [email({ body: 'x' }), /^body: not allowed for channelType email/],
+    [email({ colour: 'red' }), /colour: unknown field/],
+    [email({ tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }), /^tags:/],
+    [email({ metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }), /^metadata: at most 20 keys/],
+    [email({ metadata: { nested: { a: 1 } } }), /^metadata\.nested:/],
+    [email({ scheduledAt: new Date(Date.now() + 31 * 86_400_000).toISOString() }), /^scheduledAt: must be at most 30 days ahead/],
+    [email({ from: 'not an address' }), /^from: must be a valid email address/],
+    [email({ templateVersion: 2 }), /^templateVersion: only with templateId/],
+    [{ channelType: 'email', to: 'a@example.com', templateId: 'tpl_x', subject: 'x' }, /^subject: give either templateId or literal content/],
+    [{ channelType: 'fax', to: 'a@example.com' }, /^channelType:/],
+  ])('refuses a bad body with a message naming the field (%#), creating nothing', async (body, message) => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const res = await api.post('/v1/messages', body);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('BAD_REQUEST');
+    expect(res.body.message).toMatch(message);
+    expect(await messageCount(orgId)).toBe(0);
+  });
+
+  it('answers 400 "Template not found" for a templateId until templates are wired in', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const res = await api.post('/v1/messages', { channelType: 'email', to: 'a@example.com', templateId: 'tpl_nope', variables: { name: 'Ada' } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('templateId: Template not found');
+  });
+
+  it('for live keys sends only from verified domains and owned numbers, or their defaults', async () => {
+    const { api, orgId } = await t.org({ mode: 'live' });
+    const noDefault = await api.post('/v1/messages', email());
+    expect(noDefault.status).toBe(400);
+    expect(noDefault.body.message).toMatch(/^from: this organization has no default sender/);
+    const unverified = await api.post('/v1/messages', email({ from: 'hi@acme.test' }));
+    expect(unverified.body.message).toBe('from: acme.test is not a verified email domain of this organization');
+
+    await verifiedDomain(orgId, 'acme.test', 'hello@acme.test');
+    const explicit = await api.post('/v1/messages', email({ from: 'Acme Support <Support@Acme.test>' }));
+    expect(explicit.status).toBe(202);
+    expect(explicit.body).toMatchObject({ from: 'Acme Support <support@acme.test>', provider: 'sandbox' });
+    const byDefault = await api.post('/v1/messages', email());
+    expect(byDefault.body.from).toBe('Acme <hello@acme.test>');
+
+    // another organization's verified domain is no use
+    const other = await t.org({ mode: 'live' });
+    await verifiedDomain(other.orgId, 'other.test');
+    expect((await api.post('/v1/messages', email({ from: 'x@other.test' }))).status).toBe(400);
+
+    const noNumber = await api.post('/v1/messages', sms());
+    expect(noNumber.body.message).toMatch(/^from: this organization has no default phone number/);
+    await t.deps.db.phoneNumber.create({ data: { id: newId('pn'), orgId, number: '+14155550100', isDefault: true, type: 'local', provider: 'sandbox' } });
+    expect((await api.post('/v1/messages', sms())).body.from).toBe('+14155550100');
+    expect((await api.post('/v1/messages', sms({ from: '+14155550100' }))).status).toBe(202);
+    const notOwned = await api.post('/v1/messages', sms({ from: '+14155550199' }));
+    expect(notOwned.body.message).toBe('from: +14155550199 is not a phone number of this organization');
+  });
+
+  it('takes any from with a test key', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    expect((await api.post('/v1/messages', email({ from: 'me@anything.example' }))).body.from).toBe('me@anything.example');
+    expect((await api.post('/v1/messages', sms({ from: '+14155550177' }))).body.from).toBe('+14155550177');
+  });
+
+  it('replays an idempotent send without sending twice', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const headers = { 'idempotency-key': 'order-1' };
+    const first = await api.post('/v1/messages', email(), headers);
+    const again = await api.post('/v1/messages', email(), headers);
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await messageCount(orgId)).toBe(1);
+    expect((await api.post('/v1/messages', email({ subject: 'other' }), headers)).status).toBe(409);
+  });
+
+  it('lets a sending key send, list and get, but not batch or cancel', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const { body: key } = await api.post('/v1/api-keys', { name: 'sender', permission: 'sending' });
+    const sender = t.anonymous;
+    const auth = { authorization: `Bearer ${key.key}` };
+    const sent = await sender.post('/v1/messages', email(), auth);
+    expect(sent.status).toBe(202);
+    expect((await sender.get('/v1/messages', auth)).status).toBe(200);
+    expect((await sender.get(`/v1/messages/${sent.body.id}`, auth)).status).toBe(200);
+    expect((await sender.post('/v1/messages/batch', { messages: [email()] }, auth)).status).toBe(403);
+    expect((await sender.post(`/v1/messages/${sent.body.id}/cancel`, undefined, auth)).status).toBe(403);
+  });
+});
+
+describe('message.sendBatch', () => {
+  it('accepts the valid items and reports the bad ones by index', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const res = await api.post('/v1/messages/batch', { messages: [email(), sms({ to: 'nope' }), sms(), { channelType: 'email' }] });
+    expect(res.status).toBe(202);
+    expect(res.body.data).toHaveLength(4);
+    expect(res.body.data[0]).toMatchObject({ channelType: 'email', status: 'queued' });
+    expect(res.body.data[1]).toBeNull();
+    expect(res.body.data[2]).toMatchObject({ channelType: 'sms', status: 'queued' });
+    expect(res.body.data[3]).toBeNull();
+    expect(res.body.errors).toEqual([
+      { index: 1, code: 'BAD_REQUEST', message: expect.stringMatching(/^to: must be a valid E.164/) },
+      { index: 3, code: 'BAD_REQUEST', message: expect.stringMatching(/^to: /) },
+    ]);
+    expect(await messageCount(orgId)).toBe(2);
+    expect(await t.deps.queues.sms.getJob(res.body.data[2].id)).toBeTruthy();
+  });
+
+  it('refuses an empty batch and one over 100 items', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    expect((await api.post('/v1/messages/batch', { messages: [] })).status).toBe(400);
+    const tooMany = await api.post('/v1/messages/batch', { messages: Array.from({ length: 101 }, () => email()) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.message).toMatch(/^messages:/);
+    expect(await messageCount(orgId)).toBe(0);
+  });
+
+  it('accepts 100 items at once, with one replay under an Idempotency-Key', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const body = { messages: Array.from({ length: 100 }, (_, i) => email({ to: `user${i}@example.com` })) };
+    const res = await api.post('/v1/messages/batch', body, { 'idempotency-key': 'batch-1' });
+    expect(res.status).toBe(202);
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.data.map((m: { to: string }) => m.to)).toEqual(body.messages.map((m) => m.to));
+    const replay = await api.post('/v1/messages/batch', body, { 'idempotency-key': 'batch-1' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await messageCount(orgId)).toBe(100);
+  });
+});
+
+describe('message.list and message.get', () => {
+  it('filters by channelType, status, to, contactId, tag and creation time, newest first, and pages with cursors', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const a = (await api.post('/v1/messages', email({ to: 'a@example.com', tags: ['news'], contactId: 'con_1' }))).body;
+    const b = (await api.post('/v1/messages', sms({ tags: ['news', 'promo'] }))).body;
+    const c = (await api.post('/v1/messages', email({ to: 'c@example.com', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }))).body;
+    const ids = async (query: string) => (await api.get(`/v1/messages${query}`)).body.data.map((m: { id: string }) => m.id);
+
+    expect(await ids('')).toEqual([c.id, b.id, a.id]);
+    expect(await ids('?channelType=sms')).toEqual([b.id]);
+    expect(await ids('?status=scheduled')).toEqual([c.id]);
+    expect(await ids('?to=A@Example.com')).toEqual([a.id]);
+    expect(await ids('?to=%2B14155550123')).toEqual([b.id]);
+    expect(await ids('?contactId=con_1')).toEqual([a.id]);
+    expect(await ids('?tag=news')).toEqual([b.id, a.id]);
+    expect(await ids('?tag=promo')).toEqual([b.id]);
+    expect(await ids(`?createdAfter=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
+    expect(await ids(`?createdBefore=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&channelType=email`)).toEqual([c.id, a.id]);
+
+    const page1 = await api.get('/v1/messages?limit=2');
+    expect(page1.body.hasMore).toBe(true);
+    const page2 = await api.get(`/v1/messages?limit=2&cursor=${page1.body.nextCursor}`);
+    expect(page2.body.data.map((m: { id: string }) => m.id)).toEqual([a.id]);
+    expect(page2.body.hasMore).toBe(false);
+
+    expect((await api.get('/v1/messages?status=lost')).status).toBe(400);
+    expect((await api.get('/v1/messages?createdAfter=yesterday')).body.message).toMatch(/^createdAfter:/);
+  });
+
+  it('returns the status history oldest first, and NOT_FOUND for another organization', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const sent = (await api.post('/v1/messages', email())).body;
+    const got = await api.get(`/v1/messages/${sent.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: sent.id, status: 'queued', events: [{ status: 'queued', error: null }] });
+
+    const other = await t.org({ mode: 'test' });
+    const theirs = await other.api.get(`/v1/messages/${sent.id}`);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ code: 'NOT_FOUND', message: 'Message not found' });
+    expect((await other.api.get('/v1/messages')).body.data).toEqual([]);
+    expect((await other.api.post(`/v1/messages/${sent.id}/cancel`)).status).toBe(404);
+    expect((await api.get(`/v1/messages/${sent.id}`)).body.status).toBe('queued');
+  });
+});
+
+describe('message.cancel', () => {
+  it('cancels a scheduled message, records message.canceled, and refuses a second cancel with 409', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+    const sent = (await api.post('/v1/messages', email({ scheduledAt }))).body;
+    expect(sent).toMatchObject({ status: 'scheduled', scheduledAt });
+    const job = await t.deps.queues.email.getJob(sent.id);
+    expect(await job?.isDelayed()).toBe(true);
+
+    const canceled = await api.post(`/v1/messages/${sent.id}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.status).toBe('canceled');
+    expect(await t.deps.queues.email.getJob(sent.id)).toBeUndefined();
+    const got = await api.get(`/v1/messages/${sent.id}`);
+    expect(got.body.events.map((e: { status: string }) => e.status)).toEqual(['scheduled', 'canceled']);
+    expect(await t.deps.db.event.count({ where: { orgId, type: 'message.canceled' } })).toBe(1);
+
+    const again = await api.post(`/v1/messages/${sent.id}/cancel`);
+    expect(again.status).toBe(409);
+    expect(again.body.message).toMatch(/canceled/);
+    expect((await api.post('/v1/messages/msg_nope/cancel')).status).toBe(404);
+  });
+});

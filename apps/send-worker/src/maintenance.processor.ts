@@ -1,0 +1,41 @@
+import type { Job } from 'bullmq';
+import { applyProviderOutcome, recheckPendingDomains, relayOutbox, type Deps } from '@tidings/core';
+import { sandboxOutcomeFor } from '@tidings/providers';
+
+const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
+
+/** The maintenance job that reports the sandbox's outcome for a message (its id is the job id, per house rule). */
+export function sandboxOutcomeJobId(messageId: string): string {
+  return `${SANDBOX_OUTCOME_PREFIX}${messageId}`;
+}
+
+/** The scheduler id (and job name) of the outbox relay. */
+export const OUTBOX_RELAY = 'outbox-relay';
+/** The scheduler id (and job name) of the periodic DNS re-check of pending email domains. */
+export const RECHECK_PENDING_DOMAINS = 'recheck-pending-domains';
+
+const SANDBOX_ERRORS = {
+  bounced: { code: 'BOUNCED', message: 'The sandbox bounces every message to bounce@...' },
+  failed: { code: 'PROVIDER_FAILED', message: 'The sandbox fails every message to fail@...' },
+  undelivered: { code: 'UNDELIVERED', message: 'The sandbox does not deliver to numbers ending in 0000' },
+} as const;
+
+async function reportSandboxOutcome(deps: Deps, messageId: string) {
+  const message = await deps.db.message.findUnique({ where: { id: messageId }, select: { to: true } });
+  if (!message) return { outcome: 'missing' };
+  const kind = sandboxOutcomeFor(message.to);
+  const result = await applyProviderOutcome(deps, { provider: 'sandbox', messageId, kind, ...(kind === 'delivered' ? {} : { error: SANDBOX_ERRORS[kind] }) });
+  return { outcome: kind, changed: result.changed };
+}
+
+/**
+ * The `maintenance` queue's jobs, told apart by scheduler name or job id prefix: the outbox relay (a job scheduler)
+ * and the sandbox's delayed outcomes. Other periodic work adds a branch here.
+ */
+export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
+  if (job.name === OUTBOX_RELAY) return { relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) };
+  if (job.name === RECHECK_PENDING_DOMAINS) return { rechecked: await recheckPendingDomains(deps) };
+  if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));
+  deps.logger.warn({ jobId: job.id, name: job.name }, 'unknown maintenance job');
+  return { outcome: 'unknown job' };
+};

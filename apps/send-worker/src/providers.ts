@@ -1,0 +1,38 @@
+import type { Config } from '@tidings/config';
+import {
+  createResendProvider,
+  createSandboxProvider,
+  createTelnyxProvider,
+  ProviderError,
+  type EmailProvider,
+  type ProviderName,
+  type SmsProvider,
+} from '@tidings/providers';
+
+export type Providers = { email(name: string): EmailProvider; sms(name: string): SmsProvider };
+
+/**
+ * The providers this worker can send through, from configuration: the sandbox always, Resend and Telnyx when
+ * their API keys are set (their base URLs let tests point the real SDKs at the loopback fakes).
+ * @example const providers = buildProviders(config); await providers.email('resend').sendEmail(email);
+ */
+export function buildProviders(config: Config): Providers {
+  const timeoutMs = config.sendWorker.providerTimeoutMs;
+  const sandbox = createSandboxProvider();
+  const resend = config.resend.apiKey ? createResendProvider({ apiKey: config.resend.apiKey, baseUrl: config.resend.baseUrl, timeoutMs }) : null;
+  const telnyx = config.telnyx.apiKey ? createTelnyxProvider({ apiKey: config.telnyx.apiKey, baseUrl: config.telnyx.baseUrl, timeoutMs }) : null;
+  const missing = (name: string) =>
+    new ProviderError(name, `The message was accepted for ${name}, but this worker has no ${name} API key configured`, { isRetryable: false, reason: 'provider_not_configured' });
+  return {
+    email(name: string) {
+      if (name === 'sandbox') return sandbox;
+      if (name === 'resend' && resend) return resend;
+      throw missing(name as ProviderName);
+    },
+    sms(name: string) {
+      if (name === 'sandbox') return sandbox;
+      if (name === 'telnyx' && telnyx) return telnyx;
+      throw missing(name as ProviderName);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { Worker } from 'bullmq';
+import type { Deps } from '@tidings/core';
+import { maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS } from './maintenance.processor.ts';
+import { buildProviders, type Providers } from './providers.ts';
+import { sendMessageProcessor } from './send-message.processor.ts';
+
+export type SendWorker = { workers: Worker[]; close(): Promise<void> };
+
+/**
+ * Starts the send-worker's BullMQ workers on `deps`: one per configured channel queue (SEND_WORKER_QUEUES) with
+ * the configured concurrency and stalled-job settings, and one on `maintenance` that runs the outbox relay as a
+ * job scheduler every OUTBOX_RELAY_INTERVAL_MS. `close()` waits for in-flight jobs (graceful shutdown).
+ * @example const worker = await startSendWorker(deps); process.once('SIGTERM', () => worker.close());
+ */
+export async function startSendWorker(deps: Deps, options: { providers?: Providers } = {}): Promise<SendWorker> {
+  const settings = deps.config.sendWorker;
+  const providers = options.providers ?? buildProviders(deps.config);
+  const common = {
+    connection: deps.redis,
+    prefix: `${deps.config.redisPrefix}:bull`,
+    lockDuration: settings.lockDurationMs,
+    stalledInterval: settings.stalledIntervalMs,
+    maxStalledCount: settings.maxStalledCount,
+  };
+  const sendOne = sendMessageProcessor(deps, providers);
+  const workers: Worker[] = settings.queues.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
+  workers.push(new Worker('maintenance', maintenanceProcessor(deps), { ...common, concurrency: 5 }));
+  for (const worker of workers) {
+    worker.on('error', (error) => deps.logger.error({ err: error, queue: worker.name }, 'worker error'));
+  }
+  await deps.queues.maintenance.upsertJobScheduler(OUTBOX_RELAY, { every: settings.outboxRelayIntervalMs }, { name: OUTBOX_RELAY, data: {} });
+  // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work
+  await deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return {
+    workers,
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}
+
+export { buildProviders, type Providers } from './providers.ts';
+export { backoffDelayMs } from './backoff.ts';

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { createApp } from '@tidings/api/src/app.ts';
+import { newId } from '@tidings/core';
+import {
+  apiClient,
+  createTestDeps,
+  makeOrganization,
+  makeTelnyxKeyPair,
+  startFakeResend,
+  startFakeTelnyx,
+  type FakeResend,
+  type FakeTelnyx,
+  type TestDeps,
+} from '@tidings/testing';
+import { startSendWorker, type SendWorker } from '../src/send-worker.ts';
+
+export const RESEND_WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+
+/**
+ * The whole pipeline in one test file: the HTTP app, a real send-worker, real Postgres and Redis, and the real
+ * Resend and Telnyx SDKs talking to loopback fakes. Fast retry, stall and sandbox timings.
+ * @example const h = await startPipeline(); ... afterAll(() => h.close());
+ */
+export async function startPipeline(env: Record<string, string> = {}) {
+  const resend: FakeResend = await startFakeResend();
+  const telnyx: FakeTelnyx = await startFakeTelnyx();
+  const telnyxKeys = makeTelnyxKeyPair();
+  const deps: TestDeps = createTestDeps({
+    RESEND_API_KEY: 're_test_key',
+    RESEND_BASE_URL: resend.url,
+    RESEND_WEBHOOK_SECRET,
+    TELNYX_API_KEY: 'KEY_test',
+    TELNYX_BASE_URL: `${telnyx.url}/v2`,
+    TELNYX_PUBLIC_KEY: telnyxKeys.publicKeyBase64,
+    SEND_MAX_ATTEMPTS: '3',
+    SEND_BACKOFF_BASE_MS: '50',
+    SEND_BACKOFF_MAX_MS: '200',
+    PROVIDER_TIMEOUT_MS: '2000',
+    SANDBOX_OUTCOME_DELAY_MS: '50',
+    OUTBOX_RELAY_INTERVAL_MS: '200',
+    OUTBOX_RELAY_GRACE_MS: '0',
+    SEND_WORKER_LOCK_DURATION_MS: '1000',
+    SEND_WORKER_STALLED_INTERVAL_MS: '500',
+    ...env,
+  });
+  const app = createApp(deps);
+  let worker: SendWorker | null = null;
+  return {
+    deps,
+    app,
+    resend,
+    telnyx,
+    telnyxKeys,
+    anonymous: apiClient(app),
+    async startWorker() {
+      worker = await startSendWorker(deps);
+      return worker;
+    },
+    /** A live organization with a verified domain (default sender hello@acme.test) and a default number. */
+    async liveOrg() {
+      const org = await makeOrganization(deps, { mode: 'live' });
+      await deps.db.emailDomain.create({
+        data: { id: newId('dom'), orgId: org.orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@acme.test' },
+      });
+      const number = `+1555${String(Date.now() % 10_000_000).padStart(7, '0')}`; // unique per org: numbers are unique
+      await deps.db.phoneNumber.create({ data: { id: newId('pn'), orgId: org.orgId, number, isDefault: true, type: 'local', provider: 'telnyx' } });
+      return { ...org, api: apiClient(app, org.key) };
+    },
+    async testOrg() {
+      const org = await makeOrganization(deps, { mode: 'test' });
+      return { ...org, api: apiClient(app, org.key) };
+    },
+    async close() {
+      await worker?.close();
+      await Promise.all([resend.close(), telnyx.close()]);
+      await deps.close();
+    },
+  };
+}
+
+/** Polls `check` until it returns a truthy value, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,138 @@
+import { ListQuery, Timestamp } from './common.ts';
+import { z } from './z.ts';
+
+/** Size limits of the send body; the OpenAPI document states them through the schemas below. */
+export const MESSAGE_LIMITS = {
+  address: 320,
+  subject: 998,
+  html: 512 * 1024,
+  text: 256 * 1024,
+  smsBody: 1600,
+  tags: 10,
+  tag: 100,
+  metadataKeys: 20,
+  metadataKey: 40,
+  metadataValue: 500,
+  variables: 100,
+  variableValue: 10_000,
+  scheduleDaysAhead: 30,
+} as const;
+
+export const ChannelType = z.enum(['email', 'sms']);
+export type ChannelType = z.infer<typeof ChannelType>;
+
+export const MessageStatus = z.enum(['scheduled', 'queued', 'sending', 'sent', 'delivered', 'failed', 'bounced', 'undelivered', 'canceled']).openapi({
+  description:
+    '`scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`.',
+});
+export type MessageStatus = z.infer<typeof MessageStatus>;
+
+const L = MESSAGE_LIMITS;
+
+export const SendMessageBody = z
+  .strictObject({
+    channelType: ChannelType,
+    to: z.string().trim().min(1).max(L.address).openapi({ description: 'An email address (email) or an E.164 number (sms).', example: 'ada@example.com' }),
+    from: z.string().trim().min(1).max(L.address).optional().openapi({
+      description:
+        'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
+    }),
+    subject: z.string().min(1).max(L.subject).optional(),
+    html: z.string().min(1).max(L.html).optional(),
+    text: z.string().min(1).max(L.text).optional(),
+    body: z.string().min(1).max(L.smsBody).optional().openapi({ description: 'The SMS text.' }),
+    templateId: z.string().min(1).max(64).optional().openapi({ description: 'Render this template instead of literal content.' }),
+    templateVersion: z.number().int().min(1).optional().openapi({ description: 'A version of the template; the latest when absent.' }),
+    variables: z
+      .record(z.string().min(1).max(100), z.union([z.string().max(L.variableValue), z.number(), z.boolean()]))
+      .refine((v) => Object.keys(v).length <= L.variables, `at most ${L.variables} variables`)
+      .optional(),
+    contactId: z.string().min(1).max(64).optional(),
+    scheduledAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
+    tags: z.array(z.string().trim().min(1).max(L.tag)).max(L.tags).optional(),
+    metadata: z
+      .record(z.string().min(1).max(L.metadataKey), z.string().max(L.metadataValue))
+      .refine((m) => Object.keys(m).length <= L.metadataKeys, `at most ${L.metadataKeys} keys`)
+      .optional()
+      .openapi({ description: 'A flat map of strings, up to 20 keys.' }),
+  })
+  .openapi('SendMessageBody');
+export type SendMessageBody = z.infer<typeof SendMessageBody>;
+
+export const MessageError = z.object({ code: z.string(), message: z.string() }).openapi('MessageError');
+
+export const Message = z
+  .object({
+    id: z.string().openapi({ example: 'msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    channelType: ChannelType,
+    to: z.string(),
+    from: z.string(),
+    subject: z.string().nullable(),
+    text: z.string().nullable(),
+    html: z.string().nullable(),
+    body: z.string().nullable(),
+    templateId: z.string().nullable(),
+    templateVersion: z.number().int().nullable(),
+    contactId: z.string().nullable(),
+    status: MessageStatus,
+    segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
+    provider: z.enum(['resend', 'telnyx', 'sandbox']),
+    providerMessageId: z.string().nullable(),
+    error: MessageError.nullable(),
+    attempts: z.number().int(),
+    tags: z.array(z.string()),
+    metadata: z.record(z.string(), z.string()),
+    scheduledAt: Timestamp.nullable(),
+    sentAt: Timestamp.nullable(),
+    deliveredAt: Timestamp.nullable(),
+    failedAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('Message');
+export type Message = z.infer<typeof Message>;
+
+export const MessageStatusEvent = z
+  .object({ status: MessageStatus, error: MessageError.nullable(), createdAt: Timestamp })
+  .openapi('MessageStatusEvent');
+export type MessageStatusEvent = z.infer<typeof MessageStatusEvent>;
+
+export const MessageWithEvents = Message.extend({
+  events: z.array(MessageStatusEvent).openapi({ description: 'The status history, oldest first.' }),
+}).openapi('MessageWithEvents');
+export type MessageWithEvents = z.infer<typeof MessageWithEvents>;
+
+// Items are validated one by one (so one bad item does not sink the batch): the request schema only checks the
+// envelope, and each item must be a SendMessageBody.
+export const SendBatchBody = z
+  .strictObject({
+    messages: z
+      .array(z.record(z.string(), z.unknown()).openapi({ allOf: [{ $ref: '#/components/schemas/SendMessageBody' }] }))
+      .min(1)
+      .max(100),
+  })
+  .openapi('SendBatchBody');
+export type SendBatchBody = z.infer<typeof SendBatchBody>;
+
+export const BatchItemError = z.object({ index: z.number().int(), code: z.string(), message: z.string() }).openapi('BatchItemError');
+export type BatchItemError = z.infer<typeof BatchItemError>;
+
+export const SendBatchResponse = z
+  .object({
+    data: z.array(Message.nullable()).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
+    errors: z.array(BatchItemError),
+  })
+  .openapi('SendBatchResponse');
+export type SendBatchResponse = z.infer<typeof SendBatchResponse>;
+
+export const MessageListQuery = ListQuery.safeExtend({
+  channelType: ChannelType.optional(),
+  status: MessageStatus.optional(),
+  to: z.string().trim().min(1).max(L.address).optional(),
+  contactId: z.string().min(1).max(64).optional(),
+  templateId: z.string().min(1).max(64).optional(),
+  tag: z.string().min(1).max(L.tag).optional(),
+  createdAfter: z.iso.datetime({ offset: true }).optional(),
+  createdBefore: z.iso.datetime({ offset: true }).optional(),
+});
+export type MessageListQuery = z.infer<typeof MessageListQuery>;

@@ -1,0 +1,24 @@
+import type { Message } from '@tidings/contracts';
+import type { Deps } from '../deps.ts';
+import { AppError, foundOr404 } from '../errors.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import { toMessage } from './message.mapper.ts';
+import { changeMessageStatus } from './message-status.ts';
+
+/**
+ * message.cancel: only while `scheduled` or `queued` (409 otherwise). The status change is the guarantee: a job
+ * already in the queue finds the message canceled and sends nothing. Removing the job is only tidying.
+ * @example const message = await cancelMessage(deps, orgId, 'msg_...');
+ */
+export async function cancelMessage(deps: Deps, orgId: string, id: string): Promise<Message> {
+  const current = foundOr404(await deps.db.message.findFirst({ where: { id, orgId }, select: { id: true, channelType: true } }), 'Message');
+  const moved = await deps.db.$transaction((tx) => changeMessageStatus(tx, current.id, { status: 'canceled', at: deps.now() }));
+  if (!moved) {
+    const now = await deps.db.message.findUniqueOrThrow({ where: { id }, select: { status: true } });
+    throw new AppError('CONFLICT', `Message is ${now.status}: only scheduled or queued messages can be canceled`);
+  }
+  await dispatchOutbox(deps, moved.outbox);
+  // Best effort: the job would finish without sending anyway; a waiting or delayed job can simply go.
+  await deps.queues[current.channelType].remove(id).catch(() => 0);
+  return toMessage(moved.row);
+}

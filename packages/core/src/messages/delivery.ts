@@ -1,0 +1,96 @@
+import type { Message as MessageRow } from '@tidings/db';
+import type { Deps } from '../deps.ts';
+import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
+import { changeMessageStatus } from './message-status.ts';
+
+export type Claim =
+  | { kind: 'send'; message: MessageRow }
+  /** Nothing to do: the message is gone, past `sending`, canceled, or just failed as suppressed. */
+  | { kind: 'done'; reason: string }
+  /** A scheduled message whose job ran early: run again at `runAt`. */
+  | { kind: 'not-yet'; runAt: Date };
+
+/** A job that runs this much before `scheduledAt` sends anyway (clock skew between Redis and the worker). */
+const EARLY_TOLERANCE_MS = 1000;
+
+/**
+ * The worker's first step for a job: decides whether to call the provider, in one read and one transaction.
+ * A message past `sending` (or canceled) is done, so a repeated job never sends twice from our side; a suppressed
+ * recipient ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
+ * `scheduled` through `queued`) and `attempts` counts this attempt.
+ * @example const claim = await claimForSending(deps, job.data.messageId); if (claim.kind !== 'send') return;
+ */
+export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
+  const now = deps.now();
+  const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean }[]>`
+    SELECT m."status", m."scheduledAt",
+           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed"
+    FROM "Message" m WHERE m."id" = ${messageId}`;
+  if (!current) return { kind: 'done', reason: 'missing' };
+  if (!['scheduled', 'queued', 'sending'].includes(current.status)) return { kind: 'done', reason: current.status };
+  if (current.status === 'scheduled' && current.scheduledAt && current.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
+    return { kind: 'not-yet', runAt: current.scheduledAt };
+  }
+
+  const outcome = await deps.db.$transaction(async (tx) => {
+    const outbox: OutboxItem[] = [];
+    if (current.isSuppressed) {
+      const failed = await changeMessageStatus(tx, messageId, {
+        status: 'failed',
+        at: now,
+        error: { code: 'SUPPRESSED', message: 'The recipient is on the suppression list (bounced, complained or unsubscribed)' },
+      });
+      return { row: null, outbox: failed?.outbox ?? [], reason: 'suppressed' };
+    }
+    if (current.status === 'scheduled') {
+      const queued = await changeMessageStatus(tx, messageId, { status: 'queued', at: now });
+      if (!queued) return { row: null, outbox, reason: 'changed meanwhile' };
+      outbox.push(...queued.outbox);
+    }
+    if (current.status === 'sending') {
+      // a retry: the status stays, the attempt is counted
+      const [row] = await tx.message.updateManyAndReturn({ where: { id: messageId, status: 'sending' }, data: { attempts: { increment: 1 } } });
+      return { row: row ?? null, outbox, reason: 'changed meanwhile' };
+    }
+    const sending = await changeMessageStatus(tx, messageId, { status: 'sending', at: now, set: { attempts: { increment: 1 } } });
+    return { row: sending?.row ?? null, outbox: [...outbox, ...(sending?.outbox ?? [])], reason: 'changed meanwhile' };
+  });
+  await dispatchOutbox(deps, outcome.outbox);
+  return outcome.row ? { kind: 'send', message: outcome.row } : { kind: 'done', reason: outcome.reason };
+}
+
+/**
+ * The provider accepted the message: `sending -> sent` with its id, plus any follow-up jobs (the sandbox's
+ * outcome) in the same transaction. When a callback got there first (the message is already delivered), only the
+ * provider id is filled in.
+ * @example await markSent(deps, messageId, 'b7d...', []);
+ */
+export async function markSent(deps: Deps, messageId: string, providerMessageId: string, followUps: OutboxItem[] = []): Promise<void> {
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const moved = await changeMessageStatus(tx, messageId, { status: 'sent', at: deps.now(), error: null, set: { providerMessageId } });
+    if (!moved) {
+      await tx.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: { providerMessageId } });
+      return [];
+    }
+    await writeOutbox(tx, followUps);
+    return [...moved.outbox, ...followUps];
+  });
+  await dispatchOutbox(deps, outbox);
+}
+
+/**
+ * The send failed for good (a permanent provider error, or the last attempt): `sending -> failed` with the error.
+ * @example await markFailed(deps, messageId, { code: 'provider_rejected', message: 'Resend answered 422: ...' });
+ */
+export async function markFailed(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
+  const moved = await deps.db.$transaction((tx) => changeMessageStatus(tx, messageId, { status: 'failed', at: deps.now(), error }));
+  if (moved) await dispatchOutbox(deps, moved.outbox);
+}
+
+/**
+ * A transient failure that will be retried: the message stays `sending` and shows the last error.
+ * @example await recordAttemptError(deps, messageId, { code: 'provider_unavailable', message: 'Resend answered 500' });
+ */
+export async function recordAttemptError(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
+  await deps.db.message.updateMany({ where: { id: messageId, status: 'sending' }, data: { errorCode: error.code, errorMessage: error.message } });
+}

@@ -1,0 +1,93 @@
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { parseE164, parseEmail } from './recipients.ts';
+
+/** The senders of `sk_test_` keys when `from` is absent. */
+export const SANDBOX_DEFAULT_SENDERS = { email: 'sandbox@tidings.test', sms: '+15005550006' } as const;
+
+type SenderRequest = { channelType: 'email' | 'sms'; from?: string };
+
+/** `Name <address>`, quoting a display name that holds characters with meaning in an address header. */
+function formatMailbox(name: string | null, address: string): string {
+  if (!name) return address;
+  return /[",<>@;:()[\]\\]/.test(name) ? `"${name.replace(/(["\\])/g, '\\$1')}" <${address}>` : `${name} <${address}>`;
+}
+
+/**
+ * Loads what is needed to decide the sender of every item of a request, in at most two queries (verified domains
+ * and owned numbers, only those the request names plus the defaults), and returns a function that decides one
+ * item's `from` or throws BAD_REQUEST. `sk_test_` keys never touch the database: any from, sandbox defaults.
+ * @example const senderOf = await loadSenderResolver(deps, orgId, 'live', items); const from = senderOf(items[0]);
+ */
+export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live' | 'test', items: SenderRequest[]): Promise<(item: SenderRequest) => string> {
+  const parsedFrom = (item: SenderRequest): string | { address: string; name: string | null; domain: string } | undefined => {
+    if (item.from === undefined) return undefined;
+    if (item.channelType === 'sms') {
+      const number = parseE164(item.from);
+      if (!number) throw new AppError('BAD_REQUEST', 'from: must be an E.164 phone number (like +14155550123) for channelType sms');
+      return number;
+    }
+    const mailbox = parseEmail(item.from, { allowName: true });
+    if (!mailbox) throw new AppError('BAD_REQUEST', 'from: must be a valid email address (optionally "Name <address>") for channelType email');
+    return mailbox;
+  };
+
+  if (mode === 'test') {
+    return (item) => {
+      const from = parsedFrom(item);
+      if (from === undefined) return SANDBOX_DEFAULT_SENDERS[item.channelType];
+      return typeof from === 'string' ? from : formatMailbox(from.name, from.address);
+    };
+  }
+
+  const domainNames = new Set<string>();
+  const numbers = new Set<string>();
+  for (const item of items) {
+    try {
+      const from = parsedFrom(item);
+      if (typeof from === 'string') numbers.add(from);
+      else if (from) domainNames.add(from.domain);
+    } catch {
+      // a malformed from is reported when the item itself is resolved
+    }
+  }
+  const [domains, phones] = await Promise.all([
+    items.some((i) => i.channelType === 'email')
+      ? deps.db.emailDomain.findMany({
+          where: { orgId, status: 'verified', OR: [{ name: { in: [...domainNames] } }, { defaultFromAddress: { not: null } }] },
+          orderBy: { createdAt: 'asc' },
+          select: { name: true, defaultFromAddress: true, defaultFromName: true },
+        })
+      : [],
+    items.some((i) => i.channelType === 'sms')
+      ? deps.db.phoneNumber.findMany({
+          where: { orgId, OR: [{ number: { in: [...numbers] } }, { isDefault: true }] },
+          select: { number: true, isDefault: true },
+        })
+      : [],
+  ]);
+  const verified = new Set(domains.map((d) => d.name.toLowerCase()));
+  const owned = new Set(phones.map((p) => p.number));
+  const defaultDomain = domains.find((d) => d.defaultFromAddress);
+  const defaultNumber = phones.find((p) => p.isDefault);
+
+  return (item) => {
+    const from = parsedFrom(item);
+    if (item.channelType === 'sms') {
+      if (typeof from === 'string') {
+        if (!owned.has(from)) throw new AppError('BAD_REQUEST', `from: ${from} is not a phone number of this organization`);
+        return from;
+      }
+      if (!defaultNumber) throw new AppError('BAD_REQUEST', 'from: this organization has no default phone number; pass from, or mark a number as default');
+      return defaultNumber.number;
+    }
+    if (from && typeof from !== 'string') {
+      if (!verified.has(from.domain)) throw new AppError('BAD_REQUEST', `from: ${from.domain} is not a verified email domain of this organization`);
+      return formatMailbox(from.name, from.address);
+    }
+    if (!defaultDomain?.defaultFromAddress) {
+      throw new AppError('BAD_REQUEST', 'from: this organization has no default sender; pass from, or verify an email domain and set its default sender');
+    }
+    return formatMailbox(defaultDomain.defaultFromName, defaultDomain.defaultFromAddress);
+  };
+}

@@ -1,0 +1,137 @@
+import { MESSAGE_LIMITS, SendMessageBody, type BatchItemError, type Message, type z } from '@tidings/contracts';
+import type { Config } from '@tidings/config';
+import type { Prisma } from '@tidings/db';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { recordEvents } from '../events.ts';
+import { newId } from '../ids.ts';
+import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
+import { toMessage } from './message.mapper.ts';
+import { parseE164, parseEmail } from './recipients.ts';
+import { resolveContent } from './resolve-content.ts';
+import { loadSenderResolver } from './resolve-sender.ts';
+import { countSmsSegments } from '../sms/segments.ts';
+
+export type KeyMode = 'live' | 'test';
+export type BatchResult = { data: (Message | null)[]; errors: BatchItemError[] };
+
+/** The provider a message will go through: test keys always the sandbox; live keys the real one when configured. */
+export function providerFor(config: Config, mode: KeyMode, channelType: 'email' | 'sms'): 'resend' | 'telnyx' | 'sandbox' {
+  if (mode === 'test') return 'sandbox';
+  if (channelType === 'email') return config.resend.apiKey ? 'resend' : 'sandbox';
+  return config.telnyx.apiKey ? 'telnyx' : 'sandbox';
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => `${[...issue.path, key].join('.')}: unknown field`).join('; ')
+        : `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`,
+    )
+    .join('; ');
+}
+
+function checkRecipientAndSchedule(item: SendMessageBody, now: Date): { to: string; scheduledAt: Date | null } {
+  let to: string | null;
+  if (item.channelType === 'email') {
+    to = parseEmail(item.to)?.address ?? null;
+    if (!to) throw new AppError('BAD_REQUEST', 'to: must be a valid email address for channelType email');
+  } else {
+    to = parseE164(item.to);
+    if (!to) throw new AppError('BAD_REQUEST', 'to: must be a valid E.164 phone number (like +14155550123) for channelType sms');
+  }
+  const scheduledAt = item.scheduledAt ? new Date(item.scheduledAt) : null;
+  if (scheduledAt && scheduledAt.getTime() > now.getTime() + MESSAGE_LIMITS.scheduleDaysAhead * 86_400_000) {
+    throw new AppError('BAD_REQUEST', `scheduledAt: must be at most ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead`);
+  }
+  return { to, scheduledAt };
+}
+
+/**
+ * message.sendBatch (and, with one item, message.send): validates every item on its own (errors by index, the
+ * valid ones still go), resolves content and senders in a bounded number of queries, then writes all messages,
+ * their first status events, their `message.queued` events and their outbox rows in ONE transaction, and
+ * enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A committed message is never
+ * stranded: if the enqueue fails, the outbox relay does it.
+ * @example const { data, errors } = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }]);
+ */
+export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, items: unknown[]): Promise<BatchResult> {
+  const now = deps.now();
+  const errors: BatchItemError[] = [];
+  const fail = (index: number, error: unknown) => {
+    if (!(error instanceof AppError)) throw error;
+    errors.push({ index, code: error.code, message: error.message });
+  };
+
+  const parsed = items.map((raw, index) => {
+    const result = SendMessageBody.safeParse(raw);
+    if (!result.success) fail(index, new AppError('BAD_REQUEST', describeIssues(result.error)));
+    return result.success ? result.data : null;
+  });
+  const senderOf = await loadSenderResolver(deps, orgId, mode, parsed.filter((p): p is SendMessageBody => p !== null));
+
+  const rows: Prisma.MessageCreateManyInput[] = [];
+  await Promise.all(
+    parsed.map(async (item, index) => {
+      if (!item) return;
+      try {
+        const { to, scheduledAt } = checkRecipientAndSchedule(item, now);
+        const from = senderOf(item);
+        const content = await resolveContent(deps, orgId, item);
+        const isScheduled = scheduledAt !== null && scheduledAt > now;
+        rows[index] = {
+          id: newId('msg'),
+          orgId,
+          channelType: item.channelType,
+          to,
+          from,
+          ...content,
+          contactId: item.contactId ?? null,
+          status: isScheduled ? 'scheduled' : 'queued',
+          segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
+          provider: providerFor(deps.config, mode, item.channelType),
+          tags: item.tags ?? [],
+          metadata: item.metadata ?? {},
+          scheduledAt,
+          createdAt: now,
+          updatedAt: now,
+        };
+      } catch (error) {
+        fail(index, error);
+      }
+    }),
+  );
+
+  const accepted = rows.filter((r): r is Prisma.MessageCreateManyInput => r !== undefined);
+  const data: (Message | null)[] = items.map(() => null);
+  if (accepted.length > 0) {
+    const { created, outbox } = await deps.db.$transaction(async (tx) => {
+      const created = await tx.message.createManyAndReturn({ data: accepted });
+      await tx.messageStatusEvent.createMany({ data: created.map((m) => ({ messageId: m.id, status: m.status, createdAt: now })) });
+      const queued = created.filter((m) => m.status === 'queued');
+      const eventOutbox = await recordEvents(tx, queued.map((m) => ({ orgId, type: 'message.queued' as const, data: toMessage(m) })));
+      const jobs: OutboxItem[] = created.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
+      await writeOutbox(tx, jobs);
+      return { created, outbox: [...jobs, ...eventOutbox] };
+    });
+    await dispatchOutbox(deps, outbox);
+    const byId = new Map(created.map((m) => [m.id, m]));
+    rows.forEach((row, index) => {
+      if (row) data[index] = toMessage(byId.get(row.id)!);
+    });
+  }
+  errors.sort((a, b) => a.index - b.index);
+  return { data, errors };
+}
+
+/**
+ * message.send: one message; an invalid one is a 400 naming the field.
+ * @example const message = await sendMessage(deps, orgId, 'test', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
+ */
+export async function sendMessage(deps: Deps, orgId: string, mode: KeyMode, body: SendMessageBody): Promise<Message> {
+  const { data, errors } = await sendMessages(deps, orgId, mode, [body]);
+  const [error] = errors;
+  if (error) throw new AppError(error.code as 'BAD_REQUEST', error.message);
+  return data[0]!;
+}

@@ -1,0 +1,47 @@
+import { Webhook } from 'standardwebhooks';
+import { RESEND_MESSAGE_TAG } from '../resend.provider.ts';
+import { CallbackSignatureError, type CallbackOutcome } from './callback-outcome.ts';
+
+type ResendEvent = {
+  type?: string;
+  data?: { email_id?: string; tags?: Record<string, string> | { name: string; value: string }[]; bounce?: { type?: string; message?: string } };
+};
+
+const header = (headers: Record<string, string | undefined>, name: string) => headers[name] ?? headers[name.toLowerCase()];
+
+/**
+ * Verifies a Resend callback (Svix-signed: `svix-id`, `svix-timestamp`, `svix-signature`, HMAC-SHA256 with the
+ * `whsec_` secret, timestamps within 5 minutes) and reads what it says. Throws CallbackSignatureError when the
+ * signature does not check out; returns null for event types that change nothing (sent, opened, clicked...).
+ * @example const outcome = verifyResendCallback(rawBody, headers, config.resend.webhookSecret);
+ */
+export function verifyResendCallback(rawBody: string, headers: Record<string, string | undefined>, secret: string | undefined): CallbackOutcome | null {
+  if (!secret) throw new CallbackSignatureError('RESEND_WEBHOOK_SECRET is not configured');
+  let event: ResendEvent;
+  try {
+    event = new Webhook(secret).verify(rawBody, {
+      'webhook-id': header(headers, 'svix-id') ?? header(headers, 'webhook-id') ?? '',
+      'webhook-timestamp': header(headers, 'svix-timestamp') ?? header(headers, 'webhook-timestamp') ?? '',
+      'webhook-signature': header(headers, 'svix-signature') ?? header(headers, 'webhook-signature') ?? '',
+    }) as ResendEvent;
+  } catch (error) {
+    throw new CallbackSignatureError(`Invalid Resend signature: ${(error as Error).message}`);
+  }
+  const providerMessageId = event.data?.email_id;
+  if (!providerMessageId) return null;
+  const tags = event.data?.tags;
+  const messageId = Array.isArray(tags) ? tags.find((t) => t.name === RESEND_MESSAGE_TAG)?.value : tags?.[RESEND_MESSAGE_TAG];
+  const base = { providerMessageId, ...(messageId ? { messageId } : {}) };
+  switch (event.type) {
+    case 'email.delivered':
+      return { ...base, kind: 'delivered' };
+    case 'email.bounced':
+      return { ...base, kind: 'bounced', error: { code: 'BOUNCED', message: (event.data?.bounce?.message ?? 'The recipient server rejected the email').slice(0, 500) } };
+    case 'email.complained':
+      return { ...base, kind: 'complained' };
+    case 'email.failed':
+      return { ...base, kind: 'failed', error: { code: 'PROVIDER_FAILED', message: 'Resend could not send the email' } };
+    default:
+      return null;
+  }
+}

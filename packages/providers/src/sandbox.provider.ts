@@ -1,0 +1,29 @@
+import type { EmailProvider, OutgoingEmail, OutgoingSms, SmsProvider } from './provider.types.ts';
+
+export type SandboxOutcome = 'delivered' | 'bounced' | 'failed' | 'undelivered';
+
+/**
+ * The sandbox: nothing leaves the machine. The message row already holds the full rendered content (the
+ * dashboard's sandbox inbox reads it), so "sending" only hands back an id derived from the message id, which makes
+ * a repeated send the same send. The outcome follows a moment later through the same status path as real callbacks.
+ * @example const sandbox = createSandboxProvider(); await sandbox.sendEmail(email);
+ */
+export function createSandboxProvider(): EmailProvider & SmsProvider {
+  const accept = async (m: OutgoingEmail | OutgoingSms) => ({ providerMessageId: `sandbox_${m.messageId}` });
+  return { name: 'sandbox', sendEmail: accept, sendSms: accept };
+}
+
+/**
+ * What the sandbox reports for a recipient: local part `bounce` bounces, `fail` fails permanently, numbers ending
+ * in `0000` are undelivered, anything else is delivered.
+ * @example sandboxOutcomeFor('bounce@example.com') // 'bounced'
+ */
+export function sandboxOutcomeFor(to: string): SandboxOutcome {
+  if (to.includes('@')) {
+    const local = to.slice(0, to.lastIndexOf('@')).toLowerCase();
+    if (local === 'bounce') return 'bounced';
+    if (local === 'fail') return 'failed';
+    return 'delivered';
+  }
+  return to.endsWith('0000') ? 'undelivered' : 'delivered';
+}

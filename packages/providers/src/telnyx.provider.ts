@@ -1,0 +1,32 @@
+import Telnyx from 'telnyx';
+import { ProviderError, isRetryableStatus } from './provider-error.ts';
+import type { OutgoingSms, SmsProvider } from './provider.types.ts';
+
+/**
+ * SMS through the official `telnyx` SDK, with the SDK's own retries off (the worker retries with backoff and
+ * counts attempts). Telnyx messaging takes no idempotency key, so the crash window between its answer and our
+ * update is at-least-once for SMS (see README, "Sending").
+ * @example const telnyx = createTelnyxProvider({ apiKey: config.telnyx.apiKey, baseUrl: config.telnyx.baseUrl, timeoutMs: 15000 });
+ */
+export function createTelnyxProvider(options: { apiKey: string; baseUrl?: string; timeoutMs: number }): SmsProvider {
+  const client = new Telnyx({ apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs });
+  return {
+    name: 'telnyx',
+    async sendSms(sms: OutgoingSms) {
+      try {
+        const response = await client.messages.send({ from: sms.from, to: sms.to, text: sms.body });
+        const id = response.data?.id;
+        if (!id) throw new ProviderError('telnyx', 'Telnyx answered without a message id', { isRetryable: true });
+        return { providerMessageId: id };
+      } catch (error) {
+        if (error instanceof ProviderError) throw error;
+        if (error instanceof Telnyx.APIError && typeof error.status === 'number') {
+          const isRetryable = isRetryableStatus(error.status);
+          throw new ProviderError('telnyx', `Telnyx answered ${error.status}: ${error.message.slice(0, 300)}`, { isRetryable, status: error.status });
+        }
+        // connection errors and timeouts: worth another try
+        throw new ProviderError('telnyx', `Telnyx unreachable: ${(error as Error).message.slice(0, 300)}`, { isRetryable: true, reason: 'provider_timeout' });
+      }
+    },
+  };
+}
