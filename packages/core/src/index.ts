@@ -12,3 +12,6 @@ export * from './api-keys/authenticate.ts';
 export * from './organizations/create-organization.ts';
 export * from './events.ts';
 export * from './outbox.ts';
+export * from './people/password.ts';
+export * from './people/people.service.ts';
+export * from './people/sessions.service.ts';

@@ -95,3 +95,8 @@ export async function deleteApiKey({ db, now }: Deps, orgId: string, id: string)
     data: { deletedAt: now(), disabledAt: now(), keyHash: `deleted:${current.id}`, previousKeyHash: null, previousKeyExpiresAt: null },
   });
 }
+
+/** One key of the organization (the dashboard's confirmation pages); NOT_FOUND for a deleted or foreign one. */
+export async function getApiKey({ db, now }: Deps, orgId: string, id: string): Promise<ApiKey> {
+  return toApiKey(await findLiveKey(db, orgId, id), now());
+}

@@ -1,0 +1,36 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { DashEnv } from '../env.ts';
+import { Layout } from './layout.tsx';
+
+/** Sends a rendered page. */
+export function render(c: Context<DashEnv>, page: unknown, status: ContentfulStatusCode = 200) {
+  return c.html(page as string, status);
+}
+
+/** A page that says what went wrong and what to do next. */
+export function renderError(c: Context<DashEnv>, status: ContentfulStatusCode, title: string, hint: string) {
+  return render(
+    c,
+    <Layout c={c} title={title}>
+      <article class="error-page">
+        <h1>{title}</h1>
+        <p>{hint}</p>
+        <a href="/" role="button" class="secondary">
+          Back to the dashboard
+        </a>
+      </article>
+    </Layout>,
+    status,
+  );
+}
+
+/** Formats a timestamp for tables: `2026-11-23 09:05 UTC`, with the exact time on hover. */
+export function Time({ at, empty = '—' }: { at: string | null; empty?: string }) {
+  if (!at) return <span class="muted">{empty}</span>;
+  return (
+    <time datetime={at} title={at}>
+      {`${at.slice(0, 10)} ${at.slice(11, 16)} UTC`}
+    </time>
+  );
+}
