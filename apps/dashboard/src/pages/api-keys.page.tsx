@@ -18,32 +18,35 @@ type Env = Context<DashEnv>;
 
 function CreateForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: string }) {
   return (
-    <form method="post" action={BASE} class="create-key">
-      <CsrfField c={c} />
-      <FormError errors={errors} />
-      <fieldset class="grid">
-        <label>
-          Name
-          <input name="name" value={name} placeholder="e.g. Production server" required maxlength={100} aria-invalid={errors.name ? 'true' : undefined} />
-          {errors.name && <small>{errors.name}</small>}
-        </label>
-        <label>
-          Permission
-          <select name="permission">
-            <option value="full">Full access</option>
-            <option value="sending">Sending only</option>
-          </select>
-        </label>
-        <label>
-          Mode
-          <select name="mode">
-            <option value="live">Live (real providers)</option>
-            <option value="test">Test (sandbox only)</option>
-          </select>
-        </label>
-      </fieldset>
-      <button type="submit">Create API key</button>
-    </form>
+    <section class="card create-key" aria-labelledby="create-key-title">
+      <h2 id="create-key-title">New API key</h2>
+      <form method="post" action={BASE}>
+        <CsrfField c={c} />
+        <FormError errors={errors} />
+        <div class="create-row">
+          <label class="grow">
+            Name
+            <input name="name" value={name} placeholder="e.g. Production server" required maxlength={100} aria-invalid={errors.name ? 'true' : undefined} />
+            {errors.name && <small>{errors.name}</small>}
+          </label>
+          <label>
+            Permission
+            <select name="permission">
+              <option value="full">Full access</option>
+              <option value="sending">Sending only</option>
+            </select>
+          </label>
+          <label>
+            Mode
+            <select name="mode">
+              <option value="live">Live: real providers</option>
+              <option value="test">Test: sandbox only</option>
+            </select>
+          </label>
+          <button type="submit">Create API key</button>
+        </div>
+      </form>
+    </section>
   );
 }
 
@@ -70,7 +73,7 @@ function StateBadge({ apiKey }: { apiKey: ApiKey }) {
       <span class={`badge ${apiKey.state}`}>{apiKey.state === 'enabled' ? 'Enabled' : 'Disabled'}</span>
       {apiKey.previousKeyExpiresAt && (
         <small class="muted block">
-          old secret works until <Time at={apiKey.previousKeyExpiresAt} />
+          old secret valid until <Time at={apiKey.previousKeyExpiresAt} />
         </small>
       )}
     </>
@@ -90,7 +93,7 @@ function KeyActions({ c, apiKey }: { c: Env; apiKey: ApiKey }) {
           {toggle === 'disable' ? 'Disable' : 'Enable'}
         </button>
       </form>
-      <a href={`${BASE}/${apiKey.id}/delete`} role="button" class="contrast outline small">
+      <a href={`${BASE}/${apiKey.id}/delete`} role="button" class="outline small danger-outline">
         Delete
       </a>
     </div>
@@ -117,11 +120,13 @@ function KeysTable({ c, keys }: { c: Env; keys: ApiKey[] }) {
         <tbody>
           {keys.map((apiKey) => (
             <tr data-key-id={apiKey.id}>
-              <td>{apiKey.name}</td>
+              <td class="name">{apiKey.name}</td>
               <td>
                 <code>{apiKey.prefix}…</code>
               </td>
-              <td>{apiKey.permission === 'full' ? 'Full access' : 'Sending only'}</td>
+              <td title={apiKey.permission === 'full' ? 'Every operation' : 'Only message.send, message.list and message.get'}>
+                {apiKey.permission === 'full' ? 'Full' : 'Sending'}
+              </td>
               <td>
                 <span class={`badge ${apiKey.mode}`}>{apiKey.mode}</span>
               </td>
@@ -153,7 +158,7 @@ function EmptyState({ c }: { c: Env }) {
       <h3>No API keys yet</h3>
       <p>
         {canManage(c.var.signedIn)
-          ? 'Create a key above, then call the API with it:'
+          ? 'Create one with the form above, then call the API with it:'
           : 'An owner or operator of this organization can create one. Then call the API with it:'}
       </p>
       <pre>
@@ -183,12 +188,7 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
       </hgroup>
       {reveal && revealedName && <RevealCard reveal={reveal} keyName={revealedName} />}
       {canManage(c.var.signedIn) ? (
-        <details class="card" open={page.data.length === 0 || !!options.errors}>
-          <summary role="button" class="outline">
-            Create API key
-          </summary>
-          <CreateForm c={c} errors={options.errors ?? {}} name={options.name} />
-        </details>
+        <CreateForm c={c} errors={options.errors ?? {}} name={options.name} />
       ) : (
         <p class="muted">You can see this organization's keys; owners and operators manage them.</p>
       )}
@@ -212,6 +212,9 @@ function ConfirmPage({ c, apiKey, action, children }: { c: Env; apiKey: ApiKey; 
   const title = action === 'rotate' ? `Rotate “${apiKey.name}”` : `Delete “${apiKey.name}”`;
   return (
     <Layout c={c} title={title}>
+      <a href={BASE} class="back">
+        ← API Keys
+      </a>
       <article class="confirm">
         <header>
           <h2>{title}</h2>
