@@ -5,7 +5,10 @@ import { ConfigError, loadConfig } from '@tidings/config';
 import { migrate } from '@tidings/db';
 
 const root = path.resolve(__dirname, '..');
-const apps: { name: string; entry: string }[] = [{ name: 'api', entry: 'apps/api/src/server.ts' }];
+const apps: { name: string; entry: string }[] = [
+  { name: 'api', entry: 'apps/api/src/server.ts' },
+  { name: 'dashboard', entry: 'apps/dashboard/src/server.ts' },
+];
 
 async function main() {
   let config;
@@ -50,6 +53,7 @@ async function main() {
   console.log(`
 Tidings is starting:
   API            http://localhost:${config.apiPort}/v1   (OpenAPI: /v1/openapi.json, health: /healthz, /readyz)
+  Dashboard      http://localhost:${config.dashboardPort}      (the first sign-up creates your organization; queues: /admin/queues)
 
 A first API key:
   npx tidings orgs create --name Acme --test     # sk_test_ key: everything stays in the sandbox
