@@ -172,6 +172,21 @@ describe('API keys across organizations and roles', () => {
     expect((await deps.db.apiKey.findUniqueOrThrow({ where: { id: key.id } })).disabledAt).toBeNull();
   });
 
+  it('rotates "immediately": the old secret stops at once, and the new one is revealed a single time', async () => {
+    const { browser, orgId } = await signedIn('operator');
+    const key = await deps.db.apiKey.findFirstOrThrow({ where: { orgId } });
+    const rotated = await browser.post(`/settings/api-keys/${key.id}/rotate`, { immediately: 'true' });
+    expect(rotated.location).toBe('/settings/api-keys');
+    const row = await deps.db.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    expect(row.previousKeyHash).toBeNull();
+    expect(row.keyHash).not.toBe(key.keyHash);
+
+    const shown = await browser.get('/settings/api-keys');
+    const revealed = /id="new-key" readonly="" value="(sk_live_[^"]+)"/.exec(shown.html)?.[1];
+    expect(revealed && createHash('sha256').update(revealed).digest('hex')).toBe(row.keyHash);
+    expect((await browser.get('/settings/api-keys')).html).not.toContain(revealed);
+  });
+
   it('answers a bad create form with the field named, and creates nothing', async () => {
     const { browser, orgId } = await signedIn('operator');
     const before = await deps.db.apiKey.count({ where: { orgId } });

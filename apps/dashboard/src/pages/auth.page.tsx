@@ -71,9 +71,7 @@ function SignInPage({ c, form, errors, isSignUpOpen }: { c: Context<DashEnv>; fo
               New install? <a href="/sign-up">Create the first account</a> and its organization.
             </p>
           ) : (
-            <p class="muted">
-              No account? An owner can add you with <code>npx tidings users create --org &lt;id&gt; --email you@example.com</code>.
-            </p>
+            <p class="muted">No account? Ask an owner of your organization to add you.</p>
           )}
         </footer>
       </article>

@@ -18,7 +18,10 @@ function toUser(row: { id: string; email: string; name: string | null; createdAt
   return { id: row.id, email: row.email, name: row.name, createdAt: row.createdAt.toISOString() };
 }
 
-/** Lower-cases and trims an email, or throws BAD_REQUEST naming the field. */
+/**
+ * Lower-cases and trims an email, or throws BAD_REQUEST naming the field.
+ * @example normalizeEmail(' Ana@Example.com ') // 'ana@example.com'
+ */
 export function normalizeEmail(email: string): string {
   const normalized = email.trim().toLowerCase();
   if (!EMAIL_PATTERN.test(normalized) || normalized.length > 254) throw new AppError('BAD_REQUEST', 'email: must be a valid email address');
@@ -30,7 +33,10 @@ function checkPassword(password: string): void {
   if (password.length > PASSWORD_MAX_LENGTH) throw new AppError('BAD_REQUEST', `password: must be at most ${PASSWORD_MAX_LENGTH} characters`);
 }
 
-/** True while nobody has an account: the next sign-up creates the organization and its owner. */
+/**
+ * True while nobody has an account: the next sign-up creates the organization and its owner.
+ * @example if (await isSignUpOpen(deps)) return c.redirect('/sign-up');
+ */
 export async function isSignUpOpen({ db }: Pick<Deps, 'db'>): Promise<boolean> {
   return (await db.user.count()) === 0;
 }
@@ -84,14 +90,20 @@ export async function createUser(
   });
 }
 
-/** The person with this email and password, or null (the same answer, and time, for an unknown email). */
+/**
+ * The person with this email and password, or null (the same answer, and time, for an unknown email).
+ * @example const user = await verifyCredentials(deps, form.email, form.password);
+ */
 export async function verifyCredentials({ db }: Pick<Deps, 'db'>, email: string, password: string): Promise<User | null> {
   const row = await db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
   const isMatch = await verifyPassword(password, row?.passwordHash);
   return row && isMatch ? toUser(row) : null;
 }
 
-/** The organizations a person belongs to, by name. */
+/**
+ * The organizations a person belongs to, by name, oldest membership first.
+ * @example const memberships = await listMemberships(deps.db, user.id);
+ */
 export async function listMemberships(db: Pick<Db, 'membership'>, userId: string): Promise<Membership[]> {
   const rows = await db.membership.findMany({ where: { userId }, include: { organization: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
   return rows.map((row) => ({ orgId: row.orgId, orgName: row.organization.name, role: row.role }));

@@ -16,7 +16,10 @@ export type SignedIn = {
   membership: Membership;
 };
 
-/** The SHA-256 of a session token, hex: the only form in which tokens are stored. */
+/**
+ * The SHA-256 of a session token, hex: the only form in which tokens are stored.
+ * @example await db.session.findUnique({ where: { tokenHash: hashSessionToken(token) } });
+ */
 export function hashSessionToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
@@ -61,18 +64,27 @@ export async function findSession({ db, now }: Pick<Deps, 'db' | 'now'>, token: 
   return { sessionId: session.id, user, memberships, membership };
 }
 
-/** Moves a session to another of the person's organizations; NOT_FOUND for one they do not belong to. */
+/**
+ * Moves a session to another of the person's organizations; NOT_FOUND for one they do not belong to.
+ * @example await switchSessionOrg(deps, signedIn, form.orgId);
+ */
 export async function switchSessionOrg({ db }: Pick<Deps, 'db'>, signedIn: SignedIn, orgId: string): Promise<void> {
   if (!signedIn.memberships.some((m) => m.orgId === orgId)) throw new AppError('NOT_FOUND', 'Organization not found');
   await db.session.update({ where: { id: signedIn.sessionId }, data: { orgId } });
 }
 
-/** Ends the session of this token (sign-out); a token that is already gone is fine. */
+/**
+ * Ends the session of this token (sign-out); a token that is already gone is fine.
+ * @example await deleteSession(deps, getCookie(c, 'tidings_session'));
+ */
 export async function deleteSession({ db }: Pick<Deps, 'db'>, token: string): Promise<void> {
   await db.session.deleteMany({ where: { tokenHash: hashSessionToken(token) } });
 }
 
-/** Removes expired sessions (for a periodic clean-up); returns how many. */
+/**
+ * Removes expired sessions (for a periodic clean-up); returns how many.
+ * @example const removed = await deleteExpiredSessions(deps);
+ */
 export async function deleteExpiredSessions({ db, now }: Pick<Deps, 'db' | 'now'>): Promise<number> {
   const { count } = await db.session.deleteMany({ where: { expiresAt: { lte: now() } } });
   return count;
