@@ -1,5 +1,6 @@
 // The dashboard through HTTP (app.request), with real Postgres and Redis: forms, cookies, roles and isolation.
 import { createHash } from 'node:crypto';
+import { serve } from '@hono/node-server';
 import { createApiKey, createUser } from '@tidings/core';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
@@ -100,6 +101,29 @@ describe('sign-in', () => {
     expect(limited.status).toBe(429);
     expect(limited.html).toMatch(/Too many sign-in attempts. Try again in \d+ minutes?\./);
     expect(limited.setCookies.some((c) => c.startsWith('tidings_session='))).toBe(false);
+  });
+
+  it('is rate limited per client address too, across email addresses', async () => {
+    const server = await new Promise<{ close(): void; url: string }>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve({ close: () => s.close(), url: `http://127.0.0.1:${info.port}` }));
+    });
+    try {
+      const page = await fetch(`${server.url}/sign-in`);
+      const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const attempt = async (i: number) => {
+        const body = new URLSearchParams({ _csrf: csrf, email: `nobody-${i}@dashboard.test`, password: 'not the password' });
+        const res = await fetch(`${server.url}/sign-in`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      const statuses = [];
+      for (let i = 0; i < 16; i++) statuses.push(await attempt(i)); // the limit is 3 per email, 15 per address
+      expect(statuses.slice(0, 15).every((status) => status === 401)).toBe(true);
+      expect(statuses[15]).toBe(429);
+    } finally {
+      server.close();
+    }
   });
 
   it('returns to the page asked for, never to another site', async () => {

@@ -7,6 +7,7 @@ import { openReveal, sealReveal, type Reveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { requireManager, requireSignedIn } from '../middleware/require.ts';
 import { FormError, type FieldErrors } from '../views/form.tsx';
+import { ConfirmPage } from '../views/confirm-page.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render, Time } from '../views/render.tsx';
 import type { DashboardPage } from './page.ts';
@@ -208,34 +209,11 @@ function showOnce(c: Env, reveal: Reveal) {
   return c.redirect(BASE, 303);
 }
 
-function ConfirmPage({ c, apiKey, action, children }: { c: Env; apiKey: ApiKey; action: 'rotate' | 'delete'; children: unknown }) {
-  const title = action === 'rotate' ? `Rotate “${apiKey.name}”` : `Delete “${apiKey.name}”`;
+function KeySummary({ apiKey }: { apiKey: ApiKey }) {
   return (
-    <Layout c={c} title={title}>
-      <a href={BASE} class="back">
-        ← API Keys
-      </a>
-      <article class="confirm">
-        <header>
-          <h2>{title}</h2>
-          <p class="muted">
-            <code>{apiKey.prefix}…</code> · {apiKey.permission === 'full' ? 'Full access' : 'Sending only'} · {apiKey.mode}
-          </p>
-        </header>
-        <form method="post" action={`${BASE}/${apiKey.id}/${action}`}>
-          <CsrfField c={c} />
-          {children}
-          <div class="actions">
-            <button type="submit" class={action === 'delete' ? 'danger' : ''}>
-              {action === 'rotate' ? 'Rotate key' : 'Delete key for good'}
-            </button>
-            <a href={BASE} role="button" class="secondary outline">
-              Cancel
-            </a>
-          </div>
-        </form>
-      </article>
-    </Layout>
+    <>
+      <code>{apiKey.prefix}…</code> · {apiKey.permission === 'full' ? 'Full access' : 'Sending only'} · {apiKey.mode}
+    </>
   );
 }
 
@@ -261,7 +239,14 @@ routes.get('/:id/rotate', async (c) => {
   const apiKey = await getApiKey(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'));
   return render(
     c,
-    <ConfirmPage c={c} apiKey={apiKey} action="rotate">
+    <ConfirmPage
+      c={c}
+      title={`Rotate “${apiKey.name}”`}
+      subtitle={<KeySummary apiKey={apiKey} />}
+      action={`${BASE}/${apiKey.id}/rotate`}
+      submitLabel="Rotate key"
+      back={{ href: BASE, label: 'API Keys' }}
+    >
       <p>A new secret replaces this key's secret and is shown once. Update your servers with it.</p>
       <label>
         <input type="checkbox" name="immediately" value="true" role="switch" />
@@ -289,7 +274,15 @@ routes.get('/:id/delete', async (c) => {
   const apiKey = await getApiKey(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'));
   return render(
     c,
-    <ConfirmPage c={c} apiKey={apiKey} action="delete">
+    <ConfirmPage
+      c={c}
+      title={`Delete “${apiKey.name}”`}
+      subtitle={<KeySummary apiKey={apiKey} />}
+      action={`${BASE}/${apiKey.id}/delete`}
+      submitLabel="Delete key for good"
+      isDangerous
+      back={{ href: BASE, label: 'API Keys' }}
+    >
       <p>
         Requests with this key will be refused at once, and it <strong>cannot be enabled again</strong>. To pause it instead, disable it.
       </p>
