@@ -73,7 +73,7 @@ describe('the dashboard in a browser', () => {
 
     await page.fill('input[name=password]', OWNER.password);
     await page.click('button:has-text("Create organization")');
-    expect(new URL(page.url()).pathname).toBe('/settings/api-keys');
+    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
     await expect(page.locator('.flash').textContent()).resolves.toContain('Welcome to Tidings');
     await expect(page.locator('.empty-state h3').textContent()).resolves.toBe('No API keys yet');
     await expect(page.locator('.account .role').textContent()).resolves.toBe('owner');
@@ -165,7 +165,7 @@ describe('the dashboard in a browser', () => {
     expect(await queues.email.getJobCounts('failed', 'waiting')).toEqual({ failed: 1, waiting: 0 });
 
     await page.click('.sidebar a:has-text("Queues")');
-    expect(new URL(page.url()).pathname).toBe('/admin/queues');
+    await page.waitForURL((url) => url.pathname === '/admin/queues');
     for (const name of ['email', 'sms', 'webhooks', 'maintenance']) {
       await page.getByText(name, { exact: true }).first().waitFor();
     }
@@ -182,7 +182,7 @@ describe('the dashboard in a browser', () => {
   it('refuses Bull Board to a signed-out visitor and to a member', async () => {
     await page.goto(`${stack.dashboardUrl}/settings/api-keys`);
     await page.click('button:has-text("Sign out")');
-    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await page.waitForURL((url) => url.pathname === '/sign-in');
     await shot('sign-in');
 
     await page.goto(`${stack.dashboardUrl}/admin/queues`);
@@ -193,7 +193,7 @@ describe('the dashboard in a browser', () => {
     const orgId = (await stack.deps.db.membership.findFirstOrThrow({ where: { role: 'owner' } })).orgId;
     await createUser(stack.deps, { orgId, email: 'member@acme.test', password: 'a member password', role: 'member' });
     await signIn('member@acme.test', 'a member password');
-    expect(new URL(page.url()).pathname).toBe('/settings/api-keys');
+    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
     await expect(page.locator('.sidebar a:has-text("Queues")').count()).resolves.toBe(0);
     const refused = await page.goto(`${stack.dashboardUrl}/admin/queues`);
     expect(refused!.status()).toBe(403);
