@@ -152,6 +152,32 @@ describe('the dashboard in a browser', () => {
     expect(await callApi(staging)).toBe(200);
   });
 
+  it('invites a teammate with a link shown once, which lets them join', async () => {
+    await page.click('.sidebar a:has-text("Members")');
+    await page.fill('input[name=email]', 'teammate@acme.test');
+    await page.selectOption('select[name=role]', 'operator');
+    await page.click('button:has-text("Create invitation link")');
+    const link = await page.inputValue('#invite-link');
+    expect(link).toMatch(new RegExp(`^${stack.dashboardUrl}/invite/[A-Za-z0-9_-]{43}$`));
+    await expect(page.locator('tbody tr', { hasText: 'teammate@acme.test' }).count()).resolves.toBe(1);
+    await shot('members');
+
+    // the teammate joins in this same browser, then the owner signs back in
+    await page.click('button:has-text("Sign out")');
+    await page.goto(link);
+    await page.fill('input[name=name]', 'Tom Teammate');
+    await page.fill('input[name=password]', 'teammate password');
+    await page.click('button:has-text("Join Acme")');
+    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+    await expect(page.locator('.account .email').textContent()).resolves.toBe('teammate@acme.test');
+    await expect(page.locator('.account .role').textContent()).resolves.toBe('operator');
+    await page.click('button:has-text("Sign out")');
+    await page.goto(link);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Invitation not found or no longer valid');
+    await signIn(OWNER.email, OWNER.password);
+    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+  });
+
   it('shows every queue in Bull Board to the owner, and its retry action works', async () => {
     const { queues, redis, config } = stack.deps;
     // a failed job in the email queue, failed by hand so no processor is involved

@@ -24,7 +24,7 @@ describe('CSRF tokens', () => {
 });
 
 describe('a new key on its way to the page', () => {
-  const reveal = { keyId: 'key_1', key: 'sk_live_abcdefghijklmnopqrstuvwxyz012345', kind: 'created' as const };
+  const reveal = { id: 'key_1', secret: 'sk_live_abcdefghijklmnopqrstuvwxyz012345', kind: 'created' };
 
   it('opens under the session that sealed it, and never shows the key in the cookie', () => {
     const sealed = sealReveal('session-a', reveal);

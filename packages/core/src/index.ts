@@ -15,3 +15,4 @@ export * from './outbox.ts';
 export * from './people/password.ts';
 export * from './people/people.service.ts';
 export * from './people/sessions.service.ts';
+export * from './people/invitations.service.ts';

@@ -1,9 +1,8 @@
 import { CreateApiKeyBody, type ApiKey } from '@tidings/contracts';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKey, setApiKeyEnabled } from '@tidings/core';
 import { Hono, type Context } from 'hono';
-import { getCookie } from 'hono/cookie';
-import { clearDashboardCookie, setDashboardCookie, setFlash, takeFlash } from '../auth/cookies.ts';
-import { openReveal, sealReveal, type Reveal } from '../auth/reveal.ts';
+import { setFlash, takeFlash } from '../auth/cookies.ts';
+import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { requireManager, requireSignedIn } from '../middleware/require.ts';
 import { FormError, type FieldErrors } from '../views/form.tsx';
@@ -13,7 +12,6 @@ import { render, Time } from '../views/render.tsx';
 import type { DashboardPage } from './page.ts';
 
 const BASE = '/settings/api-keys';
-const REVEAL_COOKIE = 'tidings_reveal';
 
 type Env = Context<DashEnv>;
 
@@ -59,7 +57,7 @@ function RevealCard({ reveal, keyName }: { reveal: Reveal; keyName: string }) {
       </header>
       <p>Copy it now and store it somewhere safe. For your security it will not be shown again.</p>
       <div role="group">
-        <input id="new-key" readonly value={reveal.key} aria-label="New API key" />
+        <input id="new-key" readonly value={reveal.secret} aria-label="New API key" />
         <button type="button" data-copy="#new-key">
           Copy
         </button>
@@ -173,10 +171,8 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
   const { membership } = c.var.signedIn!;
   const cursor = c.req.query('cursor') || undefined;
   const page = await listApiKeys(c.var.deps, membership.orgId, { limit: 50, offset: 0, cursor });
-  const sealed = getCookie(c, REVEAL_COOKIE);
-  const reveal = sealed ? openReveal(c.var.sessionToken!, sealed) : null;
-  if (sealed) clearDashboardCookie(c, REVEAL_COOKIE, BASE);
-  const revealedName = reveal && page.data.find((k) => k.id === reveal.keyId)?.name;
+  const reveal = takeReveal(c, BASE);
+  const revealedName = reveal && page.data.find((k) => k.id === reveal.id)?.name;
   return render(
     c,
     <Layout c={c} title="API Keys" flash={takeFlash(c)}>
@@ -204,11 +200,6 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
   );
 }
 
-function showOnce(c: Env, reveal: Reveal) {
-  setDashboardCookie(c, REVEAL_COOKIE, sealReveal(c.var.sessionToken!, reveal), { path: BASE, maxAge: 120 });
-  return c.redirect(BASE, 303);
-}
-
 function KeySummary({ apiKey }: { apiKey: ApiKey }) {
   return (
     <>
@@ -232,7 +223,7 @@ routes.post('/', async (c) => {
     return listPage(c, { errors, name: String(form.name ?? ''), status: 400 });
   }
   const created = await createApiKey(c.var.deps, c.var.signedIn!.membership.orgId, 'live', parsed.data);
-  return showOnce(c, { keyId: created.id, key: created.key, kind: 'created' });
+  return showOnceAt(c, BASE, { id: created.id, secret: created.key, kind: 'created' });
 });
 
 routes.get('/:id/rotate', async (c) => {
@@ -259,7 +250,7 @@ routes.get('/:id/rotate', async (c) => {
 routes.post('/:id/rotate', async (c) => {
   const form = await c.req.parseBody();
   const rotated = await rotateApiKey(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'), { immediately: form.immediately === 'true' });
-  return showOnce(c, { keyId: rotated.id, key: rotated.key, kind: 'rotated' });
+  return showOnceAt(c, BASE, { id: rotated.id, secret: rotated.key, kind: 'rotated' });
 });
 
 for (const action of ['disable', 'enable'] as const) {

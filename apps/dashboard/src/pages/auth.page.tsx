@@ -1,9 +1,10 @@
-import { createSession, deleteSession, isSignUpOpen, PASSWORD_MIN_LENGTH, SESSION_TTL_MS, signUpFirstOwner, takeRateLimit, verifyCredentials } from '@tidings/core';
+import { deleteSession, isSignUpOpen, PASSWORD_MIN_LENGTH, signUpFirstOwner, takeRateLimit, verifyCredentials } from '@tidings/core';
 import { createHash } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { clearDashboardCookie, SESSION_COOKIE, setDashboardCookie, setFlash, takeFlash } from '../auth/cookies.ts';
+import { clearDashboardCookie, SESSION_COOKIE, setFlash, takeFlash } from '../auth/cookies.ts';
+import { startSession } from '../auth/start-session.ts';
 import type { DashEnv } from '../env.ts';
 import { safeNext } from '../middleware/require.ts';
 import { Field, fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
@@ -17,11 +18,6 @@ type Form = Record<string, string>;
 async function formOf(c: Context<DashEnv>): Promise<Form> {
   const body = await c.req.parseBody();
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : '']));
-}
-
-async function startSession(c: Context<DashEnv>, userId: string) {
-  const { token } = await createSession(c.var.deps, userId);
-  setDashboardCookie(c, SESSION_COOKIE, token, { maxAge: SESSION_TTL_MS / 1000 });
 }
 
 function clientAddress(c: Context<DashEnv>): string | null {
@@ -74,7 +70,7 @@ function SignInPage({ c, form, errors, isSignUpOpen }: { c: Context<DashEnv>; fo
               New install? <a href="/sign-up">Create the first account</a> and its organization.
             </p>
           ) : (
-            <p class="muted">No account? Ask an owner of your organization to add you.</p>
+            <p class="muted">No account? Ask an owner of your organization for an invitation link.</p>
           )}
         </footer>
       </article>
@@ -123,7 +119,10 @@ function SignUpClosedPage({ c }: { c: Context<DashEnv> }) {
     <Layout c={c} title="Sign-up is closed">
       <article class="auth-card">
         <h1>Sign-up is closed</h1>
-        <p>This install already has its owner. Ask an owner or operator to add you; on the server they run:</p>
+        <p>
+          This install already has its owner. Ask an owner or operator for an invitation link (Settings &gt; Members), or to add you on the server
+          with:
+        </p>
         <pre>
           <code>npx tidings users create --org &lt;orgId&gt; --email you@example.com</code>
         </pre>
