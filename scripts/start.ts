@@ -9,6 +9,7 @@ const apps: { name: string; entry: string }[] = [
   { name: 'api', entry: 'apps/api/src/server.ts' },
   { name: 'webhook-worker', entry: 'apps/webhook-worker/src/worker.ts' },
   { name: 'send-worker', entry: 'apps/send-worker/src/worker.ts' },
+  { name: 'dashboard', entry: 'apps/dashboard/src/server.ts' },
 ];
 // Local defaults for the apps: webhooks may target a receiver on this machine. Never in production; a value the
 // caller set wins.
@@ -59,6 +60,7 @@ Tidings is starting:
   API            http://localhost:${config.apiPort}/v1   (OpenAPI: /v1/openapi.json, health: /healthz, /readyz)
   webhook-worker delivers signed webhook events (queue webhooks)
   send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox)
+  Dashboard      http://localhost:${config.dashboardPort}      (the first sign-up creates your organization; queues: /admin/queues)
 
 A first API key:
   npx tidings orgs create --name Acme --test     # sk_test_ key: everything stays in the sandbox

@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Config } from '@tidings/config';
-import { createOrganization, listApiKeys, openDeps, setApiKeyEnabled } from '@tidings/core';
+import { createOrganization, createUser, listApiKeys, openDeps, setApiKeyEnabled, type Role } from '@tidings/core';
 import { migrate } from '@tidings/db';
 
 export const usage = `usage:
   tidings migrate
   tidings orgs create --name <name> [--test]
+  tidings users create --org <orgId> --email <email> [--password <password>] [--role owner|operator|member]
   tidings keys list --org <orgId>
   tidings keys disable --org <orgId> --key <keyId>
   tidings keys enable --org <orgId> --key <keyId>`;
@@ -47,6 +49,18 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
         const values = options(rest, { name: { type: 'string' }, test: { type: 'boolean' } }, ['name']);
         const result = await createOrganization(deps, { name: String(values.name), mode: values.test ? 'test' : 'live' });
         io.out(JSON.stringify(result, null, 2));
+        return 0;
+      }
+      if (group === 'users' && action === 'create') {
+        const spec = { org: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } } as const;
+        const values = options(rest, spec, ['org', 'email']);
+        const role = String(values.role ?? 'member');
+        if (!['owner', 'operator', 'member'].includes(role)) throw new UsageError('--role must be owner, operator or member');
+        // Without --password one is generated and printed once, so it never has to sit in shell history.
+        const generated = values.password === undefined ? randomBytes(15).toString('base64url') : undefined;
+        const password = String(values.password ?? generated);
+        const result = await createUser(deps, { orgId: String(values.org), email: String(values.email), password, role: role as Role });
+        io.out(JSON.stringify({ ...result, ...(generated && result.isNewUser ? { password: generated } : {}) }, null, 2));
         return 0;
       }
       if (group === 'keys' && action === 'list') {

@@ -58,3 +58,32 @@ describe('tidings', () => {
     expect(res.stderr).toMatch(/API key not found/);
   });
 });
+
+describe('tidings users create', () => {
+  it('adds a person to an organization, generating a password when none is given', async () => {
+    const org = JSON.parse((await tidings('orgs', 'create', '--name', 'People')).stdout).organization;
+    const email = `ana-${Date.now()}@example.com`;
+    const created = await tidings('users', 'create', '--org', org.id, '--email', email, '--role', 'operator');
+    expect(created.code).toBe(0);
+    const parsed = JSON.parse(created.stdout);
+    expect(parsed.user).toMatchObject({ id: expect.stringMatching(/^usr_/), email });
+    expect(parsed.membership).toEqual({ orgId: org.id, orgName: 'People', role: 'operator' });
+    expect(parsed.password).toMatch(/^[A-Za-z0-9_-]{20}$/);
+
+    const again = await tidings('users', 'create', '--org', org.id, '--email', email);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already a member/);
+  });
+
+  it('refuses a short password, a bad role and an unknown organization', async () => {
+    const org = JSON.parse((await tidings('orgs', 'create', '--name', 'Strict')).stdout).organization;
+    const short = await tidings('users', 'create', '--org', org.id, '--email', `b-${Date.now()}@example.com`, '--password', 'short');
+    expect(short.code).toBe(1);
+    expect(short.stderr).toMatch(/password: must be at least 10 characters/);
+    const role = await tidings('users', 'create', '--org', org.id, '--email', 'c@example.com', '--role', 'king');
+    expect(role.code).toBe(2);
+    const unknown = await tidings('users', 'create', '--org', 'org_nope', '--email', 'd@example.com', '--password', 'long enough pw');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Organization not found/);
+  });
+});

@@ -30,3 +30,7 @@ export * from './templates/render-for-send.ts';
 export * from './segments/criteria-sql.ts';
 export * from './segments/segment.service.ts';
 export * from './messages/index.ts';
+export * from './people/password.ts';
+export * from './people/people.service.ts';
+export * from './people/sessions.service.ts';
+export * from './people/invitations.service.ts';

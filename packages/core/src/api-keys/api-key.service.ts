@@ -95,3 +95,11 @@ export async function deleteApiKey({ db, now }: Deps, orgId: string, id: string)
     data: { deletedAt: now(), disabledAt: now(), keyHash: `deleted:${current.id}`, previousKeyHash: null, previousKeyExpiresAt: null },
   });
 }
+
+/**
+ * One key of the organization (the dashboard's confirmation pages); NOT_FOUND for a deleted or foreign one.
+ * @example const apiKey = await getApiKey(deps, orgId, 'key_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
+ */
+export async function getApiKey({ db, now }: Deps, orgId: string, id: string): Promise<ApiKey> {
+  return toApiKey(await findLiveKey(db, orgId, id), now());
+}

@@ -1,0 +1,17 @@
+// The shared settings, with swc compiling JSX for hono/jsx (the pages are .tsx).
+const preset = require('../../jest.preset.js');
+module.exports = {
+  ...preset,
+  transform: {
+    '^.+\\.(t|j|mj)sx?$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript', tsx: true }, target: 'es2022', transform: { react: { runtime: 'automatic', importSource: 'hono/jsx' } } },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  // the browser tests start two servers and a browser: one file at a time keeps the shared machine responsive
+  maxWorkers: 1,
+  testTimeout: 60000,
+};

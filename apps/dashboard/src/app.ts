@@ -1,0 +1,78 @@
+import { AppError, isSignUpOpen, switchSessionOrg, type Deps } from '@tidings/core';
+import { Hono } from 'hono';
+import { createAssetRoutes } from './assets.routes.ts';
+import { setFlash } from './auth/cookies.ts';
+import { BULL_BOARD_PATH, createBullBoardRoutes, guardBullBoard } from './bull-board.ts';
+import type { DashEnv, NavEntry } from './env.ts';
+import { verifyCsrf } from './middleware/csrf.ts';
+import { requireSignedIn } from './middleware/require.ts';
+import { loadSession } from './middleware/session.ts';
+import { authRoutes } from './pages/auth.page.tsx';
+import { pages } from './pages/index.ts';
+import { renderError } from './views/render.tsx';
+
+
+// Our pages load only our own assets; Bull Board (its own page and scripts) is left out of this policy.
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * Builds the dashboard over the given dependencies: sign-up/in/out, the pages of `pages/index.ts`, and Bull Board at
+ * /admin/queues; `server.ts` runs it, tests call `app.request()` or serve it on port 0.
+ * @example const app = createDashboard(deps); serve({ fetch: app.fetch, port: deps.config.dashboardPort });
+ */
+export function createDashboard(deps: Deps) {
+  const nav: NavEntry[] = [
+    ...pages.flatMap((page) => (page.nav ? [page.nav] : [])),
+    { label: 'Queues', href: BULL_BOARD_PATH, section: 'operations', roles: ['owner', 'operator'] },
+  ];
+  const home = pages.find((page) => page.nav)?.path ?? BULL_BOARD_PATH;
+  const app = new Hono<DashEnv>();
+
+  app.route('/assets', createAssetRoutes());
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    c.set('nav', nav);
+    await next();
+    c.header('Cache-Control', 'no-store'); // pages show private data and, once, new keys
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'same-origin');
+    if (!c.req.path.startsWith(BULL_BOARD_PATH)) {
+      c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+      c.header('X-Frame-Options', 'DENY');
+    }
+  });
+  app.use('*', loadSession);
+  app.use(BULL_BOARD_PATH, guardBullBoard);
+  app.use(`${BULL_BOARD_PATH}/*`, guardBullBoard);
+  app.route(BULL_BOARD_PATH, createBullBoardRoutes(deps.queues));
+  app.use('*', verifyCsrf);
+
+  app.get('/', async (c) => {
+    if (c.var.signedIn) return c.redirect(home, 303);
+    return c.redirect((await isSignUpOpen(deps)) ? '/sign-up' : '/sign-in', 303);
+  });
+  app.route('/', authRoutes);
+  app.post('/organization', requireSignedIn, async (c) => {
+    const form = await c.req.parseBody();
+    await switchSessionOrg(deps, c.var.signedIn!, String(form.orgId ?? ''));
+    const orgName = c.var.signedIn!.memberships.find((m) => m.orgId === form.orgId)?.orgName;
+    setFlash(c, `You are now looking at ${orgName}.`);
+    return c.redirect(home, 303);
+  });
+  for (const page of pages) app.route(page.path, page.routes);
+
+  app.notFound((c) => renderError(c, 404, 'Page not found', 'The page you asked for does not exist, or is not in this organization.'));
+  app.onError((error, c) => {
+    if (error instanceof AppError && error.status < 500) {
+      const status = error.status as 400 | 401 | 403 | 404 | 409 | 429;
+      if (error.code === 'NOT_FOUND') return renderError(c, 404, error.message, 'It may have been deleted, or it belongs to another organization.');
+      return renderError(c, status, error.message, 'Go back and try again.');
+    }
+    deps.logger.error({ err: error, path: c.req.path }, 'dashboard request failed');
+    return renderError(c, 500, 'Something went wrong', 'The error was logged. Try again in a moment.');
+  });
+  return app;
+}
+
+export type Dashboard = ReturnType<typeof createDashboard>;

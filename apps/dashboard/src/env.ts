@@ -1,0 +1,32 @@
+import type { Deps, SignedIn } from '@tidings/core';
+
+/** What the dashboard's middleware puts on the Hono context for the pages after it. */
+export type DashEnv = {
+  Variables: {
+    deps: Deps;
+    /** The signed-in person, or null for a visitor. */
+    signedIn: SignedIn | null;
+    /** The session cookie's token while signed in (for the CSRF token and key reveals), else null. */
+    sessionToken: string | null;
+    /** The token every form of this page carries. */
+    csrfToken: string;
+    /** Navigation entries of the pages that exist. */
+    nav: NavEntry[];
+  };
+};
+
+/** One link in the navigation; a page adds its own when it is built, so there are never dead links. */
+export type NavEntry = { label: string; href: string; section: 'main' | 'settings' | 'operations'; roles?: ('owner' | 'operator' | 'member')[] };
+
+/** Owners and operators change settings and see the queues; members read. */
+export const MANAGER_ROLES = ['owner', 'operator'] as const;
+
+/** Whether the person may manage things in the organization they are looking at. */
+export function canManage(signedIn: SignedIn | null): boolean {
+  return !!signedIn && (MANAGER_ROLES as readonly string[]).includes(signedIn.membership.role);
+}
+
+/** Whether the person is an owner or operator anywhere (the queues are shared by the whole install). */
+export function canOperate(signedIn: SignedIn | null): boolean {
+  return !!signedIn && signedIn.memberships.some((m) => (MANAGER_ROLES as readonly string[]).includes(m.role));
+}

@@ -1,0 +1,191 @@
+import { deleteSession, isSignUpOpen, PASSWORD_MIN_LENGTH, signUpFirstOwner, takeRateLimit, verifyCredentials } from '@tidings/core';
+import { createHash } from 'node:crypto';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono, type Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { clearDashboardCookie, SESSION_COOKIE, setFlash, takeFlash } from '../auth/cookies.ts';
+import { startSession } from '../auth/start-session.ts';
+import type { DashEnv } from '../env.ts';
+import { safeNext } from '../middleware/require.ts';
+import { Field, fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { CsrfField, Layout } from '../views/layout.tsx';
+import { render } from '../views/render.tsx';
+
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+
+type Form = Record<string, string>;
+
+async function formOf(c: Context<DashEnv>): Promise<Form> {
+  const body = await c.req.parseBody();
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : '']));
+}
+
+function clientAddress(c: Context<DashEnv>): string | null {
+  try {
+    return getConnInfo(c).remote.address ?? null;
+  } catch {
+    return null; // not served by @hono/node-server (app.request in tests): no socket to ask
+  }
+}
+
+/**
+ * Counts a sign-in attempt per email address and per client address (sliding 15 minutes in Redis, shared by every
+ * replica). Returns the minutes to wait when over the limit.
+ */
+async function signInRetryMinutes(c: Context<DashEnv>, email: string): Promise<number | null> {
+  const { redis, config } = c.var.deps;
+  const emailKey = createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
+  const address = clientAddress(c);
+  const base = `${config.redisPrefix}:dashboard:sign-in`;
+  const window = { windowMs: SIGN_IN_WINDOW_MS };
+  const results = await Promise.all([
+    takeRateLimit(redis, `${base}:email:${emailKey}`, { ...window, limit: config.signInRateLimit }),
+    // without a socket there is no address to count against (lumping them together would lock everyone out)
+    ...(address ? [takeRateLimit(redis, `${base}:address:${address}`, { ...window, limit: config.signInRateLimit * 5 })] : []),
+  ]);
+  const refused = results.filter((r) => !r.isAllowed);
+  if (refused.length === 0) return null;
+  return Math.ceil(Math.max(...refused.map((r) => r.resetSeconds)) / 60);
+}
+
+function SignInPage({ c, form, errors, isSignUpOpen }: { c: Context<DashEnv>; form: Form; errors: FieldErrors; isSignUpOpen: boolean }) {
+  return (
+    <Layout c={c} title="Sign in" flash={takeFlash(c)}>
+      <article class="auth-card">
+        <header>
+          <h1>Sign in</h1>
+          <p class="muted">to manage your messaging, API keys and queues.</p>
+        </header>
+        <form method="post" action="/sign-in" novalidate>
+          <CsrfField c={c} />
+          <input type="hidden" name="next" value={safeNext(form.next)} />
+          <FormError errors={errors} />
+          <Field name="email" label="Email" type="email" value={form.email} errors={errors} autocomplete="username" required autofocus />
+          <Field name="password" label="Password" type="password" errors={errors} autocomplete="current-password" required />
+          <button type="submit">Sign in</button>
+        </form>
+        <footer>
+          {isSignUpOpen ? (
+            <p>
+              New install? <a href="/sign-up">Create the first account</a> and its organization.
+            </p>
+          ) : (
+            <p class="muted">No account? Ask an owner of your organization for an invitation link.</p>
+          )}
+        </footer>
+      </article>
+    </Layout>
+  );
+}
+
+function SignUpPage({ c, form, errors }: { c: Context<DashEnv>; form: Form; errors: FieldErrors }) {
+  return (
+    <Layout c={c} title="Set up Tidings">
+      <article class="auth-card">
+        <header>
+          <h1>Set up Tidings</h1>
+          <p class="muted">The first account creates your organization and becomes its owner.</p>
+        </header>
+        <form method="post" action="/sign-up" novalidate>
+          <CsrfField c={c} />
+          <FormError errors={errors} />
+          <Field name="organizationName" label="Organization" value={form.organizationName} errors={errors} hint="Your company or project, e.g. Acme" required autofocus />
+          <Field name="name" label="Your name" value={form.name} errors={errors} autocomplete="name" />
+          <Field name="email" label="Email" type="email" value={form.email} errors={errors} autocomplete="username" required />
+          <Field
+            name="password"
+            label="Password"
+            type="password"
+            errors={errors}
+            autocomplete="new-password"
+            minlength={PASSWORD_MIN_LENGTH}
+            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
+            required
+          />
+          <button type="submit">Create organization</button>
+        </form>
+        <footer>
+          <p>
+            Already have an account? <a href="/sign-in">Sign in</a>
+          </p>
+        </footer>
+      </article>
+    </Layout>
+  );
+}
+
+function SignUpClosedPage({ c }: { c: Context<DashEnv> }) {
+  return (
+    <Layout c={c} title="Sign-up is closed">
+      <article class="auth-card">
+        <h1>Sign-up is closed</h1>
+        <p>
+          This install already has its owner. Ask an owner or operator for an invitation link (Settings &gt; Members), or to add you on the server
+          with:
+        </p>
+        <pre>
+          <code>npx tidings users create --org &lt;orgId&gt; --email you@example.com</code>
+        </pre>
+        <a href="/sign-in" role="button">
+          Sign in
+        </a>
+      </article>
+    </Layout>
+  );
+}
+
+/** Sign-up (the first account of an install), sign-in and sign-out. */
+export const authRoutes = new Hono<DashEnv>();
+
+authRoutes.get('/sign-in', async (c) => {
+  if (c.var.signedIn) return c.redirect(safeNext(c.req.query('next')), 303);
+  return render(c, <SignInPage c={c} form={{ next: c.req.query('next') ?? '/' }} errors={{}} isSignUpOpen={await isSignUpOpen(c.var.deps)} />);
+});
+
+authRoutes.post('/sign-in', async (c) => {
+  const form = await formOf(c);
+  const email = form.email ?? '';
+  const page = (errors: FieldErrors, status: 400 | 401 | 429) =>
+    render(c, <SignInPage c={c} form={{ email, next: form.next ?? '/' }} errors={errors} isSignUpOpen={false} />, status);
+  if (!email.trim() || !form.password) {
+    return page({ ...(!email.trim() && { email: 'Enter your email address.' }), ...(!form.password && { password: 'Enter your password.' }) }, 400);
+  }
+  const waitMinutes = await signInRetryMinutes(c, email);
+  if (waitMinutes !== null) {
+    c.header('Retry-After', String(waitMinutes * 60));
+    return page({ form: `Too many sign-in attempts. Try again in ${waitMinutes} minute${waitMinutes === 1 ? '' : 's'}.` }, 429);
+  }
+  const user = await verifyCredentials(c.var.deps, email, form.password);
+  if (!user) return page({ form: 'Email or password is incorrect.' }, 401);
+  await startSession(c, user.id);
+  return c.redirect(safeNext(form.next), 303);
+});
+
+authRoutes.get('/sign-up', async (c) => {
+  if (!(await isSignUpOpen(c.var.deps))) return render(c, <SignUpClosedPage c={c} />);
+  return render(c, <SignUpPage c={c} form={{}} errors={{}} />);
+});
+
+authRoutes.post('/sign-up', async (c) => {
+  const form = await formOf(c);
+  const input = { email: form.email ?? '', password: form.password ?? '', organizationName: form.organizationName ?? '', name: form.name };
+  let user;
+  try {
+    ({ user } = await signUpFirstOwner(c.var.deps, input));
+  } catch (error) {
+    const errors = fieldErrorsOf(error, ['email', 'password', 'organizationName']);
+    if (errors.form && !(await isSignUpOpen(c.var.deps))) return render(c, <SignUpClosedPage c={c} />, 403);
+    return render(c, <SignUpPage c={c} form={{ ...form, password: '' }} errors={errors} />, 400);
+  }
+  await startSession(c, user.id);
+  setFlash(c, 'Welcome to Tidings. Create an API key to start sending.');
+  return c.redirect('/', 303);
+});
+
+authRoutes.post('/sign-out', async (c) => {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (token) await deleteSession(c.var.deps, token);
+  clearDashboardCookie(c, SESSION_COOKIE);
+  setFlash(c, 'You are signed out.');
+  return c.redirect('/sign-in', 303);
+});

@@ -1,0 +1,10 @@
+import { apiKeysPage } from './api-keys.page.tsx';
+import { invitePage } from './invite.page.tsx';
+import { membersSettingsPage } from './members.page.tsx';
+import type { DashboardPage } from './page.ts';
+
+/**
+ * Every page behind sign-in, in sidebar order within each section. The first one with a navigation entry is the
+ * home page. Messages, sandbox inbox, webhooks, domains and numbers are added here as they are built.
+ */
+export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage];

@@ -1,0 +1,191 @@
+import { createInvitation, listMembers, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
+import { Hono, type Context } from 'hono';
+import { setFlash, takeFlash } from '../auth/cookies.ts';
+import { showOnceAt, takeReveal } from '../auth/reveal.ts';
+import { canManage, type DashEnv } from '../env.ts';
+import { requireManager, requireSignedIn } from '../middleware/require.ts';
+import { fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { CsrfField, Layout } from '../views/layout.tsx';
+import { render, Time } from '../views/render.tsx';
+import type { DashboardPage } from './page.ts';
+
+const BASE = '/settings/members';
+const ROLES: Role[] = ['member', 'operator', 'owner'];
+
+type Env = Context<DashEnv>;
+
+function InviteForm({ c, errors, email }: { c: Env; errors: FieldErrors; email?: string }) {
+  const isOwner = c.var.signedIn!.membership.role === 'owner';
+  return (
+    <section class="card" aria-labelledby="invite-title">
+      <h2 id="invite-title">Invite someone</h2>
+      <form method="post" action={`${BASE}/invitations`}>
+        <CsrfField c={c} />
+        <FormError errors={errors} />
+        <div class="create-row">
+          <label class="grow">
+            Email
+            <input type="email" name="email" value={email} placeholder="teammate@example.com" required aria-invalid={errors.email ? 'true' : undefined} />
+            {errors.email && <small>{errors.email}</small>}
+          </label>
+          <label>
+            Role
+            <select name="role">
+              {ROLES.filter((role) => isOwner || role !== 'owner').map((role) => (
+                <option value={role}>{role === 'member' ? 'Member: reads' : role === 'operator' ? 'Operator: manages' : 'Owner'}</option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">Create invitation link</button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function MembersTable({ members }: { members: Member[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="striped">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Email</th>
+            <th>Role</th>
+            <th>Joined</th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((m) => (
+            <tr>
+              <td class="name">{m.name ?? <span class="muted">—</span>}</td>
+              <td>{m.email}</td>
+              <td>
+                <span class="role">{m.role}</span>
+              </td>
+              <td>
+                <Time at={m.joinedAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function InvitationsTable({ c, invitations }: { c: Env; invitations: Invitation[] }) {
+  if (invitations.length === 0) return <p class="muted">No pending invitations.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="striped">
+        <thead>
+          <tr>
+            <th>Email</th>
+            <th>Role</th>
+            <th>Invited</th>
+            <th>Link expires</th>
+            {canManage(c.var.signedIn) && <th aria-label="Actions"></th>}
+          </tr>
+        </thead>
+        <tbody>
+          {invitations.map((invitation) => (
+            <tr>
+              <td class="name">{invitation.email}</td>
+              <td>
+                <span class="role">{invitation.role}</span>
+              </td>
+              <td>
+                <Time at={invitation.createdAt} />
+              </td>
+              <td>
+                <Time at={invitation.expiresAt} />
+              </td>
+              {canManage(c.var.signedIn) && (
+                <td>
+                  <form method="post" action={`${BASE}/invitations/${invitation.id}/revoke`} class="actions">
+                    <CsrfField c={c} />
+                    <button type="submit" class="outline small danger-outline">
+                      Revoke
+                    </button>
+                  </form>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+async function membersPage(c: Env, options: { errors?: FieldErrors; email?: string; status?: 200 | 400 | 409 } = {}) {
+  const { membership } = c.var.signedIn!;
+  const { members, invitations } = await listMembers(c.var.deps, membership.orgId);
+  const reveal = takeReveal(c, BASE);
+  const invited = reveal && invitations.find((i) => i.id === reveal.id);
+  const link = reveal && `${new URL(c.req.url).origin}/invite/${reveal.secret}`;
+  return render(
+    c,
+    <Layout c={c} title="Members" flash={takeFlash(c)}>
+      <hgroup class="page-title">
+        <h1>Members</h1>
+        <p>People who can sign in to {membership.orgName}. Owners and operators manage keys and settings; members read.</p>
+      </hgroup>
+      {invited && link && (
+        <article class="reveal">
+          <header>
+            <strong>Invitation for {invited.email}</strong>
+          </header>
+          <p>Send this link to them. It works once, for 7 days, and will not be shown again.</p>
+          <div role="group">
+            <input id="invite-link" readonly value={link} aria-label="Invitation link" />
+            <button type="button" data-copy="#invite-link">
+              Copy
+            </button>
+          </div>
+        </article>
+      )}
+      {canManage(c.var.signedIn) && <InviteForm c={c} errors={options.errors ?? {}} email={options.email} />}
+      <MembersTable members={members} />
+      <h2 class="section-heading">Pending invitations</h2>
+      <InvitationsTable c={c} invitations={invitations} />
+    </Layout>,
+    options.status ?? 200,
+  );
+}
+
+const routes = new Hono<DashEnv>();
+routes.use('*', requireSignedIn);
+routes.post('*', requireManager);
+
+routes.get('/', (c) => membersPage(c));
+
+routes.post('/invitations', async (c) => {
+  const form = await c.req.parseBody();
+  const signedIn = c.var.signedIn!;
+  const role = String(form.role ?? 'member') as Role;
+  const email = String(form.email ?? '');
+  if (!ROLES.includes(role) || (role === 'owner' && signedIn.membership.role !== 'owner')) {
+    return membersPage(c, { errors: { form: 'Only owners can invite owners.' }, email, status: 400 });
+  }
+  try {
+    const { invitation, token } = await createInvitation(c.var.deps, signedIn.membership.orgId, { email, role, invitedByUserId: signedIn.user.id });
+    return showOnceAt(c, BASE, { id: invitation.id, secret: token, kind: 'invited' });
+  } catch (error) {
+    return membersPage(c, { errors: fieldErrorsOf(error, ['email']), email, status: 400 });
+  }
+});
+
+routes.post('/invitations/:id/revoke', async (c) => {
+  await revokeInvitation(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'));
+  setFlash(c, 'The invitation is revoked: its link no longer works.');
+  return c.redirect(BASE, 303);
+});
+
+/** Settings > Members: the people of the organization, and invitations (a link shown once) for new ones. */
+export const membersSettingsPage: DashboardPage = {
+  path: BASE,
+  nav: { label: 'Members', href: BASE, section: 'settings' },
+  routes,
+};

@@ -1,0 +1,243 @@
+// The dashboard through HTTP (app.request), with real Postgres and Redis: forms, cookies, roles and isolation.
+import { createHash } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import { createApiKey, createUser } from '@tidings/core';
+import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { createDashboard } from '../src/app.ts';
+import { dashboardClient } from './client.ts';
+
+const deps = createTestDeps({ SIGN_IN_RATE_LIMIT: '3' });
+const app = createDashboard(deps);
+afterAll(() => deps.close());
+
+const PASSWORD = 'a good long password';
+let counter = 0;
+
+async function person(role: 'owner' | 'operator' | 'member', orgId?: string) {
+  counter += 1;
+  const org = orgId ?? (await makeOrganization(deps)).orgId;
+  const email = `p${counter}-${Date.now()}@dashboard.test`;
+  await createUser(deps, { orgId: org, email, password: PASSWORD, role });
+  return { orgId: org, email };
+}
+
+async function signedIn(role: 'owner' | 'operator' | 'member' = 'owner', orgId?: string) {
+  const who = await person(role, orgId);
+  const browser = dashboardClient(app);
+  const res = await browser.signIn(who.email, PASSWORD);
+  expect(res.status).toBe(303);
+  await browser.get('/settings/api-keys'); // a page with forms: its CSRF token is the session's
+  return { ...who, browser };
+}
+
+describe('CSRF', () => {
+  it('refuses a form without the token, or with another browser’s, and changes nothing', async () => {
+    const { email } = await person('owner');
+    const browser = dashboardClient(app);
+    await browser.get('/sign-in');
+    const missing = await browser.send('POST', '/sign-in', { email, password: PASSWORD });
+    expect(missing.status).toBe(403);
+    expect(missing.html).toContain('This form has expired');
+    expect(missing.setCookies.some((c) => c.startsWith('tidings_session='))).toBe(false);
+
+    const other = dashboardClient(app);
+    await other.get('/sign-in');
+    const foreign = await browser.send('POST', '/sign-in', { _csrf: other.csrf, email, password: PASSWORD });
+    expect(foreign.status).toBe(403);
+  });
+
+  it('binds the token to the session once signed in', async () => {
+    const { browser, orgId } = await signedIn('owner');
+    const preSessionToken = dashboardClient(app);
+    await preSessionToken.get('/sign-in');
+    const before = await deps.db.apiKey.count({ where: { orgId } });
+    const refused = await browser.post('/settings/api-keys', { _csrf: preSessionToken.csrf, name: 'Forged', permission: 'full', mode: 'live' });
+    expect(refused.status).toBe(403);
+    expect(await deps.db.apiKey.count({ where: { orgId } })).toBe(before);
+    const accepted = await browser.post('/settings/api-keys', { name: 'Real', permission: 'full', mode: 'live' });
+    expect(accepted.status).toBe(303);
+    expect(await deps.db.apiKey.count({ where: { orgId } })).toBe(before + 1);
+  });
+});
+
+describe('sign-in', () => {
+  it('sets an HttpOnly, SameSite=Lax session cookie, Secure except on plain-http localhost; the database keeps its hash', async () => {
+    const { email } = await person('owner');
+    const local = await dashboardClient(app).signIn(email, PASSWORD);
+    const localCookie = local.setCookies.find((c) => c.startsWith('tidings_session='))!;
+    expect(localCookie).toMatch(/HttpOnly/);
+    expect(localCookie).toMatch(/SameSite=Lax/);
+    expect(localCookie).not.toMatch(/Secure/);
+
+    const remote = await dashboardClient(app, 'https://dashboard.example.com').signIn(email, PASSWORD);
+    const remoteCookie = remote.setCookies.find((c) => c.startsWith('tidings_session='))!;
+    expect(remoteCookie).toMatch(/; Secure/);
+    expect(remoteCookie).toMatch(/HttpOnly/);
+
+    const token = localCookie.split(';')[0]!.split('=')[1]!;
+    expect(await deps.db.session.count({ where: { tokenHash: createHash('sha256').update(token).digest('hex') } })).toBe(1);
+    expect(await deps.db.session.count({ where: { tokenHash: token } })).toBe(0);
+  });
+
+  it('says what is wrong with the form', async () => {
+    const browser = dashboardClient(app);
+    await browser.get('/sign-in');
+    const empty = await browser.post('/sign-in', { email: '', password: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.html).toContain('Enter your email address.');
+    expect(empty.html).toContain('Enter your password.');
+  });
+
+  it('is rate limited per email address: past the limit even the right password is refused', async () => {
+    const { email } = await person('owner');
+    const browser = dashboardClient(app);
+    await browser.get('/sign-in');
+    for (let i = 0; i < 3; i++) {
+      const wrong = await browser.post('/sign-in', { email, password: 'not the password' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.html).toContain('Email or password is incorrect.');
+    }
+    const limited = await browser.post('/sign-in', { email, password: PASSWORD });
+    expect(limited.status).toBe(429);
+    expect(limited.html).toMatch(/Too many sign-in attempts. Try again in \d+ minutes?\./);
+    expect(limited.setCookies.some((c) => c.startsWith('tidings_session='))).toBe(false);
+  });
+
+  it('is rate limited per client address too, across email addresses', async () => {
+    const server = await new Promise<{ close(): void; url: string }>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve({ close: () => s.close(), url: `http://127.0.0.1:${info.port}` }));
+    });
+    try {
+      const page = await fetch(`${server.url}/sign-in`);
+      const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const attempt = async (i: number) => {
+        const body = new URLSearchParams({ _csrf: csrf, email: `nobody-${i}@dashboard.test`, password: 'not the password' });
+        const res = await fetch(`${server.url}/sign-in`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      const statuses = [];
+      for (let i = 0; i < 16; i++) statuses.push(await attempt(i)); // the limit is 3 per email, 15 per address
+      expect(statuses.slice(0, 15).every((status) => status === 401)).toBe(true);
+      expect(statuses[15]).toBe(429);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('returns to the page asked for, never to another site', async () => {
+    const { email } = await person('owner');
+    const browser = dashboardClient(app);
+    await browser.get('/sign-in');
+    const res = await browser.post('/sign-in', { email, password: PASSWORD, next: '//evil.example/' });
+    expect(res.location).toBe('/');
+  });
+
+  it('ends with sign-out: the old cookie no longer opens anything', async () => {
+    const { browser } = await signedIn('owner');
+    const cookie = browser.cookies.get('tidings_session')!;
+    expect((await browser.post('/sign-out')).location).toBe('/sign-in');
+    const replay = dashboardClient(app);
+    replay.cookies.set('tidings_session', cookie);
+    expect((await replay.get('/settings/api-keys')).location).toBe('/sign-in?next=%2Fsettings%2Fapi-keys');
+  });
+});
+
+describe('sign-up', () => {
+  it('is closed once the install has people, and says how to be added', async () => {
+    await person('owner');
+    const browser = dashboardClient(app);
+    const page = await browser.get('/sign-up');
+    expect(page.html).toContain('Sign-up is closed');
+    expect(page.html).toContain('tidings users create');
+    const before = await deps.db.organization.count();
+    const res = await browser.post('/sign-up', { organizationName: 'Sneaky', email: `x${Date.now()}@dashboard.test`, password: PASSWORD });
+    expect(res.status).toBe(403);
+    expect(await deps.db.organization.count()).toBe(before);
+  });
+});
+
+describe('API keys across organizations and roles', () => {
+  it('shows only the current organization’s keys, and another organization’s key is not found', async () => {
+    const mine = await signedIn('owner');
+    const theirs = await makeOrganization(deps, { name: 'Other Corp' });
+    const foreignKey = await createApiKey(deps, theirs.orgId, 'live', { name: 'Their secret key', permission: 'full' });
+
+    const list = await mine.browser.get('/settings/api-keys');
+    expect(list.status).toBe(200);
+    expect(list.html).toContain('Default key');
+    expect(list.html).not.toContain('Their secret key');
+    expect(list.html).not.toContain(foreignKey.prefix);
+
+    expect((await mine.browser.get(`/settings/api-keys/${foreignKey.id}/rotate`)).status).toBe(404);
+    for (const action of ['disable', 'rotate', 'delete']) {
+      const res = await mine.browser.post(`/settings/api-keys/${foreignKey.id}/${action}`);
+      expect(res.status).toBe(404);
+      expect(res.html).not.toContain('Their secret key');
+    }
+    const row = await deps.db.apiKey.findUniqueOrThrow({ where: { id: foreignKey.id } });
+    expect(row).toMatchObject({ disabledAt: null, deletedAt: null, previousKeyHash: null });
+
+    expect((await mine.browser.post('/organization', { orgId: theirs.orgId })).status).toBe(404);
+    expect((await mine.browser.get('/settings/api-keys')).html).not.toContain('Their secret key');
+  });
+
+  it('lets a member read the keys but not change them', async () => {
+    const owner = await signedIn('owner');
+    const member = await signedIn('member', owner.orgId);
+    const page = await member.browser.get('/settings/api-keys');
+    expect(page.html).toContain('Default key');
+    expect(page.html).not.toContain('Create API key');
+    const key = await deps.db.apiKey.findFirstOrThrow({ where: { orgId: owner.orgId } });
+    expect((await member.browser.post('/settings/api-keys', { name: 'Nope', permission: 'full', mode: 'live' })).status).toBe(403);
+    expect((await member.browser.post(`/settings/api-keys/${key.id}/disable`)).status).toBe(403);
+    expect(await deps.db.apiKey.count({ where: { orgId: owner.orgId, name: 'Nope' } })).toBe(0);
+    expect((await deps.db.apiKey.findUniqueOrThrow({ where: { id: key.id } })).disabledAt).toBeNull();
+  });
+
+  it('rotates "immediately": the old secret stops at once, and the new one is revealed a single time', async () => {
+    const { browser, orgId } = await signedIn('operator');
+    const key = await deps.db.apiKey.findFirstOrThrow({ where: { orgId } });
+    const rotated = await browser.post(`/settings/api-keys/${key.id}/rotate`, { immediately: 'true' });
+    expect(rotated.location).toBe('/settings/api-keys');
+    const row = await deps.db.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    expect(row.previousKeyHash).toBeNull();
+    expect(row.keyHash).not.toBe(key.keyHash);
+
+    const shown = await browser.get('/settings/api-keys');
+    const revealed = /id="new-key" readonly="" value="(sk_live_[^"]+)"/.exec(shown.html)?.[1];
+    expect(revealed && createHash('sha256').update(revealed).digest('hex')).toBe(row.keyHash);
+    expect((await browser.get('/settings/api-keys')).html).not.toContain(revealed);
+  });
+
+  it('answers a bad create form with the field named, and creates nothing', async () => {
+    const { browser, orgId } = await signedIn('operator');
+    const before = await deps.db.apiKey.count({ where: { orgId } });
+    const res = await browser.post('/settings/api-keys', { name: '   ', permission: 'full', mode: 'live' });
+    expect(res.status).toBe(400);
+    expect(res.html).toContain('Give the key a name (up to 100 characters).');
+    const odd = await browser.post('/settings/api-keys', { name: 'ok', permission: 'root', mode: 'live' });
+    expect(odd.status).toBe(400);
+    expect(await deps.db.apiKey.count({ where: { orgId } })).toBe(before);
+  });
+});
+
+describe('Bull Board', () => {
+  it('is for owners and operators: members get 403, visitors are sent to sign in', async () => {
+    const visitor = dashboardClient(app);
+    expect((await visitor.get('/admin/queues')).location).toBe('/sign-in?next=%2Fadmin%2Fqueues');
+    expect((await visitor.get('/admin/queues/api/queues')).status).toBe(401);
+
+    const member = await signedIn('member');
+    expect((await member.browser.get('/admin/queues')).status).toBe(403);
+    expect((await member.browser.get('/admin/queues/api/queues')).status).toBe(403);
+
+    const operator = await signedIn('operator');
+    const queues = await operator.browser.get('/admin/queues/api/queues');
+    expect(queues.status).toBe(200);
+    expect(JSON.parse(queues.html).queues.map((q: { name: string }) => q.name).sort()).toEqual(['email', 'maintenance', 'sms', 'webhooks']);
+    const crossSite = await operator.browser.send('PUT', '/admin/queues/api/queues/email/retry/failed', undefined, { 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+  });
+});

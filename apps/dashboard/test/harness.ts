@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp } from '@tidings/api/src/app.ts';
+import { createTestDeps, testDatabaseUrl, type TestDeps } from '@tidings/testing';
+import { Client } from 'pg';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { createDashboard } from '../src/app.ts';
+
+/** Debian's chromium with the flags that work offline and in a container. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * A database of its own, migrated and empty (an "empty install": the first sign-up creates the organization), on the
+ * test server. Migrated by the CLI in a child process, as the global setup does.
+ */
+export async function createEmptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const { adminUrl, url: testUrl } = testDatabaseUrl();
+  const name = `${new URL(testUrl).pathname.slice(1)}_b${randomUUID().slice(0, 8)}`;
+  const url = new URL(testUrl);
+  url.pathname = `/${name}`;
+  const admin = async (sql: string) => {
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const cli = path.resolve(__dirname, '../../../packages/cli/bin/tidings.js');
+  execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' }, stdio: 'pipe' });
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>): Promise<{ server: ServerType; url: string }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve({ server, url: `http://127.0.0.1:${info.port}` }));
+  });
+}
+
+function close(server: ServerType): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+export type Stack = {
+  deps: TestDeps;
+  apiUrl: string;
+  dashboardUrl: string;
+  browser: BrowserContext;
+  close(): Promise<void>;
+};
+
+/**
+ * The real API and the real dashboard on port 0 over an empty database and real Redis (the API without its key
+ * cache, so a disabled key is refused at once), and a headless chromium with a fresh profile.
+ * @example const stack = await startStack(); const page = await stack.browser.newPage(); ... await stack.close();
+ */
+export async function startStack(): Promise<Stack> {
+  const database = await createEmptyDatabase();
+  const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0' });
+  const api = await listen(createApp(deps).fetch);
+  const dashboard = await listen(createDashboard(deps).fetch);
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'tidings-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 } });
+  return {
+    deps,
+    apiUrl: api.url,
+    dashboardUrl: dashboard.url,
+    browser,
+    async close() {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+      // connections held open by the browser would keep server.close() waiting
+      (api.server as Server).closeAllConnections();
+      (dashboard.server as Server).closeAllConnections();
+      await Promise.all([close(api.server), close(dashboard.server)]);
+      await deps.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type { Db } from '@tidings/db';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+
+export type Role = 'owner' | 'operator' | 'member';
+export type User = { id: string; email: string; name: string | null; createdAt: string };
+export type Membership = { orgId: string; orgName: string; role: Role };
+
+export const PASSWORD_MIN_LENGTH = 10;
+const PASSWORD_MAX_LENGTH = 200;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Any constant: it serialises first sign-ups, so two at once cannot both create an organization.
+const FIRST_SIGN_UP_LOCK = 724_311_806;
+
+function toUser(row: { id: string; email: string; name: string | null; createdAt: Date }): User {
+  return { id: row.id, email: row.email, name: row.name, createdAt: row.createdAt.toISOString() };
+}
+
+/**
+ * Lower-cases and trims an email, or throws BAD_REQUEST naming the field.
+ * @example parsePersonEmail(' Ana@Example.com ') // 'ana@example.com'
+ */
+export function parsePersonEmail(email: string): string {
+  const normalized = email.trim().toLowerCase();
+  if (!EMAIL_PATTERN.test(normalized) || normalized.length > 254) throw new AppError('BAD_REQUEST', 'email: must be a valid email address');
+  return normalized;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN_LENGTH) throw new AppError('BAD_REQUEST', `password: must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  if (password.length > PASSWORD_MAX_LENGTH) throw new AppError('BAD_REQUEST', `password: must be at most ${PASSWORD_MAX_LENGTH} characters`);
+}
+
+/**
+ * True while nobody has an account: the next sign-up creates the organization and its owner.
+ * @example if (await isSignUpOpen(deps)) return c.redirect('/sign-up');
+ */
+export async function isSignUpOpen({ db }: Pick<Deps, 'db'>): Promise<boolean> {
+  return (await db.user.count()) === 0;
+}
+
+/**
+ * The first sign-up of an install: creates the organization and its owner in one transaction. Refused (FORBIDDEN)
+ * once anyone has an account; later people are added by `tidings users create`.
+ * @example const { user, orgId } = await signUpFirstOwner(deps, { email, password, organizationName: 'Acme' });
+ */
+export async function signUpFirstOwner(
+  { db }: Pick<Deps, 'db'>,
+  input: { email: string; password: string; organizationName: string; name?: string },
+): Promise<{ user: User; orgId: string }> {
+  const email = parsePersonEmail(input.email);
+  checkPassword(input.password);
+  const organizationName = input.organizationName.trim();
+  if (!organizationName || organizationName.length > 100) throw new AppError('BAD_REQUEST', 'organizationName: must be 1 to 100 characters');
+  const passwordHash = await hashPassword(input.password);
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${FIRST_SIGN_UP_LOCK})`;
+    if ((await tx.user.count()) > 0) throw new AppError('FORBIDDEN', 'Sign-up is closed: ask an owner to add you');
+    const org = await tx.organization.create({ data: { id: newId('org'), name: organizationName } });
+    const user = await tx.user.create({ data: { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null } });
+    await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: 'owner' } });
+    return { user: toUser(user), orgId: org.id };
+  });
+}
+
+/**
+ * Adds a person to an organization (the operator's `tidings users create`). A new email gets an account with
+ * `password`; an existing one just gains the membership. CONFLICT when already a member.
+ * @example await createUser(deps, { orgId, email: 'ana@example.com', password: 'a long password', role: 'operator' });
+ */
+export async function createUser(
+  { db }: Pick<Deps, 'db'>,
+  input: { orgId: string; email: string; password: string; role?: Role; name?: string },
+): Promise<{ user: User; membership: Membership; isNewUser: boolean }> {
+  const email = parsePersonEmail(input.email);
+  const role = input.role ?? 'member';
+  const org = await db.organization.findUnique({ where: { id: input.orgId } });
+  if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
+  const existing = await db.user.findUnique({ where: { email } });
+  if (!existing) checkPassword(input.password);
+  const passwordHash = existing ? null : await hashPassword(input.password);
+  return db.$transaction(async (tx) => {
+    const user = existing ?? (await tx.user.create({ data: { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null } }));
+    const member = await tx.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
+    if (member) throw new AppError('CONFLICT', `${email} is already a member of ${org.name}`);
+    await tx.membership.create({ data: { orgId: org.id, userId: user.id, role } });
+    return { user: toUser(user), membership: { orgId: org.id, orgName: org.name, role }, isNewUser: !existing };
+  });
+}
+
+/**
+ * The person with this email and password, or null (the same answer, and time, for an unknown email).
+ * @example const user = await verifyCredentials(deps, form.email, form.password);
+ */
+export async function verifyCredentials({ db }: Pick<Deps, 'db'>, email: string, password: string): Promise<User | null> {
+  const row = await db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  const isMatch = await verifyPassword(password, row?.passwordHash);
+  return row && isMatch ? toUser(row) : null;
+}
+
+/**
+ * The organizations a person belongs to, by name, oldest membership first.
+ * @example const memberships = await listMemberships(deps.db, user.id);
+ */
+export async function listMemberships(db: Pick<Db, 'membership'>, userId: string): Promise<Membership[]> {
+  const rows = await db.membership.findMany({ where: { userId }, include: { organization: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
+  return rows.map((row) => ({ orgId: row.orgId, orgName: row.organization.name, role: row.role }));
+}
