@@ -1,4 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import * as contracts from '@tidings/contracts';
+import { createResponseValidator } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 // Contract checks that do not trust our own code: the served document is read by a third-party validator, and
@@ -104,6 +106,38 @@ describe('the served OpenAPI document', () => {
       if (body && !op.responses['415']) problems.push(`${where}: takes a body but does not document 415`);
       for (const param of op.parameters ?? []) {
         if (param.in === 'path' && param.example === undefined && param.schema?.example === undefined) problems.push(`${where}: path parameter ${param.name} has no example`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('its examples are valid: each parses with its own zod schema, and each success example matches the document', async () => {
+    const doc = await servedDocument();
+    const problems: string[] = [];
+    // request bodies are strict zod objects, so an example field the schema lacks fails here too
+    const schemas = contracts as unknown as Record<string, { safeParse?: (v: unknown) => { success: boolean; error?: { message: string } } }>;
+    let parsed = 0;
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, { example?: unknown }>)) {
+      if (schema.example === undefined || typeof schemas[name]?.safeParse !== 'function') continue;
+      const result = schemas[name].safeParse!(schema.example);
+      parsed += 1;
+      if (!result.success) problems.push(`${name}: ${result.error?.message}`);
+    }
+    expect(parsed).toBeGreaterThanOrEqual(19);
+    // responses: the document's own (closed) schemas, as every test response is checked, so extra fields fail too
+    const check = createResponseValidator(doc);
+    for (const { path, method, op } of operationsOf(doc)) {
+      for (const [status, response] of Object.entries(op.responses).filter(([s]) => s.startsWith('2'))) {
+        const media = response.content?.['application/json'];
+        if (!media) continue;
+        const ref = media.schema.$ref as string | undefined;
+        const example = media.example ?? (ref ? doc.components.schemas[ref.split('/').pop()!].example : media.schema.example);
+        if (example === undefined) continue;
+        try {
+          check(method, `/v1${path.replace(/\{id\}/g, 'x_1')}`, Number(status), JSON.stringify(example));
+        } catch (error) {
+          problems.push((error as Error).message);
+        }
       }
     }
     expect(problems).toEqual([]);

@@ -5,6 +5,13 @@ export const DnsRecordStatus = z.enum(['pending', 'verified', 'failed']).openapi
   description: '`pending`: not found in DNS yet. `verified`: found with the expected value. `failed`: found with another value.',
 });
 
+const dnsRecordExamples = [
+  { purpose: 'returnPath', type: 'MX', name: 'send.example.com', value: 'feedback-smtp.us-east-1.amazonses.com', priority: 10, required: true, status: 'verified' },
+  { purpose: 'spf', type: 'TXT', name: 'send.example.com', value: 'v=spf1 include:amazonses.com ~all', required: true, status: 'verified' },
+  { purpose: 'dkim', type: 'TXT', name: 'resend._domainkey.example.com', value: 'p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7vbqajDw4o6gJy8UtmIbkcpnkO3Kwc4qsEnSZp/TR+fQi62F79RHWmwKOtFmwteURgLbj7D/WGNNIDBpFlw0akoIHM3K+QwNAybS5IIgtVAr0yKqvmy2FKVw0HiCSR0MqJOzQHpFpDrg1z3nY1Qz9DHeYl5H0C2oP5Ig2dLpQIDAQAB', required: true, status: 'verified' },
+  { purpose: 'dmarc', type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none;', required: false, status: 'pending' },
+] as const;
+
 export const DnsRecord = z
   .object({
     purpose: z.enum(['spf', 'dkim', 'dmarc', 'returnPath']).openapi({ description: 'What the record is for.' }),
@@ -15,8 +22,21 @@ export const DnsRecord = z
     required: z.boolean().openapi({ description: 'Whether verification waits for this record (DMARC is recommended, not required).' }),
     status: DnsRecordStatus,
   })
-  .openapi('DnsRecord');
+  .openapi('DnsRecord', { example: dnsRecordExamples[1] });
 export type DnsRecord = z.infer<typeof DnsRecord>;
+
+const emailDomainExample = {
+  id: 'dom_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  name: 'example.com',
+  status: 'verified',
+  provider: 'resend',
+  records: [...dnsRecordExamples],
+  defaultSender: { fromName: 'Acme', fromAddress: 'hello@example.com', replyTo: 'support@example.com' },
+  verifiedAt: '2026-11-23T08:12:00.000Z',
+  lastCheckedAt: '2026-11-23T08:12:00.000Z',
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:15:00.000Z',
+} as const;
 
 export const EmailDomain = z
   .object({
@@ -36,7 +56,7 @@ export const EmailDomain = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('EmailDomain');
+  .openapi('EmailDomain', { example: emailDomainExample });
 export type EmailDomain = z.infer<typeof EmailDomain>;
 
 export const AddEmailDomainBody = z
@@ -46,14 +66,14 @@ export const AddEmailDomainBody = z
       example: 'example.com',
     }),
   })
-  .openapi('AddEmailDomainBody');
+  .openapi('AddEmailDomainBody', { example: { name: 'example.com' } });
 export type AddEmailDomainBody = z.infer<typeof AddEmailDomainBody>;
 
 export const SetDefaultSenderBody = z
   .strictObject({
     fromName: z.string().trim().min(1).max(100).openapi({ example: 'Acme' }),
     fromAddress: z.email().max(254).openapi({ description: 'An address on this domain.', example: 'hello@example.com' }),
-    replyTo: z.email().max(254).optional(),
+    replyTo: z.email().max(254).optional().openapi({ example: 'support@example.com' }),
   })
-  .openapi('SetDefaultSenderBody');
+  .openapi('SetDefaultSenderBody', { example: { fromName: 'Acme', fromAddress: 'hello@example.com', replyTo: 'support@example.com' } });
 export type SetDefaultSenderBody = z.infer<typeof SetDefaultSenderBody>;

@@ -6,6 +6,16 @@ export type PhoneNumberType = z.infer<typeof PhoneNumberType>;
 
 const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550123');
 
+const availablePhoneNumberExample = {
+  number: '+14155550123',
+  type: 'local',
+  country: 'US',
+  region: 'CA',
+  locality: 'San Francisco',
+  features: ['sms', 'mms', 'voice'],
+  monthlyCost: { amount: '1.00', currency: 'USD' },
+} as const;
+
 export const AvailablePhoneNumber = z
   .object({
     number: z.string().openapi({ example: '+14155550123' }),
@@ -16,10 +26,12 @@ export const AvailablePhoneNumber = z
     features: z.array(z.string()).openapi({ example: ['sms', 'mms', 'voice'] }),
     monthlyCost: z.object({ amount: z.string(), currency: z.string() }).nullable(),
   })
-  .openapi('AvailablePhoneNumber');
+  .openapi('AvailablePhoneNumber', { example: availablePhoneNumberExample });
 export type AvailablePhoneNumber = z.infer<typeof AvailablePhoneNumber>;
 
-export const AvailablePhoneNumberList = z.object({ data: z.array(AvailablePhoneNumber) }).openapi('AvailablePhoneNumberList');
+export const AvailablePhoneNumberList = z
+  .object({ data: z.array(AvailablePhoneNumber) })
+  .openapi('AvailablePhoneNumberList', { example: { data: [availablePhoneNumberExample] } });
 
 export const SearchPhoneNumbersQuery = z.object({
   country: z
@@ -34,6 +46,18 @@ export const SearchPhoneNumbersQuery = z.object({
 });
 export type SearchPhoneNumbersQuery = z.infer<typeof SearchPhoneNumbersQuery>;
 
+const phoneNumberExample = {
+  id: 'pn_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  number: '+14155550123',
+  friendlyName: 'Support line',
+  isDefault: true,
+  type: 'local',
+  country: 'US',
+  provider: 'telnyx',
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:00:00.000Z',
+} as const;
+
 export const PhoneNumber = z
   .object({
     id: z.string().openapi({ example: 'pn_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
@@ -46,15 +70,15 @@ export const PhoneNumber = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('PhoneNumber');
+  .openapi('PhoneNumber', { example: phoneNumberExample });
 export type PhoneNumber = z.infer<typeof PhoneNumber>;
 
 export const PurchasePhoneNumberBody = z
   .strictObject({
     number: E164.openapi({ description: 'A number from phoneNumber.searchAvailable, in E.164.', example: '+14155550123' }),
-    friendlyName: z.string().trim().min(1).max(100).optional(),
+    friendlyName: z.string().trim().min(1).max(100).optional().openapi({ example: 'Support line' }),
   })
-  .openapi('PurchasePhoneNumberBody');
+  .openapi('PurchasePhoneNumberBody', { example: { number: '+14155550123', friendlyName: 'Support line' } });
 export type PurchasePhoneNumberBody = z.infer<typeof PurchasePhoneNumberBody>;
 
 export const UpdatePhoneNumberBody = z
@@ -63,5 +87,5 @@ export const UpdatePhoneNumberBody = z
     isDefault: z.boolean().optional().openapi({ description: '`true` makes this the default and unsets the previous one.' }),
   })
   .refine((b) => b.friendlyName !== undefined || b.isDefault !== undefined, { message: 'give friendlyName or isDefault', path: ['friendlyName'] })
-  .openapi('UpdatePhoneNumberBody');
+  .openapi('UpdatePhoneNumberBody', { example: { friendlyName: 'Support line', isDefault: true } });
 export type UpdatePhoneNumberBody = z.infer<typeof UpdatePhoneNumberBody>;

@@ -38,6 +38,32 @@ const Events = z
   .transform((types) => [...new Set(types)])
   .openapi({ description: 'The event types to receive.', example: ['message.delivered', 'message.bounced'] });
 
+const webhookExample = {
+  id: 'whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  url: 'https://example.com/webhooks/tidings',
+  events: ['message.delivered', 'message.bounced'],
+  description: 'Delivery receipts for the CRM',
+  enabled: true,
+  disabledReason: null,
+  failingSince: null,
+  previousSecretExpiresAt: null,
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:00:00.000Z',
+} as const;
+
+const webhookDeliveryExample = {
+  id: 'dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10',
+  webhookId: 'whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  eventId: 'evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  eventType: 'message.delivered',
+  status: 'succeeded',
+  attempts: 1,
+  nextAttemptAt: null,
+  lastAttempt: { statusCode: 200, durationMs: 84, error: null, at: '2026-11-23T08:05:00.120Z' },
+  createdAt: '2026-11-23T08:05:00.000Z',
+  updatedAt: '2026-11-23T08:05:00.204Z',
+} as const;
+
 export const Webhook = z
   .object({
     id: z.string().openapi({ example: 'whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
@@ -55,7 +81,7 @@ export const Webhook = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('Webhook');
+  .openapi('Webhook', { example: webhookExample });
 export type Webhook = z.infer<typeof Webhook>;
 
 export const WebhookWithSecret = Webhook.extend({
@@ -63,7 +89,7 @@ export const WebhookWithSecret = Webhook.extend({
     description: 'The signing secret (Standard Webhooks). Shown only in this response; store it now.',
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   }),
-}).openapi('WebhookWithSecret');
+}).openapi('WebhookWithSecret', { example: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
 export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
 
 export const WebhookDeliveryStatus = z.enum(['pending', 'succeeded', 'failed']);
@@ -89,21 +115,23 @@ export const WebhookDelivery = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('WebhookDelivery');
+  .openapi('WebhookDelivery', { example: webhookDeliveryExample });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 export const WebhookDetail = Webhook.extend({
   recentEvents: z.array(WebhookDelivery).openapi({ description: 'The last 20 deliveries, newest first.' }),
-}).openapi('WebhookDetail');
+}).openapi('WebhookDetail', { example: { ...webhookExample, recentEvents: [webhookDeliveryExample] } });
 export type WebhookDetail = z.infer<typeof WebhookDetail>;
 
 export const CreateWebhookBody = z
   .strictObject({
     url: WebhookUrl,
     events: Events,
-    description: z.string().trim().max(500).optional(),
+    description: z.string().trim().max(500).optional().openapi({ example: 'Delivery receipts for the CRM' }),
   })
-  .openapi('CreateWebhookBody');
+  .openapi('CreateWebhookBody', {
+    example: { url: 'https://example.com/webhooks/tidings', events: ['message.delivered', 'message.bounced'], description: 'Delivery receipts for the CRM' },
+  });
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 
 export const UpdateWebhookBody = z
@@ -114,7 +142,7 @@ export const UpdateWebhookBody = z
     enabled: z.boolean().optional().openapi({ description: '`true` re-enables a disabled endpoint.' }),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, events, description, enabled' })
-  .openapi('UpdateWebhookBody');
+  .openapi('UpdateWebhookBody', { example: { events: ['message.delivered', 'message.bounced', 'message.failed'], enabled: true } });
 export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
 
 export const ListWebhookEventsQuery = ListQuery.safeExtend({

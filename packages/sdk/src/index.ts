@@ -5,4 +5,6 @@ export type { RequestOptions, RequestSpec, HttpMethod } from './client.ts';
 export type { RetryOptions } from './retry.ts';
 export { verifyWebhook, webhookSignature, type WebhookEvent, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks.ts';
 export * from './resources/api-keys.resource.ts';
-export { Webhooks } from './resources/webhooks.resource.ts';
+export * from './resources/webhooks.resource.ts';
+export * from './resources/email-domains.resource.ts';
+export * from './resources/phone-numbers.resource.ts';

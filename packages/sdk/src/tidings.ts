@@ -1,6 +1,8 @@
 import { defaultSleep, HttpClient, type RequestOptions, type RequestSpec } from './client.ts';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 import { ApiKeys } from './resources/api-keys.resource.ts';
+import { EmailDomains } from './resources/email-domains.resource.ts';
+import { PhoneNumbers } from './resources/phone-numbers.resource.ts';
 import { Webhooks } from './resources/webhooks.resource.ts';
 
 export type TidingsOptions = {
@@ -39,6 +41,8 @@ function fromEnvironment(name: string): string | undefined {
 export class Tidings {
   readonly apiKeys: ApiKeys;
   readonly webhooks: Webhooks;
+  readonly emailDomains: EmailDomains;
+  readonly phoneNumbers: PhoneNumbers;
   private readonly client: HttpClient;
 
   constructor(options: TidingsOptions = {}) {
@@ -58,6 +62,8 @@ export class Tidings {
     });
     this.apiKeys = new ApiKeys(this.client);
     this.webhooks = new Webhooks(this.client);
+    this.emailDomains = new EmailDomains(this.client);
+    this.phoneNumbers = new PhoneNumbers(this.client);
   }
 
   /**

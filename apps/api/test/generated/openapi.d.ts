@@ -380,6 +380,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "name": "example.com"
+         *     }
+         */
         AddEmailDomainBody: {
             /**
              * @description A registrable domain or a subdomain of one, such as `example.com` or `mail.example.com`; no scheme or path.
@@ -492,6 +497,24 @@ export interface components {
              */
             key: string;
         };
+        /**
+         * @example {
+         *       "number": "+14155550123",
+         *       "type": "local",
+         *       "country": "US",
+         *       "region": "CA",
+         *       "locality": "San Francisco",
+         *       "features": [
+         *         "sms",
+         *         "mms",
+         *         "voice"
+         *       ],
+         *       "monthlyCost": {
+         *         "amount": "1.00",
+         *         "currency": "USD"
+         *       }
+         *     }
+         */
         AvailablePhoneNumber: {
             /** @example US */
             country: string;
@@ -516,6 +539,28 @@ export interface components {
             /** @enum {string} */
             type: "local" | "tollFree" | "mobile";
         };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "number": "+14155550123",
+         *           "type": "local",
+         *           "country": "US",
+         *           "region": "CA",
+         *           "locality": "San Francisco",
+         *           "features": [
+         *             "sms",
+         *             "mms",
+         *             "voice"
+         *           ],
+         *           "monthlyCost": {
+         *             "amount": "1.00",
+         *             "currency": "USD"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         AvailablePhoneNumberList: {
             data: components["schemas"]["AvailablePhoneNumber"][];
         };
@@ -539,7 +584,18 @@ export interface components {
              */
             permission?: "full" | "sending";
         };
+        /**
+         * @example {
+         *       "url": "https://example.com/webhooks/tidings",
+         *       "events": [
+         *         "message.delivered",
+         *         "message.bounced"
+         *       ],
+         *       "description": "Delivery receipts for the CRM"
+         *     }
+         */
         CreateWebhookBody: {
+            /** @example Delivery receipts for the CRM */
             description?: string;
             /**
              * @description The event types to receive.
@@ -555,6 +611,16 @@ export interface components {
              */
             url: string;
         };
+        /**
+         * @example {
+         *       "purpose": "spf",
+         *       "type": "TXT",
+         *       "name": "send.example.com",
+         *       "value": "v=spf1 include:amazonses.com ~all",
+         *       "required": true,
+         *       "status": "verified"
+         *     }
+         */
         DnsRecord: {
             /**
              * @description Fully qualified name to publish the record at.
@@ -580,6 +646,58 @@ export interface components {
             /** @example v=spf1 include:amazonses.com ~all */
             value: string;
         };
+        /**
+         * @example {
+         *       "id": "dom_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "name": "example.com",
+         *       "status": "verified",
+         *       "provider": "resend",
+         *       "records": [
+         *         {
+         *           "purpose": "returnPath",
+         *           "type": "MX",
+         *           "name": "send.example.com",
+         *           "value": "feedback-smtp.us-east-1.amazonses.com",
+         *           "priority": 10,
+         *           "required": true,
+         *           "status": "verified"
+         *         },
+         *         {
+         *           "purpose": "spf",
+         *           "type": "TXT",
+         *           "name": "send.example.com",
+         *           "value": "v=spf1 include:amazonses.com ~all",
+         *           "required": true,
+         *           "status": "verified"
+         *         },
+         *         {
+         *           "purpose": "dkim",
+         *           "type": "TXT",
+         *           "name": "resend._domainkey.example.com",
+         *           "value": "p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7vbqajDw4o6gJy8UtmIbkcpnkO3Kwc4qsEnSZp/TR+fQi62F79RHWmwKOtFmwteURgLbj7D/WGNNIDBpFlw0akoIHM3K+QwNAybS5IIgtVAr0yKqvmy2FKVw0HiCSR0MqJOzQHpFpDrg1z3nY1Qz9DHeYl5H0C2oP5Ig2dLpQIDAQAB",
+         *           "required": true,
+         *           "status": "verified"
+         *         },
+         *         {
+         *           "purpose": "dmarc",
+         *           "type": "TXT",
+         *           "name": "_dmarc.example.com",
+         *           "value": "v=DMARC1; p=none;",
+         *           "required": false,
+         *           "status": "pending"
+         *         }
+         *       ],
+         *       "defaultSender": {
+         *         "fromName": "Acme",
+         *         "fromAddress": "hello@example.com",
+         *         "replyTo": "support@example.com"
+         *       },
+         *       "verifiedAt": "2026-11-23T08:12:00.000Z",
+         *       "lastCheckedAt": "2026-11-23T08:12:00.000Z",
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:15:00.000Z"
+         *     }
+         */
         EmailDomain: {
             /**
              * Format: date-time
@@ -620,6 +738,64 @@ export interface components {
              */
             verifiedAt: string | null;
         };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "dom_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "name": "example.com",
+         *           "status": "verified",
+         *           "provider": "resend",
+         *           "records": [
+         *             {
+         *               "purpose": "returnPath",
+         *               "type": "MX",
+         *               "name": "send.example.com",
+         *               "value": "feedback-smtp.us-east-1.amazonses.com",
+         *               "priority": 10,
+         *               "required": true,
+         *               "status": "verified"
+         *             },
+         *             {
+         *               "purpose": "spf",
+         *               "type": "TXT",
+         *               "name": "send.example.com",
+         *               "value": "v=spf1 include:amazonses.com ~all",
+         *               "required": true,
+         *               "status": "verified"
+         *             },
+         *             {
+         *               "purpose": "dkim",
+         *               "type": "TXT",
+         *               "name": "resend._domainkey.example.com",
+         *               "value": "p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7vbqajDw4o6gJy8UtmIbkcpnkO3Kwc4qsEnSZp/TR+fQi62F79RHWmwKOtFmwteURgLbj7D/WGNNIDBpFlw0akoIHM3K+QwNAybS5IIgtVAr0yKqvmy2FKVw0HiCSR0MqJOzQHpFpDrg1z3nY1Qz9DHeYl5H0C2oP5Ig2dLpQIDAQAB",
+         *               "required": true,
+         *               "status": "verified"
+         *             },
+         *             {
+         *               "purpose": "dmarc",
+         *               "type": "TXT",
+         *               "name": "_dmarc.example.com",
+         *               "value": "v=DMARC1; p=none;",
+         *               "required": false,
+         *               "status": "pending"
+         *             }
+         *           ],
+         *           "defaultSender": {
+         *             "fromName": "Acme",
+         *             "fromAddress": "hello@example.com",
+         *             "replyTo": "support@example.com"
+         *           },
+         *           "verifiedAt": "2026-11-23T08:12:00.000Z",
+         *           "lastCheckedAt": "2026-11-23T08:12:00.000Z",
+         *           "createdAt": "2026-11-23T08:00:00.000Z",
+         *           "updatedAt": "2026-11-23T08:15:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
         EmailDomainList: {
             data: components["schemas"]["EmailDomain"][];
             hasMore: boolean;
@@ -634,6 +810,19 @@ export interface components {
         };
         /** @enum {string} */
         EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "contact.created" | "contact.updated" | "contact.deleted" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
+        /**
+         * @example {
+         *       "id": "pn_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "number": "+14155550123",
+         *       "friendlyName": "Support line",
+         *       "isDefault": true,
+         *       "type": "local",
+         *       "country": "US",
+         *       "provider": "telnyx",
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
         PhoneNumber: {
             country: string | null;
             /**
@@ -658,13 +847,39 @@ export interface components {
              */
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "pn_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "number": "+14155550123",
+         *           "friendlyName": "Support line",
+         *           "isDefault": true,
+         *           "type": "local",
+         *           "country": "US",
+         *           "provider": "telnyx",
+         *           "createdAt": "2026-11-23T08:00:00.000Z",
+         *           "updatedAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
         PhoneNumberList: {
             data: components["schemas"]["PhoneNumber"][];
             hasMore: boolean;
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @example {
+         *       "number": "+14155550123",
+         *       "friendlyName": "Support line"
+         *     }
+         */
         PurchasePhoneNumberBody: {
+            /** @example Support line */
             friendlyName?: string;
             /**
              * @description A number from phoneNumber.searchAvailable, in E.164.
@@ -684,6 +899,13 @@ export interface components {
              */
             immediately?: boolean;
         };
+        /**
+         * @example {
+         *       "fromName": "Acme",
+         *       "fromAddress": "hello@example.com",
+         *       "replyTo": "support@example.com"
+         *     }
+         */
         SetDefaultSenderBody: {
             /**
              * Format: email
@@ -693,15 +915,34 @@ export interface components {
             fromAddress: string;
             /** @example Acme */
             fromName: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @example support@example.com
+             */
             replyTo?: string;
         };
+        /**
+         * @example {
+         *       "friendlyName": "Support line",
+         *       "isDefault": true
+         *     }
+         */
         UpdatePhoneNumberBody: {
             /** @description `null` clears it. */
             friendlyName?: string | null;
             /** @description `true` makes this the default and unsets the previous one. */
             isDefault?: boolean;
         };
+        /**
+         * @example {
+         *       "events": [
+         *         "message.delivered",
+         *         "message.bounced",
+         *         "message.failed"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
         UpdateWebhookBody: {
             description?: string | null;
             /** @description `true` re-enables a disabled endpoint. */
@@ -720,6 +961,23 @@ export interface components {
              */
             url?: string;
         };
+        /**
+         * @example {
+         *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "url": "https://example.com/webhooks/tidings",
+         *       "events": [
+         *         "message.delivered",
+         *         "message.bounced"
+         *       ],
+         *       "description": "Delivery receipts for the CRM",
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "failingSince": null,
+         *       "previousSecretExpiresAt": null,
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
         Webhook: {
             /**
              * Format: date-time
@@ -755,6 +1013,25 @@ export interface components {
             updatedAt: string;
             url: string;
         };
+        /**
+         * @example {
+         *       "id": "dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
+         *       "webhookId": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "eventId": "evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "eventType": "message.delivered",
+         *       "status": "succeeded",
+         *       "attempts": 1,
+         *       "nextAttemptAt": null,
+         *       "lastAttempt": {
+         *         "statusCode": 200,
+         *         "durationMs": 84,
+         *         "error": null,
+         *         "at": "2026-11-23T08:05:00.120Z"
+         *       },
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "updatedAt": "2026-11-23T08:05:00.204Z"
+         *     }
+         */
         WebhookDelivery: {
             attempts: number;
             /**
@@ -795,22 +1072,124 @@ export interface components {
             updatedAt: string;
             webhookId: string;
         };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
+         *           "webhookId": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "eventId": "evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "eventType": "message.delivered",
+         *           "status": "succeeded",
+         *           "attempts": 1,
+         *           "nextAttemptAt": null,
+         *           "lastAttempt": {
+         *             "statusCode": 200,
+         *             "durationMs": 84,
+         *             "error": null,
+         *             "at": "2026-11-23T08:05:00.120Z"
+         *           },
+         *           "createdAt": "2026-11-23T08:05:00.000Z",
+         *           "updatedAt": "2026-11-23T08:05:00.204Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
             hasMore: boolean;
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @example {
+         *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "url": "https://example.com/webhooks/tidings",
+         *       "events": [
+         *         "message.delivered",
+         *         "message.bounced"
+         *       ],
+         *       "description": "Delivery receipts for the CRM",
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "failingSince": null,
+         *       "previousSecretExpiresAt": null,
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z",
+         *       "recentEvents": [
+         *         {
+         *           "id": "dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
+         *           "webhookId": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "eventId": "evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "eventType": "message.delivered",
+         *           "status": "succeeded",
+         *           "attempts": 1,
+         *           "nextAttemptAt": null,
+         *           "lastAttempt": {
+         *             "statusCode": 200,
+         *             "durationMs": 84,
+         *             "error": null,
+         *             "at": "2026-11-23T08:05:00.120Z"
+         *           },
+         *           "createdAt": "2026-11-23T08:05:00.000Z",
+         *           "updatedAt": "2026-11-23T08:05:00.204Z"
+         *         }
+         *       ]
+         *     }
+         */
         WebhookDetail: components["schemas"]["Webhook"] & {
             /** @description The last 20 deliveries, newest first. */
             recentEvents: components["schemas"]["WebhookDelivery"][];
         };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "url": "https://example.com/webhooks/tidings",
+         *           "events": [
+         *             "message.delivered",
+         *             "message.bounced"
+         *           ],
+         *           "description": "Delivery receipts for the CRM",
+         *           "enabled": true,
+         *           "disabledReason": null,
+         *           "failingSince": null,
+         *           "previousSecretExpiresAt": null,
+         *           "createdAt": "2026-11-23T08:00:00.000Z",
+         *           "updatedAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
         WebhookList: {
             data: components["schemas"]["Webhook"][];
             hasMore: boolean;
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @example {
+         *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "url": "https://example.com/webhooks/tidings",
+         *       "events": [
+         *         "message.delivered",
+         *         "message.bounced"
+         *       ],
+         *       "description": "Delivery receipts for the CRM",
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "failingSince": null,
+         *       "previousSecretExpiresAt": null,
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
         WebhookWithSecret: components["schemas"]["Webhook"] & {
             /**
              * @description The signing secret (Standard Webhooks). Shown only in this response; store it now.

@@ -1,11 +1,92 @@
+import type {
+  CreateWebhookBody,
+  EventType,
+  ListWebhookEventsQuery,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookDetail,
+  WebhookWithSecret,
+  z,
+} from '@tidings/contracts';
+import { path, type RequestOptions } from '../client.ts';
+import type { ListParams, PageIterator } from '../pagination.ts';
 import { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookHeaders } from '../webhooks.ts';
 import { Resource } from './resource.ts';
 
-/**
- * The webhook operations. For now the receiving side only: `verify`. The webhook.* endpoint methods
- * (create, list, get, update, delete, test, listEvents, rotateSecret) belong here too.
- */
+export type { EventType, Webhook, WebhookDelivery, WebhookDeliveryStatus, WebhookDetail, WebhookWithSecret };
+export type CreateWebhookParams = z.input<typeof CreateWebhookBody>;
+export type UpdateWebhookParams = z.input<typeof UpdateWebhookBody>;
+export type ListWebhooksParams = ListParams;
+export type ListWebhookEventsParams = Partial<ListWebhookEventsQuery>;
+
+/** The webhook operations (Settings > Webhooks; needs a `full` key), and `verify` for the receiving side. */
 export class Webhooks extends Resource {
+  /**
+   * webhook.create: registers an endpoint; `secret` (for `verify`) is in this response only.
+   * @example const { id, secret } = await tidings.webhooks.create({ url: 'https://example.com/hooks', events: ['message.delivered'] });
+   */
+  create(params: CreateWebhookParams, options?: RequestOptions): Promise<WebhookWithSecret> {
+    return this.client.request({ method: 'POST', path: '/webhooks', body: params }, options);
+  }
+
+  /**
+   * webhook.list: every endpoint, disabled ones included, newest first; never a secret.
+   * @example for await (const webhook of tidings.webhooks.list()) console.log(webhook.url, webhook.enabled);
+   */
+  list(params: ListWebhooksParams = {}, options?: RequestOptions): PageIterator<Webhook> {
+    return this.client.list<Webhook>('/webhooks', params, options);
+  }
+
+  /**
+   * webhook.get: the endpoint with `recentEvents`, its last 20 deliveries.
+   * @example const { recentEvents } = await tidings.webhooks.get('whk_123');
+   */
+  get(id: string, options?: RequestOptions): Promise<WebhookDetail> {
+    return this.client.request({ method: 'GET', path: path`/webhooks/${id}` }, options);
+  }
+
+  /**
+   * webhook.update: url, events, description, or `enabled: true` to re-enable a disabled endpoint.
+   * @example await tidings.webhooks.update('whk_123', { events: ['message.delivered', 'message.bounced'] });
+   */
+  update(id: string, params: UpdateWebhookParams, options?: RequestOptions): Promise<Webhook> {
+    return this.client.request({ method: 'PATCH', path: path`/webhooks/${id}`, body: params }, options);
+  }
+
+  /**
+   * webhook.delete: disables the endpoint (its history stays) and returns it.
+   * @example const { enabled } = await tidings.webhooks.delete('whk_123'); // false
+   */
+  delete(id: string, options?: RequestOptions): Promise<Webhook> {
+    return this.client.request({ method: 'DELETE', path: path`/webhooks/${id}` }, options);
+  }
+
+  /**
+   * webhook.test: sends a `webhook.test` event to this endpoint now; returns the pending delivery.
+   * @example const delivery = await tidings.webhooks.test('whk_123');
+   */
+  test(id: string, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/test` }, options);
+  }
+
+  /**
+   * webhook.listEvents: deliveries to this endpoint, newest first, with their latest attempt.
+   * @example for await (const delivery of tidings.webhooks.listEvents('whk_123', { status: 'failed' })) console.log(delivery.eventId);
+   */
+  listEvents(id: string, params: ListWebhookEventsParams = {}, options?: RequestOptions): PageIterator<WebhookDelivery> {
+    return this.client.list<WebhookDelivery>(path`/webhooks/${id}/events`, params, options);
+  }
+
+  /**
+   * webhook.rotateSecret: a new secret, shown once; for 24 h deliveries carry a signature with each.
+   * @example const { secret } = await tidings.webhooks.rotateSecret('whk_123');
+   */
+  rotateSecret(id: string, options?: RequestOptions): Promise<WebhookWithSecret> {
+    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/rotate-secret` }, options);
+  }
+
   /**
    * Verifies a delivery's Standard Webhooks signature and returns the event; throws INVALID_SIGNATURE otherwise.
    * @example const event = await tidings.webhooks.verify(rawBody, req.headers, 'whsec_...');

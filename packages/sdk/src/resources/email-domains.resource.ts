@@ -1,0 +1,60 @@
+import type { AddEmailDomainBody, DnsRecord, EmailDomain, SetDefaultSenderBody, z } from '@tidings/contracts';
+import { path, type RequestOptions } from '../client.ts';
+import type { ListParams, PageIterator } from '../pagination.ts';
+import { Resource } from './resource.ts';
+
+export type { DnsRecord, EmailDomain };
+export type AddEmailDomainParams = z.input<typeof AddEmailDomainBody>;
+export type SetDefaultSenderParams = z.input<typeof SetDefaultSenderBody>;
+export type ListEmailDomainsParams = ListParams;
+
+/** The emailDomain operations (Settings > Email Domains). Needs a `full` key. */
+export class EmailDomains extends Resource {
+  /**
+   * emailDomain.add: provisions the domain and returns the DNS records to publish, all `pending`.
+   * @example const { id, records } = await tidings.emailDomains.add({ name: 'example.com' });
+   */
+  add(params: AddEmailDomainParams, options?: RequestOptions): Promise<EmailDomain> {
+    return this.client.request({ method: 'POST', path: '/email-domains', body: params }, options);
+  }
+
+  /**
+   * emailDomain.list: the organization's sending domains, newest first.
+   * @example for await (const domain of tidings.emailDomains.list()) console.log(domain.name, domain.status);
+   */
+  list(params: ListEmailDomainsParams = {}, options?: RequestOptions): PageIterator<EmailDomain> {
+    return this.client.list<EmailDomain>('/email-domains', params, options);
+  }
+
+  /**
+   * emailDomain.get: the domain with each record's DNS status as last checked.
+   * @example const domain = await tidings.emailDomains.get('dom_123');
+   */
+  get(id: string, options?: RequestOptions): Promise<EmailDomain> {
+    return this.client.request({ method: 'GET', path: path`/email-domains/${id}` }, options);
+  }
+
+  /**
+   * emailDomain.verify: looks every record up in DNS now; `verified` once every required one matches.
+   * @example const { status } = await tidings.emailDomains.verify('dom_123');
+   */
+  verify(id: string, options?: RequestOptions): Promise<EmailDomain> {
+    return this.client.request({ method: 'POST', path: path`/email-domains/${id}/verify` }, options);
+  }
+
+  /**
+   * emailDomain.setDefault: the sender message.send uses when `from` is absent; an address on this domain.
+   * @example await tidings.emailDomains.setDefault('dom_123', { fromName: 'Acme', fromAddress: 'hello@example.com' });
+   */
+  setDefault(id: string, params: SetDefaultSenderParams, options?: RequestOptions): Promise<EmailDomain> {
+    return this.client.request({ method: 'PUT', path: path`/email-domains/${id}/default-sender`, body: params }, options);
+  }
+
+  /**
+   * emailDomain.delete: removes it at the provider too; sending from it afterwards is refused.
+   * @example await tidings.emailDomains.delete('dom_123');
+   */
+  delete(id: string, options?: RequestOptions): Promise<void> {
+    return this.client.request({ method: 'DELETE', path: path`/email-domains/${id}` }, options);
+  }
+}
