@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { applyProviderOutcome, recheckPendingDomains, relayOutbox, type Deps } from '@tidings/core';
+import { applyProviderOutcome, deleteExpiredSessions, recheckPendingDomains, relayOutbox, type Deps } from '@tidings/core';
 import { sandboxOutcomeFor } from '@tidings/providers';
 
 const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
@@ -13,6 +13,8 @@ export function sandboxOutcomeJobId(messageId: string): string {
 export const OUTBOX_RELAY = 'outbox-relay';
 /** The scheduler id (and job name) of the periodic DNS re-check of pending email domains. */
 export const RECHECK_PENDING_DOMAINS = 'recheck-pending-domains';
+/** The scheduler id (and job name) of the hourly removal of expired dashboard sessions. */
+export const DELETE_EXPIRED_SESSIONS = 'delete-expired-sessions';
 
 const SANDBOX_ERRORS = {
   bounced: { code: 'BOUNCED', message: 'The sandbox bounces every message to bounce@...' },
@@ -35,6 +37,7 @@ async function reportSandboxOutcome(deps: Deps, messageId: string) {
 export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
   if (job.name === OUTBOX_RELAY) return { relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) };
   if (job.name === RECHECK_PENDING_DOMAINS) return { rechecked: await recheckPendingDomains(deps) };
+  if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));
   deps.logger.warn({ jobId: job.id, name: job.name }, 'unknown maintenance job');
   return { outcome: 'unknown job' };

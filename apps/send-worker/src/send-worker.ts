@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import type { Deps } from '@tidings/core';
-import { maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS } from './maintenance.processor.ts';
+import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS } from './maintenance.processor.ts';
 import { buildProviders, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 
@@ -31,6 +31,7 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
   await deps.queues.maintenance.upsertJobScheduler(OUTBOX_RELAY, { every: settings.outboxRelayIntervalMs }, { name: OUTBOX_RELAY, data: {} });
   // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work
   await deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} });
+  await deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     workers,
