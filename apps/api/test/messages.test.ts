@@ -78,11 +78,35 @@ describe('message.send', () => {
     expect(await messageCount(orgId)).toBe(0);
   });
 
-  it('answers 400 "Template not found" for a templateId until templates are wired in', async () => {
+  it('sends with a template: renders at the API and keeps the version used, whatever later updates do', async () => {
     const { api } = await t.org({ mode: 'test' });
-    const res = await api.post('/v1/messages', { channelType: 'email', to: 'a@example.com', templateId: 'tpl_nope', variables: { name: 'Ada' } });
-    expect(res.status).toBe(400);
-    expect(res.body.message).toBe('templateId: Template not found');
+    const template = await api.post('/v1/templates', { name: 'Welcome', channelType: 'email', subject: 'Hi {{ name }}', html: '<p>Hello {{ name }}</p>', text: 'Hello {{ name }}' });
+    expect(template.status).toBe(201);
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'a@example.com', templateId: template.body.id, variables: { name: '<Ada>' } });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ subject: 'Hi <Ada>', html: '<p>Hello &lt;Ada&gt;</p>', text: 'Hello <Ada>', templateId: template.body.id, templateVersion: 1 });
+
+    await api.patch(`/v1/templates/${template.body.id}`, { subject: 'Changed {{ name }}' });
+    expect((await api.get(`/v1/messages/${sent.body.id}`)).body).toMatchObject({ subject: 'Hi <Ada>', templateVersion: 1 });
+    const latest = await api.post('/v1/messages', { channelType: 'email', to: 'a@example.com', templateId: template.body.id, variables: { name: 'Bo' } });
+    expect(latest.body).toMatchObject({ subject: 'Changed Bo', templateVersion: 2 });
+    const pinned = await api.post('/v1/messages', { channelType: 'email', to: 'a@example.com', templateId: template.body.id, templateVersion: 1, variables: { name: 'Bo' } });
+    expect(pinned.body).toMatchObject({ subject: 'Hi Bo', templateVersion: 1 });
+  });
+
+  it('a template send with a missing variable, an unknown or a deleted template is 400 and sends nothing', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const template = await api.post('/v1/templates', { name: 'OTP', channelType: 'sms', body: 'Code {{ code }}' });
+    const missing = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', templateId: template.body.id, variables: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toMatch(/code/);
+    const unknown = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', templateId: 'tpl_nope', variables: { code: '1' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/^templateId: /);
+    await api.delete(`/v1/templates/${template.body.id}`);
+    const deleted = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', templateId: template.body.id, variables: { code: '1' } });
+    expect(deleted.status).toBe(400);
+    expect(await messageCount(orgId)).toBe(0);
   });
 
   it('for live keys sends only from verified domains and owned numbers, or their defaults', async () => {

@@ -119,7 +119,7 @@ export type BatchItemError = z.infer<typeof BatchItemError>;
 
 export const SendBatchResponse = z
   .object({
-    data: z.array(Message.nullable()).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
+    data: z.array(z.union([Message, z.null()])).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
     errors: z.array(BatchItemError),
   })
   .openapi('SendBatchResponse');
