@@ -175,13 +175,13 @@ export type BatchItemError = z.infer<typeof BatchItemError>;
 
 export const SendBatchResponse = z
   .object({
-    data: z.array(Message.nullable()).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
+    data: z.array(z.union([Message, z.null()])).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
     errors: z.array(BatchItemError),
   })
   .openapi('SendBatchResponse', {
     example: {
-      data: [messageExample],
-      errors: [],
+      data: [messageExample, null],
+      errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }],
     },
   });
 export type SendBatchResponse = z.infer<typeof SendBatchResponse>;

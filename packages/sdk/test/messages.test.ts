@@ -21,6 +21,20 @@ describe('tidings.messages against the running API', () => {
     expect(read.events[0].status).toBe(sent.status);
   });
 
+  it('sends a batch: valid items are accepted, a bad one is null in data and listed in errors (checked against the document)', async () => {
+    const { tidings } = await api.org({}, { mode: 'test' });
+    const batch = await tidings.messages.sendBatch({
+      messages: [
+        { channelType: 'email', to: 'ada@example.com', from: 'hello@example.com', subject: 'One', text: 'First' },
+        { channelType: 'sms', to: 'not-a-number', body: 'Second' },
+      ],
+    });
+    expect(batch.data).toHaveLength(2);
+    expect(batch.data[0]).toMatchObject({ to: 'ada@example.com', subject: 'One' });
+    expect(batch.data[1]).toBeNull();
+    expect(batch.errors).toEqual([expect.objectContaining({ index: 1, code: 'BAD_REQUEST' })]);
+  });
+
   it('typed error: 404 for an unknown message id', async () => {
     const { tidings } = await api.org({}, { mode: 'test' });
     const error = await tidings.messages.get('msg_doesnotexist').catch((e: unknown) => e);

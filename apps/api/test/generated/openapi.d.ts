@@ -1960,14 +1960,21 @@ export interface components {
          *           "failedAt": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:00:03.000Z"
-         *         }
+         *         },
+         *         null
          *       ],
-         *       "errors": []
+         *       "errors": [
+         *         {
+         *           "index": 1,
+         *           "code": "BAD_REQUEST",
+         *           "message": "to: must be an E.164 phone number"
+         *         }
+         *       ]
          *     }
          */
         SendBatchResponse: {
             /** @description One entry per item, in order; null where the item failed. */
-            data: (components["schemas"]["Message"] & (Record<string, never> | null))[];
+            data: (components["schemas"]["Message"] | null)[];
             errors: components["schemas"]["BatchItemError"][];
         };
         /**
