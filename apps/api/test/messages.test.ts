@@ -78,11 +78,11 @@ describe('message.send', () => {
     expect(await messageCount(orgId)).toBe(0);
   });
 
-  it('answers 400 "Template not found" for a templateId until templates are wired in', async () => {
+  it('answers 400 naming templateId for an unknown template', async () => {
     const { api } = await t.org({ mode: 'test' });
     const res = await api.post('/v1/messages', { channelType: 'email', to: 'a@example.com', templateId: 'tpl_nope', variables: { name: 'Ada' } });
     expect(res.status).toBe(400);
-    expect(res.body.message).toBe('templateId: Template not found');
+    expect(res.body.message).toBe('templateId: no such template');
   });
 
   it('for live keys sends only from verified domains and owned numbers, or their defaults', async () => {
