@@ -45,6 +45,19 @@ export const ContactAttributes = z.record(z.string(), AttributeValue).openapi({
   example: { plan: 'pro', seats: 12, trial: false, signupAt: '2026-01-15', tags: ['beta'] },
 });
 
+const contactExample = {
+  id: 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  email: 'ada@example.com',
+  phone: '+14155550123',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  attributes: { plan: 'pro', seats: 12 },
+  emailSubscribed: true,
+  smsSubscribed: false,
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:05:00.000Z',
+} as const;
+
 export const Contact = z
   .object({
     id: z.string().openapi({ example: 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
@@ -58,7 +71,7 @@ export const Contact = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('Contact');
+  .openapi('Contact', { example: contactExample });
 export type Contact = z.infer<typeof Contact>;
 
 const name = storableText().trim().max(100);
@@ -79,7 +92,9 @@ export const CreateContactBody = z
     smsSubscribed: z.boolean().default(true),
   })
   .refine((c) => c.email !== undefined || c.phone !== undefined, { message: 'email or phone is required', path: ['email'] })
-  .openapi('CreateContactBody');
+  .openapi('CreateContactBody', {
+    example: { email: 'ada@example.com', phone: '+14155550123', firstName: 'Ada', lastName: 'Lovelace', attributes: { plan: 'pro', seats: 12 }, smsSubscribed: false },
+  });
 export type CreateContactBody = z.infer<typeof CreateContactBody>;
 
 export const UpdateContactBody = z
@@ -96,7 +111,7 @@ export const UpdateContactBody = z
     smsSubscribed: z.boolean().optional(),
   })
   .refine((c) => Object.keys(c).length > 0, { message: 'give at least one field to change' })
-  .openapi('UpdateContactBody');
+  .openapi('UpdateContactBody', { example: { lastName: 'King', attributes: { plan: 'team', trial: null }, emailSubscribed: false } });
 export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
 
 export const MAX_BULK_CONTACTS = 1000;
@@ -111,7 +126,14 @@ export const BulkCreateContactsBody = z
       .max(MAX_BULK_CONTACTS)
       .openapi({ items: { $ref: '#/components/schemas/CreateContactBody' } } as object),
   })
-  .openapi('BulkCreateContactsBody');
+  .openapi('BulkCreateContactsBody', {
+    example: {
+      contacts: [
+        { email: 'ada@example.com', firstName: 'Ada', attributes: { plan: 'pro' } },
+        { phone: '+14155550124', firstName: 'Grace' },
+      ],
+    },
+  });
 export type BulkCreateContactsBody = z.infer<typeof BulkCreateContactsBody>;
 
 export const RowError = z
@@ -121,7 +143,9 @@ export type RowError = z.infer<typeof RowError>;
 
 export const BulkCreateContactsResult = z
   .object({ created: z.array(Contact), errors: z.array(RowError) })
-  .openapi('BulkCreateContactsResult');
+  .openapi('BulkCreateContactsResult', {
+    example: { created: [contactExample], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'email: Invalid email address' }] },
+  });
 export type BulkCreateContactsResult = z.infer<typeof BulkCreateContactsResult>;
 
 export const ContactListQuery = ListQuery.safeExtend({

@@ -56,8 +56,47 @@ export const SendMessageBody = z
       .optional()
       .openapi({ description: 'A flat map of strings, up to 20 keys.' }),
   })
-  .openapi('SendMessageBody');
+  .openapi('SendMessageBody', {
+    example: {
+      channelType: 'email',
+      to: 'ada@example.com',
+      from: 'Acme <hello@example.com>',
+      subject: 'Your sign-in code',
+      html: '<p>Your code is <strong>123456</strong>.</p>',
+      text: 'Your code is 123456.',
+      tags: ['auth'],
+      metadata: { userId: 'usr_42' },
+    },
+  });
 export type SendMessageBody = z.infer<typeof SendMessageBody>;
+
+const messageExample = {
+  id: 'msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  channelType: 'email',
+  to: 'ada@example.com',
+  from: 'Acme <hello@example.com>',
+  subject: 'Your sign-in code',
+  text: 'Your code is 123456.',
+  html: '<p>Your code is <strong>123456</strong>.</p>',
+  body: null,
+  templateId: null,
+  templateVersion: null,
+  contactId: 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  status: 'delivered',
+  segments: null,
+  provider: 'resend',
+  providerMessageId: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c',
+  error: null,
+  attempts: 1,
+  tags: ['auth'],
+  metadata: { userId: 'usr_42' },
+  scheduledAt: null,
+  sentAt: '2026-11-23T08:00:01.000Z',
+  deliveredAt: '2026-11-23T08:00:03.000Z',
+  failedAt: null,
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:00:03.000Z',
+} as const;
 
 export const MessageError = z.object({ code: z.string(), message: z.string() }).openapi('MessageError');
 
@@ -89,7 +128,7 @@ export const Message = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('Message');
+  .openapi('Message', { example: messageExample });
 export type Message = z.infer<typeof Message>;
 
 export const MessageStatusEvent = z
@@ -99,7 +138,17 @@ export type MessageStatusEvent = z.infer<typeof MessageStatusEvent>;
 
 export const MessageWithEvents = Message.extend({
   events: z.array(MessageStatusEvent).openapi({ description: 'The status history, oldest first.' }),
-}).openapi('MessageWithEvents');
+}).openapi('MessageWithEvents', {
+  example: {
+    ...messageExample,
+    events: [
+      { status: 'queued', error: null, createdAt: '2026-11-23T08:00:00.000Z' },
+      { status: 'sending', error: null, createdAt: '2026-11-23T08:00:00.500Z' },
+      { status: 'sent', error: null, createdAt: '2026-11-23T08:00:01.000Z' },
+      { status: 'delivered', error: null, createdAt: '2026-11-23T08:00:03.000Z' },
+    ],
+  },
+});
 export type MessageWithEvents = z.infer<typeof MessageWithEvents>;
 
 // Items are validated one by one (so one bad item does not sink the batch): the request schema only checks the
@@ -111,7 +160,14 @@ export const SendBatchBody = z
       .min(1)
       .max(100),
   })
-  .openapi('SendBatchBody');
+  .openapi('SendBatchBody', {
+    example: {
+      messages: [
+        { channelType: 'email', to: 'ada@example.com', subject: 'Welcome', text: 'Welcome aboard, Ada.' },
+        { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456.' },
+      ],
+    },
+  });
 export type SendBatchBody = z.infer<typeof SendBatchBody>;
 
 export const BatchItemError = z.object({ index: z.number().int(), code: z.string(), message: z.string() }).openapi('BatchItemError');
@@ -122,7 +178,12 @@ export const SendBatchResponse = z
     data: z.array(z.union([Message, z.null()])).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
     errors: z.array(BatchItemError),
   })
-  .openapi('SendBatchResponse');
+  .openapi('SendBatchResponse', {
+    example: {
+      data: [messageExample, null],
+      errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }],
+    },
+  });
 export type SendBatchResponse = z.infer<typeof SendBatchResponse>;
 
 export const MessageListQuery = ListQuery.safeExtend({

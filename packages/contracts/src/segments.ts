@@ -168,6 +168,20 @@ export const SegmentCriteriaSchema = z
     },
   });
 
+const criteriaExample = {
+  all: [
+    { field: 'emailSubscribed', op: 'eq', value: true },
+    { any: [{ field: 'attributes.plan', op: 'in', value: ['pro', 'team'] }, { field: 'attributes.seats', op: 'gte', value: 10 }] },
+  ],
+};
+const segmentExample = {
+  id: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  name: 'Paying customers',
+  criteria: criteriaExample,
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:00:00.000Z',
+};
+
 export const Segment = z
   .object({
     id: z.string().openapi({ example: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
@@ -176,21 +190,21 @@ export const Segment = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
-  .openapi('Segment');
+  .openapi('Segment', { example: segmentExample });
 export type Segment = z.infer<typeof Segment>;
 
 export const SegmentWithCount = Segment.extend({
   contactCount: z.number().int().openapi({ description: 'Contacts matching the criteria now.' }),
-}).openapi('SegmentWithCount');
+}).openapi('SegmentWithCount', { example: { ...segmentExample, contactCount: 128 } });
 export type SegmentWithCount = z.infer<typeof SegmentWithCount>;
 
 export const CreateSegmentBody = z
   .strictObject({ name: storableText().trim().min(1).max(200), criteria: SegmentCriteriaSchema })
-  .openapi('CreateSegmentBody');
+  .openapi('CreateSegmentBody', { example: { name: 'Paying customers', criteria: criteriaExample } });
 export type CreateSegmentBody = z.infer<typeof CreateSegmentBody>;
 
 export const UpdateSegmentBody = z
   .strictObject({ name: storableText().trim().min(1).max(200).optional(), criteria: SegmentCriteriaSchema.optional() })
   .refine((s) => s.name !== undefined || s.criteria !== undefined, { message: 'give name and/or criteria' })
-  .openapi('UpdateSegmentBody');
+  .openapi('UpdateSegmentBody', { example: { name: 'Paying customers (10+ seats)' } });
 export type UpdateSegmentBody = z.infer<typeof UpdateSegmentBody>;

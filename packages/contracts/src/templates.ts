@@ -8,6 +8,21 @@ const MAX_VERSION = 2_147_483_647;
 export const TemplateChannelType = z.enum(['email', 'sms']);
 export type TemplateChannelType = z.infer<typeof TemplateChannelType>;
 
+const templateExample = {
+  id: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  name: 'sign-in-code',
+  channelType: 'email',
+  subject: 'Your code, {{firstName}}',
+  html: '<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>',
+  text: 'Hi {{firstName}}, your code is {{code}}.',
+  body: null,
+  variables: ['firstName', 'code'],
+  version: 2,
+  deletedAt: null,
+  createdAt: '2026-11-23T08:00:00.000Z',
+  updatedAt: '2026-11-23T08:30:00.000Z',
+} as const;
+
 export const Template = z
   .object({
     id: z.string().openapi({ example: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
@@ -23,7 +38,7 @@ export const Template = z
     createdAt: Timestamp,
     updatedAt: Timestamp.openapi({ description: 'When this version was written.' }),
   })
-  .openapi('Template');
+  .openapi('Template', { example: templateExample });
 export type Template = z.infer<typeof Template>;
 
 const templateText = (max: number, description: string) => storableText().min(1).max(max).openapi({ description });
@@ -53,7 +68,15 @@ export const CreateTemplateBody = z
       }
     }
   })
-  .openapi('CreateTemplateBody');
+  .openapi('CreateTemplateBody', {
+    example: {
+      name: 'sign-in-code',
+      channelType: 'email',
+      subject: 'Your code, {{firstName}}',
+      html: '<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>',
+      text: 'Hi {{firstName}}, your code is {{code}}.',
+    },
+  });
 export type CreateTemplateBody = z.infer<typeof CreateTemplateBody>;
 
 export const UpdateTemplateBody = z
@@ -65,7 +88,9 @@ export const UpdateTemplateBody = z
     body: body.optional(),
   })
   .refine((t) => Object.keys(t).length > 0, { message: 'give at least one field to change' })
-  .openapi('UpdateTemplateBody', { description: 'Writes version N+1 from the latest version and these changes. The channel type cannot change.' });
+  .openapi('UpdateTemplateBody', {
+    example: { subject: 'Your sign-in code, {{firstName}}' },
+    description: 'Writes version N+1 from the latest version and these changes. The channel type cannot change.' });
 export type UpdateTemplateBody = z.infer<typeof UpdateTemplateBody>;
 
 export const TemplateListQuery = ListQuery.safeExtend({
@@ -97,7 +122,7 @@ export const PreviewTemplateBody = z
     variables: TemplateVariables.default({}),
     version: z.number().int().min(1).max(MAX_VERSION).optional().openapi({ description: 'The version to render; the latest when absent.' }),
   })
-  .openapi('PreviewTemplateBody');
+  .openapi('PreviewTemplateBody', { example: { variables: { firstName: 'Ada', code: '123456' }, version: 2 } });
 export type PreviewTemplateBody = z.infer<typeof PreviewTemplateBody>;
 
 export const TemplatePreview = z
@@ -112,5 +137,17 @@ export const TemplatePreview = z
     segments: z.number().int().nullable().openapi({ description: 'SMS only: how many segments the body takes.' }),
     encoding: z.enum(['GSM-7', 'UCS-2']).nullable().openapi({ description: 'SMS only: GSM-7 or UCS-2.' }),
   })
-  .openapi('TemplatePreview');
+  .openapi('TemplatePreview', {
+    example: {
+      templateId: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+      version: 2,
+      channelType: 'email',
+      subject: 'Your code, Ada',
+      html: '<p>Hi Ada, your code is <strong>123456</strong>.</p>',
+      text: 'Hi Ada, your code is 123456.',
+      body: null,
+      segments: null,
+      encoding: null,
+    },
+  });
 export type TemplatePreview = z.infer<typeof TemplatePreview>;

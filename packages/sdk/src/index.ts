@@ -8,3 +8,7 @@ export * from './resources/api-keys.resource.ts';
 export * from './resources/webhooks.resource.ts';
 export * from './resources/email-domains.resource.ts';
 export * from './resources/phone-numbers.resource.ts';
+export * from './resources/messages.resource.ts';
+export * from './resources/contacts.resource.ts';
+export * from './resources/templates.resource.ts';
+export * from './resources/segments.resource.ts';

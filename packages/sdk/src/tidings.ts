@@ -1,8 +1,12 @@
 import { defaultSleep, HttpClient, type RequestOptions, type RequestSpec } from './client.ts';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 import { ApiKeys } from './resources/api-keys.resource.ts';
+import { Contacts } from './resources/contacts.resource.ts';
 import { EmailDomains } from './resources/email-domains.resource.ts';
+import { Messages } from './resources/messages.resource.ts';
 import { PhoneNumbers } from './resources/phone-numbers.resource.ts';
+import { Segments } from './resources/segments.resource.ts';
+import { Templates } from './resources/templates.resource.ts';
 import { Webhooks } from './resources/webhooks.resource.ts';
 
 export type TidingsOptions = {
@@ -43,6 +47,10 @@ export class Tidings {
   readonly webhooks: Webhooks;
   readonly emailDomains: EmailDomains;
   readonly phoneNumbers: PhoneNumbers;
+  readonly messages: Messages;
+  readonly contacts: Contacts;
+  readonly templates: Templates;
+  readonly segments: Segments;
   private readonly client: HttpClient;
 
   constructor(options: TidingsOptions = {}) {
@@ -64,6 +72,10 @@ export class Tidings {
     this.webhooks = new Webhooks(this.client);
     this.emailDomains = new EmailDomains(this.client);
     this.phoneNumbers = new PhoneNumbers(this.client);
+    this.messages = new Messages(this.client);
+    this.contacts = new Contacts(this.client);
+    this.templates = new Templates(this.client);
+    this.segments = new Segments(this.client);
   }
 
   /**

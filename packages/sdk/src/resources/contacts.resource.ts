@@ -1,0 +1,61 @@
+import type { BulkCreateContactsResult, Contact, ContactListQuery, CreateContactBody, RowError, UpdateContactBody, z } from '@tidings/contracts';
+import { path, type RequestOptions } from '../client.ts';
+import type { ListParams, PageIterator } from '../pagination.ts';
+import { Resource } from './resource.ts';
+
+export type { BulkCreateContactsResult, Contact, RowError };
+export type CreateContactParams = z.input<typeof CreateContactBody>;
+export type UpdateContactParams = z.input<typeof UpdateContactBody>;
+export type BulkCreateContactsParams = { contacts: CreateContactParams[] };
+export type ListContactsParams = ListParams & Partial<Omit<z.input<typeof ContactListQuery>, keyof ListParams>>;
+
+/** The contact operations: the people messages go to. */
+export class Contacts extends Resource {
+  /**
+   * contact.create: email or phone (or both) is required; a retried call with the same idempotency key creates one contact.
+   * @example const contact = await tidings.contacts.create({ email: 'ada@example.com', firstName: 'Ada' });
+   */
+  create(params: CreateContactParams, options?: RequestOptions): Promise<Contact> {
+    return this.client.request({ method: 'POST', path: '/contacts', body: params, acceptsIdempotencyKey: true }, options);
+  }
+
+  /**
+   * contact.list: newest first; filter by email, phone, name prefix (`q`), segment or subscription.
+   * @example for await (const contact of tidings.contacts.list({ q: 'ada' })) console.log(contact.email);
+   */
+  list(params: ListContactsParams = {}, options?: RequestOptions): PageIterator<Contact> {
+    return this.client.list<Contact>('/contacts', params, options);
+  }
+
+  /**
+   * contact.get
+   * @example const contact = await tidings.contacts.get('con_123');
+   */
+  get(id: string, options?: RequestOptions): Promise<Contact> {
+    return this.client.request({ method: 'GET', path: path`/contacts/${id}` }, options);
+  }
+
+  /**
+   * contact.update: changes the given fields; attributes merge key by key (`null` removes a key).
+   * @example await tidings.contacts.update('con_123', { attributes: { plan: 'team' } });
+   */
+  update(id: string, params: UpdateContactParams, options?: RequestOptions): Promise<Contact> {
+    return this.client.request({ method: 'PATCH', path: path`/contacts/${id}`, body: params }, options);
+  }
+
+  /**
+   * contact.delete
+   * @example await tidings.contacts.delete('con_123');
+   */
+  delete(id: string, options?: RequestOptions): Promise<void> {
+    return this.client.request({ method: 'DELETE', path: path`/contacts/${id}` }, options);
+  }
+
+  /**
+   * contact.bulkCreate: up to 1,000 rows; bad rows are reported by index in `errors`, the others are created.
+   * @example const { created, errors } = await tidings.contacts.bulkCreate({ contacts: [{ email: 'a@example.com' }] });
+   */
+  bulkCreate(params: BulkCreateContactsParams, options?: RequestOptions): Promise<BulkCreateContactsResult> {
+    return this.client.request({ method: 'POST', path: '/contacts/bulk', body: params, acceptsIdempotencyKey: true }, options);
+  }
+}

@@ -1,0 +1,53 @@
+import type { BatchItemError, Message, MessageListQuery, MessageStatusEvent, MessageWithEvents, SendBatchResponse, SendMessageBody, z } from '@tidings/contracts';
+import { path, type RequestOptions } from '../client.ts';
+import type { ListParams, PageIterator } from '../pagination.ts';
+import { Resource } from './resource.ts';
+
+export type { BatchItemError, Message, MessageStatusEvent, MessageWithEvents, SendBatchResponse };
+export type SendMessageParams = z.input<typeof SendMessageBody>;
+export type SendBatchParams = { messages: SendMessageParams[] };
+export type ListMessagesParams = ListParams & Partial<Omit<z.input<typeof MessageListQuery>, keyof ListParams>>;
+
+/** The message operations: send email and SMS, and read them back. `send`/`sendBatch` also take `sending` keys. */
+export class Messages extends Resource {
+  /**
+   * message.send: validates, stores and queues one message (202); a retried call with the same idempotency key
+   * (generated per call unless given) returns the first answer instead of sending twice.
+   * @example const msg = await tidings.messages.send({ channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
+   */
+  send(params: SendMessageParams, options?: RequestOptions): Promise<Message> {
+    return this.client.request({ method: 'POST', path: '/messages', body: params, acceptsIdempotencyKey: true }, options);
+  }
+
+  /**
+   * message.sendBatch: up to 100 messages, each validated on its own; `data[i]` is the message or null, `errors` the failed indexes.
+   * @example const { data, errors } = await tidings.messages.sendBatch({ messages: [{ channelType: 'sms', to: '+14155550123', body: 'Hi' }] });
+   */
+  sendBatch(params: SendBatchParams, options?: RequestOptions): Promise<SendBatchResponse> {
+    return this.client.request({ method: 'POST', path: '/messages/batch', body: params, acceptsIdempotencyKey: true }, options);
+  }
+
+  /**
+   * message.list: the organization's messages, newest first, with optional filters.
+   * @example for await (const msg of tidings.messages.list({ status: 'failed' })) console.log(msg.id, msg.error);
+   */
+  list(params: ListMessagesParams = {}, options?: RequestOptions): PageIterator<Message> {
+    return this.client.list<Message>('/messages', params, options);
+  }
+
+  /**
+   * message.get: the message with its status history.
+   * @example const { status, events } = await tidings.messages.get('msg_123');
+   */
+  get(id: string, options?: RequestOptions): Promise<MessageWithEvents> {
+    return this.client.request({ method: 'GET', path: path`/messages/${id}` }, options);
+  }
+
+  /**
+   * message.cancel: cancels a `scheduled` or `queued` message.
+   * @example const { status } = await tidings.messages.cancel('msg_123'); // 'canceled'
+   */
+  cancel(id: string, options?: RequestOptions): Promise<Message> {
+    return this.client.request({ method: 'POST', path: path`/messages/${id}/cancel` }, options);
+  }
+}

@@ -1,0 +1,60 @@
+import type { Contact, CreateSegmentBody, Segment, SegmentCondition, SegmentCriteria, SegmentWithCount, UpdateSegmentBody, z } from '@tidings/contracts';
+import { path, type RequestOptions } from '../client.ts';
+import type { ListParams, PageIterator } from '../pagination.ts';
+import { Resource } from './resource.ts';
+
+export type { Segment, SegmentCondition, SegmentCriteria, SegmentWithCount };
+export type CreateSegmentParams = Omit<z.input<typeof CreateSegmentBody>, 'criteria'> & { criteria: SegmentCriteria };
+export type UpdateSegmentParams = Omit<z.input<typeof UpdateSegmentBody>, 'criteria'> & { criteria?: SegmentCriteria };
+export type ListSegmentsParams = ListParams;
+
+/** The segment operations: saved contact filters, evaluated when read. */
+export class Segments extends Resource {
+  /**
+   * segment.create: returns the segment with how many contacts match now.
+   * @example await tidings.segments.create({ name: 'Pro', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } });
+   */
+  create(params: CreateSegmentParams, options?: RequestOptions): Promise<SegmentWithCount> {
+    return this.client.request({ method: 'POST', path: '/segments', body: params }, options);
+  }
+
+  /**
+   * segment.list: newest first.
+   * @example for await (const segment of tidings.segments.list()) console.log(segment.name);
+   */
+  list(params: ListSegmentsParams = {}, options?: RequestOptions): PageIterator<Segment> {
+    return this.client.list<Segment>('/segments', params, options);
+  }
+
+  /**
+   * segment.get: with its current contact count.
+   * @example const { contactCount } = await tidings.segments.get('seg_123');
+   */
+  get(id: string, options?: RequestOptions): Promise<SegmentWithCount> {
+    return this.client.request({ method: 'GET', path: path`/segments/${id}` }, options);
+  }
+
+  /**
+   * segment.update: a new name and/or criteria.
+   * @example await tidings.segments.update('seg_123', { name: 'Pro plan' });
+   */
+  update(id: string, params: UpdateSegmentParams, options?: RequestOptions): Promise<SegmentWithCount> {
+    return this.client.request({ method: 'PATCH', path: path`/segments/${id}`, body: params }, options);
+  }
+
+  /**
+   * segment.delete
+   * @example await tidings.segments.delete('seg_123');
+   */
+  delete(id: string, options?: RequestOptions): Promise<void> {
+    return this.client.request({ method: 'DELETE', path: path`/segments/${id}` }, options);
+  }
+
+  /**
+   * segment.listContacts: the contacts matching the criteria now, newest first.
+   * @example for await (const contact of tidings.segments.listContacts('seg_123')) console.log(contact.email);
+   */
+  listContacts(id: string, params: ListParams = {}, options?: RequestOptions): PageIterator<Contact> {
+    return this.client.list<Contact>(path`/segments/${id}/contacts`, params, options);
+  }
+}
