@@ -1,21 +1,12 @@
 import { insertApiKey } from '@tidings/core';
 import { Tidings, TidingsError } from '../src/index.ts';
-import { recordingFetch, startApi } from './setup.ts';
+import { recordingFetch, startApi, caught } from './setup.ts';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
-
-async function caught(promise: Promise<unknown>): Promise<TidingsError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TidingsError);
-  return error as TidingsError;
-}
 
 describe('tidings.apiKeys against the running API', () => {
   it('creates, lists, rotates, disables, enables and deletes a key', async () => {

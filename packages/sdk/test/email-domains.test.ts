@@ -1,6 +1,6 @@
 import { startFakeDns, type FakeDns } from '@tidings/testing';
 import { Tidings, TidingsError } from '../src/index.ts';
-import { recordingFetch, startApi } from './setup.ts';
+import { recordingFetch, startApi, caught } from './setup.ts';
 
 // A real DNS server on 127.0.0.1 answers verification (DNS_SERVERS); no RESEND_API_KEY, so the sandbox provisions.
 let dns: FakeDns;
@@ -13,15 +13,6 @@ afterAll(async () => {
   await api.close();
   await dns.close();
 });
-
-async function caught(promise: Promise<unknown>): Promise<TidingsError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TidingsError);
-  return error as TidingsError;
-}
 
 describe('tidings.emailDomains against the running API', () => {
   it('adds a domain, verifies it once DNS has the records, sets the default sender, gets and deletes it', async () => {

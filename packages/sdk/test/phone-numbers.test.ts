@@ -1,5 +1,5 @@
 import { Tidings, TidingsError } from '../src/index.ts';
-import { recordingFetch, startApi } from './setup.ts';
+import { recordingFetch, startApi, caught } from './setup.ts';
 
 // No TELNYX_API_KEY: every key gets the sandbox number provider.
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -7,15 +7,6 @@ beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
-
-async function caught(promise: Promise<unknown>): Promise<TidingsError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TidingsError);
-  return error as TidingsError;
-}
 
 describe('tidings.phoneNumbers against the running API', () => {
   it('searches, purchases, lists, gets, updates and releases numbers', async () => {

@@ -1,6 +1,6 @@
 import { createApp } from '@tidings/api';
 import { createTestDeps, makeOrganization, responseValidatorFor, serveHttp, type TestDeps } from '@tidings/testing';
-import { Tidings, type TidingsOptions } from '../src/index.ts';
+import { Tidings, TidingsError, type TidingsOptions } from '../src/index.ts';
 
 /**
  * The real API (real Postgres and Redis) over real HTTP on a free port, and organizations with an SDK client each.
@@ -54,4 +54,14 @@ export function recordingFetch() {
     return response;
   };
   return { fetch: fetchImpl, exchanges };
+}
+
+/** Awaits a call that must fail, and returns its TidingsError. */
+export async function caught(promise: Promise<unknown>): Promise<TidingsError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TidingsError);
+  return error as TidingsError;
 }
