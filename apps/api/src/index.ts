@@ -1,1 +1,2 @@
 export { createApp, type App } from './app.ts';
+export { runServer } from './run-server.ts';
