@@ -1,7 +1,6 @@
-import type { Prisma } from '@tidings/db';
+import { Prisma } from '@tidings/db';
 import { newId } from './ids.ts';
-import { writeOutbox, type OutboxItem } from './outbox.ts';
-import { fanOutEvents } from './webhooks/fan-out.ts';
+import type { OutboxItem } from './outbox.ts';
 
 /** The event types of API.md. */
 export type EventType =
@@ -31,10 +30,46 @@ export type NewEvent = {
 };
 
 /**
- * Records events in the caller's transaction and fans them out to webhooks, set-based: one statement inserts the
- * events, one creates a delivery per enabled, subscribed endpoint of the event's organization, one writes their
- * outbox rows (only when there are deliveries) - three round trips for any number of events and endpoints. This is
- * the one place every change reports to. Returns the delivery jobs (queue `webhooks`, jobId = delivery id) to
+ * The common table expressions that record events and fan them out to webhooks, set-based, for any number of events
+ * and endpoints: `recorded_events` inserts the events, `new_deliveries` creates one delivery per (event, enabled
+ * endpoint of its organization subscribed to its type) - or only the named endpoint for an event with `webhookId` -
+ * and `delivery_outbox` writes their outbox rows. A statement that starts `WITH ${eventsCte(events)}` can go on
+ * with its own CTEs and ends with `SELECT "id" FROM new_deliveries`, so a change, its events and their deliveries
+ * are one statement: atomic without an interactive transaction holding a pooled connection.
+ * Times are UTC like every timestamp Prisma writes (the columns have no time zone; the session's may not be UTC).
+ */
+export function eventsCte(events: NewEvent[]): Prisma.Sql {
+  const ids = events.map(() => newId('evt'));
+  // One array parameter per column: Prisma's createMany binds every value separately, several times slower in bulk.
+  return Prisma.sql`
+    new_events AS (
+      SELECT *, now() AT TIME ZONE 'UTC' AS "at"
+      FROM unnest(${ids}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.type)}::text[],
+                  ${events.map((e) => JSON.stringify(e.data))}::jsonb[], ${events.map((e) => e.webhookId ?? null)}::text[])
+        AS u("id", "orgId", "type", "data", "webhookId")),
+    recorded_events AS (
+      INSERT INTO "Event" ("id", "orgId", "type", "data", "createdAt")
+      SELECT "id", "orgId", "type", "data", "at" FROM new_events),
+    new_deliveries AS (
+      INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "nextAttemptAt", "createdAt", "updatedAt")
+      SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e."orgId", w."id", e."id", e."type", e."at", e."at", e."at"
+      FROM new_events e
+      JOIN "Webhook" w ON w."orgId" = e."orgId" AND w."enabled"
+        AND CASE WHEN e."webhookId" IS NULL THEN e."type" = ANY (w."events") ELSE w."id" = e."webhookId" END
+      RETURNING "id"),
+    delivery_outbox AS (
+      INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
+      SELECT 'webhooks', "id", now() AT TIME ZONE 'UTC' FROM new_deliveries)`;
+}
+
+/** The delivery jobs a statement built on `eventsCte` created, for dispatchOutbox after commit. */
+export function deliveryJobs(rows: { id: string }[]): OutboxItem[] {
+  return rows.map((row) => ({ queue: 'webhooks', jobId: row.id }));
+}
+
+/**
+ * Records events in the caller's transaction (or on their own) and fans them out to webhooks in ONE statement. This
+ * is the one place every change reports to. Returns the delivery jobs (queue `webhooks`, jobId = delivery id) to
  * dispatch after commit; the outbox relay enqueues them if that dispatch never happens.
  * @example
  * const outbox = await db.$transaction(async (tx) => { ...change...; return recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]); });
@@ -42,18 +77,5 @@ export type NewEvent = {
  */
 export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<OutboxItem[]> {
   if (events.length === 0) return [];
-  const rows = events.map((e) => ({ id: newId('evt'), orgId: e.orgId, type: e.type, data: e.data }));
-  // One statement with one array parameter per column: Prisma's createMany binds every value separately and took
-  // several times as long for a bulk of 1,000 events. UTC, as Prisma stores times, whatever the session time zone.
-  await tx.$executeRaw`
-    INSERT INTO "Event" ("id", "orgId", "type", "data", "createdAt")
-    SELECT *, now() AT TIME ZONE 'UTC' FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.orgId)}::text[],
-                         ${rows.map((r) => r.type)}::text[], ${rows.map((r) => JSON.stringify(r.data))}::jsonb[])`;
-  const deliveryIds = await fanOutEvents(
-    tx,
-    rows.map((row, i) => ({ eventId: row.id, webhookId: events[i]!.webhookId ?? null })),
-  );
-  const outbox: OutboxItem[] = deliveryIds.map((jobId) => ({ queue: 'webhooks', jobId }));
-  await writeOutbox(tx, outbox);
-  return outbox;
+  return deliveryJobs(await tx.$queryRaw<{ id: string }[]>`WITH ${eventsCte(events)} SELECT "id" FROM new_deliveries`);
 }

@@ -1,11 +1,11 @@
 import { MESSAGE_LIMITS, SendMessageBody, type BatchItemError, type Message, type z } from '@tidings/contracts';
 import type { Config } from '@tidings/config';
-import type { Prisma } from '@tidings/db';
+import { Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { recordEvents } from '../events.ts';
+import { deliveryJobs, eventsCte } from '../events.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
+import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
 import { parseE164, parseEmail } from './recipients.ts';
 import { resolveContent } from './resolve-content.ts';
@@ -51,7 +51,7 @@ function checkRecipientAndSchedule(item: SendMessageBody, now: Date): { to: stri
 /**
  * message.sendBatch (and, with one item, message.send): validates every item on its own (errors by index, the
  * valid ones still go), resolves content and senders in a bounded number of queries, then writes all messages,
- * their first status events, their `message.queued` events and their outbox rows in ONE transaction, and
+ * their first status events, their `message.queued` events and their outbox rows in ONE statement, and
  * enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A committed message is never
  * stranded: if the enqueue fails, the outbox relay does it.
  * @example const { data, errors } = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }]);
@@ -71,7 +71,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   });
   const senderOf = await loadSenderResolver(deps, orgId, mode, parsed.filter((p): p is SendMessageBody => p !== null));
 
-  const rows: Prisma.MessageCreateManyInput[] = [];
+  const rows: MessageRow[] = [];
   await Promise.all(
     parsed.map(async (item, index) => {
       if (!item) return;
@@ -91,9 +91,16 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
           status: isScheduled ? 'scheduled' : 'queued',
           segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
           provider: providerFor(deps.config, mode, item.channelType),
+          providerMessageId: null,
+          errorCode: null,
+          errorMessage: null,
+          attempts: 0,
           tags: item.tags ?? [],
           metadata: item.metadata ?? {},
           scheduledAt,
+          sentAt: null,
+          deliveredAt: null,
+          failedAt: null,
           createdAt: now,
           updatedAt: now,
         };
@@ -103,26 +110,37 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
     }),
   );
 
-  const accepted = rows.filter((r): r is Prisma.MessageCreateManyInput => r !== undefined);
-  const data: (Message | null)[] = items.map(() => null);
-  if (accepted.length > 0) {
-    const { created, outbox } = await deps.db.$transaction(async (tx) => {
-      const created = await tx.message.createManyAndReturn({ data: accepted });
-      await tx.messageStatusEvent.createMany({ data: created.map((m) => ({ messageId: m.id, status: m.status, createdAt: now })) });
-      const queued = created.filter((m) => m.status === 'queued');
-      const eventOutbox = await recordEvents(tx, queued.map((m) => ({ orgId, type: 'message.queued' as const, data: toMessage(m) })));
-      const jobs: OutboxItem[] = created.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
-      await writeOutbox(tx, jobs);
-      return { created, outbox: [...jobs, ...eventOutbox] };
-    });
-    await dispatchOutbox(deps, outbox);
-    const byId = new Map(created.map((m) => [m.id, m]));
-    rows.forEach((row, index) => {
-      if (row) data[index] = toMessage(byId.get(row.id)!);
-    });
-  }
+  const accepted = rows.filter((r): r is MessageRow => r !== undefined);
+  if (accepted.length > 0) await writeMessages(deps, orgId, accepted);
+  const data = items.map((_, index) => (rows[index] ? toMessage(rows[index]) : null));
   errors.sort((a, b) => a.index - b.index);
   return { data, errors };
+}
+
+const messageColumns = Prisma.raw(Object.values(Prisma.MessageScalarFieldEnum).map((column) => `"${column}"`).join(', '));
+
+/**
+ * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, and
+ * the outbox rows of all those jobs in ONE statement (atomic on its own: no interactive transaction holds a pooled
+ * connection across round trips), then enqueues after commit. The rows travel as one JSON parameter.
+ */
+async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[]): Promise<void> {
+  const queued = rows.filter((m) => m.status === 'queued').map((m) => ({ orgId, type: 'message.queued' as const, data: toMessage(m) }));
+  const jobs: OutboxItem[] = rows.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
+  const deliveries = await deps.db.$queryRaw<{ id: string }[]>`
+    WITH new_messages AS (
+      INSERT INTO "Message" (${messageColumns})
+      SELECT ${messageColumns} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb)
+      RETURNING "id", "status", "createdAt"),
+    status_events AS (
+      INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM new_messages),
+    job_outbox AS (
+      INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
+      SELECT *, now() AT TIME ZONE 'UTC'
+      FROM unnest(${jobs.map((j) => j.queue)}::text[], ${jobs.map((j) => j.jobId)}::text[], ${jobs.map((j) => j.runAt?.toISOString() ?? null)}::timestamp[])),
+    ${eventsCte(queued)}
+    SELECT "id" FROM new_deliveries`;
+  await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries)]);
 }
 
 /**
