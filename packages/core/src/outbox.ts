@@ -14,15 +14,16 @@ async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, items: Out
   const byQueue = new Map<QueueName, OutboxItem[]>();
   for (const item of items) byQueue.set(item.queue, [...(byQueue.get(item.queue) ?? []), item]);
   await Promise.all(
-    [...byQueue].map(([queue, list]) =>
-      (queues[queue] as { addBulk: (jobs: unknown[]) => Promise<unknown> }).addBulk(
-        list.map((i) => ({
-          name: queue,
-          data: jobDataFor(queue, i.jobId),
-          opts: { jobId: i.jobId, delay: i.runAt ? Math.max(0, i.runAt.getTime() - now().getTime()) : undefined },
-        })),
-      ),
-    ),
+    [...byQueue].map(([queue, list]) => {
+      const jobs = list.map((i) => ({
+        name: queue,
+        data: jobDataFor(queue, i.jobId),
+        opts: { jobId: i.jobId, delay: i.runAt ? Math.max(0, i.runAt.getTime() - now().getTime()) : undefined },
+      }));
+      const target = queues[queue] as { add: (name: string, data: unknown, opts: unknown) => Promise<unknown>; addBulk: (jobs: unknown[]) => Promise<unknown> };
+      // one job (a single send) is one script call; addBulk wraps even one job in MULTI
+      return jobs.length === 1 ? target.add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts) : target.addBulk(jobs);
+    }),
   );
 }
 
@@ -34,7 +35,8 @@ export async function dispatchOutbox(deps: Pick<Deps, 'db' | 'queues' | 'now' | 
   if (items.length === 0) return;
   try {
     await addJobs(deps, items);
-    await deps.db.outboxEntry.deleteMany({ where: { OR: items.map((i) => ({ queue: i.queue, jobId: i.jobId })) } });
+    await deps.db.$executeRaw`
+      DELETE FROM "OutboxEntry" WHERE ("queue", "jobId") IN (SELECT * FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[]))`;
   } catch (error) {
     deps.logger.warn({ err: error, count: items.length }, 'enqueue after commit failed; the outbox relay will retry');
   }
