@@ -1,5 +1,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { Prisma } from '@tidings/db';
+import { Hono } from 'hono';
+import type { AppEnv } from '../src/env.ts';
+import { handleError } from '../src/middleware/errors.ts';
 import { setupApi } from './setup.ts';
 
 const t = setupApi();
@@ -33,6 +37,20 @@ describe('error shape', () => {
     expect(res.status).toBe(405);
     expect(res.body.code).toBe('BAD_REQUEST');
     expect(res.headers.get('allow')).toMatch(/GET/);
+  });
+
+  it('a transaction that cannot get a database connection in time is a retryable 500 with Retry-After, not a leak', async () => {
+    const app = new Hono<AppEnv>();
+    app.get('/busy', () => {
+      throw new Prisma.PrismaClientKnownRequestError('Transaction API error: Unable to start a transaction in the given time.', { code: 'P2028', clientVersion: '7' });
+    });
+    app.onError(handleError);
+    const res = await app.request('/busy');
+    expect(res.status).toBe(500);
+    expect(res.headers.get('retry-after')).toBe('1');
+    const body = await res.json();
+    expect(body).toEqual({ code: 'INTERNAL_SERVER_ERROR', message: expect.stringMatching(/busy.*retry/) });
+    expect(body.message).not.toMatch(/Transaction API|P2028/);
   });
 
   it('415 for a body that is not JSON, and changes nothing', async () => {

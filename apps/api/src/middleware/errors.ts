@@ -1,7 +1,11 @@
 import { AppError } from '@tidings/core';
+import { Prisma } from '@tidings/db';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
+
+/** Prisma's "unable to start a transaction in the given time" (P2028) and "timed out fetching a connection" (P2024). */
+const isDatabaseBusy = (error: Error) => error instanceof Prisma.PrismaClientKnownRequestError && (error.code === 'P2028' || error.code === 'P2024');
 
 /** Turns anything thrown into `{code, message}`: AppErrors as they are, the rest as a logged 500 that hides internals. */
 export function handleError(error: Error, c: Context<AppEnv>) {
@@ -10,6 +14,12 @@ export function handleError(error: Error, c: Context<AppEnv>) {
     return c.json({ code: 'BAD_REQUEST', message: error.message || 'Bad request' }, error.status);
   }
   const logger = c.var.logger ?? c.var.deps?.logger;
+  if (isDatabaseBusy(error)) {
+    // Overload, not a bug: nothing was written (the transaction never started), so a retry is safe.
+    logger?.warn({ requestId: c.var.requestId, orgId: c.var.orgId }, 'no database connection within maxWait');
+    c.header('Retry-After', '1');
+    return c.json({ code: 'INTERNAL_SERVER_ERROR', message: 'The server is busy: no database connection was free in time; nothing was done, retry in 1 s' }, 500);
+  }
   logger?.error({ err: error, requestId: c.var.requestId, orgId: c.var.orgId }, 'unhandled error');
   return c.json({ code: 'INTERNAL_SERVER_ERROR', message: `Internal server error; quote request id ${c.var.requestId ?? 'unknown'} when reporting it` }, 500);
 }

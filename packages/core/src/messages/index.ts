@@ -2,7 +2,6 @@ export { toMessage, toStatusEvent } from './message.mapper.ts';
 export { ALLOWED_FROM, EVENT_OF_STATUS, changeMessageStatus, type StatusChange } from './message-status.ts';
 export { parseEmail, parseE164, normalizeRecipient } from './recipients.ts';
 export { resolveContent, type ResolvedContent } from './resolve-content.ts';
-export { renderTemplateForMessage, type TemplateRenderArgs, type RenderedTemplate } from './template-renderer.ts';
 export { loadSenderResolver, SANDBOX_DEFAULT_SENDERS } from './resolve-sender.ts';
 export { sendMessages, sendMessage, providerFor, type BatchResult, type KeyMode as SendKeyMode } from './send-messages.ts';
 export { listMessages, getMessage } from './query-messages.ts';

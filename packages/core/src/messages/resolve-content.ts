@@ -1,7 +1,6 @@
 import type { SendMessageBody } from '@tidings/contracts';
-import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { renderTemplateForMessage } from './template-renderer.ts';
+import type { RenderedForSend } from '../templates/render-for-send.ts';
 
 export type ResolvedContent = {
   subject: string | null;
@@ -16,11 +15,11 @@ const literalFields = ['subject', 'html', 'text', 'body'] as const;
 
 /**
  * The one place a send's content is decided: the literal fields, or the rendered template (`templateId`,
- * `templateVersion`, `variables`). Then checks the channel's needs: email a subject and html or text, sms a body.
- * Throws BAD_REQUEST naming the field.
- * @example const content = await resolveContent(deps, orgId, { channelType: 'sms', to: '+14155550123', body: 'hi' });
+ * `templateVersion`, `variables`), rendered beforehand for the whole request by `renderTemplatesForSend`. Then checks
+ * the channel's needs: email a subject and html or text, sms a body. Throws BAD_REQUEST naming the field.
+ * @example const content = resolveContent({ channelType: 'sms', to: '+14155550123', body: 'hi' }, undefined);
  */
-export async function resolveContent(deps: Deps, orgId: string, input: SendMessageBody): Promise<ResolvedContent> {
+export function resolveContent(input: SendMessageBody, rendered: RenderedForSend | AppError | undefined): ResolvedContent {
   const forEmail = input.channelType === 'email';
   const wrongField = forEmail ? (input.body !== undefined ? 'body' : null) : (['subject', 'html', 'text'] as const).find((f) => input[f] !== undefined);
   if (wrongField) throw new AppError('BAD_REQUEST', `${wrongField}: not allowed for channelType ${input.channelType}`);
@@ -29,12 +28,8 @@ export async function resolveContent(deps: Deps, orgId: string, input: SendMessa
   if (input.templateId) {
     const literal = literalFields.find((f) => input[f] !== undefined);
     if (literal) throw new AppError('BAD_REQUEST', `${literal}: give either templateId or literal content, not both`);
-    const rendered = await renderTemplateForMessage(deps, orgId, {
-      templateId: input.templateId,
-      templateVersion: input.templateVersion,
-      variables: input.variables,
-      channelType: input.channelType,
-    });
+    if (!rendered) throw new Error('resolveContent: a template send needs its rendering');
+    if (rendered instanceof AppError) throw rendered;
     content = {
       subject: rendered.subject ?? null,
       html: rendered.html ?? null,

@@ -9,6 +9,7 @@ import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
 import { parseE164, parseEmail } from './recipients.ts';
 import { resolveContent } from './resolve-content.ts';
+import { renderTemplatesForSend } from '../templates/render-for-send.ts';
 import { loadSenderResolver } from './resolve-sender.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 
@@ -69,46 +70,50 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
     if (!result.success) fail(index, new AppError('BAD_REQUEST', describeIssues(result.error)));
     return result.success ? result.data : null;
   });
-  const senderOf = await loadSenderResolver(deps, orgId, mode, parsed.filter((p): p is SendMessageBody => p !== null));
+  const valid = parsed.filter((p): p is SendMessageBody => p !== null);
+  const withTemplate = valid.filter((p) => p.templateId !== undefined);
+  const [senderOf, renderings] = await Promise.all([
+    loadSenderResolver(deps, orgId, mode, valid),
+    renderTemplatesForSend(deps, orgId, withTemplate.map((p) => ({ ...p, templateId: p.templateId! }))),
+  ]);
+  const renderingOf = new Map(withTemplate.map((p, i) => [p, renderings[i]]));
 
   const rows: MessageRow[] = [];
-  await Promise.all(
-    parsed.map(async (item, index) => {
-      if (!item) return;
-      try {
-        const { to, scheduledAt } = checkRecipientAndSchedule(item, now);
-        const from = senderOf(item);
-        const content = await resolveContent(deps, orgId, item);
-        const isScheduled = scheduledAt !== null && scheduledAt > now;
-        rows[index] = {
-          id: newId('msg'),
-          orgId,
-          channelType: item.channelType,
-          to,
-          from,
-          ...content,
-          contactId: item.contactId ?? null,
-          status: isScheduled ? 'scheduled' : 'queued',
-          segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
-          provider: providerFor(deps.config, mode, item.channelType),
-          providerMessageId: null,
-          errorCode: null,
-          errorMessage: null,
-          attempts: 0,
-          tags: item.tags ?? [],
-          metadata: item.metadata ?? {},
-          scheduledAt,
-          sentAt: null,
-          deliveredAt: null,
-          failedAt: null,
-          createdAt: now,
-          updatedAt: now,
-        };
-      } catch (error) {
-        fail(index, error);
-      }
-    }),
-  );
+  parsed.forEach((item, index) => {
+    if (!item) return;
+    try {
+      const { to, scheduledAt } = checkRecipientAndSchedule(item, now);
+      const from = senderOf(item);
+      const content = resolveContent(item, renderingOf.get(item));
+      const isScheduled = scheduledAt !== null && scheduledAt > now;
+      rows[index] = {
+        id: newId('msg'),
+        orgId,
+        channelType: item.channelType,
+        to,
+        from,
+        ...content,
+        contactId: item.contactId ?? null,
+        status: isScheduled ? 'scheduled' : 'queued',
+        segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
+        provider: providerFor(deps.config, mode, item.channelType),
+        providerMessageId: null,
+        errorCode: null,
+        errorMessage: null,
+        attempts: 0,
+        tags: item.tags ?? [],
+        metadata: item.metadata ?? {},
+        scheduledAt,
+        sentAt: null,
+        deliveredAt: null,
+        failedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+    } catch (error) {
+      fail(index, error);
+    }
+  });
 
   const accepted = rows.filter((r): r is MessageRow => r !== undefined);
   if (accepted.length > 0) await writeMessages(deps, orgId, accepted);
