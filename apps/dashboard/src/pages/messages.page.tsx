@@ -70,7 +70,7 @@ function FilterForm({ filters }: { filters: Filters }) {
       <label>
         Channel
         <select name="channelType">
-          <option value="">Email and SMS</option>
+          <option value="">Any channel</option>
           <option value="email" selected={filters.channelType === 'email'}>
             Email
           </option>
@@ -81,7 +81,7 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label class="grow">
         Recipient
-        <input name="to" value={filters.to} placeholder="ada@example.com or +14155550123" maxlength={320} />
+        <input name="to" value={filters.to} placeholder="exact address or number" maxlength={320} />
       </label>
       <label>
         Created from
@@ -117,7 +117,7 @@ function EmptyState({ c, isFiltered }: { c: Env; isFiltered: boolean }) {
     <article class="empty-state">
       <h3>No messages yet</h3>
       <p>Send one through the API with a key from Settings › API Keys; it shows up here with its delivery status.</p>
-      <pre>
+      <pre class="commands">
         <code>{`curl -X POST ${c.var.deps.config.publicApiUrl}/v1/messages -H "Authorization: Bearer sk_test_..." \\
   -H 'Content-Type: application/json' \\
   -d '{"channelType":"email","to":"ada@example.com","subject":"Hello","html":"<p>Hi Ada</p>"}'`}</code>
@@ -170,7 +170,8 @@ function Facts({ message }: { message: MessageWithEvents }) {
     ['Channel', <ChannelLabel message={message} />],
     ['From', message.from],
     ['To', message.to],
-    ['Provider', message.providerMessageId ? `${message.provider} · ${message.providerMessageId}` : message.provider],
+    ['Provider', message.provider],
+    ['Provider’s id', message.providerMessageId && <code>{message.providerMessageId}</code>],
     ['Created', <Time at={message.createdAt} />],
     ['Scheduled for', message.scheduledAt && <Time at={message.scheduledAt} />],
     ['Sent', message.sentAt && <Time at={message.sentAt} />],

@@ -28,10 +28,13 @@ function EmptyState({ c }: { c: Env }) {
         Create a key with <strong>Mode: Test</strong> in <a href="/settings/api-keys">Settings › API Keys</a>, then send with it. What it sends lands
         here, and the sandbox reports it delivered a moment later (<code>bounce@…</code> bounces, numbers ending in <code>0000</code> are undelivered).
       </p>
-      <pre>
-        <code>{`curl -X POST ${api} -H "Authorization: Bearer sk_test_..." -H 'Content-Type: application/json' \\
+      <pre class="commands">
+        <code>{`curl -X POST ${api} -H "Authorization: Bearer sk_test_..." \\
+  -H 'Content-Type: application/json' \\
   -d '{"channelType":"email","to":"ada@example.com","subject":"Hello","html":"<p>Hi Ada</p>"}'
-curl -X POST ${api} -H "Authorization: Bearer sk_test_..." -H 'Content-Type: application/json' \\
+
+curl -X POST ${api} -H "Authorization: Bearer sk_test_..." \\
+  -H 'Content-Type: application/json' \\
   -d '{"channelType":"sms","to":"+14155550123","body":"Your code is 123456"}'`}</code>
       </pre>
     </article>
@@ -86,26 +89,25 @@ async function sandboxMessagePage(c: Env) {
       <a href={BASE} class="back">
         ← Sandbox inbox
       </a>
-      <article class="mail">
-        <header>
-          <h1>{title}</h1>
-          <dl class="mail-headers">
-            <dt>From</dt>
-            <dd>{message.from}</dd>
-            <dt>To</dt>
-            <dd>{message.to}</dd>
-            <dt>Date</dt>
-            <dd>
-              <Time at={message.createdAt} />
-            </dd>
-            <dt>Status</dt>
-            <dd>
-              <StatusBadge status={message.status} /> <a href={`/messages/${message.id}`}>status history</a>
-            </dd>
-          </dl>
-        </header>
+      <section class="card mail" aria-label="Message">
+        <h1>{title}</h1>
+        <dl class="mail-headers">
+          <dt>From</dt>
+          <dd>{message.from}</dd>
+          <dt>To</dt>
+          <dd>{message.to}</dd>
+          <dt>Date</dt>
+          <dd>
+            <Time at={message.createdAt} />
+          </dd>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={message.status} /> <a href={`/messages/${message.id}`}>status history</a>
+          </dd>
+        </dl>
+        <hr />
         <MessageContent message={message} />
-      </article>
+      </section>
     </Layout>,
   );
 }
