@@ -34,7 +34,7 @@ export function createDashboard(deps: Deps) {
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'same-origin');
     if (!c.req.path.startsWith(BULL_BOARD_PATH)) {
-      // a page may have set its own, stricter or (email previews) with inline styles
+      // pages that preview an email set their own (csp.ts)
       if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
       c.header('X-Frame-Options', 'DENY');
     }
