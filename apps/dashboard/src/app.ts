@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { createAssetRoutes } from './assets.routes.ts';
 import { setFlash } from './auth/cookies.ts';
 import { BULL_BOARD_PATH, createBullBoardRoutes, guardBullBoard } from './bull-board.ts';
+import { CONTENT_SECURITY_POLICY } from './csp.ts';
 import type { DashEnv, NavEntry } from './env.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { requireSignedIn } from './middleware/require.ts';
@@ -10,11 +11,6 @@ import { loadSession } from './middleware/session.ts';
 import { authRoutes } from './pages/auth.page.tsx';
 import { pages } from './pages/index.ts';
 import { renderError } from './views/render.tsx';
-
-
-// Our pages load only our own assets; Bull Board (its own page and scripts) is left out of this policy.
-const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * Builds the dashboard over the given dependencies: sign-up/in/out, the pages of `pages/index.ts`, and Bull Board at
@@ -38,7 +34,8 @@ export function createDashboard(deps: Deps) {
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'same-origin');
     if (!c.req.path.startsWith(BULL_BOARD_PATH)) {
-      c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+      // pages that preview an email set their own (csp.ts)
+      if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
       c.header('X-Frame-Options', 'DENY');
     }
   });

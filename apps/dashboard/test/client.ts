@@ -1,6 +1,6 @@
 import type { Dashboard } from '../src/app.ts';
 
-export type PageResponse = { status: number; location: string | null; html: string; setCookies: string[] };
+export type PageResponse = { status: number; location: string | null; html: string; setCookies: string[]; headers: Headers };
 
 /**
  * A tiny browser for `app.request()`: keeps cookies between requests, and reads the CSRF token of the last page.
@@ -31,7 +31,7 @@ export function dashboardClient(app: Dashboard, origin = 'http://localhost') {
     const html = await res.text();
     const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
     if (token) csrf = token;
-    return { status: res.status, location: res.headers.get('location'), html, setCookies };
+    return { status: res.status, location: res.headers.get('location'), html, setCookies, headers: res.headers };
   }
 
   return {

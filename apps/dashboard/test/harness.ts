@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -11,6 +11,21 @@ import { createTestDeps, testDatabaseUrl, type TestDeps } from '@tidings/testing
 import { Client } from 'pg';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { createDashboard } from '../src/app.ts';
+
+// `npm run screenshots` refreshes the README's pictures; a normal run keeps its pictures out of the checkout.
+export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS ? path.resolve(__dirname, '../screenshots') : path.join(os.tmpdir(), 'tidings-dashboard-screenshots');
+mkdirSync(SCREENSHOT_DIR, { recursive: true });
+
+/** Polls `read` until `isDone` (at most 10 s) and returns the last value, for state that changes in the background. */
+export async function waitFor<T>(read: () => Promise<T>, isDone: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  let value = await read();
+  while (!isDone(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await read();
+  }
+  return value;
+}
 
 /** Debian's chromium with the flags that work offline and in a container. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -69,12 +84,12 @@ export type Stack = {
 
 /**
  * The real API and the real dashboard on port 0 over an empty database and real Redis (the API without its key
- * cache, so a disabled key is refused at once), and a headless chromium with a fresh profile.
+ * cache, so a disabled key is refused at once), and a headless chromium with a fresh profile; `env` adds settings.
  * @example const stack = await startStack(); const page = await stack.browser.newPage(); ... await stack.close();
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const database = await createEmptyDatabase();
-  const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0' });
+  const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', ...env });
   const api = await listen(createApp(deps).fetch);
   const dashboard = await listen(createDashboard(deps).fetch);
   const profile = mkdtempSync(path.join(os.tmpdir(), 'tidings-chromium-'));

@@ -4,7 +4,7 @@ export { parseEmail, parseE164, normalizeRecipient } from './recipients.ts';
 export { resolveContent, type ResolvedContent } from './resolve-content.ts';
 export { loadSenderResolver, SANDBOX_DEFAULT_SENDERS } from './resolve-sender.ts';
 export { sendMessages, sendMessage, providerFor, type BatchResult, type KeyMode as SendKeyMode } from './send-messages.ts';
-export { listMessages, getMessage } from './query-messages.ts';
+export { listMessages, getMessage, type MessageFilter } from './query-messages.ts';
 export { cancelMessage } from './cancel-message.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, type Claim } from './delivery.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';

@@ -7,14 +7,22 @@ import { toMessage, toStatusEvent } from './message.mapper.ts';
 import { normalizeRecipient } from './recipients.ts';
 
 /**
+ * message.list's filters, and `provider` for the dashboard's sandbox inbox. `provider` has no index of its own: it
+ * filters the `(orgId, createdAt, id)` scan, which is short where the sandbox is most of the traffic (test
+ * organizations, installs without provider credentials).
+ */
+export type MessageFilter = MessageListQuery & { provider?: Message['provider'] };
+
+/**
  * message.list: newest first, with the filters of API.md. Each equality filter has an index
  * `(orgId, <filter>, createdAt desc, id desc)` and `tag` a GIN index, so a page stays an index scan at millions of
  * messages per organization.
  * @example const page = await listMessages(deps, orgId, { limit: 20, offset: 0, status: 'delivered' });
  */
-export async function listMessages({ db }: Deps, orgId: string, query: MessageListQuery): Promise<Page<Message>> {
+export async function listMessages({ db }: Deps, orgId: string, query: MessageFilter): Promise<Page<Message>> {
   const where: Prisma.MessageWhereInput = {
     orgId,
+    ...(query.provider && { provider: query.provider }),
     ...(query.channelType && { channelType: query.channelType }),
     ...(query.status && { status: query.status }),
     ...(query.to && { to: normalizeRecipient(query.to) }),

@@ -1,0 +1,283 @@
+import { MessageListQuery, MessageStatus, type MessageWithEvents } from '@tidings/contracts';
+import { EVENT_OF_STATUS, getMessage, listMessages } from '@tidings/core';
+import { Hono, type Context } from 'hono';
+import { allowEmailStyles } from '../csp.ts';
+import type { DashEnv } from '../env.ts';
+import { requireSignedIn } from '../middleware/require.ts';
+import { Layout } from '../views/layout.tsx';
+import { ChannelLabel, MessageContent, MessagesTable, StatusBadge } from '../views/message-views.tsx';
+import { formatTime, render, Time } from '../views/render.tsx';
+import type { DashboardPage } from './page.ts';
+
+const BASE = '/messages';
+const PAGE_SIZE = 50;
+const DAY_MS = 86_400_000;
+
+type Env = Context<DashEnv>;
+
+/** The form's names for message.list's fields, for its error messages. */
+const FIELD_LABELS: Record<string, string> = { status: 'Status', channelType: 'Channel', to: 'Recipient', createdAfter: 'Created from', createdBefore: 'Created to', cursor: 'Page' };
+/** The filter form as typed; dates are `YYYY-MM-DD` (UTC days, both ends included). */
+type Filters = { status: string; channelType: string; to: string; since: string; until: string };
+
+function readFilters(c: Env): Filters {
+  const q = (name: string) => (c.req.query(name) ?? '').trim();
+  return { status: q('status'), channelType: q('channelType'), to: q('to'), since: q('since'), until: q('until') };
+}
+
+/** A `YYYY-MM-DD` day as a time `offsetMs` after its start, or undefined for an empty field. */
+function dayAt(day: string, offsetMs: number): string | undefined {
+  if (!day) return undefined;
+  const start = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
+  return Number.isNaN(start) ? 'not a date' : new Date(start + offsetMs).toISOString();
+}
+
+/** The form's filters as message.list's query; the same schema as the API, so the same rules. */
+function toListQuery(filters: Filters, cursor: string | undefined) {
+  return MessageListQuery.safeParse({
+    limit: PAGE_SIZE,
+    cursor,
+    status: filters.status || undefined,
+    channelType: filters.channelType || undefined,
+    to: filters.to || undefined,
+    // createdAfter and createdBefore are exclusive: from the first millisecond of `since` to the last of `until`
+    createdAfter: dayAt(filters.since, -1),
+    createdBefore: dayAt(filters.until, DAY_MS),
+  });
+}
+
+/** This page's URL with the filters that are set, and `extra` (the cursor). */
+function listUrl(filters: Filters, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams(Object.entries({ ...filters, ...extra }).filter(([, value]) => value !== ''));
+  const search = params.toString();
+  return search ? `${BASE}?${search}` : BASE;
+}
+
+function FilterForm({ filters }: { filters: Filters }) {
+  return (
+    <form method="get" action={BASE} class="card filters" role="search" aria-label="Filter messages">
+      <label>
+        Status
+        <select name="status">
+          <option value="">Any status</option>
+          {MessageStatus.options.map((status) => (
+            <option value={status} selected={filters.status === status}>
+              {status}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Channel
+        <select name="channelType">
+          <option value="">Any channel</option>
+          <option value="email" selected={filters.channelType === 'email'}>
+            Email
+          </option>
+          <option value="sms" selected={filters.channelType === 'sms'}>
+            SMS
+          </option>
+        </select>
+      </label>
+      <label class="grow">
+        Recipient
+        <input name="to" value={filters.to} placeholder="exact address or number" maxlength={320} />
+      </label>
+      <label>
+        Created from
+        <input type="date" name="since" value={filters.since} />
+      </label>
+      <label>
+        to
+        <input type="date" name="until" value={filters.until} />
+      </label>
+      <div class="filter-actions">
+        <button type="submit">Filter</button>
+        <a href={BASE} role="button" class="secondary outline">
+          Clear
+        </a>
+      </div>
+    </form>
+  );
+}
+
+function EmptyState({ c, isFiltered }: { c: Env; isFiltered: boolean }) {
+  if (isFiltered) {
+    return (
+      <article class="empty-state">
+        <h3>No messages match these filters</h3>
+        <p>The recipient must be the exact address or number. Widen the dates, or clear the filters.</p>
+        <a href={BASE} role="button" class="secondary outline">
+          Clear filters
+        </a>
+      </article>
+    );
+  }
+  return (
+    <article class="empty-state">
+      <h3>No messages yet</h3>
+      <p>Send one through the API with a key from Settings › API Keys; it shows up here with its delivery status.</p>
+      <pre class="commands">
+        <code>{`curl -X POST ${c.var.deps.config.publicApiUrl}/v1/messages -H "Authorization: Bearer sk_test_..." \\
+  -H 'Content-Type: application/json' \\
+  -d '{"channelType":"email","to":"ada@example.com","subject":"Hello","html":"<p>Hi Ada</p>"}'`}</code>
+      </pre>
+    </article>
+  );
+}
+
+async function listPage(c: Env) {
+  const { orgId } = c.var.signedIn!.membership;
+  const filters = readFilters(c);
+  const cursor = c.req.query('cursor') || undefined;
+  const query = toListQuery(filters, cursor);
+  const page = query.success ? await listMessages(c.var.deps, orgId, query.data) : null;
+  const isFiltered = Object.values(filters).some((value) => value !== '');
+  return render(
+    c,
+    <Layout c={c} title="Messages">
+      <hgroup class="page-title">
+        <h1>Messages</h1>
+        <p>Every email and SMS sent by {c.var.signedIn!.membership.orgName}, newest first. Open one for its content and status history.</p>
+      </hgroup>
+      <FilterForm filters={filters} />
+      {!page ? (
+        <p class="form-error" role="alert">
+          These filters cannot be used: {query.error?.issues.map((issue) => `${FIELD_LABELS[String(issue.path[0])] ?? 'Filters'}: ${issue.message}`).join('; ')}.
+        </p>
+      ) : page.data.length === 0 ? (
+        <EmptyState c={c} isFiltered={isFiltered || !!cursor} />
+      ) : (
+        <MessagesTable messages={page.data} linkBase={BASE} showProvider />
+      )}
+      <nav class="pager" aria-label="Pages">
+        {cursor && <a href={listUrl(filters)}>← Newest</a>}
+        {page?.hasMore && (
+          <a href={listUrl(filters, { cursor: page.nextCursor! })} role="button" class="secondary outline">
+            Older messages
+          </a>
+        )}
+      </nav>
+    </Layout>,
+    page ? 200 : 400,
+  );
+}
+
+/** Label and value rows of a message's facts; empty values are left out. */
+function Facts({ message }: { message: MessageWithEvents }) {
+  const facts: [string, unknown][] = [
+    ['Status', <StatusBadge status={message.status} />],
+    ['Channel', <ChannelLabel message={message} />],
+    ['From', message.from],
+    ['To', message.to],
+    ['Provider', message.provider],
+    ['Provider’s id', message.providerMessageId && <code>{message.providerMessageId}</code>],
+    ['Created', <Time at={message.createdAt} />],
+    ['Scheduled for', message.scheduledAt && <Time at={message.scheduledAt} />],
+    ['Sent', message.sentAt && <Time at={message.sentAt} />],
+    ['Delivered', message.deliveredAt && <Time at={message.deliveredAt} />],
+    ['Failed', message.failedAt && <Time at={message.failedAt} />],
+    ['Error', message.error && `${message.error.code}: ${message.error.message}`],
+    ['Attempts', message.attempts],
+    ['Segments', message.segments],
+    ['Template', message.templateId && `${message.templateId} (version ${message.templateVersion})`],
+    ['Contact', message.contactId],
+    ['Tags', message.tags.length > 0 && message.tags.join(', ')],
+    ['Metadata', Object.keys(message.metadata).length > 0 && <code>{JSON.stringify(message.metadata)}</code>],
+  ];
+  return (
+    <dl class="facts">
+      {facts
+        .filter(([, value]) => value !== null && value !== undefined && value !== false && value !== '')
+        .map(([label, value]) => (
+          <>
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </>
+        ))}
+    </dl>
+  );
+}
+
+function StatusHistory({ message }: { message: MessageWithEvents }) {
+  return (
+    <div class="table-wrap">
+      <table class="striped history">
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>At</th>
+            <th>Webhook event</th>
+            <th>Detail</th>
+          </tr>
+        </thead>
+        <tbody>
+          {message.events.map((event) => (
+            <tr>
+              <td>
+                <StatusBadge status={event.status} />
+              </td>
+              <td>
+                <time datetime={event.createdAt} title={`${event.createdAt} (UTC)`}>
+                  {formatTime(event.createdAt)}:{String(new Date(event.createdAt).getUTCSeconds()).padStart(2, '0')}
+                </time>
+              </td>
+              <td>{EVENT_OF_STATUS[event.status] ? <code>{EVENT_OF_STATUS[event.status]}</code> : <span class="muted">none</span>}</td>
+              <td>{event.error ? `${event.error.code}: ${event.error.message}` : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+async function detailPage(c: Env) {
+  const message = await getMessage(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id')!);
+  const title = message.channelType === 'email' ? message.subject || '(no subject)' : `SMS to ${message.to}`;
+  if (message.html) allowEmailStyles(c);
+  return render(
+    c,
+    <Layout c={c} title={title}>
+      <a href={BASE} class="back">
+        ← Messages
+      </a>
+      <hgroup class="page-title">
+        <h1>{title}</h1>
+        <p>
+          <code>{message.id}</code>
+          {message.provider === 'sandbox' && (
+            <>
+              {' '}
+              · <a href={`/sandbox/${message.id}`}>in the sandbox inbox</a>
+            </>
+          )}
+        </p>
+      </hgroup>
+      <div class="message-grid">
+        <section class="card" aria-labelledby="facts-title">
+          <h2 id="facts-title">Details</h2>
+          <Facts message={message} />
+        </section>
+        <section class="card" aria-labelledby="content-title">
+          <h2 id="content-title">Content</h2>
+          <MessageContent message={message} />
+        </section>
+      </div>
+      <h2 class="section-heading">Status history</h2>
+      <StatusHistory message={message} />
+    </Layout>,
+  );
+}
+
+const routes = new Hono<DashEnv>();
+routes.use('*', requireSignedIn);
+routes.get('/', listPage);
+routes.get('/:id', detailPage);
+
+/** Messages: the organization's messages with filters and keyset pages, and one message with its status history. */
+export const messagesPage: DashboardPage = {
+  path: BASE,
+  nav: { label: 'Messages', href: BASE, section: 'main' },
+  routes,
+};

@@ -1,0 +1,125 @@
+import { ChannelType } from '@tidings/contracts';
+import { AppError, getMessage, listMessages } from '@tidings/core';
+import { Hono, type Context } from 'hono';
+import { allowEmailStyles } from '../csp.ts';
+import type { DashEnv } from '../env.ts';
+import { requireSignedIn } from '../middleware/require.ts';
+import { Layout } from '../views/layout.tsx';
+import { MessageContent, MessagesTable, StatusBadge } from '../views/message-views.tsx';
+import { render, Time } from '../views/render.tsx';
+import type { DashboardPage } from './page.ts';
+
+const BASE = '/sandbox';
+const PAGE_SIZE = 50;
+const TABS = [
+  { label: 'All', channelType: undefined },
+  { label: 'Email', channelType: 'email' },
+  { label: 'SMS', channelType: 'sms' },
+] as const;
+
+type Env = Context<DashEnv>;
+
+function EmptyState({ c }: { c: Env }) {
+  const api = `${c.var.deps.config.publicApiUrl}/v1/messages`;
+  return (
+    <article class="empty-state">
+      <h3>Nothing in the sandbox yet</h3>
+      <p>
+        Create a key with <strong>Mode: Test</strong> in <a href="/settings/api-keys">Settings › API Keys</a>, then send with it. What it sends lands
+        here, and the sandbox reports it delivered a moment later (<code>bounce@…</code> bounces, numbers ending in <code>0000</code> are undelivered).
+      </p>
+      <pre class="commands">
+        <code>{`curl -X POST ${api} -H "Authorization: Bearer sk_test_..." \\
+  -H 'Content-Type: application/json' \\
+  -d '{"channelType":"email","to":"ada@example.com","subject":"Hello","html":"<p>Hi Ada</p>"}'
+
+curl -X POST ${api} -H "Authorization: Bearer sk_test_..." \\
+  -H 'Content-Type: application/json' \\
+  -d '{"channelType":"sms","to":"+14155550123","body":"Your code is 123456"}'`}</code>
+      </pre>
+    </article>
+  );
+}
+
+async function inboxPage(c: Env) {
+  const channel = ChannelType.safeParse(c.req.query('channelType'));
+  const channelType = channel.success ? channel.data : undefined;
+  // a cursor that is not one is a 400 from listMessages
+  const cursor = c.req.query('cursor') || undefined;
+  const page = await listMessages(c.var.deps, c.var.signedIn!.membership.orgId, { limit: PAGE_SIZE, offset: 0, cursor, channelType, provider: 'sandbox' });
+  const tabUrl = (type: string | undefined, cursor?: string) => {
+    const params = new URLSearchParams({ ...(type && { channelType: type }), ...(cursor && { cursor }) }).toString();
+    return params ? `${BASE}?${params}` : BASE;
+  };
+  return render(
+    c,
+    <Layout c={c} title="Sandbox inbox">
+      <hgroup class="page-title">
+        <h1>Sandbox inbox</h1>
+        <p>What test keys (and live keys, while no provider is configured) would have sent. Nothing here left this server.</p>
+      </hgroup>
+      <nav class="tabs" aria-label="Channel">
+        {TABS.map((tab) => (
+          <a href={tabUrl(tab.channelType)} aria-current={tab.channelType === channelType ? 'page' : undefined}>
+            {tab.label}
+          </a>
+        ))}
+      </nav>
+      {page.data.length === 0 ? <EmptyState c={c} /> : <MessagesTable messages={page.data} linkBase={BASE} />}
+      {page.hasMore && (
+        <nav class="pager" aria-label="Pages">
+          <a href={tabUrl(channelType, page.nextCursor!)} role="button" class="secondary outline">
+            Older messages
+          </a>
+        </nav>
+      )}
+    </Layout>,
+  );
+}
+
+async function sandboxMessagePage(c: Env) {
+  const message = await getMessage(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id')!);
+  // a message that went to a real provider is not in the sandbox; its page is /messages/:id
+  if (message.provider !== 'sandbox') throw new AppError('NOT_FOUND', 'Message not found');
+  const title = message.channelType === 'email' ? message.subject || '(no subject)' : `SMS to ${message.to}`;
+  if (message.html) allowEmailStyles(c);
+  return render(
+    c,
+    <Layout c={c} title={title}>
+      <a href={BASE} class="back">
+        ← Sandbox inbox
+      </a>
+      <section class="card mail" aria-label="Message">
+        <h1>{title}</h1>
+        <dl class="mail-headers">
+          <dt>From</dt>
+          <dd>{message.from}</dd>
+          <dt>To</dt>
+          <dd>{message.to}</dd>
+          <dt>Date</dt>
+          <dd>
+            <Time at={message.createdAt} />
+          </dd>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={message.status} /> <a href={`/messages/${message.id}`}>status history</a>
+          </dd>
+        </dl>
+        <hr />
+        <MessageContent message={message} />
+      </section>
+    </Layout>,
+  );
+}
+
+const routes = new Hono<DashEnv>();
+routes.use('*', requireSignedIn);
+routes.get('/', inboxPage);
+routes.get('/:id', sandboxMessagePage);
+
+/** The sandbox inbox: what the sandbox provider "sent", shown as the recipient would see it. */
+export const sandboxPage: DashboardPage = {
+  path: BASE,
+  nav: { label: 'Sandbox inbox', href: BASE, section: 'main' },
+  routes,
+};

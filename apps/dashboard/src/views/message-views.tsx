@@ -1,0 +1,103 @@
+import type { Message, MessageStatus } from '@tidings/contracts';
+import { Time } from './render.tsx';
+
+const FAILED: MessageStatus[] = ['failed', 'bounced', 'undelivered'];
+const DONE: MessageStatus[] = ['sent', 'delivered'];
+
+/** The colour family of a status: done (green), failed (red), or on its way / canceled (neutral). */
+function toneOf(status: MessageStatus): string {
+  if (DONE.includes(status)) return 'ok';
+  if (FAILED.includes(status)) return 'bad';
+  return status === 'canceled' ? 'off' : 'pending';
+}
+
+/** A message status as a coloured badge. */
+export function StatusBadge({ status }: { status: MessageStatus }) {
+  return <span class={`badge status-${toneOf(status)}`}>{status}</span>;
+}
+
+/** `Email` or `SMS`. */
+export function ChannelLabel({ message }: { message: Pick<Message, 'channelType'> }) {
+  return <span class="channel">{message.channelType === 'email' ? 'Email' : 'SMS'}</span>;
+}
+
+/** One line that tells messages apart in a table: the subject of an email, the start of an SMS. */
+export function summaryOf(message: Message): string {
+  const text = message.channelType === 'email' ? message.subject || '(no subject)' : message.body || '';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/**
+ * An email's HTML in a frame that can run nothing: `sandbox` with no permissions gives it an opaque origin and no
+ * scripts, forms, popups or top navigation, and `srcdoc` is an attribute, so the HTML is escaped like any other.
+ */
+export function EmailFrame({ html, title }: { html: string; title: string }) {
+  return <iframe class="email-frame" sandbox="" srcdoc={html} title={title} referrerpolicy="no-referrer"></iframe>;
+}
+
+/** What was sent, as the recipient would see it: the HTML (framed) and the text part of an email, or the SMS. */
+export function MessageContent({ message }: { message: Message }) {
+  if (message.channelType === 'sms') {
+    return (
+      <div class="sms-thread">
+        <p class="sms-bubble">{message.body}</p>
+        <small class="muted">
+          {message.segments ?? 1} segment{message.segments === 1 ? '' : 's'} · from {message.from}
+        </small>
+      </div>
+    );
+  }
+  return (
+    <>
+      {message.html ? (
+        <EmailFrame html={message.html} title={`HTML of “${message.subject ?? ''}”`} />
+      ) : (
+        <p class="muted">This email has no HTML part.</p>
+      )}
+      <h3 class="part-heading">Text part</h3>
+      {message.text ? <pre class="text-part">{message.text}</pre> : <p class="muted">This email has no text part.</p>}
+    </>
+  );
+}
+
+/**
+ * Messages newest first, each linking to `${linkBase}/${id}`; the provider column only where it tells rows apart.
+ */
+export function MessagesTable({ messages, linkBase, showProvider }: { messages: Message[]; linkBase: string; showProvider?: boolean }) {
+  return (
+    <div class="table-wrap">
+      <table class="striped messages">
+        <thead>
+          <tr>
+            <th>To</th>
+            <th>Message</th>
+            <th>Channel</th>
+            <th>Status</th>
+            {showProvider && <th>Provider</th>}
+            <th>Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {messages.map((message) => (
+            <tr data-message-id={message.id}>
+              <td class="name">{message.to}</td>
+              <td class="summary">
+                <a href={`${linkBase}/${message.id}`}>{summaryOf(message)}</a>
+              </td>
+              <td>
+                <ChannelLabel message={message} />
+              </td>
+              <td>
+                <StatusBadge status={message.status} />
+              </td>
+              {showProvider && <td class="muted">{message.provider}</td>}
+              <td>
+                <Time at={message.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
