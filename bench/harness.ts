@@ -52,10 +52,11 @@ export async function freePort(): Promise<number> {
 
 /**
  * Runs a TypeScript entry as its own Node process (through tsx), with `env` on top of this process's. With
- * BENCH_CPU_PROF set, the process writes a V8 CPU profile named after `name` into bench/results when it exits.
+ * BENCH_CPU_PROF set, the process writes V8 CPU profiles into bench/results/profiles/<name>/ when it exits.
  */
 export function startProcess(name: string, entry: string, env: Record<string, string>): ChildProcess {
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/results')}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  // a directory per process: tsx's loader thread writes a profile of its own beside the main thread's
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/results/profiles', name)}`] : [];
   const child = fork(path.resolve(root, entry), [], {
     execArgv: ['--import', 'tsx', ...profile],
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },

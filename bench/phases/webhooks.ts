@@ -28,6 +28,7 @@ export async function measureWebhooks(bench: Bench, count: number) {
     const started = performance.now();
     const outbox = await db.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
     await dispatchOutbox({ ...bench.deps, queues }, outbox);
+    progress(`${label}: ${outbox.length} deliveries recorded and enqueued in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await drain(label, count, () => db.webhookDelivery.count({ where: { webhookId: webhook.id, status: 'succeeded' } }));
     const seconds = (performance.now() - started) / 1000;
     if (receiver.requests.length < count) throw new Error(`webhooks: the receiver got ${receiver.requests.length} of ${count}`);
