@@ -24,10 +24,17 @@ const DRAIN_MESSAGES = setting('BENCH_DRAIN_MESSAGES', 20_000);
 const LIST_ROWS = setting('BENCH_LIST_ROWS', 1_000_000);
 const WEBHOOK_EVENTS = setting('BENCH_WEBHOOK_EVENTS', 5_000);
 const CONTACT_RUNS = setting('BENCH_CONTACT_RUNS', 5);
-const databaseUrl = 'postgresql://postgres@127.0.0.1:5432/tidings_bench_run';
+// Its own database on DATABASE_URL's server, dropped and created again at each run.
+const databaseUrl = withDatabase('tidings_bench_run');
+
+function withDatabase(name: string): string {
+  const url = new URL(loadConfig().databaseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 async function freshDatabase() {
-  const admin = new Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
+  const admin = new Client({ connectionString: withDatabase('postgres') });
   await admin.connect();
   await admin.query('DROP DATABASE IF EXISTS tidings_bench_run WITH (FORCE)');
   await admin.query('CREATE DATABASE tidings_bench_run');
