@@ -6,6 +6,7 @@ import { makeOrganization, apiClient } from '@tidings/testing';
 import { migrate } from '@tidings/db';
 import { openDeps } from '@tidings/core';
 import { createApp } from '../apps/api/src/app.ts';
+import { thousandContacts } from './phases/contacts.ts';
 
 async function main() {
   const runs = Number(process.argv[2] ?? 5);
@@ -21,14 +22,7 @@ async function main() {
     for (let run = 0; run < runs + 1; run += 1) {
       const { key } = await makeOrganization(deps, { name: `bench ${Date.now()}` });
       const api = apiClient(app, key);
-      const contacts = Array.from({ length: 1000 }, (_, i) => ({
-        email: `person${i}@bench.example`,
-        phone: `+1415555${String(i).padStart(4, '0')}`,
-        firstName: `First${i}`,
-        lastName: `Last${i}`,
-        attributes: { plan: i % 2 ? 'pro' : 'free', seats: i },
-        smsSubscribed: i % 10 !== 0,
-      }));
+      const contacts = thousandContacts(run);
       const started = performance.now();
       const res = await api.post('/v1/contacts/bulk', { contacts });
       const ms = performance.now() - started;

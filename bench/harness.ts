@@ -1,16 +1,43 @@
-// Shared pieces of the benchmark: child processes, free ports, autocannon runs, progress lines.
+// Shared pieces of the benchmark: child processes, free ports, autocannon runs, drains, progress lines.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import type { Queue } from 'bullmq';
+import type { Deps } from '@tidings/core';
+import type { Redis } from '@tidings/queue';
 
 export const root = path.resolve(__dirname, '..');
+
+/** What every phase gets from the run. */
+export type Bench = {
+  /** The runner's own connections to the bench database and Redis (loopback webhooks allowed). */
+  deps: Deps;
+  /** Environment of every child process: the bench database, a raised rate limit. */
+  env: Record<string, string>;
+  /** A Redis prefix for one phase of this run, so one phase's leftover jobs never reach another phase's worker. */
+  prefix(phase: string): string;
+  /** Seconds of each autocannon run (BENCH_SECONDS). */
+  seconds: number;
+};
+
+/** The real API as a child process, shared by the phases that drive it over HTTP. */
+export type Api = { url: string; child: ChildProcess };
+
+const children = new Set<ChildProcess>();
+// a phase that throws must not leave its processes running
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
 /** Prints a progress line with the elapsed time, so a long run shows where it is. */
 export function progress(message: string): void {
   const seconds = (performance.now() / 1000).toFixed(0).padStart(4);
   process.stderr.write(`[bench ${seconds}s] ${message}\n`);
+}
+
+/** `a / b` to two decimals (0 when `b` is 0), for the ratios to the floor. */
+export function ratio(a: number, b: number): number {
+  return b > 0 ? Math.round((a / b) * 100) / 100 : 0;
 }
 
 export async function freePort(): Promise<number> {
@@ -23,78 +50,155 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs a TypeScript entry as its own Node process (through tsx), with `env` on top of this process's. */
-export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
-  return fork(path.resolve(root, entry), [], {
-    execArgv: ['--import', 'tsx'],
+/**
+ * Runs a TypeScript entry as its own Node process (through tsx), with `env` on top of this process's. With
+ * BENCH_CPU_PROF set, the process writes V8 CPU profiles into bench/results/profiles/<name>/ when it exits.
+ */
+export function startProcess(name: string, entry: string, env: Record<string, string>): ChildProcess {
+  // a directory per process: tsx's loader thread writes a profile of its own beside the main thread's
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/results/profiles', name)}`] : [];
+  const child = fork(path.resolve(root, entry), [], {
+    execArgv: ['--import', 'tsx', ...profile],
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Starts the real API (apps/api) on a free port and waits until it answers. */
+export async function startApi(bench: Bench): Promise<Api> {
+  const port = await freePort();
+  const child = startProcess('api', 'apps/api/src/server.ts', { ...bench.env, REDIS_PREFIX: bench.prefix('api'), API_PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForOk(`${url}/healthz`);
+  return { url, child };
 }
 
 export async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   await exited;
   clearTimeout(timer);
 }
 
 /** Polls `url` until it answers 200, or fails after `timeoutMs`. */
 export async function waitForOk(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await waitUntil(url, timeoutMs, async () => {
     try {
-      if ((await fetch(url)).ok) return;
+      return (await fetch(url)).ok;
     } catch {
-      // not listening yet
+      return false; // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+  });
+}
+
+/** Waits until a worker process is connected to `queue` (BullMQ names its connections), so timing starts on a ready worker. */
+export async function waitForWorker(queue: Queue, timeoutMs = 60_000): Promise<void> {
+  await waitUntil(`a worker on ${queue.name}`, timeoutMs, async () => (await queue.getWorkersCount()) > 0);
+}
+
+async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not become ready`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-/** Resident memory of a process in MiB, from /proc. */
-export function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
+/** Samples a process's resident memory (from /proc) every 500 ms; `stop()` returns the peak in MiB. */
+export function sampleRss(pid: number): { stop(): number } {
+  let peakKb = 0;
+  const sample = () => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      peakKb = Math.max(peakKb, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
+    } catch {
+      // the process has exited: keep the peak seen so far
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 500);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return Math.round(peakKb / 1024);
+    },
+  };
 }
 
-export type LoadResult = { requestsPerSecond: number; p50: number; p99: number; errors: number; non2xx: number };
+export type LoadResult = {
+  /** 2xx responses per second: an error answered fast is not throughput. */
+  requestsPerSecond: number;
+  /** Latency of 2xx responses, ms. */
+  p50: number;
+  p99: number;
+  /** Responses that were not 2xx, plus connection errors and timeouts. */
+  errors: number;
+  /** Count per status code, e.g. { "202": 9120, "500": 3 }, so an error run is visible at a glance. */
+  statusCodes: Record<string, number>;
+};
 
-/** POSTs `body` to `url` from `connections` connections for `seconds`; latency in ms. */
-export async function load(options: { url: string; headers: Record<string, string>; body: string; connections: number; seconds: number }): Promise<LoadResult> {
+/** Sends `method url` (with `body`, if any) from `connections` connections for `seconds`. */
+export async function load(options: {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+  timeoutSeconds?: number;
+}): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
-    method: 'POST',
+    method: options.method ?? 'POST',
     headers: { 'content-type': 'application/json', ...options.headers },
     body: options.body,
     connections: options.connections,
     duration: options.seconds,
+    timeout: options.timeoutSeconds ?? 10,
+    // Latency of successful answers only; `errors` below counts the rest (autocannon's `errors` includes timeouts).
+    excludeErrorStats: true,
   });
+  // autocannon drops its connections at the end, not the requests the server is still working on: let those finish,
+  // so they neither weigh on the next phase nor fail when the server is stopped.
+  await new Promise((resolve) => setTimeout(resolve, Math.min(5000, result.latency.max + 500)));
   return {
-    requestsPerSecond: Math.round(result.requests.average),
+    requestsPerSecond: Math.round(result['2xx'] / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
+    errors: result.non2xx + result.errors,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, stat.count ?? 0])),
   };
 }
 
 /** Waits until `count()` reaches `target`, showing progress; returns the seconds it took. */
 export async function drain(label: string, target: number, count: () => Promise<number>, timeoutMs = 600_000): Promise<number> {
   const started = performance.now();
-  let last = 0;
+  let shown = 0;
   for (;;) {
     const done = await count();
-    if (done >= target) return (performance.now() - started) / 1000;
-    if (performance.now() - started > timeoutMs) throw new Error(`${label}: ${done}/${target} after ${timeoutMs} ms`);
-    if (done - last >= target / 10) {
-      progress(`${label}: ${done}/${target}`);
-      last = done;
+    const seconds = (performance.now() - started) / 1000;
+    if (done >= target) return seconds;
+    if (seconds * 1000 > timeoutMs) throw new Error(`${label}: ${done}/${target} after ${timeoutMs} ms`);
+    if (seconds - shown >= 10) {
+      progress(`${label}: ${done}/${target} (${Math.round(done / seconds)}/s)`);
+      shown = seconds;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** Deletes every Redis key under `prefix` (the run's queues and counters), without blocking Redis. */
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
 }

@@ -1,6 +1,8 @@
-// npm run bench: message.send throughput and latency of the real API against the floor (bench/floor), in one run,
-// over loopback, with the rate limit raised by configuration. Writes bench/results/latest.json.
-// Not yet measured here (see README): batch, worker drain, webhook fan-out, list p99 at 1M messages.
+// npm run bench: the real apps against the floor (bench/floor), in one run, over loopback, on a fresh database:
+// message.send and message.sendBatch throughput, send-worker drain, webhook fan-out, contact.bulkCreate, message.list
+// at 1M messages, and the processes' peak RSS. Writes bench/results/latest.json and prints a table.
+// Sizes by environment, for a quick run: BENCH_SECONDS (10), BENCH_DRAIN_MESSAGES (20000), BENCH_LIST_ROWS (1000000),
+// BENCH_WEBHOOK_EVENTS (5000), BENCH_CONTACT_RUNS (5). BENCH_CPU_PROF=1 writes the child processes' CPU profiles.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,14 +10,31 @@ import { loadConfig } from '@tidings/config';
 import { createOrganization, openDeps } from '@tidings/core';
 import { migrate } from '@tidings/db';
 import { Client } from 'pg';
-import { freePort, load, progress, root, rssMiB, startProcess, stopProcess, waitForOk } from './harness.ts';
+import { deleteKeys, progress, ratio, root, startApi, stopProcess, type Bench } from './harness.ts';
+import { BATCH_CONNECTIONS, measureBatch } from './phases/batch.ts';
+import { measureContacts } from './phases/contacts.ts';
+import { LIST_CONNECTIONS, measureList } from './phases/list.ts';
+import { measureApiSend, measureFloorSend, SEND_CONNECTIONS } from './phases/send.ts';
+import { measureWebhooks } from './phases/webhooks.ts';
+import { measureWorkerDrain } from './phases/worker-drain.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 50;
-const databaseUrl = 'postgresql://postgres@127.0.0.1:5432/tidings_bench_run';
+const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const SECONDS = setting('BENCH_SECONDS', 10);
+const DRAIN_MESSAGES = setting('BENCH_DRAIN_MESSAGES', 20_000);
+const LIST_ROWS = setting('BENCH_LIST_ROWS', 1_000_000);
+const WEBHOOK_EVENTS = setting('BENCH_WEBHOOK_EVENTS', 5_000);
+const CONTACT_RUNS = setting('BENCH_CONTACT_RUNS', 5);
+// Its own database on DATABASE_URL's server, dropped and created again at each run.
+const databaseUrl = withDatabase('tidings_bench_run');
+
+function withDatabase(name: string): string {
+  const url = new URL(loadConfig().databaseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 async function freshDatabase() {
-  const admin = new Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
+  const admin = new Client({ connectionString: withDatabase('postgres') });
   await admin.connect();
   await admin.query('DROP DATABASE IF EXISTS tidings_bench_run WITH (FORCE)');
   await admin.query('CREATE DATABASE tidings_bench_run');
@@ -31,52 +50,107 @@ async function freshDatabase() {
 async function main() {
   progress('preparing a fresh database');
   await freshDatabase();
-  const env = { DATABASE_URL: databaseUrl, REDIS_PREFIX: `bench-${Date.now()}`, RATE_LIMIT_PER_MINUTE: '100000000', DATABASE_POOL_SIZE: '10' };
-  const deps = openDeps(loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent' }), 'bench');
-  const { apiKey } = await createOrganization(deps, { name: 'Bench', mode: 'test' });
-  await deps.close();
-  const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
-  const headers = { authorization: `Bearer ${apiKey.key}` };
+  const runPrefix = `bench-${Date.now()}`;
+  const env = { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', DATABASE_POOL_SIZE: '10' };
+  const deps = openDeps(loadConfig({ ...process.env, ...env, REDIS_PREFIX: runPrefix, WEBHOOK_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'silent' }), 'bench');
+  const bench: Bench = { deps, env, prefix: (phase) => `${runPrefix}-${phase}`, seconds: SECONDS };
+  try {
+    const { apiKey } = await createOrganization(deps, { name: 'Bench', mode: 'test' });
+    const floorSend = await measureFloorSend(bench, apiKey.key);
+    const api = await startApi(bench);
+    const send = await measureApiSend(bench, api, apiKey.key);
+    const batch = await measureBatch(bench, api, apiKey.key);
+    const contacts = await measureContacts(bench, api, apiKey.key, CONTACT_RUNS);
+    const list = await measureList(bench, api, LIST_ROWS);
+    await stopProcess(api.child);
+    const drain = await measureWorkerDrain(bench, DRAIN_MESSAGES);
+    const webhooks = await measureWebhooks(bench, WEBHOOK_EVENTS);
 
-  const floorPort = await freePort();
-  const floor = startProcess('bench/floor/floor-api.ts', { ...env, PORT: String(floorPort) });
-  await new Promise((resolve) => floor.once('message', resolve));
-  progress(`floor: POST /send, ${CONNECTIONS} connections, ${SECONDS} s`);
-  const floorResult = await load({ url: `http://127.0.0.1:${floorPort}/send`, headers, body, connections: CONNECTIONS, seconds: SECONDS });
-  await stopProcess(floor);
+    const results = {
+      api: {
+        throughput: send.requestsPerSecond,
+        p50: send.p50,
+        p99: send.p99,
+        floorThroughput: floorSend.requestsPerSecond,
+        floorP99: floorSend.p99,
+        ratio: ratio(send.requestsPerSecond, floorSend.requestsPerSecond),
+        p99Ratio: ratio(send.p99, floorSend.p99),
+        connections: SEND_CONNECTIONS,
+        errors: send.errors,
+        statusCodes: send.statusCodes,
+        floorErrors: floorSend.errors,
+      },
+      batch: {
+        messagesPerSecond: batch.messagesPerSecond,
+        // the goal compares with the floor's single sends: 10x its messages per second
+        ratio: ratio(batch.messagesPerSecond, floorSend.requestsPerSecond),
+        p50: batch.p50,
+        p99: batch.p99,
+        connections: BATCH_CONNECTIONS,
+        errors: batch.errors,
+        statusCodes: batch.statusCodes,
+      },
+      worker: {
+        messagesPerSecond: drain.real.messagesPerSecond,
+        floorMessagesPerSecond: drain.floor.messagesPerSecond,
+        ratio: drain.ratio,
+        messages: DRAIN_MESSAGES,
+        seconds: drain.real.seconds,
+        floorSeconds: drain.floor.seconds,
+        failed: drain.real.failed,
+      },
+      webhooks: { deliveriesPerSecond: webhooks.deliveriesPerSecond, events: webhooks.events, seconds: webhooks.seconds },
+      contacts: { bulkCreateMs: contacts.bulkCreateMs, minMs: contacts.minMs, maxMs: contacts.maxMs, runs: contacts.runs, size: 1000 },
+      list: {
+        rows: LIST_ROWS,
+        limit: list.limit,
+        connections: LIST_CONNECTIONS,
+        p50: list.all.p50,
+        p99: list.all.p99,
+        throughput: list.all.requestsPerSecond,
+        filteredStatus: list.filteredStatus,
+        filteredP50: list.filtered.p50,
+        filteredP99: list.filtered.p99,
+        filteredThroughput: list.filtered.requestsPerSecond,
+        errors: list.all.errors + list.filtered.errors,
+      },
+      memory: { apiPeakRssMiB: send.peakRssMiB, sendWorkerPeakRssMiB: drain.real.peakRssMiB, webhookWorkerPeakRssMiB: webhooks.peakRssMiB },
+      machine: { cpus: os.cpus().length, node: process.version, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) },
+    };
+    mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+    writeFileSync(path.join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    printTable(results);
+  } finally {
+    await deleteKeys(deps.redis, runPrefix);
+    await deps.close();
+  }
+  process.exit(0); // the in-process schema engine of `migrate` would keep the process alive
+}
 
-  const apiPort = await freePort();
-  const api = startProcess('apps/api/src/server.ts', { ...env, API_PORT: String(apiPort), LOG_LEVEL: 'warn' });
-  await waitForOk(`http://127.0.0.1:${apiPort}/healthz`);
-  progress(`api: POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s`);
-  let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(api.pid!))), 500);
-  const apiResult = await load({ url: `http://127.0.0.1:${apiPort}/v1/messages`, headers, body, connections: CONNECTIONS, seconds: SECONDS });
-  clearInterval(sampler);
-  await stopProcess(api);
-
-  const results = {
-    api: {
-      throughput: apiResult.requestsPerSecond,
-      p50: apiResult.p50,
-      p99: apiResult.p99,
-      errors: apiResult.errors + apiResult.non2xx,
-      floorThroughput: floorResult.requestsPerSecond,
-      floorP99: floorResult.p99,
-      ratio: Math.round((apiResult.requestsPerSecond / floorResult.requestsPerSecond) * 100) / 100,
-      p99Ratio: Math.round((apiResult.p99 / floorResult.p99) * 100) / 100,
-    },
-    memory: { apiPeakRssMiB: peakRss },
-    machine: { cpus: os.cpus().length, node: process.version },
-  };
-  mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-  writeFileSync(path.join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+function printTable(r: {
+  api: { throughput: number; p50: number; p99: number; floorThroughput: number; floorP99: number; ratio: number; p99Ratio: number; errors: number };
+  batch: { messagesPerSecond: number; ratio: number; errors: number };
+  worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
+  webhooks: { deliveriesPerSecond: number };
+  contacts: { bulkCreateMs: number };
+  list: { rows: number; p99: number; filteredStatus: string; filteredP99: number; errors: number };
+  memory: { apiPeakRssMiB: number; sendWorkerPeakRssMiB: number; webhookWorkerPeakRssMiB: number };
+}) {
+  const row = (value: number | string, floor: number | string, ratioToFloor: number | string, goal: string, errors: number | string = '') => ({ value, floor, ratio: ratioToFloor, goal, errors });
   console.table({
-    'message.send': { 'req/s': results.api.throughput, 'p50 ms': results.api.p50, 'p99 ms': results.api.p99, errors: results.api.errors },
-    floor: { 'req/s': results.api.floorThroughput, 'p50 ms': floorResult.p50, 'p99 ms': results.api.floorP99, errors: floorResult.errors + floorResult.non2xx },
+    'message.send req/s': row(r.api.throughput, r.api.floorThroughput, r.api.ratio, '>= 0.8', r.api.errors),
+    'message.send p50 ms': row(r.api.p50, '', '', ''),
+    'message.send p99 ms': row(r.api.p99, r.api.floorP99, r.api.p99Ratio, '<= 1.5'),
+    'sendBatch(100) messages/s': row(r.batch.messagesPerSecond, r.api.floorThroughput, r.batch.ratio, '>= 10', r.batch.errors),
+    'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.8', r.worker.failed),
+    'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),
+    'contact.bulkCreate 1,000 ms': row(r.contacts.bulkCreateMs, '', '', ''),
+    [`message.list p99 ms (${r.list.rows} rows)`]: row(r.list.p99, '', '', '', r.list.errors),
+    [`message.list status=${r.list.filteredStatus} p99 ms`]: row(r.list.filteredP99, '', '', ''),
+    'API peak RSS MiB (send load)': row(r.memory.apiPeakRssMiB, '', '', ''),
+    'send-worker peak RSS MiB': row(r.memory.sendWorkerPeakRssMiB, '', '', ''),
+    'webhook-worker peak RSS MiB': row(r.memory.webhookWorkerPeakRssMiB, '', '', ''),
   });
-  console.log(`ratio ${results.api.ratio}x throughput, ${results.api.p99Ratio}x p99; API peak RSS ${peakRss} MiB`);
-  process.exit(0);
 }
 
 main().catch((error) => {

@@ -1,4 +1,5 @@
-// The floor for the send-worker: one provider HTTP call and one UPDATE per job, nothing else.
+// The floor for the send-worker: one provider HTTP call and one UPDATE per job, nothing else. Run as its own
+// process; the runner sees it ready through BullMQ's worker list.
 import { Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { Pool } from 'pg';
@@ -21,4 +22,3 @@ new Worker(
   },
   { connection: redis, prefix: process.env.REDIS_PREFIX, concurrency: Number(process.env.CONCURRENCY ?? 20), removeOnComplete: { count: 0 } },
 );
-process.send?.('ready');

@@ -1,0 +1,27 @@
+// message.send: the floor server (bench/floor/floor-api.ts), then the real API, each alone on the machine, same body,
+// same connections; the API's peak RSS under this load is the memory figure.
+import { freePort, load, progress, sampleRss, startProcess, stopProcess, type Api, type Bench, type LoadResult } from '../harness.ts';
+
+export const SEND_CONNECTIONS = 50;
+const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
+
+/** The floor's single sends: POST /send with the same key and body as the API gets. */
+export async function measureFloorSend(bench: Bench, apiKey: string): Promise<LoadResult> {
+  const port = await freePort();
+  const floor = startProcess('floor-api', 'bench/floor/floor-api.ts', { ...bench.env, REDIS_PREFIX: bench.prefix('floor-api'), PORT: String(port) });
+  try {
+    await new Promise((resolve) => floor.once('message', resolve));
+    progress(`floor: POST /send, ${SEND_CONNECTIONS} connections, ${bench.seconds} s`);
+    return await load({ url: `http://127.0.0.1:${port}/send`, headers: { authorization: `Bearer ${apiKey}` }, body, connections: SEND_CONNECTIONS, seconds: bench.seconds });
+  } finally {
+    await stopProcess(floor);
+  }
+}
+
+/** message.send on the real API (sandbox key, rate limit raised), with the API's peak RSS meanwhile. */
+export async function measureApiSend(bench: Bench, api: Api, apiKey: string): Promise<LoadResult & { peakRssMiB: number }> {
+  progress(`api: POST /v1/messages, ${SEND_CONNECTIONS} connections, ${bench.seconds} s`);
+  const rss = sampleRss(api.child.pid!);
+  const result = await load({ url: `${api.url}/v1/messages`, headers: { authorization: `Bearer ${apiKey}` }, body, connections: SEND_CONNECTIONS, seconds: bench.seconds });
+  return { ...result, peakRssMiB: rss.stop() };
+}

@@ -1,0 +1,41 @@
+// Webhook fan-out: one endpoint subscribed to contact.created, BENCH_WEBHOOK_EVENTS such events recorded in one
+// transaction (recordEvents: the events, one delivery each, their outbox rows), dispatched, and delivered by one
+// real webhook-worker process to a local receiver. The clock runs from recording the events to the last delivery
+// marked succeeded. No floor: the figure is deliveries per second.
+import { createOrganization, createWebhook, dispatchOutbox, recordEvents, type NewEvent } from '@tidings/core';
+import { closeQueues, createQueues } from '@tidings/queue';
+import { startWebhookReceiver } from '@tidings/testing';
+import { drain, progress, sampleRss, startProcess, stopProcess, waitForWorker, type Bench } from '../harness.ts';
+
+export async function measureWebhooks(bench: Bench, count: number) {
+  const { db, redis, config } = bench.deps;
+  const receiver = await startWebhookReceiver();
+  const { organization } = await createOrganization(bench.deps, { name: 'Bench webhooks', mode: 'test' });
+  const webhook = await createWebhook(bench.deps, organization.id, { url: `${receiver.url}/hook`, events: ['contact.created'] });
+  const prefix = bench.prefix('webhooks');
+  const queues = createQueues(redis, prefix);
+  const worker = startProcess('webhook-worker', 'apps/webhook-worker/src/worker.ts', { ...bench.env, REDIS_PREFIX: prefix, WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  try {
+    await waitForWorker(queues.webhooks);
+    const label = `webhook-worker (concurrency ${config.webhooks.workerConcurrency})`;
+    progress(`${label}: ${count} contact.created events to one endpoint`);
+    const events: NewEvent[] = Array.from({ length: count }, (_, i) => ({
+      orgId: organization.id,
+      type: 'contact.created',
+      data: { id: `con_bench${i}`, email: `person${i}@bench.example`, firstName: `First${i}`, attributes: { plan: 'pro' } },
+    }));
+    const rss = sampleRss(worker.pid!);
+    const started = performance.now();
+    const outbox = await db.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
+    await dispatchOutbox({ ...bench.deps, queues }, outbox);
+    progress(`${label}: ${outbox.length} deliveries recorded and enqueued in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    await drain(label, count, () => db.webhookDelivery.count({ where: { webhookId: webhook.id, status: 'succeeded' } }));
+    const seconds = (performance.now() - started) / 1000;
+    if (receiver.requests.length < count) throw new Error(`webhooks: the receiver got ${receiver.requests.length} of ${count}`);
+    return { deliveriesPerSecond: Math.round(count / seconds), events: count, seconds: Math.round(seconds * 10) / 10, peakRssMiB: rss.stop() };
+  } finally {
+    await stopProcess(worker);
+    await closeQueues(queues);
+    await receiver.close();
+  }
+}
