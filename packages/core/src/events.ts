@@ -29,24 +29,28 @@ export type NewEvent = {
   webhookId?: string;
 };
 
+/** The rows `eventsCte` records, from values in hand: one array parameter per column (Prisma's createMany binds
+ * every value separately and was several times slower in bulk). */
+export function eventValues(events: NewEvent[]): Prisma.Sql {
+  return Prisma.sql`SELECT * FROM unnest(${events.map(() => newId('evt'))}::text[], ${events.map((e) => e.orgId)}::text[],
+    ${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::jsonb[], ${events.map((e) => e.webhookId ?? null)}::text[])`;
+}
+
 /**
  * The common table expressions that record events and fan them out to webhooks, set-based, for any number of events
- * and endpoints: `recorded_events` inserts the events, `new_deliveries` creates one delivery per (event, enabled
- * endpoint of its organization subscribed to its type) - or only the named endpoint for an event with `webhookId` -
- * and `delivery_outbox` writes their outbox rows. A statement that starts `WITH ${eventsCte(events)}` can go on
- * with its own CTEs and ends with `SELECT "id" FROM new_deliveries`, so a change, its events and their deliveries
- * are one statement: atomic without an interactive transaction holding a pooled connection.
+ * and endpoints. `source` is a query yielding (id, orgId, type, data, webhookId): `eventValues(events)`, or rows of an
+ * earlier CTE of the same statement. `recorded_events` inserts the events, `new_deliveries` creates one delivery per
+ * (event, enabled endpoint of its organization subscribed to its type) - or only the named endpoint for an event
+ * with `webhookId` - and `delivery_outbox` writes their outbox rows. A statement that starts
+ * `WITH ${eventsCte(source)}` can go on with its own CTEs and ends with `SELECT "id" FROM new_deliveries`, so a
+ * change, its events and their deliveries are one statement: atomic without an interactive transaction holding a
+ * pooled connection across round trips.
  * Times are UTC like every timestamp Prisma writes (the columns have no time zone; the session's may not be UTC).
  */
-export function eventsCte(events: NewEvent[]): Prisma.Sql {
-  const ids = events.map(() => newId('evt'));
-  // One array parameter per column: Prisma's createMany binds every value separately, several times slower in bulk.
+export function eventsCte(source: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     new_events AS (
-      SELECT *, now() AT TIME ZONE 'UTC' AS "at"
-      FROM unnest(${ids}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.type)}::text[],
-                  ${events.map((e) => JSON.stringify(e.data))}::jsonb[], ${events.map((e) => e.webhookId ?? null)}::text[])
-        AS u("id", "orgId", "type", "data", "webhookId")),
+      SELECT *, now() AT TIME ZONE 'UTC' AS "at" FROM (${source}) AS u("id", "orgId", "type", "data", "webhookId")),
     recorded_events AS (
       INSERT INTO "Event" ("id", "orgId", "type", "data", "createdAt")
       SELECT "id", "orgId", "type", "data", "at" FROM new_events),
@@ -77,5 +81,5 @@ export function deliveryJobs(rows: { id: string }[]): OutboxItem[] {
  */
 export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<OutboxItem[]> {
   if (events.length === 0) return [];
-  return deliveryJobs(await tx.$queryRaw<{ id: string }[]>`WITH ${eventsCte(events)} SELECT "id" FROM new_deliveries`);
+  return deliveryJobs(await tx.$queryRaw<{ id: string }[]>`WITH ${eventsCte(eventValues(events))} SELECT "id" FROM new_deliveries`);
 }

@@ -12,7 +12,7 @@ import { changeMessageStatus } from './message-status.ts';
  */
 export async function cancelMessage(deps: Deps, orgId: string, id: string): Promise<Message> {
   const current = foundOr404(await deps.db.message.findFirst({ where: { id, orgId }, select: { id: true, channelType: true } }), 'Message');
-  const moved = await deps.db.$transaction((tx) => changeMessageStatus(tx, current.id, { status: 'canceled', at: deps.now() }));
+  const moved = await changeMessageStatus(deps.db, current.id, { status: 'canceled', at: deps.now() });
   if (!moved) {
     const now = await deps.db.message.findUniqueOrThrow({ where: { id }, select: { status: true } });
     throw new AppError('CONFLICT', `Message is ${now.status}: only scheduled or queued messages can be canceled`);

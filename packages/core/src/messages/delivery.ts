@@ -1,6 +1,6 @@
 import type { Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
-import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
+import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { changeMessageStatus } from './message-status.ts';
 
 export type Claim =
@@ -14,7 +14,7 @@ export type Claim =
 const EARLY_TOLERANCE_MS = 1000;
 
 /**
- * The worker's first step for a job: decides whether to call the provider, in one read and one transaction.
+ * The worker's first step for a job: decides whether to call the provider, in one read and one status change.
  * A message past `sending` (or canceled) is done, so a repeated job never sends twice from our side; a suppressed
  * recipient ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
  * `scheduled` through `queued`) and `attempts` counts this attempt.
@@ -32,50 +32,40 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
     return { kind: 'not-yet', runAt: current.scheduledAt };
   }
 
-  const outcome = await deps.db.$transaction(async (tx) => {
-    const outbox: OutboxItem[] = [];
-    if (current.isSuppressed) {
-      const failed = await changeMessageStatus(tx, messageId, {
-        status: 'failed',
-        at: now,
-        error: { code: 'SUPPRESSED', message: 'The recipient is on the suppression list (bounced, complained or unsubscribed)' },
-      });
-      return { row: null, outbox: failed?.outbox ?? [], reason: 'suppressed' };
-    }
-    if (current.status === 'scheduled') {
-      const queued = await changeMessageStatus(tx, messageId, { status: 'queued', at: now });
-      if (!queued) return { row: null, outbox, reason: 'changed meanwhile' };
-      outbox.push(...queued.outbox);
-    }
-    if (current.status === 'sending') {
-      // a retry: the status stays, the attempt is counted
-      const [row] = await tx.message.updateManyAndReturn({ where: { id: messageId, status: 'sending' }, data: { attempts: { increment: 1 } } });
-      return { row: row ?? null, outbox, reason: 'changed meanwhile' };
-    }
-    const sending = await changeMessageStatus(tx, messageId, { status: 'sending', at: now, set: { attempts: { increment: 1 } } });
-    return { row: sending?.row ?? null, outbox: [...outbox, ...(sending?.outbox ?? [])], reason: 'changed meanwhile' };
-  });
-  await dispatchOutbox(deps, outcome.outbox);
-  return outcome.row ? { kind: 'send', message: outcome.row } : { kind: 'done', reason: outcome.reason };
+  if (current.isSuppressed) {
+    const failed = await changeMessageStatus(deps.db, messageId, {
+      status: 'failed',
+      at: now,
+      error: { code: 'SUPPRESSED', message: 'The recipient is on the suppression list (bounced, complained or unsubscribed)' },
+    });
+    if (failed) await dispatchOutbox(deps, failed.outbox);
+    return { kind: 'done', reason: 'suppressed' };
+  }
+  if (current.status === 'sending') {
+    // a retry: the status stays, the attempt is counted
+    const [row] = await deps.db.message.updateManyAndReturn({ where: { id: messageId, status: 'sending' }, data: { attempts: { increment: 1 } } });
+    return row ? { kind: 'send', message: row } : { kind: 'done', reason: 'changed meanwhile' };
+  }
+  if (current.status === 'scheduled') {
+    // its own step: a crash before `sending` leaves it queued, and the job's retry carries on from there
+    const queued = await changeMessageStatus(deps.db, messageId, { status: 'queued', at: now });
+    if (!queued) return { kind: 'done', reason: 'changed meanwhile' };
+    await dispatchOutbox(deps, queued.outbox);
+  }
+  const sending = await changeMessageStatus(deps.db, messageId, { status: 'sending', at: now, countsAttempt: true });
+  return sending ? { kind: 'send', message: sending.row } : { kind: 'done', reason: 'changed meanwhile' };
 }
 
 /**
  * The provider accepted the message: `sending -> sent` with its id, plus any follow-up jobs (the sandbox's
- * outcome) in the same transaction. When a callback got there first (the message is already delivered), only the
+ * outcome) in the same statement. When a callback got there first (the message is already delivered), only the
  * provider id is filled in.
  * @example await markSent(deps, messageId, 'b7d...', []);
  */
 export async function markSent(deps: Deps, messageId: string, providerMessageId: string, followUps: OutboxItem[] = []): Promise<void> {
-  const outbox = await deps.db.$transaction(async (tx) => {
-    const moved = await changeMessageStatus(tx, messageId, { status: 'sent', at: deps.now(), error: null, set: { providerMessageId } });
-    if (!moved) {
-      await tx.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: { providerMessageId } });
-      return [];
-    }
-    await writeOutbox(tx, followUps);
-    return [...moved.outbox, ...followUps];
-  });
-  await dispatchOutbox(deps, outbox);
+  const moved = await changeMessageStatus(deps.db, messageId, { status: 'sent', at: deps.now(), error: null, providerMessageId, followUps });
+  if (moved) await dispatchOutbox(deps, moved.outbox);
+  else await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: { providerMessageId } });
 }
 
 /**
@@ -83,7 +73,7 @@ export async function markSent(deps: Deps, messageId: string, providerMessageId:
  * @example await markFailed(deps, messageId, { code: 'provider_rejected', message: 'Resend answered 422: ...' });
  */
 export async function markFailed(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
-  const moved = await deps.db.$transaction((tx) => changeMessageStatus(tx, messageId, { status: 'failed', at: deps.now(), error }));
+  const moved = await changeMessageStatus(deps.db, messageId, { status: 'failed', at: deps.now(), error });
   if (moved) await dispatchOutbox(deps, moved.outbox);
 }
 

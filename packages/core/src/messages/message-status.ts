@@ -1,8 +1,9 @@
 import type { MessageStatus } from '@tidings/contracts';
-import type { Message as MessageRow, Prisma } from '@tidings/db';
-import { recordEvents, type EventType } from '../events.ts';
+import { Prisma, type Message as MessageRow } from '@tidings/db';
+import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
+import { newId } from '../ids.ts';
 import type { OutboxItem } from '../outbox.ts';
-import { toMessage } from './message.mapper.ts';
+import { messageJsonSql } from './message.mapper.ts';
 
 /**
  * From which statuses each status may be reached. Statuses only move forward: a late or repeated callback finds
@@ -34,9 +35,12 @@ export const EVENT_OF_STATUS: Partial<Record<MessageStatus, EventType>> = {
 export type StatusChange = {
   status: MessageStatus;
   error?: { code: string; message: string } | null;
-  /** Other columns to set with the change (providerMessageId, attempts...). */
-  set?: Prisma.MessageUpdateManyMutationInput;
   at: Date;
+  providerMessageId?: string;
+  /** The change starts a send attempt: `attempts` counts it. */
+  countsAttempt?: boolean;
+  /** Jobs that exist only if the change happens (the sandbox's outcome after `sent`): their outbox rows go with it. */
+  followUps?: OutboxItem[];
 };
 
 const timestampColumn: Partial<Record<MessageStatus, 'sentAt' | 'deliveredAt' | 'failedAt'>> = {
@@ -47,33 +51,49 @@ const timestampColumn: Partial<Record<MessageStatus, 'sentAt' | 'deliveredAt' | 
   undelivered: 'failedAt',
 };
 
+const noEvent = Prisma.sql`SELECT NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::text WHERE false`;
+
 /**
- * THE status function: every status change of a message goes through here, inside the caller's transaction. It
- * moves the message only when its current status may lead to `change.status` (one conditional UPDATE, so two
- * racing changes cannot both win), appends the status event and records the `message.*` event (webhook fan-out
- * hangs off `recordEvents`). Returns null when the message was not in a status it may move from.
- * @example const moved = await db.$transaction((tx) => changeMessageStatus(tx, id, { status: 'delivered', at: now() }));
+ * THE status function: every status change of a message goes through here, as ONE statement (atomic on its own, or
+ * part of the caller's transaction when `db` is one). It moves the message only when its current status may lead
+ * to `change.status` (a conditional UPDATE, so two racing changes cannot both win), appends the status event,
+ * records the `message.*` event with its webhook deliveries (`eventsCte`) and writes the outbox rows of those and
+ * of `followUps`. Returns the moved row and the jobs to dispatch after commit, or null when the message was not in
+ * a status it may move from.
+ * @example const moved = await changeMessageStatus(deps.db, id, { status: 'delivered', at: deps.now() }); if (moved) await dispatchOutbox(deps, moved.outbox);
  */
 export async function changeMessageStatus(
-  tx: Prisma.TransactionClient,
+  db: Prisma.TransactionClient,
   messageId: string,
   change: StatusChange,
 ): Promise<{ row: MessageRow; outbox: OutboxItem[] } | null> {
+  // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
+  const at = change.at.toISOString();
   const column = timestampColumn[change.status];
-  const [row] = await tx.message.updateManyAndReturn({
-    where: { id: messageId, status: { in: ALLOWED_FROM[change.status] } },
-    data: {
-      ...change.set,
-      status: change.status,
-      ...(column ? { [column]: change.at } : {}),
-      ...(change.error !== undefined ? { errorCode: change.error?.code ?? null, errorMessage: change.error?.message ?? null } : {}),
-    },
-  });
-  if (!row) return null;
-  await tx.messageStatusEvent.create({
-    data: { messageId, status: change.status, errorCode: change.error?.code ?? null, errorMessage: change.error?.message ?? null, createdAt: change.at },
-  });
+  const sets = [Prisma.sql`"status" = ${change.status}::"MessageStatus"`, Prisma.sql`"updatedAt" = ${at}::timestamp`];
+  if (column) sets.push(Prisma.sql`${Prisma.raw(`"${column}"`)} = ${at}::timestamp`);
+  if (change.error !== undefined) sets.push(Prisma.sql`"errorCode" = ${change.error?.code ?? null}, "errorMessage" = ${change.error?.message ?? null}`);
+  if (change.providerMessageId !== undefined) sets.push(Prisma.sql`"providerMessageId" = ${change.providerMessageId}`);
+  if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
   const type = EVENT_OF_STATUS[change.status];
-  const outbox = type ? await recordEvents(tx, [{ orgId: row.orgId, type, data: toMessage(row) }]) : [];
-  return { row, outbox };
+  const followUps = change.followUps ?? [];
+  const [moved] = await db.$queryRaw<(MessageRow & { deliveryIds: string[] })[]>`
+    WITH moved AS (
+      UPDATE "Message" SET ${Prisma.join(sets)}
+      WHERE "id" = ${messageId} AND "status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[])
+      RETURNING *),
+    status_event AS (
+      INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
+      SELECT "id", "status", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),
+    follow_ups AS (
+      INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
+      SELECT u.*, now() AT TIME ZONE 'UTC'
+      FROM unnest(${followUps.map((f) => f.queue)}::text[], ${followUps.map((f) => f.jobId)}::text[],
+                  ${followUps.map((f) => f.runAt?.toISOString() ?? null)}::timestamp[]) u
+      WHERE EXISTS (SELECT 1 FROM moved)),
+    ${eventsCte(type ? Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
+    SELECT moved.*, ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds" FROM moved`;
+  if (!moved) return null;
+  const { deliveryIds, ...row } = moved;
+  return { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id }))), ...followUps] };
 }

@@ -1,5 +1,5 @@
 import type { Message, MessageStatusEvent } from '@tidings/contracts';
-import type { Message as MessageRow, MessageStatusEvent as MessageStatusEventRow } from '@tidings/db';
+import { Prisma, type Message as MessageRow, type MessageStatusEvent as MessageStatusEventRow } from '@tidings/db';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -33,6 +33,22 @@ export function toMessage(row: MessageRow): Message {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+const sqlIso = (column: string) => `to_char(m."${column}", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * `toMessage` in SQL, over a row aliased `m`: for statements that change a message and record its event in one go
+ * (test/message-json.test.ts holds the two equal).
+ */
+export const messageJsonSql = Prisma.raw(`jsonb_build_object(
+  'id', m."id", 'channelType', m."channelType", 'to', m."to", 'from', m."from", 'subject', m."subject", 'text', m."text",
+  'html', m."html", 'body', m."body", 'templateId', m."templateId", 'templateVersion', m."templateVersion",
+  'contactId', m."contactId", 'status', m."status", 'segments', m."segments", 'provider', m."provider",
+  'providerMessageId', m."providerMessageId",
+  'error', CASE WHEN m."errorCode" IS NULL THEN NULL ELSE jsonb_build_object('code', m."errorCode", 'message', coalesce(m."errorMessage", '')) END,
+  'attempts', m."attempts", 'tags', to_jsonb(m."tags"), 'metadata', coalesce(m."metadata", '{}'::jsonb),
+  'scheduledAt', ${sqlIso('scheduledAt')}, 'sentAt', ${sqlIso('sentAt')}, 'deliveredAt', ${sqlIso('deliveredAt')},
+  'failedAt', ${sqlIso('failedAt')}, 'createdAt', ${sqlIso('createdAt')}, 'updatedAt', ${sqlIso('updatedAt')})`);
 
 /** One entry of a message's status history. */
 export function toStatusEvent(row: MessageStatusEventRow): MessageStatusEvent {

@@ -3,7 +3,7 @@ import type { Config } from '@tidings/config';
 import { Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { deliveryJobs, eventsCte } from '../events.ts';
+import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
@@ -143,7 +143,7 @@ async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[]): Pro
       INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
       SELECT *, now() AT TIME ZONE 'UTC'
       FROM unnest(${jobs.map((j) => j.queue)}::text[], ${jobs.map((j) => j.jobId)}::text[], ${jobs.map((j) => j.runAt?.toISOString() ?? null)}::timestamp[])),
-    ${eventsCte(queued)}
+    ${eventsCte(eventValues(queued))}
     SELECT "id" FROM new_deliveries`;
   await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries)]);
 }

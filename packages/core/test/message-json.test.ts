@@ -1,0 +1,28 @@
+import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { newId, toMessage } from '../src/index.ts';
+import { messageJsonSql } from '../src/messages/message.mapper.ts';
+
+const deps = createTestDeps();
+afterAll(() => deps.close());
+
+describe('messageJsonSql', () => {
+  it('builds in SQL exactly what toMessage builds in TypeScript, for a bare row and a full one', async () => {
+    const { orgId } = await makeOrganization(deps);
+    const at = new Date('2026-11-23T10:11:12.345Z');
+    const bare = await deps.db.message.create({
+      data: { id: newId('msg'), orgId, channelType: 'sms', to: '+14155550123', from: '+15005550006', body: 'hi', segments: 1, status: 'queued', provider: 'sandbox' },
+    });
+    const full = await deps.db.message.create({
+      data: {
+        id: newId('msg'), orgId, channelType: 'email', to: 'ada@example.com', from: 'A "B" <a@example.com>', subject: 'Ünïcode ✓', text: 'line\nbreak',
+        html: '<p>"quoted" & </p>', templateId: 'tpl_1', templateVersion: 3, contactId: 'con_1', status: 'bounced', provider: 'resend',
+        providerMessageId: 'prov_1', errorCode: 'BOUNCED', errorMessage: 'mailbox full', attempts: 2, tags: ['a', 'b c'],
+        metadata: { plan: 'pro' }, scheduledAt: at, sentAt: at, failedAt: new Date('2026-11-23T10:11:13.000Z'), createdAt: at, updatedAt: at,
+      },
+    });
+    for (const row of [bare, full]) {
+      const [{ json }] = await deps.db.$queryRaw<{ json: unknown }[]>`SELECT ${messageJsonSql} AS json FROM "Message" m WHERE m."id" = ${row.id}`;
+      expect(json).toEqual(toMessage(row));
+    }
+  });
+});
