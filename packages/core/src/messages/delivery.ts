@@ -1,4 +1,4 @@
-import type { Message as MessageRow } from '@tidings/db';
+import { Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { changeMessageStatus } from './message-status.ts';
@@ -10,11 +10,13 @@ export type Claim =
   /** A scheduled message whose job ran early: run again at `runAt`. */
   | { kind: 'not-yet'; runAt: Date };
 
+const notSuppressed = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to")`;
+
 /** A job that runs this much before `scheduledAt` sends anyway (clock skew between Redis and the worker). */
 const EARLY_TOLERANCE_MS = 1000;
 
 /**
- * The worker's first step for a job: decides whether to call the provider, in one read and one status change.
+ * The worker's first step for a job: decides whether to call the provider - for a queued message, in one statement.
  * A message past `sending` (or canceled) is done, so a repeated job never sends twice from our side; a suppressed
  * recipient ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
  * `scheduled` through `queued`) and `attempts` counts this attempt.
@@ -22,6 +24,10 @@ const EARLY_TOLERANCE_MS = 1000;
  */
 export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
   const now = deps.now();
+  // The common case in one statement: a queued message to a recipient who is not suppressed.
+  const claimed = await changeMessageStatus(deps.db, messageId, { status: 'sending', at: now, countsAttempt: true, onlyIf: notSuppressed });
+  if (claimed) return { kind: 'send', message: claimed.row };
+
   const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean }[]>`
     SELECT m."status", m."scheduledAt",
            EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed"

@@ -39,6 +39,8 @@ export type StatusChange = {
   providerMessageId?: string;
   /** The change starts a send attempt: `attempts` counts it. */
   countsAttempt?: boolean;
+  /** A further condition on the row (aliased "Message") for the change to happen. */
+  onlyIf?: Prisma.Sql;
   /** Jobs that exist only if the change happens (the sandbox's outcome after `sent`): their outbox rows go with it. */
   followUps?: OutboxItem[];
 };
@@ -80,7 +82,7 @@ export async function changeMessageStatus(
   const [moved] = await db.$queryRaw<(MessageRow & { deliveryIds: string[] })[]>`
     WITH moved AS (
       UPDATE "Message" SET ${Prisma.join(sets)}
-      WHERE "id" = ${messageId} AND "status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[])
+      WHERE "id" = ${messageId} AND "status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[]) AND ${change.onlyIf ?? Prisma.sql`true`}
       RETURNING *),
     status_event AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
