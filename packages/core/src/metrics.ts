@@ -27,15 +27,22 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
   });
   const webhookDeliveries = new Counter({
     name: 'tidings_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, refused)',
+    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, disabled; refused: the URL was not allowed)',
     labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const jobLatency = new Histogram({
+    name: 'tidings_job_latency_seconds',
+    help: 'Wait from a job becoming due (added, or its delay over) to a worker starting it, per queue; first runs only',
+    labelNames: ['queue'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120, 600],
     registers: [registry],
   });
   const jobDuration = new Histogram({
     name: 'tidings_job_duration_seconds',
-    help: 'Time from a job becoming ready (its delay over) to its processing finishing, per queue',
+    help: 'How long one run of a job took, per queue and outcome (completed, delayed: parked to run again, failed)',
     labelNames: ['queue', 'outcome'] as const,
-    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120, 600],
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
     registers: [registry],
   });
   new Gauge({
@@ -62,7 +69,7 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, jobDuration };
+  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, jobLatency, jobDuration };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
