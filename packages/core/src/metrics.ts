@@ -2,10 +2,15 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { QUEUE_NAMES } from '@tidings/queue';
 import type { Db } from '@tidings/db';
 import type { Queues } from '@tidings/queue';
+import { within } from './within.ts';
+
+// A scrape-time look-up that takes longer leaves its gauge out of this scrape rather than hold up the rest.
+const LOOKUP_TIMEOUT_MS = 2000;
 
 /**
  * The Prometheus metrics of one process. Gauges that need a look at Postgres or Redis (queue depth, outbox backlog)
- * are read when scraped, so they cost nothing between scrapes.
+ * are read when scraped, so they cost nothing between scrapes; while their store is unreachable they are absent, and
+ * the rest of the scrape still answers (the outbox backlog matters most while Redis is down).
  * @example const metrics = createMetrics({ db, queues }); metrics.providerCalls.inc({ provider: 'resend', outcome: 'sent' });
  */
 export function createMetrics(sources: { db: Db; queues: Queues }) {
@@ -52,12 +57,12 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     registers: [registry],
     async collect() {
       this.reset();
-      await Promise.all(
-        QUEUE_NAMES.map(async (name) => {
-          const counts = await sources.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
-          for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
-        }),
-      );
+      const read = (name: (typeof QUEUE_NAMES)[number]) => sources.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      const result = await within(() => Promise.all(QUEUE_NAMES.map(read)), LOOKUP_TIMEOUT_MS);
+      if (!result.ok) return;
+      result.value.forEach((counts, i) => {
+        for (const [state, count] of Object.entries(counts)) this.set({ queue: QUEUE_NAMES[i], state }, count);
+      });
     },
   });
   new Gauge({
@@ -65,7 +70,9 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     help: 'Outbox rows not yet moved to Redis (grows while Redis is unreachable)',
     registers: [registry],
     async collect() {
-      this.set(await sources.db.outboxEntry.count());
+      this.reset();
+      const result = await within(() => sources.db.outboxEntry.count(), LOOKUP_TIMEOUT_MS);
+      if (result.ok) this.set(result.value);
     },
   });
 

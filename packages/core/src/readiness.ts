@@ -1,4 +1,5 @@
 import type { Deps } from './deps.ts';
+import { within } from './within.ts';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -6,12 +7,7 @@ const CHECK_TIMEOUT_MS = 2000;
 export type Readiness = { status: 'ready' | 'not ready'; checks: { postgres: 'ok' | 'unreachable'; redis: 'ok' | 'unreachable' } };
 
 async function check(probe: () => Promise<unknown>): Promise<'ok' | 'unreachable'> {
-  try {
-    await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS).unref())]);
-    return 'ok';
-  } catch {
-    return 'unreachable'; // the answer itself says what failed; the cause is the operator's to find in that service
-  }
+  return (await within(probe, CHECK_TIMEOUT_MS)).ok ? 'ok' : 'unreachable';
 }
 
 /**
