@@ -24,6 +24,7 @@ async function main() {
     REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
     RATE_LIMIT_PER_MINUTE: '1000000',
     SANDBOX_OUTCOME_DELAY_MS: '0',
+    SEND_WORKER_METRICS_PORT: '0', // any free port: runs beside `npm start` on the same machine
     LOG_LEVEL: 'error',
   };
   const config = loadConfig({ ...env, API_PORT: '0' });

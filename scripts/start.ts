@@ -57,9 +57,9 @@ async function main() {
 
   console.log(`
 Tidings is starting:
-  API            http://localhost:${config.apiPort}/v1   (OpenAPI: /v1/openapi.json, health: /healthz, /readyz)
-  webhook-worker delivers signed webhook events (queue webhooks)
-  send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox)
+  API            http://localhost:${config.apiPort}/v1   (OpenAPI: /v1/openapi.json, health: /healthz, /readyz, /metrics)
+  webhook-worker delivers signed webhook events (queue webhooks); metrics: http://localhost:${config.webhooks.workerMetricsPort}/metrics
+  send-worker    metrics: http://localhost:${config.sendWorker.metricsPort}/metrics; queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox)
   Dashboard      http://localhost:${config.dashboardPort}      (the first sign-up creates your organization; queues: /admin/queues)
 
 A first API key:

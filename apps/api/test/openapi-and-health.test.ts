@@ -1,3 +1,4 @@
+import { sampleValue } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi();
@@ -46,6 +47,19 @@ describe('health', () => {
     const res = await broken.anonymous.get('/readyz');
     expect(res.status).toBe(503);
     expect(res.body.checks).toEqual({ postgres: 'ok', redis: 'unreachable' });
+    broken.deps.redis.disconnect();
+    await broken.deps.db.$disconnect();
+  });
+
+  it('/metrics still answers while Redis is unreachable: the outbox backlog is there, the queue gauges are left out', async () => {
+    const broken = setupApi({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const startedAt = Date.now();
+    const res = await broken.app.request('/metrics');
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(Date.now() - startedAt).toBeLessThan(5000); // the 2 s look-up limit, not Redis's reconnect loop
+    expect(sampleValue(text, 'tidings_outbox_backlog')).toEqual(expect.any(Number));
+    expect(text).not.toMatch(/^tidings_queue_jobs\{/m);
     broken.deps.redis.disconnect();
     await broken.deps.db.$disconnect();
   });

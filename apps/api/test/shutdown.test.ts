@@ -1,19 +1,10 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { createTestDeps, freePort, makeOrganization } from '@tidings/testing';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = http.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('graceful shutdown', () => {
   it('on SIGTERM finishes the request in flight, refuses new connections, and exits 0', async () => {

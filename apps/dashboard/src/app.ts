@@ -1,3 +1,4 @@
+import { healthRoutes, requestContext } from '@tidings/api';
 import { AppError, isSignUpOpen, switchSessionOrg, type Deps } from '@tidings/core';
 import { Hono } from 'hono';
 import { createAssetRoutes } from './assets.routes.ts';
@@ -13,8 +14,8 @@ import { pages } from './pages/index.ts';
 import { renderError } from './views/render.tsx';
 
 /**
- * Builds the dashboard over the given dependencies: sign-up/in/out, the pages of `pages/index.ts`, and Bull Board at
- * /admin/queues; `server.ts` runs it, tests call `app.request()` or serve it on port 0.
+ * Builds the dashboard over the given dependencies: sign-up/in/out, the pages of `pages/index.ts`, Bull Board at
+ * /admin/queues, and /healthz, /readyz, /metrics as the API has them; `server.ts` runs it, tests call `app.request()` or serve it on port 0.
  * @example const app = createDashboard(deps); serve({ fetch: app.fetch, port: deps.config.dashboardPort });
  */
 export function createDashboard(deps: Deps) {
@@ -39,6 +40,9 @@ export function createDashboard(deps: Deps) {
       c.header('X-Frame-Options', 'DENY');
     }
   });
+  // the API's request log and metrics, and its /healthz, /readyz and /metrics, answered before any session work
+  app.use('*', requestContext);
+  app.route('/', healthRoutes);
   app.use('*', loadSession);
   app.use(BULL_BOARD_PATH, guardBullBoard);
   app.use(`${BULL_BOARD_PATH}/*`, guardBullBoard);

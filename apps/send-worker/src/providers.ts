@@ -1,4 +1,5 @@
 import type { Config } from '@tidings/config';
+import type { Metrics } from '@tidings/core';
 import {
   createResendProvider,
   createSandboxProvider,
@@ -33,6 +34,35 @@ export function buildProviders(config: Config): Providers {
       if (name === 'sandbox') return sandbox;
       if (name === 'telnyx' && telnyx) return telnyx;
       throw missing(name as ProviderName);
+    },
+  };
+}
+
+/**
+ * The same providers with every send counted in `tidings_provider_calls_total` by provider and outcome: `sent`,
+ * `permanent_error` (a ProviderError that is not retryable) or `retryable_error` (anything else), as the send
+ * processor treats them. A provider this worker has no key for is never called, so it is not counted.
+ * @example const providers = countProviderCalls(deps.metrics, buildProviders(deps.config));
+ */
+export function countProviderCalls(metrics: Pick<Metrics, 'providerCalls'>, providers: Providers): Providers {
+  const counted = async <T>(provider: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await call();
+      metrics.providerCalls.inc({ provider, outcome: 'sent' });
+      return result;
+    } catch (error) {
+      metrics.providerCalls.inc({ provider, outcome: error instanceof ProviderError && !error.isRetryable ? 'permanent_error' : 'retryable_error' });
+      throw error;
+    }
+  };
+  return {
+    email(name: string) {
+      const provider = providers.email(name);
+      return { name: provider.name, sendEmail: (email) => counted(provider.name, () => provider.sendEmail(email)) };
+    },
+    sms(name: string) {
+      const provider = providers.sms(name);
+      return { name: provider.name, sendSms: (sms) => counted(provider.name, () => provider.sendSms(sms)) };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
-import type { Deps } from '@tidings/core';
+import { measureJobs, type Deps } from '@tidings/core';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS } from './maintenance.processor.ts';
-import { buildProviders, type Providers } from './providers.ts';
+import { buildProviders, countProviderCalls, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 
 export type SendWorker = { workers: Worker[]; close(): Promise<void> };
@@ -9,12 +9,13 @@ export type SendWorker = { workers: Worker[]; close(): Promise<void> };
 /**
  * Starts the send-worker's BullMQ workers on `deps`: one per configured channel queue (SEND_WORKER_QUEUES) with
  * the configured concurrency and stalled-job settings, and one on `maintenance` that runs the outbox relay as a
- * job scheduler every OUTBOX_RELAY_INTERVAL_MS. `close()` waits for in-flight jobs (graceful shutdown).
+ * job scheduler every OUTBOX_RELAY_INTERVAL_MS. Every provider call and job run is measured in `deps.metrics`.
+ * `close()` waits for in-flight jobs (graceful shutdown).
  * @example const worker = await startSendWorker(deps); process.once('SIGTERM', () => worker.close());
  */
 export async function startSendWorker(deps: Deps, options: { providers?: Providers } = {}): Promise<SendWorker> {
   const settings = deps.config.sendWorker;
-  const providers = options.providers ?? buildProviders(deps.config);
+  const providers = countProviderCalls(deps.metrics, options.providers ?? buildProviders(deps.config));
   const common = {
     connection: deps.redis,
     prefix: `${deps.config.redisPrefix}:bull`,
@@ -22,9 +23,9 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     stalledInterval: settings.stalledIntervalMs,
     maxStalledCount: settings.maxStalledCount,
   };
-  const sendOne = sendMessageProcessor(deps, providers);
+  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, providers));
   const workers: Worker[] = settings.queues.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
-  workers.push(new Worker('maintenance', maintenanceProcessor(deps), { ...common, concurrency: 5 }));
+  workers.push(new Worker('maintenance', measureJobs(deps.metrics, maintenanceProcessor(deps)), { ...common, concurrency: 5 }));
   for (const worker of workers) {
     worker.on('error', (error) => deps.logger.error({ err: error, queue: worker.name }, 'worker error'));
   }

@@ -29,6 +29,7 @@ export const deliverWebhook =
   };
 
 const CRASH_RETRY_MS = 30_000;
+const METRIC_OUTCOME = { succeeded: 'succeeded', retry: 'retrying', failed: 'failed', disabled: 'disabled' } as const;
 
 async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['webhooks']>, token?: string): Promise<void> {
   const { deliveryId } = job.data;
@@ -54,6 +55,7 @@ async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['we
     resolve: options.resolve,
   });
   const outcome = await recordAttempt(deps, work, result);
+  deps.metrics.webhookDeliveries.inc({ outcome: result.refused ? 'refused' : METRIC_OUTCOME[outcome.kind] });
 
   const context = { deliveryId, webhookId: work.webhookId, orgId: work.orgId, attempt: work.attempts + 1, statusCode: result.statusCode };
   if (outcome.kind === 'disabled' && outcome.reason === 'failing') {

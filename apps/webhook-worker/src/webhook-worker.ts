@@ -1,17 +1,18 @@
-import type { Deps } from '@tidings/core';
+import { measureJobs, type Deps } from '@tidings/core';
 import type { JobData } from '@tidings/queue';
 import { Worker } from 'bullmq';
 import { deliverWebhook, type DeliverOptions } from './deliver-webhook.processor.ts';
 
 /**
  * Starts consuming the `webhooks` queue. Lock and stalled-check times come from configuration: when a worker dies
- * mid-delivery its job's lock runs out and another (or the restarted) worker takes the job over.
+ * mid-delivery its job's lock runs out and another (or the restarted) worker takes the job over. Every run is
+ * measured in `deps.metrics`.
  * Close it with `await worker.close()` (waits for deliveries in flight).
  * @example const worker = startWebhookWorker(deps); process.once('SIGTERM', () => worker.close());
  */
 export function startWebhookWorker(deps: Deps, options: DeliverOptions = {}): Worker<JobData['webhooks']> {
   const { config, logger } = deps;
-  const worker = new Worker<JobData['webhooks']>('webhooks', deliverWebhook(deps, options), {
+  const worker = new Worker<JobData['webhooks']>('webhooks', measureJobs(deps.metrics, deliverWebhook(deps, options)), {
     connection: deps.redis,
     prefix: `${config.redisPrefix}:bull`,
     concurrency: config.webhooks.workerConcurrency,

@@ -1,15 +1,17 @@
 // The webhook-worker process: `tsx apps/webhook-worker/src/worker.ts`. Configured only by the environment.
 import { ConfigError, loadConfig } from '@tidings/config';
-import { openDeps, requeueOverdueDeliveries } from '@tidings/core';
+import { openDeps, requeueOverdueDeliveries, startOpsServer } from '@tidings/core';
 import { startWebhookWorker } from './webhook-worker.ts';
 
 const SWEEP_INTERVAL_MS = 60_000;
 
-function main() {
+async function main() {
   const config = loadConfig();
   const deps = openDeps(config, 'webhook-worker');
+  // before taking jobs: a port already in use stops the process here, not mid-delivery
+  const ops = await startOpsServer(deps, config.webhooks.workerMetricsPort);
   const worker = startWebhookWorker(deps);
-  worker.on('ready', () => deps.logger.info({ concurrency: config.webhooks.workerConcurrency }, 'webhook-worker consuming queue webhooks'));
+  worker.on('ready', () => deps.logger.info({ concurrency: config.webhooks.workerConcurrency, metricsPort: ops.port }, 'webhook-worker consuming queue webhooks'));
   // Deliveries whose job was lost after the outbox (Redis data loss, a job given up as stalled) get a new one.
   const sweep = setInterval(() => {
     requeueOverdueDeliveries(deps)
@@ -23,6 +25,7 @@ function main() {
     setTimeout(() => process.exit(1), config.webhooks.timeoutMs + 10_000).unref();
     clearInterval(sweep);
     await worker.close();
+    await ops.close();
     await deps.close();
     process.exit(0);
   };
@@ -30,12 +33,11 @@ function main() {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
-try {
-  main();
-} catch (error) {
+main().catch((error) => {
   if (error instanceof ConfigError) {
     console.error(error.message);
     process.exit(1);
   }
-  throw error;
-}
+  console.error(error);
+  process.exit(1);
+});

@@ -6,6 +6,8 @@ describe('loadConfig', () => {
     expect(config.databaseUrl).toBe('postgresql://postgres@127.0.0.1:5432/tidings');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(config.apiPort).toBe(3000);
+    // the workers' /metrics ports sit beside the API's and the dashboard's, so `npm start` runs all four on one host
+    expect([config.apiPort, config.dashboardPort, config.sendWorker.metricsPort, config.webhooks.workerMetricsPort]).toEqual([3000, 3001, 3002, 3003]);
     expect(config.rateLimitPerMinute).toBe(100);
     expect(config.webhookAllowLoopback).toBe(false);
   });

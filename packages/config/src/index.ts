@@ -45,6 +45,8 @@ const EnvSchema = z.object({
   /** BullMQ lock and stalled-job check of the webhook-worker: how fast a crashed worker's deliveries are taken over. */
   WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(200).default(30_000),
   WEBHOOK_WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Where the webhook-worker serves /metrics, /healthz and /readyz (0: any free port). */
+  WEBHOOK_WORKER_METRICS_PORT: port.default(3003),
   /** Resolvers for domain verification, `host:port,...`; the system's when unset. */
   DNS_SERVERS: z
     .string()
@@ -69,6 +71,8 @@ const EnvSchema = z.object({
   SEND_WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(200).default(30_000),
   SEND_WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(200).default(30_000),
   SEND_WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).default(5),
+  /** Where the send-worker serves /metrics, /healthz and /readyz (0: any free port). */
+  SEND_WORKER_METRICS_PORT: port.default(3002),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
   /** How long an outbox row waits for its own request's enqueue before the relay takes it. */
   OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5000),
@@ -101,6 +105,7 @@ export type Config = {
     workerConcurrency: number;
     lockMs: number;
     stalledIntervalMs: number;
+    workerMetricsPort: number;
   };
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -114,6 +119,7 @@ export type Config = {
     lockDurationMs: number;
     stalledIntervalMs: number;
     maxStalledCount: number;
+    metricsPort: number;
     outboxRelayIntervalMs: number;
     outboxRelayGraceMs: number;
     sandboxOutcomeDelayMs: number;
@@ -169,6 +175,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       workerConcurrency: e.WEBHOOK_WORKER_CONCURRENCY,
       lockMs: e.WEBHOOK_WORKER_LOCK_MS,
       stalledIntervalMs: e.WEBHOOK_WORKER_STALLED_INTERVAL_MS,
+      workerMetricsPort: e.WEBHOOK_WORKER_METRICS_PORT,
     },
     dnsServers: e.DNS_SERVERS,
     logLevel: e.LOG_LEVEL,
@@ -182,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockDurationMs: e.SEND_WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: e.SEND_WORKER_STALLED_INTERVAL_MS,
       maxStalledCount: e.SEND_WORKER_MAX_STALLED_COUNT,
+      metricsPort: e.SEND_WORKER_METRICS_PORT,
       outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
       outboxRelayGraceMs: e.OUTBOX_RELAY_GRACE_MS,
       sandboxOutcomeDelayMs: e.SANDBOX_OUTCOME_DELAY_MS,

@@ -2,10 +2,15 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { QUEUE_NAMES } from '@tidings/queue';
 import type { Db } from '@tidings/db';
 import type { Queues } from '@tidings/queue';
+import { within } from './within.ts';
+
+// A scrape-time look-up that takes longer leaves its gauge out of this scrape rather than hold up the rest.
+const LOOKUP_TIMEOUT_MS = 2000;
 
 /**
  * The Prometheus metrics of one process. Gauges that need a look at Postgres or Redis (queue depth, outbox backlog)
- * are read when scraped, so they cost nothing between scrapes.
+ * are read when scraped, so they cost nothing between scrapes; while their store is unreachable they are absent, and
+ * the rest of the scrape still answers (the outbox backlog matters most while Redis is down).
  * @example const metrics = createMetrics({ db, queues }); metrics.providerCalls.inc({ provider: 'resend', outcome: 'sent' });
  */
 export function createMetrics(sources: { db: Db; queues: Queues }) {
@@ -27,15 +32,22 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
   });
   const webhookDeliveries = new Counter({
     name: 'tidings_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, refused)',
+    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, disabled; refused: the URL was not allowed)',
     labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const jobLatency = new Histogram({
+    name: 'tidings_job_latency_seconds',
+    help: 'Wait from a job becoming due (added, or its delay over) to a worker starting it, per queue; first runs only',
+    labelNames: ['queue'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120, 600],
     registers: [registry],
   });
   const jobDuration = new Histogram({
     name: 'tidings_job_duration_seconds',
-    help: 'Time from a job becoming ready (its delay over) to its processing finishing, per queue',
+    help: 'How long one run of a job took, per queue and outcome (completed, delayed: parked to run again, failed)',
     labelNames: ['queue', 'outcome'] as const,
-    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120, 600],
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
     registers: [registry],
   });
   new Gauge({
@@ -45,12 +57,12 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     registers: [registry],
     async collect() {
       this.reset();
-      await Promise.all(
-        QUEUE_NAMES.map(async (name) => {
-          const counts = await sources.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
-          for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
-        }),
-      );
+      const read = (name: (typeof QUEUE_NAMES)[number]) => sources.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      const result = await within(() => Promise.all(QUEUE_NAMES.map(read)), LOOKUP_TIMEOUT_MS);
+      if (!result.ok) return;
+      result.value.forEach((counts, i) => {
+        for (const [state, count] of Object.entries(counts)) this.set({ queue: QUEUE_NAMES[i], state }, count);
+      });
     },
   });
   new Gauge({
@@ -58,11 +70,13 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     help: 'Outbox rows not yet moved to Redis (grows while Redis is unreachable)',
     registers: [registry],
     async collect() {
-      this.set(await sources.db.outboxEntry.count());
+      this.reset();
+      const result = await within(() => sources.db.outboxEntry.count(), LOOKUP_TIMEOUT_MS);
+      if (result.ok) this.set(result.value);
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, jobDuration };
+  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, jobLatency, jobDuration };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

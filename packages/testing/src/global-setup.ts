@@ -1,6 +1,6 @@
 // jest globalSetup: a fresh test database for this run, migrated once by `tidings migrate` in a child process
 // (the schema engine would otherwise keep jest's own process alive). Test files then isolate by organization and
-// Redis prefix; workers inherit TEST_DATABASE_URL.
+// Redis prefix; workers inherit TEST_DATABASE_URL (and the metrics ports below).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -19,4 +19,7 @@ export default async function globalSetup() {
   const cli = path.resolve(__dirname, '../../cli/bin/tidings.js');
   execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
   process.env.TEST_DATABASE_URL = url;
+  // worker processes that tests spawn serve /metrics on a free port, so parallel runs never fight over the default
+  process.env.SEND_WORKER_METRICS_PORT ??= '0';
+  process.env.WEBHOOK_WORKER_METRICS_PORT ??= '0';
 }

@@ -11,3 +11,5 @@ export { startWebhookReceiver, type WebhookReceiver, type ReceiverReply, type Re
 export { startFakeResend, type FakeResend } from './fakes/fake-resend.ts';
 export { startFakeTelnyx, type FakeTelnyx } from './fakes/fake-telnyx.ts';
 export { signResendCallback, makeTelnyxKeyPair, signTelnyxCallback } from './fakes/provider-callbacks.ts';
+export { freePort } from './free-port.ts';
+export { sampleValue } from './prometheus.ts';

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { Deps, Logger } from '@tidings/core';
 import { createMiddleware } from 'hono/factory';
-import type { AppEnv } from '../env.ts';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Echoes a caller's `X-Request-Id` (when it is a sane token) or makes one; logs and measures every request. */
-export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
+/** What `requestContext` reads (deps; orgId once auth has run) and sets (requestId, logger). */
+export type RequestContextEnv = { Variables: { deps: Deps; requestId: string; logger: Logger; orgId?: string } };
+
+/**
+ * Echoes a caller's `X-Request-Id` (when it is a sane token) or makes one; logs and measures every request. The API
+ * and the dashboard both run it.
+ * @example app.use('*', requestContext);
+ */
+export const requestContext = createMiddleware<RequestContextEnv>(async (c, next) => {
   const incoming = c.req.header('x-request-id');
   const requestId = incoming && acceptableId.test(incoming) ? incoming : randomUUID();
   const logger = c.var.deps.logger.child({ requestId });
