@@ -22,6 +22,10 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     lockDuration: settings.lockDurationMs,
     stalledInterval: settings.stalledIntervalMs,
     maxStalledCount: settings.maxStalledCount,
+    // Finished jobs are kept for a day to look at in Bull Board, not forever. A job added again later (the relay)
+    // is harmless: the message's status decides, and a sent message is never sent again.
+    removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 60 * 60 },
   };
   const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, providers));
   const workers: Worker[] = settings.queues.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
