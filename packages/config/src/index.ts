@@ -8,6 +8,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.url().default('postgresql://postgres@127.0.0.1:5432/tidings'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** Off for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode). */
+  DATABASE_PREPARED_STATEMENTS: booleanFromString.default(true),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key and BullMQ queue, so several installs (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().min(1).max(64).default('tidings'),
@@ -84,6 +86,7 @@ export type Config = {
   env: 'development' | 'production' | 'test';
   databaseUrl: string;
   databasePoolSize: number;
+  databasePreparedStatements: boolean;
   redisUrl: string;
   redisPrefix: string;
   apiPort: number;
@@ -154,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     apiPort: e.API_PORT,

@@ -10,7 +10,7 @@ import { closeQueues, createQueues, createRedis } from '@tidings/queue';
  * @example const deps = openDeps(loadConfig(), 'api'); ... await deps.close();
  */
 export function openDeps(config: Config, name: string): Deps & { close(): Promise<void> } {
-  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize });
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, preparedStatements: config.databasePreparedStatements });
   const redis = createRedis(config.redisUrl);
   const queues = createQueues(redis, config.redisPrefix);
   const logger = createLogger({ level: config.logLevel, name });

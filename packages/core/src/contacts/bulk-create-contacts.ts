@@ -1,5 +1,5 @@
 import { CreateContactBody, type BulkCreateContactsResult, type JsonValue, type RowError } from '@tidings/contracts';
-import { Prisma, type Contact as ContactRow } from '@tidings/db';
+import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
@@ -65,7 +65,7 @@ async function insertContacts(tx: Prisma.TransactionClient, orgId: string, rows:
       WITH ORDINALITY AS u(id, email, phone, first_name, last_name, attributes, email_subscribed, sms_subscribed, position)
     ORDER BY u.position
     ON CONFLICT DO NOTHING
-    RETURNING *`;
+    RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Contact, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
-import { Prisma, type Contact as ContactRow } from '@tidings/db';
+import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
@@ -106,7 +106,7 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
   const phone = input.phone === undefined ? undefined : input.phone === null ? null : requireE164(input.phone);
   const { contact, outbox } = await conflictsAs409(() =>
     deps.db.$transaction(async (tx) => {
-      const [current] = await tx.$queryRaw<ContactRow[]>`SELECT * FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+      const [current] = await tx.$queryRaw<ContactRow[]>`SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
       if (!current) throw new AppError('NOT_FOUND', 'Contact not found');
       const nextEmail = email === undefined ? current.email : email;
       const nextPhone = phone === undefined ? current.phone : phone;
@@ -143,7 +143,7 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
  */
 export async function deleteContact(deps: Deps, orgId: string, id: string): Promise<void> {
   const outbox = await deps.db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<ContactRow[]>`DELETE FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} RETURNING *`;
+    const [row] = await tx.$queryRaw<ContactRow[]>`DELETE FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
     if (!row) throw new AppError('NOT_FOUND', 'Contact not found');
     return recordEvents(tx, [{ orgId, type: 'contact.deleted', data: toContact(row) }]);
   });

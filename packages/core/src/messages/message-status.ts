@@ -1,5 +1,5 @@
 import type { MessageStatus } from '@tidings/contracts';
-import { Prisma, type Message as MessageRow } from '@tidings/db';
+import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
 import type { OutboxItem } from '../outbox.ts';
@@ -83,7 +83,7 @@ export async function changeMessageStatus(
     WITH moved AS (
       UPDATE "Message" SET ${Prisma.join(sets)}
       WHERE "id" = ${messageId} AND "status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[]) AND ${change.onlyIf ?? Prisma.sql`true`}
-      RETURNING *),
+      RETURNING ${columnsOf(Prisma.MessageScalarFieldEnum)}),
     status_event AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
       SELECT "id", "status", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),

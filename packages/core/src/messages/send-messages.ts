@@ -1,6 +1,6 @@
 import { MESSAGE_LIMITS, SendMessageBody, type BatchItemError, type Message, type z } from '@tidings/contracts';
 import type { Config } from '@tidings/config';
-import { Prisma, type Message as MessageRow } from '@tidings/db';
+import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
@@ -122,8 +122,6 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   return { data, errors };
 }
 
-const messageColumns = Prisma.raw(Object.values(Prisma.MessageScalarFieldEnum).map((column) => `"${column}"`).join(', '));
-
 /**
  * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, and
  * the outbox rows of all those jobs in ONE statement (atomic on its own: no interactive transaction holds a pooled
@@ -134,8 +132,8 @@ async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[]): Pro
   const jobs: OutboxItem[] = rows.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
   const deliveries = await deps.db.$queryRaw<{ id: string }[]>`
     WITH new_messages AS (
-      INSERT INTO "Message" (${messageColumns})
-      SELECT ${messageColumns} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb)
+      INSERT INTO "Message" (${columnsOf(Prisma.MessageScalarFieldEnum)})
+      SELECT ${columnsOf(Prisma.MessageScalarFieldEnum)} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb)
       RETURNING "id", "status", "createdAt"),
     status_events AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM new_messages),

@@ -8,7 +8,7 @@ import type {
   TemplateVersionsQuery,
   UpdateTemplateBody,
 } from '@tidings/contracts';
-import type { Template as TemplateRow, TemplateVersion as VersionRow } from '@tidings/db';
+import { columnsOf, Prisma, type Template as TemplateRow, type TemplateVersion as VersionRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -101,7 +101,7 @@ function mergedContent(channelType: string, latest: VersionRow, changes: UpdateT
 export async function updateTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: string, changes: UpdateTemplateBody): Promise<Template> {
   return db.$transaction(async (tx) => {
     const [template] = await tx.$queryRaw<TemplateRow[]>`
-      SELECT * FROM "Template" WHERE "id" = ${id} AND "orgId" = ${orgId} AND "deletedAt" IS NULL FOR UPDATE`;
+      SELECT ${columnsOf(Prisma.TemplateScalarFieldEnum)} FROM "Template" WHERE "id" = ${id} AND "orgId" = ${orgId} AND "deletedAt" IS NULL FOR UPDATE`;
     if (!template) throw notFound('template');
     const latest = await tx.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: template.version } } });
     const content = mergedContent(template.channelType, latest, changes);

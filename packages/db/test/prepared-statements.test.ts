@@ -1,0 +1,42 @@
+import { testDatabaseUrl } from '@tidings/testing';
+import { createDb, type Db } from '../src/index.ts';
+
+/** The statements the one pooled connection has prepared by name (pg_prepared_statements is per session). */
+const preparedCount = async (db: Db) => {
+  const [{ count }] = await db.$queryRawUnsafe<{ count: number }[]>('SELECT count(*)::int AS count FROM pg_prepared_statements WHERE name <> $1', 'nothing');
+  return count;
+};
+
+describe('prepared statements', () => {
+  const { url } = testDatabaseUrl();
+  const opened: Db[] = [];
+  const open = (preparedStatements?: boolean) => {
+    const db = createDb({ databaseUrl: url, poolSize: 1, preparedStatements });
+    opened.push(db);
+    return db;
+  };
+  afterAll(() => Promise.all(opened.map((db) => db.$disconnect())));
+
+  it('prepares each statement once per connection and runs it again by name', async () => {
+    const db = open();
+    for (let i = 0; i < 3; i++) expect(await db.$queryRaw`SELECT ${i}::int AS n`).toEqual([{ n: i }]);
+    const afterOne = await preparedCount(db);
+    await db.$queryRaw`SELECT ${4}::int AS n`;
+    await db.$queryRaw`SELECT ${'x'}::text AS s`;
+    // the repeated statement added nothing; the new one (and the counting query itself, prepared once) one more
+    expect(await preparedCount(db)).toBe(afterOne + 1);
+  });
+
+  it('stops naming new statements past the cap, and they still run', async () => {
+    const db = open();
+    for (let i = 0; i < 230; i++) expect(await db.$queryRawUnsafe(`SELECT ${i} AS n`)).toEqual([{ n: i }]);
+    expect(await preparedCount(db)).toBeLessThanOrEqual(200);
+  });
+
+  it('prepares nothing by name when turned off (for PgBouncer before 1.21)', async () => {
+    const db = open(false);
+    await db.$queryRaw`SELECT ${1}::int AS n`;
+    await db.$queryRaw`SELECT ${1}::int AS n`;
+    expect(await preparedCount(db)).toBe(0);
+  });
+});
