@@ -144,6 +144,8 @@ export type LoadResult = {
 };
 
 /** Sends `method url` (with `body`, if any) from `connections` connections for `seconds`. */
+const WARMUP_SECONDS = 3;
+
 export async function load(options: {
   url: string;
   method?: 'GET' | 'POST';
@@ -153,17 +155,22 @@ export async function load(options: {
   seconds: number;
   timeoutSeconds?: number;
 }): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    method: options.method ?? 'POST',
-    headers: { 'content-type': 'application/json', ...options.headers },
-    body: options.body,
-    connections: options.connections,
-    duration: options.seconds,
-    timeout: options.timeoutSeconds ?? 10,
-    // Latency of successful answers only; `errors` below counts the rest (autocannon's `errors` includes timeouts).
-    excludeErrorStats: true,
-  });
+  const run = (seconds: number) =>
+    autocannon({
+      url: options.url,
+      method: options.method ?? 'POST',
+      headers: { 'content-type': 'application/json', ...options.headers },
+      body: options.body,
+      connections: options.connections,
+      duration: seconds,
+      timeout: options.timeoutSeconds ?? 10,
+      // Latency of successful answers only; `errors` below counts the rest (autocannon's `errors` includes timeouts).
+      excludeErrorStats: true,
+    });
+  // Unmeasured warm-up, for floor and API alike: a fresh process spends its first seconds loading modules lazily and
+  // compiling hot code (measured cold, the API's send did half its warm rate).
+  await run(WARMUP_SECONDS);
+  const result = await run(options.seconds);
   // autocannon drops its connections at the end, not the requests the server is still working on: let those finish,
   // so they neither weigh on the next phase nor fail when the server is stopped.
   await new Promise((resolve) => setTimeout(resolve, Math.min(5000, result.latency.max + 500)));
