@@ -1,15 +1,8 @@
 // Browser tests: a real chromium drives the real dashboard, next to the real API, over Postgres and Redis.
-import { mkdirSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { createOrganization, createUser } from '@tidings/core';
 import { Worker } from 'bullmq';
 import type { Page } from 'playwright-core';
-import { startStack, type Stack } from './harness.ts';
-
-// `npm run screenshots` refreshes the README's pictures; a normal run keeps its pictures out of the checkout.
-const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.resolve(__dirname, '../screenshots') : path.join(os.tmpdir(), 'tidings-dashboard-screenshots');
-mkdirSync(screenshotDir, { recursive: true });
+import { screenshotPath, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@acme.test', password: 'correct horse battery' };
 
@@ -25,7 +18,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
 
 async function callApi(key: string): Promise<number> {
   const res = await fetch(`${stack.apiUrl}/v1/api-keys`, { headers: { Authorization: `Bearer ${key}` } });

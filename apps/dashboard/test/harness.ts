@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -24,6 +24,15 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+// `npm run screenshots` refreshes the README's pictures; a normal run keeps its pictures out of the checkout.
+const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.resolve(__dirname, '../screenshots') : path.join(os.tmpdir(), 'tidings-dashboard-screenshots');
+
+/** Where a browser test saves the screenshot `name` (the folder exists). */
+export function screenshotPath(name: string): string {
+  mkdirSync(screenshotDir, { recursive: true });
+  return path.join(screenshotDir, `${name}.png`);
+}
 
 /**
  * A database of its own, migrated and empty (an "empty install": the first sign-up creates the organization), on the
@@ -69,12 +78,12 @@ export type Stack = {
 
 /**
  * The real API and the real dashboard on port 0 over an empty database and real Redis (the API without its key
- * cache, so a disabled key is refused at once), and a headless chromium with a fresh profile.
+ * cache, so a disabled key is refused at once), and a headless chromium with a fresh profile. `env` adds settings.
  * @example const stack = await startStack(); const page = await stack.browser.newPage(); ... await stack.close();
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const database = await createEmptyDatabase();
-  const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0' });
+  const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', ...env });
   const api = await listen(createApp(deps).fetch);
   const dashboard = await listen(createDashboard(deps).fetch);
   const profile = mkdtempSync(path.join(os.tmpdir(), 'tidings-chromium-'));

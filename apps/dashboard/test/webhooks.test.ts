@@ -82,12 +82,32 @@ describe('webhooks pages', () => {
     expect(request!.headers['webhook-signature']).toMatch(/^v1,/);
     expect(request!.body).not.toContain(secret);
 
+    // the flash shows on the first page after the redirect only; then reload until the worker has recorded the answer
+    expect((await browser.get(`/webhooks/${id}`)).html).toContain('A webhook.test event is on its way');
     const page = await waitFor(() => browser.get(`/webhooks/${id}`), (p) => p.html.includes('badge succeeded'));
-    expect(page.html).toContain('A webhook.test event is on its way');
     expect(page.html).toContain(`data-delivery-id="`);
     expect(page.html).toContain('<span class="badge succeeded">succeeded</span>');
     expect(page.html).toContain('HTTP 200');
     expect(page.html).toContain(request!.headers['webhook-id']);
+  });
+
+  it('rotate asks first, shows the new secret once, and deliveries carry both signatures for a while', async () => {
+    const { browser } = await owner();
+    const { id, secret } = await addEndpoint(browser);
+    expect((await browser.get(`/webhooks/${id}/rotate`)).html).toContain('Rotate secret');
+    const rotated = await browser.post(`/webhooks/${id}/rotate`);
+    expect(rotated.location).toBe(`/webhooks/${id}`);
+    const page = await browser.get(`/webhooks/${id}`);
+    const newSecret = /id="new-secret" readonly="" value="([^"]+)"/.exec(page.html)![1]!;
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(secret);
+    expect(page.html).toContain('the previous one also signs for 24 hours');
+    expect(page.html).toContain('signs too, until');
+    expect((await browser.get(`/webhooks/${id}`)).html).not.toContain(newSecret);
+
+    await browser.post(`/webhooks/${id}/test`);
+    const [request] = await receiver.waitForRequests(1);
+    expect(request!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
   });
 
   it('disable asks first, then nothing is sent; enable makes it work again', async () => {
@@ -149,14 +169,14 @@ describe('webhooks pages', () => {
     const mine = await owner();
     const theirs = await owner();
     const foreign = await createWebhook(deps, theirs.orgId, { url: `${receiver.url}/theirs`, events: ['webhook.test'] });
-    for (const path of [`/webhooks/${foreign.id}`, `/webhooks/${foreign.id}/disable`]) {
+    for (const path of [`/webhooks/${foreign.id}`, `/webhooks/${foreign.id}/disable`, `/webhooks/${foreign.id}/rotate`]) {
       const res = await mine.browser.get(path);
       expect(res.status).toBe(404);
       expect(res.html).not.toContain('/theirs');
     }
-    for (const action of ['test', 'enable', 'disable']) expect((await mine.browser.post(`/webhooks/${foreign.id}/${action}`)).status).toBe(404);
+    for (const action of ['test', 'enable', 'disable', 'rotate']) expect((await mine.browser.post(`/webhooks/${foreign.id}/${action}`)).status).toBe(404);
     expect((await mine.browser.get('/webhooks')).html).not.toContain(foreign.id);
-    expect(await deps.db.webhook.findUniqueOrThrow({ where: { id: foreign.id } })).toMatchObject({ enabled: true });
+    expect(await deps.db.webhook.findUniqueOrThrow({ where: { id: foreign.id } })).toMatchObject({ enabled: true, previousSecretCiphertext: null });
     expect(await deps.db.webhookDelivery.count({ where: { webhookId: foreign.id } })).toBe(0);
   });
 
@@ -174,8 +194,8 @@ describe('webhooks pages', () => {
     expect(page.html).not.toContain('Send test event');
     expect((await member.browser.get('/webhooks')).html).not.toContain('Add endpoint');
     expect((await member.browser.post('/webhooks', { url: `${receiver.url}/x`, events: 'webhook.test' })).status).toBe(403);
-    for (const action of ['test', 'disable']) expect((await member.browser.post(`/webhooks/${id}/${action}`)).status).toBe(403);
-    expect(await deps.db.webhook.findMany({ where: { orgId } })).toEqual([expect.objectContaining({ id, enabled: true })]);
+    for (const action of ['test', 'disable', 'rotate']) expect((await member.browser.post(`/webhooks/${id}/${action}`)).status).toBe(403);
+    expect(await deps.db.webhook.findMany({ where: { orgId } })).toEqual([expect.objectContaining({ id, enabled: true, previousSecretCiphertext: null })]);
     expect(await deps.db.webhookDelivery.count({ where: { orgId } })).toBe(0);
   });
 });

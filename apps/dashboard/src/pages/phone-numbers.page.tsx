@@ -25,7 +25,7 @@ function DefaultBadge({ phoneNumber }: { phoneNumber: PhoneNumber }) {
 function MakeDefault({ c, phoneNumber }: { c: Env; phoneNumber: PhoneNumber }) {
   if (phoneNumber.isDefault) return null;
   return (
-    <form method="post" action={`${BASE}/${phoneNumber.id}/default`}>
+    <form method="post" action={`${BASE}/${phoneNumber.id}/default`} class="actions">
       <CsrfField c={c} />
       <button type="submit" class="secondary outline small">
         Make default

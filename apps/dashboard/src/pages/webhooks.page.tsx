@@ -1,5 +1,5 @@
-import { CreateWebhookBody, EventType, type Webhook, type WebhookDelivery, type WebhookDetail } from '@tidings/contracts';
-import { createWebhook, disableWebhook, getWebhook, listWebhooks, sendTestEvent, updateWebhook } from '@tidings/core';
+import { CreateWebhookBody, EventType, type Webhook, type WebhookDetail } from '@tidings/contracts';
+import { createWebhook, disableWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendTestEvent, updateWebhook } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { setFlash, takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
@@ -10,6 +10,7 @@ import { fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render, Time } from '../views/render.tsx';
 import { WebhookBadge, whyDisabled } from '../views/webhook-state.tsx';
+import { DeliveriesTable, WebhooksTable } from '../views/webhook-tables.tsx';
 import type { DashboardPage } from './page.ts';
 
 const BASE = '/webhooks';
@@ -55,41 +56,6 @@ function CreateForm({ c, errors, input }: { c: Env; errors: FieldErrors; input: 
   );
 }
 
-function WebhooksTable({ webhooks }: { webhooks: Webhook[] }) {
-  return (
-    <div class="table-wrap">
-      <table class="striped">
-        <thead>
-          <tr>
-            <th>Endpoint</th>
-            <th>Events</th>
-            <th>State</th>
-            <th>Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((webhook) => (
-            <tr data-webhook-id={webhook.id}>
-              <td class="name">
-                <a href={`${BASE}/${webhook.id}`}>{webhook.url}</a>
-                {webhook.description && <small class="muted block">{webhook.description}</small>}
-              </td>
-              <td title={webhook.events.join(', ')}>{webhook.events.length === 1 ? <code>{webhook.events[0]}</code> : `${webhook.events.length} event types`}</td>
-              <td>
-                <WebhookBadge webhook={webhook} />
-                {!webhook.enabled && <small class="muted block reason">{whyDisabled(webhook)}</small>}
-              </td>
-              <td>
-                <Time at={webhook.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateInput; status?: 200 | 400 } = {}) {
   const { membership } = c.var.signedIn!;
   const cursor = c.req.query('cursor') || undefined;
@@ -131,9 +97,12 @@ function SecretCard({ reveal }: { reveal: Reveal }) {
   return (
     <article class="reveal" id="new-secret-card">
       <header>
-        <strong>Endpoint added: its signing secret</strong>
+        <strong>{reveal.kind === 'created' ? 'Endpoint added: its signing secret' : 'New signing secret'}</strong>
       </header>
-      <p>Verify every delivery with this secret. Copy it now: for your security it will not be shown again.</p>
+      <p>
+        Verify every delivery with this secret{reveal.kind === 'rotated' && '; the previous one also signs for 24 hours'}. Copy it now: for your security it will
+        not be shown again.
+      </p>
       <div role="group">
         <input id="new-secret" readonly value={reveal.secret} aria-label="Signing secret" />
         <button type="button" data-copy="#new-secret">
@@ -141,55 +110,6 @@ function SecretCard({ reveal }: { reveal: Reveal }) {
         </button>
       </div>
     </article>
-  );
-}
-
-function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
-  const last = delivery.lastAttempt;
-  return (
-    <>
-      <span class={`badge ${delivery.status}`}>{delivery.status}</span>
-      {last && <small class="muted block">{last.statusCode ? `HTTP ${last.statusCode}` : last.error} · {last.durationMs} ms</small>}
-    </>
-  );
-}
-
-function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] }) {
-  if (deliveries.length === 0) return <p class="muted">No deliveries yet. Send a test event to see one here.</p>;
-  return (
-    <div class="table-wrap">
-      <table class="striped">
-        <thead>
-          <tr>
-            <th>Event</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Created</th>
-            <th>Next try</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr data-delivery-id={delivery.id}>
-              <td>
-                <code>{delivery.eventType}</code>
-                <small class="muted block">{delivery.eventId}</small>
-              </td>
-              <td>
-                <DeliveryStatus delivery={delivery} />
-              </td>
-              <td>{delivery.attempts}</td>
-              <td>
-                <Time at={delivery.createdAt} />
-              </td>
-              <td>
-                <Time at={delivery.nextAttemptAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
@@ -202,6 +122,9 @@ function DetailActions({ c, webhook }: { c: Env; webhook: Webhook }) {
           <button type="submit">Send test event</button>
         </form>
       )}
+      <a href={`${BASE}/${webhook.id}/rotate`} role="button" class="secondary outline">
+        Rotate secret…
+      </a>
       {webhook.enabled ? (
         <a href={`${BASE}/${webhook.id}/disable`} role="button" class="outline danger-outline">
           Disable…
@@ -249,8 +172,14 @@ function detailPage(c: Env, webhook: WebhookDetail) {
         <dd>
           <Time at={webhook.failingSince} empty="Not failing" />
         </dd>
-        <dt>Previous secret</dt>
-        <dd>{webhook.previousSecretExpiresAt ? <Time at={webhook.previousSecretExpiresAt} /> : <span class="muted">None signing</span>}</dd>
+        {webhook.previousSecretExpiresAt && (
+          <>
+            <dt>Previous secret</dt>
+            <dd>
+              signs too, until <Time at={webhook.previousSecretExpiresAt} />
+            </dd>
+          </>
+        )}
         <dt>Created</dt>
         <dd>
           <Time at={webhook.createdAt} />
@@ -305,6 +234,28 @@ routes.post('/:id/enable', async (c) => {
   return c.redirect(`${BASE}/${webhook.id}`, 303);
 });
 
+routes.get('/:id/rotate', async (c) => {
+  const webhook = await getWebhook(c.var.deps, orgOf(c), c.req.param('id'));
+  return render(
+    c,
+    <ConfirmPage
+      c={c}
+      title="Rotate the signing secret"
+      subtitle={<code>{webhook.url}</code>}
+      action={`${BASE}/${webhook.id}/rotate`}
+      submitLabel="Rotate secret"
+      back={{ href: `${BASE}/${webhook.id}`, label: 'Endpoint' }}
+    >
+      <p>A new secret signs every delivery from now on and is shown once. For 24 hours deliveries carry a signature with the old secret too, while you update the receiver.</p>
+    </ConfirmPage>,
+  );
+});
+
+routes.post('/:id/rotate', async (c) => {
+  const rotated = await rotateWebhookSecret(c.var.deps, orgOf(c), c.req.param('id'));
+  return showOnceAt(c, `${BASE}/${rotated.id}`, { id: rotated.id, secret: rotated.secret, kind: 'rotated' });
+});
+
 routes.get('/:id/disable', async (c) => {
   const webhook = await getWebhook(c.var.deps, orgOf(c), c.req.param('id'));
   return render(
@@ -332,7 +283,7 @@ routes.post('/:id/disable', async (c) => {
   return c.redirect(`${BASE}/${webhook.id}`, 303);
 });
 
-/** Webhooks: endpoints, why one is disabled, recent deliveries; add (secret shown once), test, enable, disable. */
+/** Webhooks: endpoints, why one is disabled, recent deliveries; add and rotate (secret shown once), test, enable, disable. */
 export const webhooksPage: DashboardPage = {
   path: BASE,
   nav: { label: 'Webhooks', href: BASE, section: 'main' },

@@ -42,15 +42,15 @@ export async function AutoDisabledNotice({ c }: { c: Context<DashEnv> }) {
   const webhooks = await listAutoDisabledWebhooks(c.var.deps, signedIn.membership.orgId, since);
   if (webhooks.length === 0) return null;
   return (
-    <aside class="notice" role="alert" aria-label="Webhooks disabled automatically">
+    <div class="notice" role="alert">
       <strong>{webhooks.length === 1 ? 'A webhook endpoint was disabled' : `${webhooks.length} webhook endpoints were disabled`}</strong>
       <ul>
         {webhooks.map((webhook) => (
           <li>
-            <a href={`/webhooks/${webhook.id}`}>{webhook.url}</a> — {whyDisabled(webhook)} Nothing is delivered to it until it is enabled again.
+            <a href={`/webhooks/${webhook.id}`}>{webhook.url}</a>: {whyDisabled(webhook)} Nothing is delivered to it until it is enabled again.
           </li>
         ))}
       </ul>
-    </aside>
+    </div>
   );
 }
