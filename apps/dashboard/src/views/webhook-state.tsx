@@ -2,7 +2,7 @@ import type { Webhook } from '@tidings/contracts';
 import { listAutoDisabledWebhooks } from '@tidings/core';
 import type { Context } from 'hono';
 import { canManage, type DashEnv } from '../env.ts';
-import { formatTime } from './render.tsx';
+import { formatTime } from './time.tsx';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long every page tells managers that an endpoint was disabled automatically; its own page always says why. */
