@@ -149,8 +149,13 @@ describe('webhooks pages', () => {
     expect((await member.browser.get('/webhooks')).html).toContain('answered 410 Gone');
     expect((await member.browser.get('/settings/api-keys')).html).not.toContain('class="notice"');
 
-    expect((await browser.post(`/webhooks/${id}/enable`)).status).toBe(303);
+    // the notice lasts a week; the endpoint's own row keeps saying why
+    await deps.db.webhook.update({ where: { id }, data: { disabledAt: new Date(Date.now() - 8 * 24 * 3600_000) } });
     expect((await browser.get('/settings/api-keys')).html).not.toContain('class="notice"');
+    expect((await browser.get('/webhooks')).html).toContain('answered 410 Gone');
+
+    expect((await browser.post(`/webhooks/${id}/enable`)).status).toBe(303);
+    expect((await browser.get('/webhooks')).html).not.toContain('Auto-disabled');
   });
 
   it('an endpoint failing for 5 days straight is disabled, and the page says for how long', async () => {
@@ -175,8 +180,11 @@ describe('webhooks pages', () => {
       expect(res.html).not.toContain('/theirs');
     }
     for (const action of ['test', 'enable', 'disable', 'rotate']) expect((await mine.browser.post(`/webhooks/${foreign.id}/${action}`)).status).toBe(404);
+    await deps.db.webhook.update({ where: { id: foreign.id }, data: { enabled: false, disabledReason: 'gone', disabledAt: new Date() } });
     expect((await mine.browser.get('/webhooks')).html).not.toContain(foreign.id);
-    expect(await deps.db.webhook.findUniqueOrThrow({ where: { id: foreign.id } })).toMatchObject({ enabled: true, previousSecretCiphertext: null });
+    expect((await mine.browser.get('/settings/api-keys')).html).not.toContain('class="notice"');
+    expect((await theirs.browser.get('/settings/api-keys')).html).toContain(foreign.id);
+    expect(await deps.db.webhook.findUniqueOrThrow({ where: { id: foreign.id } })).toMatchObject({ disabledReason: 'gone', previousSecretCiphertext: null });
     expect(await deps.db.webhookDelivery.count({ where: { webhookId: foreign.id } })).toBe(0);
   });
 
