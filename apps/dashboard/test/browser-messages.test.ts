@@ -1,11 +1,10 @@
 // Messages and the sandbox inbox in a real chromium: messages go in through the real API with a test key, a real
 // send-worker takes them through the sandbox, and the dashboard shows what would have been sent.
-import path from 'node:path';
 import type { Message, MessageWithEvents } from '@tidings/contracts';
 import { createOrganization, createUser } from '@tidings/core';
 import { startSendWorker, type SendWorker } from '@tidings/send-worker';
 import type { Page } from 'playwright-core';
-import { SCREENSHOT_DIR, startStack, waitFor, type Stack } from './harness.ts';
+import { screenshotPath, startStack, waitFor, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@acme.test', password: 'correct horse battery' };
 const WELCOME_HTML = `<!doctype html><html><body style="margin:0;font-family:Helvetica,Arial,sans-serif;background:#f4f4f7">
@@ -36,7 +35,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
 
 async function api<T>(method: string, urlPath: string, body?: unknown): Promise<T> {
   const res = await fetch(`${stack.apiUrl}${urlPath}`, {

@@ -1,9 +1,8 @@
 // Browser tests: a real chromium drives the real dashboard, next to the real API, over Postgres and Redis.
-import path from 'node:path';
 import { createOrganization, createUser } from '@tidings/core';
 import { Worker } from 'bullmq';
 import type { Page } from 'playwright-core';
-import { SCREENSHOT_DIR, startStack, waitFor, type Stack } from './harness.ts';
+import { screenshotPath, startStack, waitFor, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@acme.test', password: 'correct horse battery' };
 
@@ -19,7 +18,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
 
 async function callApi(key: string): Promise<number> {
   const res = await fetch(`${stack.apiUrl}/v1/api-keys`, { headers: { Authorization: `Bearer ${key}` } });

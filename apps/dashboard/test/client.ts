@@ -1,5 +1,14 @@
 import type { Dashboard } from '../src/app.ts';
 
+/** Form fields; a list is sent as the same name repeated (checkboxes). */
+type Form = Record<string, string | string[]>;
+
+function encode(form: Form): string {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
+  return body.toString();
+}
+
 export type PageResponse = { status: number; location: string | null; html: string; setCookies: string[]; headers: Headers };
 
 /**
@@ -10,7 +19,7 @@ export function dashboardClient(app: Dashboard, origin = 'http://localhost') {
   const cookies = new Map<string, string>();
   let csrf = '';
 
-  async function send(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<PageResponse> {
+  async function send(method: string, path: string, form?: Form, headers: Record<string, string> = {}): Promise<PageResponse> {
     const res = await app.request(`${origin}${path}`, {
       method,
       headers: {
@@ -18,7 +27,7 @@ export function dashboardClient(app: Dashboard, origin = 'http://localhost') {
         ...(form && { 'content-type': 'application/x-www-form-urlencoded' }),
         ...headers,
       },
-      body: form ? new URLSearchParams(form).toString() : undefined,
+      body: form ? encode(form) : undefined,
     });
     const setCookies = res.headers.getSetCookie();
     for (const line of setCookies) {
@@ -41,7 +50,7 @@ export function dashboardClient(app: Dashboard, origin = 'http://localhost') {
     },
     get: (path: string, headers?: Record<string, string>) => send('GET', path, undefined, headers),
     /** Posts a form with this browser's CSRF token unless the form names its own `_csrf`. */
-    post: (path: string, form: Record<string, string> = {}, headers?: Record<string, string>) => send('POST', path, { _csrf: csrf, ...form }, headers),
+    post: (path: string, form: Form = {}, headers?: Record<string, string>) => send('POST', path, { _csrf: csrf, ...form }, headers),
     send,
     /** GET the sign-in page (for a token), then sign in. */
     async signIn(email: string, password: string) {

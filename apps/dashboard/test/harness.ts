@@ -12,10 +12,6 @@ import { Client } from 'pg';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { createDashboard } from '../src/app.ts';
 
-// `npm run screenshots` refreshes the README's pictures; a normal run keeps its pictures out of the checkout.
-export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS ? path.resolve(__dirname, '../screenshots') : path.join(os.tmpdir(), 'tidings-dashboard-screenshots');
-mkdirSync(SCREENSHOT_DIR, { recursive: true });
-
 /** Polls `read` until `isDone` (at most 10 s) and returns the last value, for state that changes in the background. */
 export async function waitFor<T>(read: () => Promise<T>, isDone: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 10_000;
@@ -39,6 +35,15 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+// `npm run screenshots` refreshes the README's pictures; a normal run keeps its pictures out of the checkout.
+const screenshotDir = process.env.UPDATE_SCREENSHOTS ? path.resolve(__dirname, '../screenshots') : path.join(os.tmpdir(), 'tidings-dashboard-screenshots');
+
+/** Where a browser test saves the screenshot `name` (the folder exists). */
+export function screenshotPath(name: string): string {
+  mkdirSync(screenshotDir, { recursive: true });
+  return path.join(screenshotDir, `${name}.png`);
+}
 
 /**
  * A database of its own, migrated and empty (an "empty install": the first sign-up creates the organization), on the

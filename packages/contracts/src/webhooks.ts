@@ -45,6 +45,7 @@ const webhookExample = {
   description: 'Delivery receipts for the CRM',
   enabled: true,
   disabledReason: null,
+  disabledAt: null,
   failingSince: null,
   previousSecretExpiresAt: null,
   createdAt: '2026-11-23T08:00:00.000Z',
@@ -74,6 +75,7 @@ export const Webhook = z
     disabledReason: z.enum(['manual', 'gone', 'failing']).nullable().openapi({
       description: '`manual`: by webhook.delete or an update with enabled false; `gone`: the endpoint answered 410; `failing`: it failed for 5 days straight.',
     }),
+    disabledAt: Timestamp.nullable().openapi({ description: 'When it was disabled; null while enabled.' }),
     failingSince: Timestamp.nullable().openapi({ description: 'Start of the current run of failed deliveries; null while healthy.' }),
     previousSecretExpiresAt: Timestamp.nullable().openapi({
       description: 'After a rotation, until when the previous secret still signs (a second `v1,` signature); null when it no longer does.',

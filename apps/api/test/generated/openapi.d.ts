@@ -2301,6 +2301,7 @@ export interface components {
          *       "description": "Delivery receipts for the CRM",
          *       "enabled": true,
          *       "disabledReason": null,
+         *       "disabledAt": null,
          *       "failingSince": null,
          *       "previousSecretExpiresAt": null,
          *       "createdAt": "2026-11-23T08:00:00.000Z",
@@ -2314,6 +2315,12 @@ export interface components {
              */
             createdAt: string;
             description: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled; null while enabled.
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            disabledAt: string | null;
             /**
              * @description `manual`: by webhook.delete or an update with enabled false; `gone`: the endpoint answered 410; `failing`: it failed for 5 days straight.
              * @enum {string|null}
@@ -2443,6 +2450,7 @@ export interface components {
          *       "description": "Delivery receipts for the CRM",
          *       "enabled": true,
          *       "disabledReason": null,
+         *       "disabledAt": null,
          *       "failingSince": null,
          *       "previousSecretExpiresAt": null,
          *       "createdAt": "2026-11-23T08:00:00.000Z",
@@ -2485,6 +2493,7 @@ export interface components {
          *           "description": "Delivery receipts for the CRM",
          *           "enabled": true,
          *           "disabledReason": null,
+         *           "disabledAt": null,
          *           "failingSince": null,
          *           "previousSecretExpiresAt": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z",
@@ -2512,6 +2521,7 @@ export interface components {
          *       "description": "Delivery receipts for the CRM",
          *       "enabled": true,
          *       "disabledReason": null,
+         *       "disabledAt": null,
          *       "failingSince": null,
          *       "previousSecretExpiresAt": null,
          *       "createdAt": "2026-11-23T08:00:00.000Z",

@@ -14,6 +14,13 @@ export function fieldErrorsOf(error: unknown, fields: string[]): FieldErrors {
   return { form: error.message };
 }
 
+/** A zod failure of a form as an error per field (the first one of each), shown next to the inputs. */
+export function zodFieldErrors(issues: { path: PropertyKey[]; message: string }[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) errors[String(issue.path[0] ?? 'form')] ??= `${capitalize(issue.message)}.`;
+  return errors;
+}
+
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { DashEnv, NavEntry } from '../env.ts';
+import { AutoDisabledNotice } from './webhook-state.tsx';
 
 type LayoutProps = { c: Context<DashEnv>; title: string; children?: Child; flash?: string | null };
 
@@ -97,6 +98,7 @@ export function Layout({ c, title, children, flash }: LayoutProps) {
           <div class={signedIn ? 'shell' : 'shell-narrow'}>
             {signedIn && <Sidebar c={c} />}
             <main>
+              {signedIn && <AutoDisabledNotice c={c} />}
               {flash && (
                 <p class="flash" role="status">
                   {flash}

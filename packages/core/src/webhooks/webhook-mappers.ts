@@ -11,6 +11,7 @@ export function toWebhook(row: WebhookRow, now = new Date()): Webhook {
     description: row.description,
     enabled: row.enabled,
     disabledReason: row.enabled ? null : ((row.disabledReason as Webhook['disabledReason']) ?? 'manual'),
+    disabledAt: row.enabled ? null : (row.disabledAt ?? row.updatedAt).toISOString(),
     failingSince: row.failingSince?.toISOString() ?? null,
     previousSecretExpiresAt: overlapRunning ? row.previousSecretExpiresAt!.toISOString() : null,
     createdAt: row.createdAt.toISOString(),

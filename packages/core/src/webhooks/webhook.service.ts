@@ -149,3 +149,17 @@ export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: str
     toDelivery,
   );
 }
+
+/**
+ * Endpoints disabled automatically (a 410, or failing for days) since `since`, the latest first: the dashboard tells
+ * the organization's people about them.
+ * @example const recent = await listAutoDisabledWebhooks(deps, orgId, new Date(Date.now() - 7 * 86_400_000));
+ */
+export async function listAutoDisabledWebhooks({ db, now }: Deps, orgId: string, since: Date, limit = 5): Promise<Webhook[]> {
+  const rows = await db.webhook.findMany({
+    where: { orgId, enabled: false, disabledReason: { in: ['gone', 'failing'] }, disabledAt: { gte: since } },
+    orderBy: { disabledAt: 'desc' },
+    take: limit,
+  });
+  return rows.map((row) => toWebhook(row, now()));
+}

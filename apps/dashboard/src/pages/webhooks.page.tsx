@@ -1,0 +1,291 @@
+import { CreateWebhookBody, EventType, type Webhook, type WebhookDetail } from '@tidings/contracts';
+import { createWebhook, disableWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendTestEvent, updateWebhook } from '@tidings/core';
+import { Hono, type Context } from 'hono';
+import { setFlash, takeFlash } from '../auth/cookies.ts';
+import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
+import { canManage, type DashEnv } from '../env.ts';
+import { requireManager, requireSignedIn } from '../middleware/require.ts';
+import { ConfirmPage } from '../views/confirm-page.tsx';
+import { fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { CsrfField, Layout } from '../views/layout.tsx';
+import { render, Time } from '../views/render.tsx';
+import { WebhookBadge, whyDisabled } from '../views/webhook-state.tsx';
+import { DeliveriesTable, WebhooksTable } from '../views/webhook-tables.tsx';
+import type { DashboardPage } from './page.ts';
+
+const BASE = '/webhooks';
+
+type Env = Context<DashEnv>;
+type CreateInput = { url?: string; description?: string; events?: string[] };
+
+/** A form field sent once or several times (checkboxes), as a list. */
+const asList = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
+
+function CreateForm({ c, errors, input }: { c: Env; errors: FieldErrors; input: CreateInput }) {
+  const checked = new Set(input.events ?? ['message.delivered', 'message.bounced', 'message.failed']);
+  return (
+    <section class="card" aria-labelledby="create-webhook-title">
+      <h2 id="create-webhook-title">New endpoint</h2>
+      <form method="post" action={BASE}>
+        <CsrfField c={c} />
+        <FormError errors={errors} />
+        <div class="create-row">
+          <label class="grow">
+            Endpoint URL
+            <input name="url" type="url" value={input.url} placeholder="https://example.com/webhooks/tidings" required aria-invalid={errors.url ? 'true' : undefined} />
+            {errors.url && <small>{errors.url}</small>}
+          </label>
+          <label class="grow">
+            Description
+            <input name="description" value={input.description} placeholder="optional, e.g. CRM sync" maxlength={500} />
+          </label>
+        </div>
+        <fieldset class="event-types" aria-invalid={errors.events ? 'true' : undefined}>
+          <legend>Events to send</legend>
+          {EventType.options.map((type) => (
+            <label>
+              <input type="checkbox" name="events" value={type} checked={checked.has(type)} />
+              <code>{type}</code>
+            </label>
+          ))}
+          {errors.events && <small class="field-error">{errors.events}</small>}
+        </fieldset>
+        <button type="submit">Add endpoint</button>
+      </form>
+    </section>
+  );
+}
+
+async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateInput; status?: 200 | 400 } = {}) {
+  const { membership } = c.var.signedIn!;
+  const cursor = c.req.query('cursor') || undefined;
+  const page = await listWebhooks(c.var.deps, membership.orgId, { limit: 50, offset: 0, cursor });
+  return render(
+    c,
+    <Layout c={c} title="Webhooks" flash={takeFlash(c)}>
+      <hgroup class="page-title">
+        <h1>Webhooks</h1>
+        <p>
+          Endpoints of {membership.orgName} that receive signed events (Standard Webhooks). An endpoint that answers 410, or fails for 5 days straight, is disabled
+          automatically and shown here with the reason.
+        </p>
+      </hgroup>
+      {canManage(c.var.signedIn) ? (
+        <CreateForm c={c} errors={options.errors ?? {}} input={options.input ?? {}} />
+      ) : (
+        <p class="muted">You can see this organization's endpoints; owners and operators manage them.</p>
+      )}
+      {page.data.length === 0 ? (
+        <article class="empty-state">
+          <h3>No webhook endpoints yet</h3>
+          <p>Add one to hear about deliveries, bounces and more as they happen.</p>
+        </article>
+      ) : (
+        <WebhooksTable webhooks={page.data} />
+      )}
+      {page.hasMore && (
+        <a href={`${BASE}?cursor=${encodeURIComponent(page.nextCursor!)}`} role="button" class="secondary outline">
+          Older endpoints
+        </a>
+      )}
+    </Layout>,
+    options.status ?? 200,
+  );
+}
+
+function SecretCard({ reveal }: { reveal: Reveal }) {
+  return (
+    <article class="reveal" id="new-secret-card">
+      <header>
+        <strong>{reveal.kind === 'created' ? 'Endpoint added: its signing secret' : 'New signing secret'}</strong>
+      </header>
+      <p>
+        Verify every delivery with this secret{reveal.kind === 'rotated' && '; the previous one also signs for 24 hours'}. Copy it now: for your security it will
+        not be shown again.
+      </p>
+      <div role="group">
+        <input id="new-secret" readonly value={reveal.secret} aria-label="Signing secret" />
+        <button type="button" data-copy="#new-secret">
+          Copy
+        </button>
+      </div>
+    </article>
+  );
+}
+
+function DetailActions({ c, webhook }: { c: Env; webhook: Webhook }) {
+  return (
+    <div class="actions page-actions">
+      {webhook.enabled && (
+        <form method="post" action={`${BASE}/${webhook.id}/test`}>
+          <CsrfField c={c} />
+          <button type="submit">Send test event</button>
+        </form>
+      )}
+      <a href={`${BASE}/${webhook.id}/rotate`} role="button" class="secondary outline">
+        Rotate secret…
+      </a>
+      {webhook.enabled ? (
+        <a href={`${BASE}/${webhook.id}/disable`} role="button" class="outline danger-outline">
+          Disable…
+        </a>
+      ) : (
+        <form method="post" action={`${BASE}/${webhook.id}/enable`}>
+          <CsrfField c={c} />
+          <button type="submit">{webhook.disabledReason === 'manual' ? 'Enable' : 'Re-enable'}</button>
+        </form>
+      )}
+    </div>
+  );
+}
+
+function detailPage(c: Env, webhook: WebhookDetail) {
+  const reveal = takeReveal(c, `${BASE}/${webhook.id}`);
+  const why = whyDisabled(webhook);
+  return render(
+    c,
+    <Layout c={c} title={webhook.url} flash={takeFlash(c)}>
+      <a href={BASE} class="back">
+        ← Webhooks
+      </a>
+      <hgroup class="page-title">
+        <h1 class="break">{webhook.url}</h1>
+        <p>
+          <WebhookBadge webhook={webhook} /> {webhook.description}
+        </p>
+      </hgroup>
+      {reveal?.id === webhook.id && <SecretCard reveal={reveal} />}
+      {why && (
+        <p class={webhook.disabledReason === 'manual' ? 'form-note' : 'form-error'} role="status" id="disabled-reason">
+          {why} Nothing is delivered to it until it is enabled again{webhook.disabledReason === 'manual' ? '' : '; fix the endpoint first'}.
+        </p>
+      )}
+      {canManage(c.var.signedIn) && <DetailActions c={c} webhook={webhook} />}
+      <dl class="facts card">
+        <dt>Events</dt>
+        <dd>
+          {webhook.events.map((type) => (
+            <code class="chip">{type}</code>
+          ))}
+        </dd>
+        <dt>Failing since</dt>
+        <dd>
+          <Time at={webhook.failingSince} empty="Not failing" />
+        </dd>
+        {webhook.previousSecretExpiresAt && (
+          <>
+            <dt>Previous secret</dt>
+            <dd>
+              signs too, until <Time at={webhook.previousSecretExpiresAt} />
+            </dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>
+          <Time at={webhook.createdAt} />
+        </dd>
+        <dt>ID</dt>
+        <dd>
+          <code>{webhook.id}</code>
+        </dd>
+      </dl>
+      <h2 class="section-heading">Recent deliveries</h2>
+      <DeliveriesTable deliveries={webhook.recentEvents} />
+    </Layout>,
+  );
+}
+
+const routes = new Hono<DashEnv>();
+routes.use('*', requireSignedIn);
+routes.post('*', requireManager);
+
+const orgOf = (c: Env) => c.var.signedIn!.membership.orgId;
+
+routes.get('/', (c) => listPage(c));
+
+routes.post('/', async (c) => {
+  const form = await c.req.parseBody({ all: true });
+  const input: CreateInput = { url: String(form.url ?? ''), description: String(form.description ?? ''), events: asList(form.events) };
+  const parsed = CreateWebhookBody.safeParse({ url: input.url, events: input.events, description: input.description || undefined });
+  if (!parsed.success) {
+    const errors: FieldErrors = {};
+    for (const issue of parsed.error.issues) errors[String(issue.path[0] ?? 'form')] ??= issue.path[0] === 'events' ? 'Choose at least one event type.' : issue.message;
+    return listPage(c, { errors, input, status: 400 });
+  }
+  try {
+    const created = await createWebhook(c.var.deps, orgOf(c), parsed.data);
+    return showOnceAt(c, `${BASE}/${created.id}`, { id: created.id, secret: created.secret, kind: 'created' });
+  } catch (error) {
+    return listPage(c, { errors: fieldErrorsOf(error, ['url', 'events', 'description']), input, status: 400 });
+  }
+});
+
+routes.get('/:id', async (c) => detailPage(c, await getWebhook(c.var.deps, orgOf(c), c.req.param('id'))));
+
+routes.post('/:id/test', async (c) => {
+  const delivery = await sendTestEvent(c.var.deps, orgOf(c), c.req.param('id'));
+  setFlash(c, `A webhook.test event is on its way (event ${delivery.eventId}); its delivery is listed below.`);
+  return c.redirect(`${BASE}/${delivery.webhookId}`, 303);
+});
+
+routes.post('/:id/enable', async (c) => {
+  const webhook = await updateWebhook(c.var.deps, orgOf(c), c.req.param('id'), { enabled: true });
+  setFlash(c, 'The endpoint is enabled again: new events are delivered to it.');
+  return c.redirect(`${BASE}/${webhook.id}`, 303);
+});
+
+routes.get('/:id/rotate', async (c) => {
+  const webhook = await getWebhook(c.var.deps, orgOf(c), c.req.param('id'));
+  return render(
+    c,
+    <ConfirmPage
+      c={c}
+      title="Rotate the signing secret"
+      subtitle={<code>{webhook.url}</code>}
+      action={`${BASE}/${webhook.id}/rotate`}
+      submitLabel="Rotate secret"
+      back={{ href: `${BASE}/${webhook.id}`, label: 'Endpoint' }}
+    >
+      <p>A new secret signs every delivery from now on and is shown once. For 24 hours deliveries carry a signature with the old secret too, while you update the receiver.</p>
+    </ConfirmPage>,
+  );
+});
+
+routes.post('/:id/rotate', async (c) => {
+  const rotated = await rotateWebhookSecret(c.var.deps, orgOf(c), c.req.param('id'));
+  return showOnceAt(c, `${BASE}/${rotated.id}`, { id: rotated.id, secret: rotated.secret, kind: 'rotated' });
+});
+
+routes.get('/:id/disable', async (c) => {
+  const webhook = await getWebhook(c.var.deps, orgOf(c), c.req.param('id'));
+  return render(
+    c,
+    <ConfirmPage
+      c={c}
+      title="Disable this endpoint"
+      subtitle={<code>{webhook.url}</code>}
+      action={`${BASE}/${webhook.id}/disable`}
+      submitLabel="Disable endpoint"
+      isDangerous
+      back={{ href: `${BASE}/${webhook.id}`, label: 'Endpoint' }}
+    >
+      <p>
+        Nothing is delivered to it again, including deliveries still being retried. This is what <code>webhook.delete</code> does in the API: the endpoint and
+        its delivery history stay listed, and it can be enabled again later.
+      </p>
+    </ConfirmPage>,
+  );
+});
+
+routes.post('/:id/disable', async (c) => {
+  const webhook = await disableWebhook(c.var.deps, orgOf(c), c.req.param('id'));
+  setFlash(c, 'The endpoint is disabled: nothing is delivered to it.');
+  return c.redirect(`${BASE}/${webhook.id}`, 303);
+});
+
+/** Webhooks: endpoints, why one is disabled, recent deliveries; add and rotate (secret shown once), test, enable, disable. */
+export const webhooksPage: DashboardPage = {
+  path: BASE,
+  nav: { label: 'Webhooks', href: BASE, section: 'main' },
+  routes,
+};
