@@ -1,11 +1,10 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { AppError, createAuthenticator, type Deps } from '@tidings/core';
+import { createAuthenticator, type Deps } from '@tidings/core';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.ts';
 import { auth } from './middleware/auth.ts';
 import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
-import { jsonBody } from './middleware/json-body.ts';
+import { jsonBody, limitBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
@@ -44,15 +43,7 @@ export function createApp(deps: Deps) {
   const authenticated = auth(authenticate);
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : authenticated(c, next)));
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : rateLimit(c, next)));
-  v1.use(
-    '*',
-    bodyLimit({
-      maxSize: deps.config.bodyLimitBytes,
-      onError: () => {
-        throw new AppError('BAD_REQUEST', `Request body is larger than ${deps.config.bodyLimitBytes} bytes`, 413);
-      },
-    }),
-  );
+  v1.use('*', limitBody(deps.config.bodyLimitBytes));
   v1.use('*', jsonBody);
   v1.route('/', apiKeyRoutes);
   v1.route('/', emailDomainRoutes);

@@ -4,6 +4,7 @@ import { Prisma } from '@tidings/db';
 import { Hono } from 'hono';
 import type { AppEnv } from '../src/env.ts';
 import { handleError } from '../src/middleware/errors.ts';
+import { serveHttp } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi();
@@ -111,6 +112,37 @@ describe('error shape', () => {
     const res = await api.post('/v1/api-keys', { name: 'x'.repeat(2 * 1024 * 1024) });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('BAD_REQUEST');
+  });
+
+  it('over real HTTP: 413 for a declared or a streamed (chunked) body over the limit, nothing created; a small streamed body works', async () => {
+    const { key, orgId } = await t.org();
+    const server = await serveHttp(t.app.fetch);
+    try {
+      const post = (body: BodyInit) =>
+        fetch(`${server.url}/v1/api-keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+          duplex: 'half',
+        } as RequestInit);
+      const chunked = (text: string) =>
+        new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < text.length; i += 64 * 1024) controller.enqueue(new TextEncoder().encode(text.slice(i, i + 64 * 1024)));
+            controller.close();
+          },
+        });
+      const huge = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
+      const declared = await post(huge);
+      expect(declared.status).toBe(413);
+      expect(await declared.json()).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/larger than/) });
+      expect((await post(chunked(huge))).status).toBe(413);
+      expect(await t.deps.db.apiKey.count({ where: { orgId, name: { startsWith: 'xxx' } } })).toBe(0);
+      const small = await post(chunked(JSON.stringify({ name: 'streamed' })));
+      expect(small.status).toBe(201);
+    } finally {
+      await server.close();
+    }
   });
 
   it('500 hides internals from the caller and logs them with the request id', async () => {
