@@ -28,6 +28,20 @@ describe('rate limit', () => {
     expect(names).not.toContain('the 101st request');
   });
 
+  it('every answer carries the RateLimit headers and X-Request-Id, errors and 201s alike', async () => {
+    const { api } = await t.org();
+    const missing = await api.get('/v1/messages/msg_nothing');
+    expect(missing.status).toBe(404);
+    const created = await api.post('/v1/api-keys', { name: 'headers' });
+    expect(created.status).toBe(201);
+    for (const res of [missing, created]) {
+      expect(res.headers.get('ratelimit-limit')).toBe('100');
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(98);
+      expect(res.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('is shared by replicas (the counter lives in Redis) and counted per key', async () => {
     const local = setupApi({ RATE_LIMIT_PER_MINUTE: '3' });
     const replica = setupApi({ RATE_LIMIT_PER_MINUTE: '3', REDIS_PREFIX: local.deps.config.redisPrefix });

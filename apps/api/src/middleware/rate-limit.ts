@@ -9,16 +9,14 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
     limit: config.rateLimitPerMinute,
     windowMs: config.rateLimitWindowMs,
   });
-  const setHeaders = () => {
-    c.header('RateLimit-Limit', String(result.limit));
-    c.header('RateLimit-Remaining', String(result.remaining));
-    c.header('RateLimit-Reset', String(result.resetSeconds));
-  };
+  // Headers are set before the handler runs, so every answer carries them (errors too) and the response is built
+  // once: a header added to a finished response makes Hono copy it into a new one.
+  c.header('RateLimit-Limit', String(result.limit));
+  c.header('RateLimit-Remaining', String(result.remaining));
+  c.header('RateLimit-Reset', String(result.resetSeconds));
   if (!result.isAllowed) {
-    setHeaders();
     c.header('Retry-After', String(result.resetSeconds));
     throw new AppError('TOO_MANY_REQUESTS', `Rate limit of ${result.limit} requests per minute exceeded; retry in ${result.resetSeconds} s`);
   }
   await next();
-  setHeaders();
 });

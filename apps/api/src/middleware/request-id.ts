@@ -18,9 +18,10 @@ export const requestContext = createMiddleware<RequestContextEnv>(async (c, next
   const logger = c.var.deps.logger.child({ requestId });
   c.set('requestId', requestId);
   c.set('logger', logger);
+  // before the handler: a header added to a finished response makes Hono build the response again
+  c.header('X-Request-Id', requestId);
   const startedAt = performance.now();
   await next();
-  c.header('X-Request-Id', requestId);
   const durationMs = performance.now() - startedAt;
   // the route pattern, not the path, so ids do not explode the label set
   const route = c.req.routePath;
