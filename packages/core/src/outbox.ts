@@ -1,13 +1,26 @@
 import { jobDataFor, type QueueName } from '@tidings/queue';
-import type { Prisma } from '@tidings/db';
+import { Prisma } from '@tidings/db';
 import type { Deps } from './deps.ts';
 
 export type OutboxItem = { queue: QueueName; jobId: string; runAt?: Date | null };
 
+/**
+ * The INSERT of outbox rows, for a statement that writes work and the promise of its jobs at once (as a CTE:
+ * `jobs AS (${outboxInsert(items)})`); `onlyIf` makes the rows depend on the rest of the statement.
+ */
+export function outboxInsert(items: OutboxItem[], onlyIf: Prisma.Sql = Prisma.sql`true`): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
+    SELECT u.*, now() AT TIME ZONE 'UTC'
+    FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[],
+                ${items.map((i) => i.runAt?.toISOString() ?? null)}::timestamp[]) u
+    WHERE ${onlyIf}
+    ON CONFLICT DO NOTHING`;
+}
+
 /** Writes outbox rows in the caller's transaction: the promise that these jobs will reach their queues. */
 export async function writeOutbox(tx: Prisma.TransactionClient, items: OutboxItem[]): Promise<void> {
-  if (items.length === 0) return;
-  await tx.outboxEntry.createMany({ data: items.map((i) => ({ queue: i.queue, jobId: i.jobId, runAt: i.runAt ?? null })), skipDuplicates: true });
+  if (items.length > 0) await tx.$executeRaw(outboxInsert(items));
 }
 
 async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, items: OutboxItem[]): Promise<void> {

@@ -2,7 +2,7 @@ import type { MessageStatus } from '@tidings/contracts';
 import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
-import type { OutboxItem } from '../outbox.ts';
+import { outboxInsert, type OutboxItem } from '../outbox.ts';
 import { messageJsonSql } from './message.mapper.ts';
 
 /**
@@ -87,12 +87,7 @@ export async function changeMessageStatus(
     status_event AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
       SELECT "id", "status", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),
-    follow_ups AS (
-      INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
-      SELECT u.*, now() AT TIME ZONE 'UTC'
-      FROM unnest(${followUps.map((f) => f.queue)}::text[], ${followUps.map((f) => f.jobId)}::text[],
-                  ${followUps.map((f) => f.runAt?.toISOString() ?? null)}::timestamp[]) u
-      WHERE EXISTS (SELECT 1 FROM moved)),
+    follow_ups AS (${outboxInsert(followUps, Prisma.sql`EXISTS (SELECT 1 FROM moved)`)}),
     ${eventsCte(type ? Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
     SELECT moved.*, ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds" FROM moved`;
   if (!moved) return null;

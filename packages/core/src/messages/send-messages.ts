@@ -5,7 +5,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
 import { parseE164, parseEmail } from './recipients.ts';
 import { resolveContent } from './resolve-content.ts';
@@ -137,10 +137,7 @@ async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[]): Pro
       RETURNING "id", "status", "createdAt"),
     status_events AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM new_messages),
-    job_outbox AS (
-      INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
-      SELECT *, now() AT TIME ZONE 'UTC'
-      FROM unnest(${jobs.map((j) => j.queue)}::text[], ${jobs.map((j) => j.jobId)}::text[], ${jobs.map((j) => j.runAt?.toISOString() ?? null)}::timestamp[])),
+    job_outbox AS (${outboxInsert(jobs)}),
     ${eventsCte(eventValues(queued))}
     SELECT "id" FROM new_deliveries`;
   await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries)]);
