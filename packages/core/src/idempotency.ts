@@ -68,7 +68,10 @@ async function retryWrite(write: () => Promise<unknown>): Promise<void> {
   }
 }
 
-/** Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. */
+/**
+ * Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. Waited out like
+ * `completeIdempotentRequest` when the database is away: otherwise the key stays in flight (409) for a minute.
+ */
 export async function releaseIdempotentRequest({ db }: Deps, orgId: string, key: string): Promise<void> {
-  await db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null } });
+  await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null } }));
 }

@@ -1,5 +1,5 @@
 import { createTestDeps, makeOrganization, startTcpProxy, testDatabaseUrl, type TcpProxy, type TestDeps } from '@tidings/testing';
-import { beginIdempotentRequest, completeIdempotentRequest } from '../src/index.ts';
+import { beginIdempotentRequest, completeIdempotentRequest, releaseIdempotentRequest } from '../src/index.ts';
 
 // Postgres through a proxy this test cuts: the response of a request whose work is committed must still be stored,
 // or the caller's retry would take the key over and do the work twice.
@@ -25,4 +25,14 @@ it('stores the response of a finished request through a passing database outage,
   setTimeout(() => proxy.restore(), 1000);
   await storing;
   expect(await beginIdempotentRequest(deps, orgId, 'k1', 'hash')).toEqual({ kind: 'replay', status: 202, body: '{"id":"msg_1"}' });
+});
+
+it('frees the key of a failed request through a passing database outage, so the retry runs at once', async () => {
+  const { orgId } = await makeOrganization(deps);
+  expect(await beginIdempotentRequest(deps, orgId, 'k2', 'hash')).toEqual({ kind: 'first' });
+  proxy.cut();
+  const releasing = releaseIdempotentRequest(deps, orgId, 'k2');
+  setTimeout(() => proxy.restore(), 1000);
+  await releasing;
+  expect(await beginIdempotentRequest(deps, orgId, 'k2', 'hash')).toEqual({ kind: 'first' });
 });
