@@ -9,7 +9,7 @@ import type { Providers } from './providers.ts';
  * Sends one message (the job carries only its id). Idempotent: a message past `sending` or canceled finishes
  * without a provider call; the provider call carries the message id as idempotency key (Resend). Transient
  * failures come back after exponential backoff with jitter until `SEND_MAX_ATTEMPTS`, then `failed`; permanent
- * ones fail at once (UnrecoverableError).
+ * ones fail at once (UnrecoverableError). Our own failures (Postgres) never fail the job: it runs again after backoff.
  *
  * The window between the provider's answer and our `sent` update (a crash, a lost connection): the job runs again
  * and calls the provider again with the same key. Resend answers with the first email's id, so email is
@@ -17,6 +17,21 @@ import type { Providers } from './providers.ts';
  * at-least-once in that window only.
  */
 export const sendMessageProcessor = (deps: Deps, providers: Providers) => async (job: Job<{ messageId: string }>, token?: string) => {
+  try {
+    return await sendOnce(deps, providers, job, token);
+  } catch (error) {
+    if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
+    // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
+    // recording its outcome. The message is still queued or sending in the database and only this job will ever
+    // move it on, so it runs again later instead of failing for good, which would strand the message.
+    const delayMs = backoffDelayMs(job.attemptsStarted, { baseMs: deps.config.sendWorker.backoffBaseMs, maxMs: deps.config.sendWorker.backoffMaxMs });
+    deps.logger.error({ messageId: job.data.messageId, err: error, delayMs }, 'send job crashed; running it again later');
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
+  }
+};
+
+async function sendOnce(deps: Deps, providers: Providers, job: Job<{ messageId: string }>, token?: string) {
   const { messageId } = job.data;
   const claim = await claimForSending(deps, messageId);
   if (claim.kind === 'done') return { outcome: claim.reason };
@@ -59,4 +74,4 @@ export const sendMessageProcessor = (deps: Deps, providers: Providers) => async 
     await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
   }
-};
+}

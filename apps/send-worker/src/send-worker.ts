@@ -32,6 +32,8 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
   workers.push(new Worker('maintenance', measureJobs(deps.metrics, maintenanceProcessor(deps)), { ...common, concurrency: 5 }));
   for (const worker of workers) {
     worker.on('error', (error) => deps.logger.error({ err: error, queue: worker.name }, 'worker error'));
+    // a job given up on (permanent provider error, or stalled too often) should be seen in the log
+    worker.on('failed', (job, error) => deps.logger.warn({ err: error, queue: worker.name, jobId: job?.id }, 'job failed'));
   }
   await deps.queues.maintenance.upsertJobScheduler(OUTBOX_RELAY, { every: settings.outboxRelayIntervalMs }, { name: OUTBOX_RELAY, data: {} });
   // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work

@@ -46,12 +46,32 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, k
   return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
 }
 
-/** Stores the first response so repeats replay it. */
+/**
+ * Stores the first response so repeats replay it. The request's work is committed by now: if this write were lost,
+ * the record would be taken over once its lock ran out and the caller's retry would do the work a second time, so
+ * a passing database failure (a dropped connection, a failover) is waited out rather than given up on.
+ */
 export async function completeIdempotentRequest({ db }: Deps, orgId: string, key: string, status: number, body: string): Promise<void> {
-  await db.idempotencyRecord.update({ where: { orgId_key: { orgId, key } }, data: { responseStatus: status, responseBody: body } });
+  await retryWrite(() => db.idempotencyRecord.update({ where: { orgId_key: { orgId, key } }, data: { responseStatus: status, responseBody: body } }));
 }
 
-/** Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. */
+/** Tries `write` up to 7 times over about 15 s (0.2 s doubling to 5 s between tries); throws the last error. */
+async function retryWrite(write: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      if (attempt === 7) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
+/**
+ * Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. Waited out like
+ * `completeIdempotentRequest` when the database is away: otherwise the key stays in flight (409) for a minute.
+ */
 export async function releaseIdempotentRequest({ db }: Deps, orgId: string, key: string): Promise<void> {
-  await db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null } });
+  await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null } }));
 }

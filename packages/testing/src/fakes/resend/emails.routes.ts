@@ -9,12 +9,14 @@ export type FakeResendEmailState = {
   emails: FakeResendEmail[];
   /** The next N accepted sends are stored and then never answered: the caller sees a timeout or dies waiting. */
   hangAfterAccept: number;
+  /** Each accepted send is left unanswered with this probability (fault-injection runs: timeouts after acceptance). */
+  hangAfterAcceptRate: number;
   /** Accepted sends are answered this much later (a slow provider). */
   respondAfterMs: number;
 };
 
 export function createFakeResendEmailState(): FakeResendEmailState {
-  return { emails: [], hangAfterAccept: 0, respondAfterMs: 0 };
+  return { emails: [], hangAfterAccept: 0, hangAfterAcceptRate: 0, respondAfterMs: 0 };
 }
 
 const validationError = (message: string) => ({ statusCode: 422, name: 'validation_error', message });
@@ -47,8 +49,8 @@ export function resendEmailRoutes(state: FakeResendEmailState = createFakeResend
     };
     state.emails.push(email);
     if (key) byKey.set(key, email);
-    if (state.hangAfterAccept > 0) {
-      state.hangAfterAccept -= 1;
+    if (state.hangAfterAccept > 0 || Math.random() < state.hangAfterAcceptRate) {
+      state.hangAfterAccept = Math.max(0, state.hangAfterAccept - 1);
       await new Promise(() => {}); // accepted, but the answer never comes
     }
     if (state.respondAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, state.respondAfterMs));

@@ -1,0 +1,230 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createWebhook, newId } from '@tidings/core';
+import {
+  createTestDeps,
+  makeOrganization,
+  startFakeResend,
+  startTcpProxy,
+  startWebhookReceiver,
+  type FakeResend,
+  type TcpProxy,
+  type WebhookReceiver,
+} from '@tidings/testing';
+
+const root = path.resolve(__dirname, '../..');
+
+/** One running process of ours: its last log lines are kept for the error message when a run goes wrong. */
+export type AppProcess = { name: string; proc: ChildProcess; tail: string[] };
+
+export type RigOptions = {
+  /** Put a TCP proxy between the processes and Postgres (`rig.dbProxy`), to cut their connections. */
+  proxyDatabase?: boolean;
+  /** Same for Redis (`rig.redisProxy`). */
+  proxyRedis?: boolean;
+  sendWorkers?: number;
+  /** Environment of every process on top of the rig's fast timings. */
+  env?: Record<string, string>;
+};
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns true, or fails after `timeoutMs` with `describe()`'s text. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, describe: () => string | Promise<string>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${await describe()}`);
+    await sleep(100);
+  }
+}
+
+/**
+ * The whole product as separate processes, the way it runs in production: the API (apps/api/src/server.ts),
+ * send-workers and a webhook-worker, on the run's test database and a Redis prefix of their own, with the real
+ * Resend SDK talking to the fake Resend and webhooks going to a real HTTP receiver. Optionally Postgres and/or Redis
+ * sit behind TCP proxies the test can cut. Timings are short (locks, stalled checks, backoff, webhook retries) so
+ * recovery happens within seconds. One live organization with a verified domain and a webhook on every message
+ * event. The test process keeps its own direct connections for setup and assertions.
+ * @example const rig = await startRig({ proxyRedis: true }); ... await rig.close();
+ */
+export async function startRig(options: RigOptions = {}) {
+  const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  const resend: FakeResend = await startFakeResend();
+  const receiverPort = await freePort();
+  let receiver: WebhookReceiver | null = await startWebhookReceiver({ port: receiverPort });
+  const receivedWebhookIds: string[] = [];
+  const dbUrl = new URL(deps.config.databaseUrl);
+  const redisUrl = new URL(deps.config.redisUrl);
+  const dbProxy: TcpProxy | null = options.proxyDatabase ? await startTcpProxy(Number(dbUrl.port || 5432), dbUrl.hostname) : null;
+  const redisProxy: TcpProxy | null = options.proxyRedis ? await startTcpProxy(Number(redisUrl.port || 6379), redisUrl.hostname) : null;
+  const through = (url: URL, proxy: TcpProxy | null) => {
+    if (!proxy) return url.toString();
+    const proxied = new URL(url);
+    proxied.hostname = proxy.host;
+    proxied.port = String(proxy.port);
+    return proxied.toString();
+  };
+  const apiPort = await freePort();
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    DATABASE_URL: through(dbUrl, dbProxy),
+    DATABASE_POOL_SIZE: '5',
+    REDIS_URL: through(redisUrl, redisProxy),
+    REDIS_PREFIX: deps.config.redisPrefix,
+    API_PORT: String(apiPort),
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RESEND_API_KEY: 're_test_key',
+    RESEND_BASE_URL: resend.url,
+    SEND_WORKER_CONCURRENCY: '10',
+    SEND_MAX_ATTEMPTS: '8',
+    SEND_BACKOFF_BASE_MS: '100',
+    SEND_BACKOFF_MAX_MS: '1000',
+    PROVIDER_TIMEOUT_MS: '2000',
+    SEND_WORKER_LOCK_DURATION_MS: '3000',
+    SEND_WORKER_STALLED_INTERVAL_MS: '1000',
+    OUTBOX_RELAY_INTERVAL_MS: '500',
+    OUTBOX_RELAY_GRACE_MS: '1000',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    // ~40 s of retries: longer than any outage the scenarios make
+    WEBHOOK_RETRY_SCHEDULE_MS: '250,500,1000,2000,4000,8000,8000,8000,8000',
+    WEBHOOK_WORKER_LOCK_MS: '3000',
+    WEBHOOK_WORKER_STALLED_INTERVAL_MS: '1000',
+    ...options.env,
+  };
+  const processes = new Set<AppProcess>();
+
+  function start(name: string, entry: string): AppProcess {
+    // node with tsx as a loader, not the tsx CLI: one process, so SIGKILL reaches the app itself
+    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const app: AppProcess = { name, proc, tail: [] };
+    const keep = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) app.tail.push(`${name}[${proc.pid}]: ${line.slice(0, 300)}`);
+      app.tail.splice(0, app.tail.length - 8);
+    };
+    proc.stdout!.on('data', keep);
+    proc.stderr!.on('data', keep);
+    processes.add(app);
+    return app;
+  }
+
+  async function stop(app: AppProcess, signal: NodeJS.Signals): Promise<void> {
+    if (app.proc.exitCode === null && app.proc.signalCode === null) {
+      const exited = new Promise((resolve) => app.proc.once('exit', resolve));
+      app.proc.kill(signal);
+      await exited;
+    }
+    processes.delete(app);
+  }
+
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const api = start('api', 'apps/api/src/server.ts');
+  const sendWorkers = Array.from({ length: options.sendWorkers ?? 2 }, (_, i) => start(`send-worker-${i}`, 'apps/send-worker/src/worker.ts'));
+  start('webhook-worker', 'apps/webhook-worker/src/worker.ts');
+  await waitUntil(
+    async () => (await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok === true,
+    60_000,
+    () => `the API did not start:\n${api.tail.join('\n')}`,
+  );
+
+  const org = await makeOrganization(deps, { mode: 'live' });
+  await deps.db.emailDomain.create({
+    data: { id: newId('dom'), orgId: org.orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@acme.test' },
+  });
+  await createWebhook(deps, org.orgId, { url: `${receiver.url}/hook`, events: ['message.queued', 'message.sent', 'message.failed'] });
+
+  return {
+    deps,
+    env,
+    resend,
+    dbProxy,
+    redisProxy,
+    apiUrl,
+    org,
+    sendWorkers,
+    /** Kills a send-worker (SIGKILL: no goodbye) and starts a new one in its place. */
+    async killAndRestartSendWorker(index: number) {
+      const old = sendWorkers[index]!;
+      await stop(old, 'SIGKILL');
+      sendWorkers[index] = start(old.name, 'apps/send-worker/src/worker.ts');
+    },
+    /** The webhook receiver goes away (connections refused) until `startReceiver()`. */
+    async stopReceiver() {
+      receivedWebhookIds.push(...receiver!.requests.map((r) => r.headers['webhook-id']!));
+      await receiver!.close();
+      receiver = null;
+    },
+    async startReceiver() {
+      receiver = await startWebhookReceiver({ port: receiverPort });
+    },
+    /** `webhook-id` of every webhook request received (one per request: a redelivery appears again). */
+    webhookIdsReceived: () => [...receivedWebhookIds, ...(receiver?.requests.map((r) => r.headers['webhook-id']!) ?? [])],
+    /** The last log lines of every process, for an error message. */
+    logs: () => [...processes].flatMap((p) => p.tail).join('\n'),
+    async close() {
+      await Promise.all([...processes].map((p) => stop(p, 'SIGKILL')));
+      await Promise.all([resend.close(), receiver?.close(), dbProxy?.close(), redisProxy?.close()]);
+      await deps.close();
+    },
+  };
+}
+
+export type Rig = Awaited<ReturnType<typeof startRig>>;
+
+/** A client's view of a load run: which request got which message, and how often it had to try again. */
+export type Load = { accepted: Map<number, string>; retries: number; seconds: number };
+
+/**
+ * Sends `count` emails through the API process, `concurrency` requests at a time, as a careful client does: every
+ * request carries an Idempotency-Key and is retried with it after a network error, a timeout, a 5xx or a 409 (the
+ * first try still running), until a 202. So every message counts once, whatever failed on the way.
+ * `onProgress` hears the number accepted so far (the fault scenarios start their faults from it).
+ */
+export async function sendLoad(rig: Rig, count: number, options: { concurrency?: number; onProgress?: (accepted: number) => void } = {}): Promise<Load> {
+  const run = randomUUID().slice(0, 8);
+  const accepted = new Map<number, string>();
+  let retries = 0;
+  let next = 0;
+  const started = performance.now();
+  const deadline = Date.now() + 120_000 + count * 100;
+  async function sendOne(i: number) {
+    const body = JSON.stringify({ channelType: 'email', to: `r${i}@example.com`, subject: `fault ${run} #${i}`, text: `message ${i}` });
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`message ${i} was still not accepted at the deadline\n${rig.logs()}`);
+      const response = await fetch(`${rig.apiUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${rig.org.key}`, 'content-type': 'application/json', 'idempotency-key': `${run}-${i}` },
+        body,
+        signal: AbortSignal.timeout(15_000),
+      }).catch(() => null); // refused, reset or timed out: the same key again
+      if (response?.status === 202) {
+        accepted.set(i, ((await response.json()) as { id: string }).id);
+        options.onProgress?.(accepted.size);
+        return;
+      }
+      const text = response ? await response.text() : '';
+      if (response && response.status < 500 && response.status !== 409) throw new Error(`message ${i}: ${response.status} ${text}`);
+      retries += 1;
+      await sleep(200);
+    }
+  }
+  await Promise.all(
+    Array.from({ length: options.concurrency ?? 16 }, async () => {
+      while (next < count) await sendOne(next++);
+    }),
+  );
+  return { accepted, retries, seconds: (performance.now() - started) / 1000 };
+}

@@ -1,0 +1,31 @@
+import { sendLoad, startRig, waitUntil, type Rig, type RigOptions } from './rig.ts';
+import { expectNothingLostOrDoubled, report, waitUntilSettled, type Verdict } from './settle.ts';
+
+/** Messages per scenario: FAULTS_MESSAGES (CI runs a small number; the default is the local, heavier run). */
+export const MESSAGES = Number(process.env.FAULTS_MESSAGES || 2000);
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once this fraction of the load has been accepted by the API. */
+export type Reached = (fraction: number) => Promise<void>;
+
+/**
+ * One fault-injection scenario: starts the rig, sends MESSAGES emails while `inject` does its damage (timed by the
+ * load's progress), waits for everything to settle, checks every promise of the pipeline and reports the figures.
+ * Returns the figures and the (closed) rig, whose proxies still tell how many connections they took.
+ * @example await runScenario('redis cut', { proxyRedis: true }, async (rig, reached) => { await reached(0.3); rig.redisProxy!.cut(); ... });
+ */
+export async function runScenario(name: string, options: RigOptions & { mayFail?: boolean }, inject: (rig: Rig, reached: Reached) => Promise<void>): Promise<{ rig: Rig; verdict: Verdict }> {
+  const rig = await startRig(options);
+  try {
+    let accepted = 0;
+    const reached: Reached = (fraction) => waitUntil(() => accepted >= Math.ceil(fraction * MESSAGES), 600_000, () => `${fraction} of the load`);
+    const [load] = await Promise.all([sendLoad(rig, MESSAGES, { onProgress: (n) => (accepted = n) }), inject(rig, reached)]);
+    const settleSeconds = await waitUntilSettled(rig, 90_000 + MESSAGES * 100);
+    const verdict = await expectNothingLostOrDoubled(rig, load, MESSAGES, { mayFail: options.mayFail });
+    report(name, MESSAGES, load, settleSeconds, verdict);
+    return { rig, verdict };
+  } finally {
+    await rig.close();
+  }
+}
