@@ -8,5 +8,7 @@ export type AppEnv = {
     logger: Logger;
     principal: Principal;
     orgId: string;
+    /** The request's Idempotency-Key, once reserved for it (operations that take one). */
+    idempotencyKey?: string;
   };
 };

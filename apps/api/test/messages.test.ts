@@ -1,4 +1,5 @@
-import { newId } from '@tidings/core';
+import type { SendMessageBody } from '@tidings/contracts';
+import { beginIdempotentRequest, newId, requestFingerprint, sendMessage } from '@tidings/core';
 import { setupApi } from './setup.ts';
 
 // The API side of the pipeline (no worker here): what message.send/sendBatch/list/get/cancel accept, store and
@@ -154,6 +155,22 @@ describe('message.send', () => {
     expect(again.body).toEqual(first.body);
     expect(await messageCount(orgId)).toBe(1);
     expect((await api.post('/v1/messages', email({ subject: 'other' }), headers)).status).toBe(409);
+  });
+
+  it('commits the answer with the messages: a caller who never heard back gets it replayed, not a second message', async () => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const body = email();
+    // What the API does for a first request, cut off after its statement committed and before anything else ran (the
+    // connection dropped with the COMMIT's reply): the key reserved, the send done under it, nothing completed.
+    const fingerprint = requestFingerprint('POST', '/v1/messages', JSON.stringify(body));
+    expect(await beginIdempotentRequest(t.deps, orgId, 'lost-reply', fingerprint)).toEqual({ kind: 'first' });
+    const sent = await sendMessage(t.deps, orgId, 'test', body as SendMessageBody, { key: 'lost-reply', status: 202, body: (message) => message });
+
+    const retry = await api.post('/v1/messages', body, { 'idempotency-key': 'lost-reply' });
+    expect(retry.status).toBe(202);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(sent);
+    expect(await messageCount(orgId)).toBe(1);
   });
 
   it('lets a sending key send, list and get, but not batch or cancel', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Prisma } from '@tidings/db';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 
@@ -52,7 +53,22 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, k
  * a passing database failure (a dropped connection, a failover) is waited out rather than given up on.
  */
 export async function completeIdempotentRequest({ db }: Deps, orgId: string, key: string, status: number, body: string): Promise<void> {
-  await retryWrite(() => db.idempotencyRecord.update({ where: { orgId_key: { orgId, key } }, data: { responseStatus: status, responseBody: body } }));
+  // a write that stored its answer itself (storeIdempotentAnswer) has nothing left to do here
+  await retryWrite(() => db.idempotencyRecord.updateMany({ where: { orgId, key, responseStatus: null }, data: { responseStatus: status, responseBody: body } }));
+}
+
+/** The answer an operation commits together with its work, under the request's Idempotency-Key. */
+export type IdempotentAnswer<T> = { key: string; status: number; body: (result: T) => unknown };
+
+/**
+ * The UPDATE that stores the answer, for a CTE in the statement that does the work: then the work and its answer
+ * commit together, and a caller who never heard back (the commit's reply lost with the connection) gets the answer
+ * replayed on retry instead of the work done twice.
+ */
+export function storeIdempotentAnswer(orgId: string, key: string, status: number, body: unknown): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE "IdempotencyRecord" SET "responseStatus" = ${status}, "responseBody" = ${JSON.stringify(body)}
+    WHERE "orgId" = ${orgId} AND "key" = ${key} AND "responseStatus" IS NULL`;
 }
 
 /** Tries `write` up to 7 times over about 15 s (0.2 s doubling to 5 s between tries); throws the last error. */

@@ -11,7 +11,8 @@ import type { AppEnv } from '../env.ts';
 /**
  * `Idempotency-Key` for the operations that take it: the first response (2xx or 4xx) is stored for 24 h and replayed
  * with `Idempotent-Replayed: true`; the same key with another body, or while the first still runs, is 409.
- * A 5xx frees the key so the caller's retry runs again.
+ * A 5xx frees the key so the caller's retry runs again. A handler whose work is one statement stores its answer in
+ * that statement (`c.var.idempotencyKey`); completing here is then a no-op.
  */
 export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header('idempotency-key');
@@ -23,6 +24,7 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   if (outcome.kind === 'replay') {
     return c.body(outcome.body, outcome.status as 200, { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' });
   }
+  c.set('idempotencyKey', key);
   try {
     await next();
   } catch (error) {

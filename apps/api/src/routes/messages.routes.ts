@@ -73,10 +73,15 @@ const cancel = operation({
   responses: { 200: { description: 'The canceled message', ...json(Message) } },
 });
 
+/** The 202 a send answers with, committed with the messages under the Idempotency-Key when there is one. */
+const answer = (key: string | undefined) => (key === undefined ? undefined : { key, status: 202, body: <T>(result: T) => result });
+
 /** The five message operations. */
 export const messageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(send, async (c) => c.json(await sendMessage(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 202))
-  .openapi(sendBatch, async (c) => c.json(await sendMessages(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json').messages), 202))
+  .openapi(send, async (c) => c.json(await sendMessage(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json'), answer(c.var.idempotencyKey)), 202))
+  .openapi(sendBatch, async (c) =>
+    c.json(await sendMessages(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json').messages, answer(c.var.idempotencyKey)), 202),
+  )
   .openapi(list, async (c) => c.json(await listMessages(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
   .openapi(get, async (c) => c.json(await getMessage(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
   .openapi(cancel, async (c) => c.json(await cancelMessage(c.var.deps, c.var.orgId, c.req.valid('param').id), 200));

@@ -4,6 +4,7 @@ import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
+import { storeIdempotentAnswer, type IdempotentAnswer } from '../idempotency.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
@@ -52,12 +53,13 @@ function checkRecipientAndSchedule(item: SendMessageBody, now: Date): { to: stri
 /**
  * message.sendBatch (and, with one item, message.send): validates every item on its own (errors by index, the
  * valid ones still go), resolves content and senders in a bounded number of queries, then writes all messages,
- * their first status events, their `message.queued` events and their outbox rows in ONE statement, and
+ * their first status events, their `message.queued` events, their outbox rows and, with `answer`, the response
+ * under the request's Idempotency-Key in ONE statement, and
  * enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A committed message is never
  * stranded: if the enqueue fails, the outbox relay does it.
  * @example const { data, errors } = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }]);
  */
-export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, items: unknown[]): Promise<BatchResult> {
+export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, items: unknown[], answer?: IdempotentAnswer<BatchResult>): Promise<BatchResult> {
   const now = deps.now();
   const errors: BatchItemError[] = [];
   const fail = (index: number, error: unknown) => {
@@ -115,11 +117,15 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
     }
   });
 
-  const accepted = rows.filter((r): r is MessageRow => r !== undefined);
-  if (accepted.length > 0) await writeMessages(deps, orgId, accepted);
   const data = items.map((_, index) => (rows[index] ? toMessage(rows[index]) : null));
   errors.sort((a, b) => a.index - b.index);
-  return { data, errors };
+  const result = { data, errors };
+  const accepted = rows.filter((r): r is MessageRow => r !== undefined);
+  if (accepted.length > 0) {
+    const storeAnswer = answer ? storeIdempotentAnswer(orgId, answer.key, answer.status, answer.body(result)) : Prisma.sql`SELECT 1`;
+    await writeMessages(deps, orgId, accepted, storeAnswer);
+  }
+  return result;
 }
 
 /**
@@ -127,7 +133,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
  * the outbox rows of all those jobs in ONE statement (atomic on its own: no interactive transaction holds a pooled
  * connection across round trips), then enqueues after commit. The rows travel as one JSON parameter.
  */
-async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[]): Promise<void> {
+async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[], storeAnswer: Prisma.Sql): Promise<void> {
   const queued = rows.filter((m) => m.status === 'queued').map((m) => ({ orgId, type: 'message.queued' as const, data: toMessage(m) }));
   const jobs: OutboxItem[] = rows.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
   const deliveries = await deps.db.$queryRaw<{ id: string }[]>`
@@ -138,6 +144,7 @@ async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[]): Pro
     status_events AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM new_messages),
     job_outbox AS (${outboxInsert(jobs)}),
+    idempotent_answer AS (${storeAnswer}),
     ${eventsCte(eventValues(queued))}
     SELECT "id" FROM new_deliveries`;
   await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries)]);
@@ -147,8 +154,8 @@ async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[]): Pro
  * message.send: one message; an invalid one is a 400 naming the field.
  * @example const message = await sendMessage(deps, orgId, 'test', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
  */
-export async function sendMessage(deps: Deps, orgId: string, mode: KeyMode, body: SendMessageBody): Promise<Message> {
-  const { data, errors } = await sendMessages(deps, orgId, mode, [body]);
+export async function sendMessage(deps: Deps, orgId: string, mode: KeyMode, body: SendMessageBody, answer?: IdempotentAnswer<Message>): Promise<Message> {
+  const { data, errors } = await sendMessages(deps, orgId, mode, [body], answer && { ...answer, body: (result) => answer.body(result.data[0]!) });
   const [error] = errors;
   if (error) throw new AppError(error.code as 'BAD_REQUEST', error.message);
   return data[0]!;
