@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { applyProviderOutcome, deleteExpiredSessions, recheckPendingDomains, relayOutbox, type Deps } from '@tidings/core';
+import { applyProviderOutcome, deleteExpiredSessions, recheckPendingDomains, relayOutbox, requeueStrandedMessages, type Deps } from '@tidings/core';
 import { sandboxOutcomeFor } from '@tidings/providers';
 
 const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
@@ -13,6 +13,8 @@ export function sandboxOutcomeJobId(messageId: string): string {
 export const OUTBOX_RELAY = 'outbox-relay';
 /** The scheduler id (and job name) of the periodic DNS re-check of pending email domains. */
 export const RECHECK_PENDING_DOMAINS = 'recheck-pending-domains';
+/** The scheduler id (and job name) of the minutely sweep for messages whose job Redis lost. */
+export const REQUEUE_STRANDED_MESSAGES = 'requeue-stranded-messages';
 /** The scheduler id (and job name) of the hourly removal of expired dashboard sessions. */
 export const DELETE_EXPIRED_SESSIONS = 'delete-expired-sessions';
 
@@ -37,6 +39,9 @@ async function reportSandboxOutcome(deps: Deps, messageId: string) {
 export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
   if (job.name === OUTBOX_RELAY) return { relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) };
   if (job.name === RECHECK_PENDING_DOMAINS) return { rechecked: await recheckPendingDomains(deps) };
+  if (job.name === REQUEUE_STRANDED_MESSAGES) {
+    return { requeued: await requeueStrandedMessages(deps, { overdueMs: deps.config.sendWorker.strandedMessageAfterMs }) };
+  }
   if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));
   deps.logger.warn({ jobId: job.id, name: job.name }, 'unknown maintenance job');

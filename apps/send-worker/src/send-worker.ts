@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import { measureJobs, type Deps } from '@tidings/core';
-import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS } from './maintenance.processor.ts';
+import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
 import { buildProviders, countProviderCalls, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 
@@ -38,6 +38,7 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
   await deps.queues.maintenance.upsertJobScheduler(OUTBOX_RELAY, { every: settings.outboxRelayIntervalMs }, { name: OUTBOX_RELAY, data: {} });
   // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work
   await deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} });
+  await deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: 60_000 }, { name: REQUEUE_STRANDED_MESSAGES, data: {} });
   await deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
-import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, RECHECK_PENDING_DOMAINS } from '../src/maintenance.processor.ts';
+import { sendMessages } from '@tidings/core';
+import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from '../src/maintenance.processor.ts';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());
@@ -20,6 +21,16 @@ describe('maintenance jobs', () => {
     const result = (await run(DELETE_EXPIRED_SESSIONS)) as { deleted: number };
     expect(result.deleted).toBeGreaterThanOrEqual(1);
     expect(await deps.db.session.findMany({ where: { orgId }, select: { id: true } })).toEqual([{ id: `ses_new_${stamp}` }]);
+  });
+
+  it('the stranded-message sweep enqueues again a long-queued message whose job Redis lost', async () => {
+    const { orgId } = await makeOrganization(deps);
+    const [message] = (await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }])).data;
+    await deps.queues.sms.remove(message!.id);
+    await deps.db.message.update({ where: { id: message!.id }, data: { updatedAt: new Date(Date.now() - deps.config.sendWorker.strandedMessageAfterMs - 60_000) } });
+    const result = (await run(REQUEUE_STRANDED_MESSAGES)) as { requeued: number };
+    expect(result.requeued).toBeGreaterThanOrEqual(1);
+    expect((await deps.queues.sms.getJob(message!.id))?.data).toEqual({ messageId: message!.id });
   });
 
   it('runs the pending-domain re-check', async () => {

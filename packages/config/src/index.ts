@@ -78,6 +78,8 @@ const EnvSchema = z.object({
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
   /** How long an outbox row waits for its own request's enqueue before the relay takes it. */
   OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5000),
+  /** A message unfinished this long (or scheduled this long past its time) whose job Redis lost is enqueued again. */
+  STRANDED_MESSAGE_AFTER_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   /** How long after the sandbox "sends" that it reports delivered / bounced / undelivered. */
   SANDBOX_OUTCOME_DELAY_MS: z.coerce.number().int().min(0).default(1000),
 });
@@ -125,6 +127,7 @@ export type Config = {
     metricsPort: number;
     outboxRelayIntervalMs: number;
     outboxRelayGraceMs: number;
+    strandedMessageAfterMs: number;
     sandboxOutcomeDelayMs: number;
   };
 };
@@ -196,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       metricsPort: e.SEND_WORKER_METRICS_PORT,
       outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
       outboxRelayGraceMs: e.OUTBOX_RELAY_GRACE_MS,
+      strandedMessageAfterMs: e.STRANDED_MESSAGE_AFTER_MS,
       sandboxOutcomeDelayMs: e.SANDBOX_OUTCOME_DELAY_MS,
     },
   };

@@ -9,3 +9,4 @@ export { cancelMessage } from './cancel-message.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, type Claim } from './delivery.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
 export { receiveProviderCallback } from './provider-callbacks.ts';
+export { requeueStrandedMessages } from './requeue-stranded.ts';

@@ -1,0 +1,58 @@
+import { Prisma, type Message as MessageRow } from '@tidings/db';
+import type { Deps } from '../deps.ts';
+import { dispatchOutbox } from '../outbox.ts';
+
+type Unfinished = Pick<MessageRow, 'id' | 'channelType' | 'scheduledAt' | 'updatedAt'>;
+type Kind = 'unfinished' | 'scheduled';
+
+/** Overdue messages of one kind, oldest first, after `after` (keyset); each kind has its partial index. */
+function overdue(db: Deps['db'], kind: Kind, cutoff: string, after: { at: Date; id: string } | null, limit: number): Promise<Unfinished[]> {
+  const column = Prisma.raw(kind === 'unfinished' ? '"updatedAt"' : '"scheduledAt"');
+  const status = Prisma.raw(kind === 'unfinished' ? `"status" IN ('queued', 'sending')` : `"status" = 'scheduled'`);
+  const page = after ? Prisma.sql`AND (${column}, "id") > (${after.at.toISOString()}::timestamp, ${after.id})` : Prisma.empty;
+  return db.$queryRaw<Unfinished[]>`
+    SELECT "id", "channelType", "scheduledAt", "updatedAt" FROM "Message"
+    WHERE ${status} AND ${column} < ${cutoff}::timestamp ${page}
+    ORDER BY ${column}, "id" LIMIT ${limit}`;
+}
+
+/** The messages among `rows` whose job is not in Redis in any state: one pipelined EXISTS for them all. */
+async function withoutJob({ queues, redis }: Pick<Deps, 'queues' | 'redis'>, rows: Unfinished[]): Promise<Unfinished[]> {
+  const pipeline = redis.pipeline();
+  for (const row of rows) pipeline.exists(queues[row.channelType].toKey(row.id));
+  const answers = (await pipeline.exec()) ?? [];
+  return rows.filter((_, i) => answers[i]?.[1] === 0);
+}
+
+/**
+ * The safety net behind the outbox for messages already past it: a message still `queued` or `sending` long after
+ * its last change, or still `scheduled` long after its time, whose job is gone from Redis (Redis restarted without
+ * its data) would wait forever. Re-adds those jobs (jobId = message id). A job that exists in any state is left
+ * alone: its worker decides. One query and one pipelined EXISTS per batch of `batchSize`, at most `maxBatches`
+ * batches per kind and run; the send-worker runs it every minute, and replicas running it at once are harmless.
+ * @returns how many jobs it re-added
+ * @example await requeueStrandedMessages(deps, { overdueMs: 10 * 60_000 });
+ */
+export async function requeueStrandedMessages(
+  deps: Pick<Deps, 'db' | 'queues' | 'redis' | 'now' | 'logger'>,
+  options: { overdueMs?: number; batchSize?: number; maxBatches?: number } = {},
+): Promise<number> {
+  const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000)).toISOString();
+  const batchSize = options.batchSize ?? 500;
+  let requeued = 0;
+  for (const kind of ['unfinished', 'scheduled'] as const) {
+    let after: { at: Date; id: string } | null = null;
+    for (let batch = 0; batch < (options.maxBatches ?? 20); batch += 1) {
+      const rows = await overdue(deps.db, kind, cutoff, after, batchSize);
+      if (rows.length === 0) break;
+      const last = rows[rows.length - 1]!;
+      after = { at: kind === 'unfinished' ? last.updatedAt : last.scheduledAt!, id: last.id };
+      const lost = await withoutJob(deps, rows);
+      await dispatchOutbox(deps, lost.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.scheduledAt })));
+      requeued += lost.length;
+      if (rows.length < batchSize) break;
+    }
+  }
+  if (requeued > 0) deps.logger.warn({ requeued }, 're-added the lost jobs of stranded messages');
+  return requeued;
+}
