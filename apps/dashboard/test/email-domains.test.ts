@@ -51,7 +51,7 @@ describe('domains pages', () => {
     const { browser, orgId } = await owner();
     const bad = await browser.post('/domains', { name: 'https://example.com/path' });
     expect(bad.status).toBe(400);
-    expect(bad.html).toMatch(/<small>[^<]+<\/small>/);
+    expect(bad.html).toMatch(/<small id="name-help">[^<]+<\/small>/);
     await addDomain(browser, 'twice.example.com');
     const twice = await browser.post('/domains', { name: 'twice.example.com' });
     expect(twice.status).toBe(400);

@@ -66,7 +66,7 @@ describe('webhooks pages', () => {
     expect(noEvents.html).toContain('Choose at least one event type.');
     const privateUrl = await browser.post('/webhooks', { url: 'http://10.1.2.3/hook', events: 'webhook.test' });
     expect(privateUrl.status).toBe(400);
-    expect(privateUrl.html).toMatch(/<small>[^<]*(private|not public|non-public)[^<]*<\/small>/i);
+    expect(privateUrl.html).toMatch(/<small id="url-help">[^<]*(private|not public|non-public)[^<]*<\/small>/i);
     expect(privateUrl.html).toContain('value="http://10.1.2.3/hook"');
     expect(await deps.db.webhook.count({ where: { orgId } })).toBe(0);
   });

@@ -1,4 +1,6 @@
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { createApp } from '@tidings/api/src/app.ts';
 import { newId } from '@tidings/core';
 import {
@@ -6,6 +8,7 @@ import {
   createTestDeps,
   makeOrganization,
   makeTelnyxKeyPair,
+  spawnService,
   startFakeResend,
   startFakeTelnyx,
   type FakeResend,
@@ -55,6 +58,12 @@ export async function startPipeline(env: Record<string, string> = {}) {
     async startWorker() {
       worker = await startSendWorker(deps);
       return worker;
+    },
+    /** A send-worker process of the email queue (`src/worker.ts`) against the fake Resend; the caller kills it. */
+    startWorkerProcess(env: Record<string, string> = {}, stdio: StdioOptions = 'ignore'): ChildProcess {
+      const { config } = deps;
+      const providerEnv = { RESEND_API_KEY: config.resend.apiKey!, RESEND_BASE_URL: config.resend.baseUrl!, SEND_WORKER_QUEUES: 'email' };
+      return spawnService(path.resolve(__dirname, '../src/worker.ts'), config, { ...providerEnv, ...env }, stdio);
     },
     /** A live organization with a verified domain (default sender hello@acme.test) and a default number. */
     async liveOrg() {

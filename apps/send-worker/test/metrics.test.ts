@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { freePort, sampleValue } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
 
@@ -11,23 +10,7 @@ let port: number;
 beforeAll(async () => {
   h = await startPipeline();
   port = await freePort();
-  const { config } = h.deps;
-  child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/worker.ts')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: config.databaseUrl,
-      REDIS_URL: config.redisUrl,
-      REDIS_PREFIX: config.redisPrefix,
-      RESEND_API_KEY: config.resend.apiKey,
-      RESEND_BASE_URL: config.resend.baseUrl,
-      SEND_WORKER_QUEUES: 'email',
-      SEND_WORKER_METRICS_PORT: String(port),
-      SEND_BACKOFF_BASE_MS: '50',
-      SEND_BACKOFF_MAX_MS: '200',
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  child = h.startWorkerProcess({ SEND_WORKER_METRICS_PORT: String(port), SEND_BACKOFF_BASE_MS: '50', SEND_BACKOFF_MAX_MS: '200' }, ['ignore', 'ignore', 'inherit']);
 });
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

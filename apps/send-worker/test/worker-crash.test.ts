@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { startPipeline, waitFor } from './harness.ts';
 
 // A real send-worker process, SIGTERMed or SIGKILLed while the provider holds its request: the provider has accepted the
@@ -15,30 +14,8 @@ afterAll(async () => {
   await h.close();
 });
 
-function startWorkerProcess(env: Record<string, string> = {}): ChildProcess {
-  const entry = path.resolve(__dirname, '../src/worker.ts');
-  const { config } = h.deps;
-  // node itself with tsx as a loader (not the tsx CLI, which runs the script in a grandchild that SIGKILL would miss)
-  const proc = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: path.resolve(__dirname, '../../..'),
-    env: {
-      ...process.env,
-      DATABASE_URL: config.databaseUrl,
-      REDIS_URL: config.redisUrl,
-      REDIS_PREFIX: config.redisPrefix,
-      RESEND_API_KEY: config.resend.apiKey,
-      RESEND_BASE_URL: config.resend.baseUrl,
-      SEND_WORKER_QUEUES: 'email',
-      SEND_WORKER_LOCK_DURATION_MS: '1000',
-      SEND_WORKER_STALLED_INTERVAL_MS: '500',
-      PROVIDER_TIMEOUT_MS: '60000',
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return proc;
-}
+const startWorkerProcess = (env: Record<string, string> = {}) =>
+  h.startWorkerProcess({ SEND_WORKER_LOCK_DURATION_MS: '1000', SEND_WORKER_STALLED_INTERVAL_MS: '500', PROVIDER_TIMEOUT_MS: '60000', ...env });
 
 describe('a send-worker stopped in the middle of a job', () => {
   it('on SIGTERM finishes the job in flight before it exits', async () => {

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createWebhook, sendTestEvent } from '@tidings/core';
-import { createTestDeps, freePort, makeOrganization, sampleValue, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
+import { createTestDeps, freePort, makeOrganization, sampleValue, spawnService, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
 
 // The webhook-worker process as operators run it, scraped on its metrics port after deliveries to a real receiver.
 const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
@@ -12,20 +12,8 @@ let port: number;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/worker.ts')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: deps.config.databaseUrl,
-      REDIS_URL: deps.config.redisUrl,
-      REDIS_PREFIX: deps.config.redisPrefix,
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_RETRY_SCHEDULE_MS: '100',
-      WEBHOOK_WORKER_METRICS_PORT: String(port),
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '100', WEBHOOK_WORKER_METRICS_PORT: String(port) };
+  child = spawnService(path.resolve(__dirname, '../src/worker.ts'), deps.config, env, ['ignore', 'ignore', 'inherit']);
 });
 afterAll(async () => {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createWebhook, sendTestEvent } from '@tidings/core';
-import { createTestDeps, makeOrganization, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
+import { createTestDeps, makeOrganization, spawnService, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
 
 // A real webhook-worker process (the same entry point `npm start` and docker-compose run), under this file's Redis
 // prefix, with a 2 s lock so a crashed worker's job is taken over within seconds.
@@ -20,21 +20,8 @@ afterAll(async () => {
 });
 
 function startWorkerProcess(): ChildProcess {
-  // `--import tsx` keeps it one process, so the signals reach the worker itself (the tsx CLI would add a parent).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/worker.ts')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: deps.config.databaseUrl,
-      REDIS_URL: deps.config.redisUrl,
-      REDIS_PREFIX: deps.config.redisPrefix,
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_WORKER_LOCK_MS: '2000',
-      WEBHOOK_WORKER_STALLED_INTERVAL_MS: '1000',
-      LOG_LEVEL: 'silent',
-    },
-    stdio: 'ignore',
-  });
+  const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_WORKER_LOCK_MS: '2000', WEBHOOK_WORKER_STALLED_INTERVAL_MS: '1000' };
+  const child = spawnService(path.resolve(__dirname, '../src/worker.ts'), deps.config, env);
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;

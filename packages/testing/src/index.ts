@@ -14,3 +14,4 @@ export { startFakeTelnyx, type FakeTelnyx } from './fakes/fake-telnyx.ts';
 export { signResendCallback, makeTelnyxKeyPair, signTelnyxCallback } from './fakes/provider-callbacks.ts';
 export { freePort } from './free-port.ts';
 export { sampleValue } from './prometheus.ts';
+export { spawnService } from './spawn-service.ts';

@@ -1,15 +1,16 @@
 import { CreateApiKeyBody, type ApiKey } from '@tidings/contracts';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKey, setApiKeyEnabled } from '@tidings/core';
-import { Hono, type Context } from 'hono';
-import { setFlash, takeFlash } from '../auth/cookies.ts';
+import type { Context } from 'hono';
+import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
-import { requireManager, requireSignedIn } from '../middleware/require.ts';
-import { FormError, type FieldErrors } from '../views/form.tsx';
-import { ConfirmPage } from '../views/confirm-page.tsx';
+import { confirmedAction } from '../views/confirm-page.tsx';
+import { Field, FormCard, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
+import { EmptyState, OlderLink, Table } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
-import type { DashboardPage } from './page.ts';
+import { RevealCard } from '../views/reveal-card.tsx';
+import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/settings/api-keys';
 
@@ -17,52 +18,40 @@ type Env = Context<DashEnv>;
 
 function CreateForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: string }) {
   return (
-    <section class="card create-key" aria-labelledby="create-key-title">
-      <h2 id="create-key-title">New API key</h2>
-      <form method="post" action={BASE}>
-        <CsrfField c={c} />
-        <FormError errors={errors} />
-        <div class="create-row">
-          <label class="grow">
-            Name
-            <input name="name" value={name} placeholder="e.g. Production server" required maxlength={100} aria-invalid={errors.name ? 'true' : undefined} />
-            {errors.name && <small>{errors.name}</small>}
-          </label>
-          <label>
-            Permission
-            <select name="permission">
-              <option value="full">Full access</option>
-              <option value="sending">Sending only</option>
-            </select>
-          </label>
-          <label>
-            Mode
-            <select name="mode">
-              <option value="live">Live: real providers</option>
-              <option value="test">Test: sandbox only</option>
-            </select>
-          </label>
-          <button type="submit">Create API key</button>
-        </div>
-      </form>
-    </section>
+    <FormCard c={c} id="create-key-title" title="New API key" action={BASE} errors={errors}>
+      <div class="create-row">
+        <Field class="grow" name="name" label="Name" errors={errors} value={name} placeholder="e.g. Production server" required maxlength={100} />
+        <label>
+          Permission
+          <select name="permission">
+            <option value="full">Full access</option>
+            <option value="sending">Sending only</option>
+          </select>
+        </label>
+        <label>
+          Mode
+          <select name="mode">
+            <option value="live">Live: real providers</option>
+            <option value="test">Test: sandbox only</option>
+          </select>
+        </label>
+        <button type="submit">Create API key</button>
+      </div>
+    </FormCard>
   );
 }
 
-function RevealCard({ reveal, keyName }: { reveal: Reveal; keyName: string }) {
+function NewKeyCard({ reveal, keyName }: { reveal: Reveal; keyName: string }) {
   return (
-    <article class="reveal" id="new-key-card">
-      <header>
-        <strong>{reveal.kind === 'created' ? `API key “${keyName}” created` : `API key “${keyName}” rotated`}</strong>
-      </header>
+    <RevealCard
+      id="new-key-card"
+      title={reveal.kind === 'created' ? `API key “${keyName}” created` : `API key “${keyName}” rotated`}
+      inputId="new-key"
+      value={reveal.secret}
+      label="New API key"
+    >
       <p>Copy it now and store it somewhere safe. For your security it will not be shown again.</p>
-      <div role="group">
-        <input id="new-key" readonly value={reveal.secret} aria-label="New API key" />
-        <button type="button" data-copy="#new-key">
-          Copy
-        </button>
-      </div>
-    </article>
+    </RevealCard>
   );
 }
 
@@ -102,59 +91,42 @@ function KeyActions({ c, apiKey }: { c: Env; apiKey: ApiKey }) {
 function KeysTable({ c, keys }: { c: Env; keys: ApiKey[] }) {
   const manage = canManage(c.var.signedIn);
   return (
-    <div class="table-wrap">
-      <table class="striped">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Key</th>
-            <th>Permission</th>
-            <th>Mode</th>
-            <th>Created</th>
-            <th>Last used</th>
-            <th>State</th>
-            {manage && <th aria-label="Actions"></th>}
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((apiKey) => (
-            <tr data-key-id={apiKey.id}>
-              <td class="name">{apiKey.name}</td>
-              <td>
-                <code>{apiKey.prefix}…</code>
-              </td>
-              <td title={apiKey.permission === 'full' ? 'Every operation' : 'Only message.send, message.list and message.get'}>
-                {apiKey.permission === 'full' ? 'Full' : 'Sending'}
-              </td>
-              <td>
-                <span class={`badge ${apiKey.mode}`}>{apiKey.mode}</span>
-              </td>
-              <td>
-                <Time at={apiKey.createdAt} />
-              </td>
-              <td>
-                <Time at={apiKey.lastUsedAt} empty="Never" />
-              </td>
-              <td>
-                <StateBadge apiKey={apiKey} />
-              </td>
-              {manage && (
-                <td>
-                  <KeyActions c={c} apiKey={apiKey} />
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['Name', 'Key', 'Permission', 'Mode', 'Created', 'Last used', 'State']} hasActions={manage}>
+      {keys.map((apiKey) => (
+        <tr data-key-id={apiKey.id}>
+          <td class="name">{apiKey.name}</td>
+          <td>
+            <code>{apiKey.prefix}…</code>
+          </td>
+          <td title={apiKey.permission === 'full' ? 'Every operation' : 'Only message.send, message.list and message.get'}>
+            {apiKey.permission === 'full' ? 'Full' : 'Sending'}
+          </td>
+          <td>
+            <span class={`badge ${apiKey.mode}`}>{apiKey.mode}</span>
+          </td>
+          <td>
+            <Time at={apiKey.createdAt} />
+          </td>
+          <td>
+            <Time at={apiKey.lastUsedAt} empty="Never" />
+          </td>
+          <td>
+            <StateBadge apiKey={apiKey} />
+          </td>
+          {manage && (
+            <td>
+              <KeyActions c={c} apiKey={apiKey} />
+            </td>
+          )}
+        </tr>
+      ))}
+    </Table>
   );
 }
 
-function EmptyState({ c }: { c: Env }) {
+function NoKeys({ c }: { c: Env }) {
   return (
-    <article class="empty-state">
-      <h3>No API keys yet</h3>
+    <EmptyState title="No API keys yet">
       <p>
         {canManage(c.var.signedIn)
           ? 'Create one with the form above, then call the API with it:'
@@ -163,14 +135,13 @@ function EmptyState({ c }: { c: Env }) {
       <pre>
         <code>{`curl -H "Authorization: Bearer sk_live_..." ${c.var.deps.config.publicApiUrl}/v1/api-keys`}</code>
       </pre>
-    </article>
+    </EmptyState>
   );
 }
 
 async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; status?: 200 | 400 } = {}) {
   const { membership } = c.var.signedIn!;
-  const cursor = c.req.query('cursor') || undefined;
-  const page = await listApiKeys(c.var.deps, membership.orgId, { limit: 50, offset: 0, cursor });
+  const page = await listApiKeys(c.var.deps, membership.orgId, pageQuery(c));
   const reveal = takeReveal(c, BASE);
   const revealedName = reveal && page.data.find((k) => k.id === reveal.id)?.name;
   return render(
@@ -183,18 +154,14 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
           rotated; only a hash is stored.
         </p>
       </hgroup>
-      {reveal && revealedName && <RevealCard reveal={reveal} keyName={revealedName} />}
+      {reveal && revealedName && <NewKeyCard reveal={reveal} keyName={revealedName} />}
       {canManage(c.var.signedIn) ? (
         <CreateForm c={c} errors={options.errors ?? {}} name={options.name} />
       ) : (
         <p class="muted">You can see this organization's keys; owners and operators manage them.</p>
       )}
-      {page.data.length === 0 ? <EmptyState c={c} /> : <KeysTable c={c} keys={page.data} />}
-      {page.hasMore && (
-        <a href={`${BASE}?cursor=${encodeURIComponent(page.nextCursor!)}`} role="button" class="secondary outline">
-          Older keys
-        </a>
-      )}
+      {page.data.length === 0 ? <NoKeys c={c} /> : <KeysTable c={c} keys={page.data} />}
+      <OlderLink base={BASE} page={page} label="Older keys" />
     </Layout>,
     options.status ?? 200,
   );
@@ -208,9 +175,7 @@ function KeySummary({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
-const routes = new Hono<DashEnv>();
-routes.use('*', requireSignedIn);
-routes.post('*', requireManager);
+const routes = pageRoutes({ managersPost: true });
 
 routes.get('/', (c) => listPage(c));
 
@@ -222,71 +187,61 @@ routes.post('/', async (c) => {
     for (const issue of parsed.error.issues) errors[String(issue.path[0] ?? 'form')] ??= issue.path[0] === 'name' ? 'Give the key a name (up to 100 characters).' : issue.message;
     return listPage(c, { errors, name: String(form.name ?? ''), status: 400 });
   }
-  const created = await createApiKey(c.var.deps, c.var.signedIn!.membership.orgId, 'live', parsed.data);
+  const created = await createApiKey(c.var.deps, orgOf(c), 'live', parsed.data);
   return showOnceAt(c, BASE, { id: created.id, secret: created.key, kind: 'created' });
 });
 
-routes.get('/:id/rotate', async (c) => {
-  const apiKey = await getApiKey(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'));
-  return render(
-    c,
-    <ConfirmPage
-      c={c}
-      title={`Rotate “${apiKey.name}”`}
-      subtitle={<KeySummary apiKey={apiKey} />}
-      action={`${BASE}/${apiKey.id}/rotate`}
-      submitLabel="Rotate key"
-      back={{ href: BASE, label: 'API Keys' }}
-    >
-      <p>A new secret replaces this key's secret and is shown once. Update your servers with it.</p>
-      <label>
-        <input type="checkbox" name="immediately" value="true" role="switch" />
-        Stop the old secret immediately (otherwise it keeps working for 24 hours)
-      </label>
-    </ConfirmPage>,
-  );
-});
+const loadKey = (c: Env) => getApiKey(c.var.deps, orgOf(c), c.req.param('id')!);
 
-routes.post('/:id/rotate', async (c) => {
-  const form = await c.req.parseBody();
-  const rotated = await rotateApiKey(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'), { immediately: form.immediately === 'true' });
-  return showOnceAt(c, BASE, { id: rotated.id, secret: rotated.key, kind: 'rotated' });
+confirmedAction(routes, 'rotate', {
+  load: loadKey,
+  ask: (apiKey) => ({
+    title: `Rotate “${apiKey.name}”`,
+    subtitle: <KeySummary apiKey={apiKey} />,
+    submitLabel: 'Rotate key',
+    back: { href: BASE, label: 'API Keys' },
+    children: (
+      <>
+        <p>A new secret replaces this key's secret and is shown once. Update your servers with it.</p>
+        <label>
+          <input type="checkbox" name="immediately" value="true" role="switch" />
+          Stop the old secret immediately (otherwise it keeps working for 24 hours)
+        </label>
+      </>
+    ),
+  }),
+  act: async (c, apiKey) => {
+    const form = await c.req.parseBody();
+    const rotated = await rotateApiKey(c.var.deps, orgOf(c), apiKey.id, { immediately: form.immediately === 'true' });
+    return showOnceAt(c, BASE, { id: rotated.id, secret: rotated.key, kind: 'rotated' });
+  },
 });
 
 for (const action of ['disable', 'enable'] as const) {
   routes.post(`/:id/${action}`, async (c) => {
-    const apiKey = await setApiKeyEnabled(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'), action === 'enable');
-    setFlash(c, `“${apiKey.name}” ${action === 'enable' ? 'is enabled again' : 'is disabled: requests with it are refused'}.`);
-    return c.redirect(BASE, 303);
+    const apiKey = await setApiKeyEnabled(c.var.deps, orgOf(c), c.req.param('id'), action === 'enable');
+    return flashRedirect(c, `“${apiKey.name}” ${action === 'enable' ? 'is enabled again' : 'is disabled: requests with it are refused'}.`, BASE);
   });
 }
 
-routes.get('/:id/delete', async (c) => {
-  const apiKey = await getApiKey(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'));
-  return render(
-    c,
-    <ConfirmPage
-      c={c}
-      title={`Delete “${apiKey.name}”`}
-      subtitle={<KeySummary apiKey={apiKey} />}
-      action={`${BASE}/${apiKey.id}/delete`}
-      submitLabel="Delete key for good"
-      isDangerous
-      back={{ href: BASE, label: 'API Keys' }}
-    >
+confirmedAction(routes, 'delete', {
+  load: loadKey,
+  ask: (apiKey) => ({
+    title: `Delete “${apiKey.name}”`,
+    subtitle: <KeySummary apiKey={apiKey} />,
+    submitLabel: 'Delete key for good',
+    isDangerous: true,
+    back: { href: BASE, label: 'API Keys' },
+    children: (
       <p>
         Requests with this key will be refused at once, and it <strong>cannot be enabled again</strong>. To pause it instead, disable it.
       </p>
-    </ConfirmPage>,
-  );
-});
-
-routes.post('/:id/delete', async (c) => {
-  const orgId = c.var.signedIn!.membership.orgId;
-  const apiKey = await getApiKey(c.var.deps, orgId, c.req.param('id'));
-  await deleteApiKey(c.var.deps, orgId, apiKey.id);
-  setFlash(c, `“${apiKey.name}” is deleted.`);
-  return c.redirect(BASE, 303);
+    ),
+  }),
+  act: async (c, apiKey) => {
+    await deleteApiKey(c.var.deps, orgOf(c), apiKey.id);
+    return flashRedirect(c, `“${apiKey.name}” is deleted.`, BASE);
+  },
 });
 
 /** Settings > API Keys: list, create (shown once), rotate, disable, enable, delete; through the core functions. */

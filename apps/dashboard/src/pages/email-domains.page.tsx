@@ -1,21 +1,19 @@
 import { AddEmailDomainBody, SetDefaultSenderBody, type DnsRecord, type EmailDomain } from '@tidings/contracts';
 import { addEmailDomain, deleteEmailDomain, getEmailDomain, listEmailDomains, setDefaultSender, verifyEmailDomain } from '@tidings/core';
-import { Hono, type Context } from 'hono';
-import { setFlash, takeFlash } from '../auth/cookies.ts';
+import type { Context } from 'hono';
+import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
-import { requireManager, requireSignedIn } from '../middleware/require.ts';
-import { ConfirmPage } from '../views/confirm-page.tsx';
-import { Field, fieldErrorsOf, FormError, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
+import { confirmedAction } from '../views/confirm-page.tsx';
+import { Field, fieldErrorsOf, FormCard, FormError, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
+import { EmptyState, OlderLink, Table } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
-import type { DashboardPage } from './page.ts';
+import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/domains';
 
 type Env = Context<DashEnv>;
 type SenderInput = { fromName?: string; fromAddress?: string; replyTo?: string };
-
-const orgOf = (c: Env) => c.var.signedIn!.membership.orgId;
 
 function StatusBadge({ status }: { status: EmailDomain['status'] | DnsRecord['status'] }) {
   return <span class={`badge ${status}`}>{status}</span>;
@@ -23,28 +21,18 @@ function StatusBadge({ status }: { status: EmailDomain['status'] | DnsRecord['st
 
 function AddForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: string }) {
   return (
-    <section class="card" aria-labelledby="add-domain-title">
-      <h2 id="add-domain-title">Add a domain</h2>
-      <form method="post" action={BASE}>
-        <CsrfField c={c} />
-        <FormError errors={errors} />
-        <div class="create-row">
-          <label class="grow">
-            Domain
-            <input name="name" value={name} placeholder="example.com or mail.example.com" required maxlength={253} aria-invalid={errors.name ? 'true' : undefined} />
-            {errors.name && <small>{errors.name}</small>}
-          </label>
-          <button type="submit">Add domain</button>
-        </div>
-      </form>
-    </section>
+    <FormCard c={c} id="add-domain-title" title="Add a domain" action={BASE} errors={errors}>
+      <div class="create-row">
+        <Field class="grow" name="name" label="Domain" errors={errors} value={name} placeholder="example.com or mail.example.com" required maxlength={253} />
+        <button type="submit">Add domain</button>
+      </div>
+    </FormCard>
   );
 }
 
 async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; status?: 200 | 400 | 409 } = {}) {
   const { membership } = c.var.signedIn!;
-  const cursor = c.req.query('cursor') || undefined;
-  const page = await listEmailDomains(c.var.deps, membership.orgId, { limit: 50, offset: 0, cursor });
+  const page = await listEmailDomains(c.var.deps, membership.orgId, pageQuery(c));
   return render(
     c,
     <Layout c={c} title="Domains" flash={takeFlash(c)}>
@@ -58,49 +46,31 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
         <p class="muted">You can see this organization's domains; owners and operators manage them.</p>
       )}
       {page.data.length === 0 ? (
-        <article class="empty-state">
-          <h3>No domains yet</h3>
+        <EmptyState title="No domains yet">
           <p>Add the domain your mail should come from; you will get the DNS records to publish.</p>
-        </article>
+        </EmptyState>
       ) : (
-        <div class="table-wrap">
-          <table class="striped">
-            <thead>
-              <tr>
-                <th>Domain</th>
-                <th>Status</th>
-                <th>Default sender</th>
-                <th>Last checked</th>
-                <th>Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.map((domain) => (
-                <tr data-domain-id={domain.id}>
-                  <td class="name">
-                    <a href={`${BASE}/${domain.id}`}>{domain.name}</a>
-                  </td>
-                  <td>
-                    <StatusBadge status={domain.status} />
-                  </td>
-                  <td>{domain.defaultSender ? <code>{domain.defaultSender.fromAddress}</code> : <span class="muted">—</span>}</td>
-                  <td>
-                    <Time at={domain.lastCheckedAt} empty="Never" />
-                  </td>
-                  <td>
-                    <Time at={domain.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table headers={['Domain', 'Status', 'Default sender', 'Last checked', 'Added']}>
+          {page.data.map((domain) => (
+            <tr data-domain-id={domain.id}>
+              <td class="name">
+                <a href={`${BASE}/${domain.id}`}>{domain.name}</a>
+              </td>
+              <td>
+                <StatusBadge status={domain.status} />
+              </td>
+              <td>{domain.defaultSender ? <code>{domain.defaultSender.fromAddress}</code> : <span class="muted">—</span>}</td>
+              <td>
+                <Time at={domain.lastCheckedAt} empty="Never" />
+              </td>
+              <td>
+                <Time at={domain.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
-      {page.hasMore && (
-        <a href={`${BASE}?cursor=${encodeURIComponent(page.nextCursor!)}`} role="button" class="secondary outline">
-          Older domains
-        </a>
-      )}
+      <OlderLink base={BASE} page={page} label="Older domains" />
     </Layout>,
     options.status ?? 200,
   );
@@ -122,43 +92,29 @@ const PURPOSES: Record<DnsRecord['purpose'], string> = { spf: 'SPF', dkim: 'DKIM
 
 function RecordsTable({ records }: { records: DnsRecord[] }) {
   return (
-    <div class="table-wrap">
-      <table class="records">
-        <thead>
-          <tr>
-            <th>Purpose</th>
-            <th>Type</th>
-            <th>Name</th>
-            <th>Value</th>
-            <th>Priority</th>
-            <th>Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((record, i) => (
-            <tr data-purpose={record.purpose}>
-              <td>
-                {PURPOSES[record.purpose]}
-                {!record.required && <small class="muted block">recommended</small>}
-              </td>
-              <td>
-                <code>{record.type}</code>
-              </td>
-              <td>
-                <CopyField id={`record-${i}-name`} value={record.name} label={`${PURPOSES[record.purpose]} record name`} />
-              </td>
-              <td>
-                <CopyField id={`record-${i}-value`} value={record.value} label={`${PURPOSES[record.purpose]} record value`} />
-              </td>
-              <td>{record.priority ?? <span class="muted">—</span>}</td>
-              <td>
-                <StatusBadge status={record.status} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['Purpose', 'Type', 'Name', 'Value', 'Priority', 'Status']} class="records">
+      {records.map((record, i) => (
+        <tr data-purpose={record.purpose}>
+          <td>
+            {PURPOSES[record.purpose]}
+            {!record.required && <small class="muted block">recommended</small>}
+          </td>
+          <td>
+            <code>{record.type}</code>
+          </td>
+          <td>
+            <CopyField id={`record-${i}-name`} value={record.name} label={`${PURPOSES[record.purpose]} record name`} />
+          </td>
+          <td>
+            <CopyField id={`record-${i}-value`} value={record.value} label={`${PURPOSES[record.purpose]} record value`} />
+          </td>
+          <td>{record.priority ?? <span class="muted">—</span>}</td>
+          <td>
+            <StatusBadge status={record.status} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -231,9 +187,7 @@ async function detailPage(c: Env, id: string, options: { errors?: FieldErrors; s
   );
 }
 
-const routes = new Hono<DashEnv>();
-routes.use('*', requireSignedIn);
-routes.post('*', requireManager);
+const routes = pageRoutes({ managersPost: true });
 
 routes.get('/', (c) => listPage(c));
 
@@ -245,8 +199,7 @@ routes.post('/', async (c) => {
   try {
     // The dashboard acts as a live caller: the provider the configuration names (the sandbox without credentials).
     const domain = await addEmailDomain(c.var.deps, orgOf(c), 'live', parsed.data);
-    setFlash(c, `${domain.name} is added. Publish its DNS records, then verify.`);
-    return c.redirect(`${BASE}/${domain.id}`, 303);
+    return flashRedirect(c, `${domain.name} is added. Publish its DNS records, then verify.`, `${BASE}/${domain.id}`);
   } catch (error) {
     return listPage(c, { errors: fieldErrorsOf(error, ['name']), name, status: 400 });
   }
@@ -257,13 +210,13 @@ routes.get('/:id', (c) => detailPage(c, c.req.param('id')));
 routes.post('/:id/verify', async (c) => {
   const domain = await verifyEmailDomain(c.var.deps, orgOf(c), c.req.param('id'));
   const missing = domain.records.filter((r) => r.required && r.status !== 'verified').length;
-  setFlash(
+  return flashRedirect(
     c,
     domain.status === 'verified'
       ? `${domain.name} is verified: you can send from it.`
       : `${domain.name} is ${domain.status}: ${missing} required record${missing === 1 ? ' does' : 's do'} not match yet.`,
+    `${BASE}/${domain.id}`,
   );
-  return c.redirect(`${BASE}/${domain.id}`, 303);
 });
 
 routes.post('/:id/default-sender', async (c) => {
@@ -273,39 +226,31 @@ routes.post('/:id/default-sender', async (c) => {
   if (!parsed.success) return detailPage(c, c.req.param('id'), { errors: zodFieldErrors(parsed.error.issues), sender: input, status: 400 });
   try {
     const domain = await setDefaultSender(c.var.deps, orgOf(c), c.req.param('id'), parsed.data);
-    setFlash(c, `Messages without a from address now come from ${domain.defaultSender!.fromAddress}.`);
-    return c.redirect(`${BASE}/${domain.id}`, 303);
+    return flashRedirect(c, `Messages without a from address now come from ${domain.defaultSender!.fromAddress}.`, `${BASE}/${domain.id}`);
   } catch (error) {
     return detailPage(c, c.req.param('id'), { errors: fieldErrorsOf(error, ['fromName', 'fromAddress', 'replyTo']), sender: input, status: 400 });
   }
 });
 
-routes.get('/:id/delete', async (c) => {
-  const domain = await getEmailDomain(c.var.deps, orgOf(c), c.req.param('id'));
-  return render(
-    c,
-    <ConfirmPage
-      c={c}
-      title={`Delete ${domain.name}`}
-      subtitle={<StatusBadge status={domain.status} />}
-      action={`${BASE}/${domain.id}/delete`}
-      submitLabel="Delete domain"
-      isDangerous
-      back={{ href: `${BASE}/${domain.id}`, label: domain.name }}
-    >
+confirmedAction(routes, 'delete', {
+  load: (c) => getEmailDomain(c.var.deps, orgOf(c), c.req.param('id')!),
+  ask: (domain) => ({
+    title: `Delete ${domain.name}`,
+    subtitle: <StatusBadge status={domain.status} />,
+    submitLabel: 'Delete domain',
+    isDangerous: true,
+    back: { href: `${BASE}/${domain.id}`, label: domain.name },
+    children: (
       <p>
         The domain is removed here and at the email provider. Messages from addresses on it are refused afterwards; adding it again means publishing new DNS
         records.
       </p>
-    </ConfirmPage>,
-  );
-});
-
-routes.post('/:id/delete', async (c) => {
-  const domain = await getEmailDomain(c.var.deps, orgOf(c), c.req.param('id'));
-  await deleteEmailDomain(c.var.deps, orgOf(c), domain.id);
-  setFlash(c, `${domain.name} is deleted.`);
-  return c.redirect(BASE, 303);
+    ),
+  }),
+  act: async (c, domain) => {
+    await deleteEmailDomain(c.var.deps, orgOf(c), domain.id);
+    return flashRedirect(c, `${domain.name} is deleted.`, BASE);
+  },
 });
 
 /** Email domains: list, add, DNS records to copy, verify, default sender, delete; through the core functions. */

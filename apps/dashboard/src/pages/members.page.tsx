@@ -1,13 +1,14 @@
 import { createInvitation, listMembers, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
-import { Hono, type Context } from 'hono';
-import { setFlash, takeFlash } from '../auth/cookies.ts';
+import type { Context } from 'hono';
+import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
-import { requireManager, requireSignedIn } from '../middleware/require.ts';
-import { fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
+import { Table } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
-import type { DashboardPage } from './page.ts';
+import { RevealCard } from '../views/reveal-card.tsx';
+import { flashRedirect, orgOf, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/settings/members';
 const ROLES: Role[] = ['member', 'operator', 'owner'];
@@ -17,105 +18,72 @@ type Env = Context<DashEnv>;
 function InviteForm({ c, errors, email }: { c: Env; errors: FieldErrors; email?: string }) {
   const isOwner = c.var.signedIn!.membership.role === 'owner';
   return (
-    <section class="card" aria-labelledby="invite-title">
-      <h2 id="invite-title">Invite someone</h2>
-      <form method="post" action={`${BASE}/invitations`}>
-        <CsrfField c={c} />
-        <FormError errors={errors} />
-        <div class="create-row">
-          <label class="grow">
-            Email
-            <input type="email" name="email" value={email} placeholder="teammate@example.com" required aria-invalid={errors.email ? 'true' : undefined} />
-            {errors.email && <small>{errors.email}</small>}
-          </label>
-          <label>
-            Role
-            <select name="role">
-              {ROLES.filter((role) => isOwner || role !== 'owner').map((role) => (
-                <option value={role}>{role === 'member' ? 'Member: reads' : role === 'operator' ? 'Operator: manages' : 'Owner'}</option>
-              ))}
-            </select>
-          </label>
-          <button type="submit">Create invitation link</button>
-        </div>
-      </form>
-    </section>
+    <FormCard c={c} id="invite-title" title="Invite someone" action={`${BASE}/invitations`} errors={errors}>
+      <div class="create-row">
+        <Field class="grow" name="email" label="Email" type="email" errors={errors} value={email} placeholder="teammate@example.com" required />
+        <label>
+          Role
+          <select name="role">
+            {ROLES.filter((role) => isOwner || role !== 'owner').map((role) => (
+              <option value={role}>{role === 'member' ? 'Member: reads' : role === 'operator' ? 'Operator: manages' : 'Owner'}</option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Create invitation link</button>
+      </div>
+    </FormCard>
   );
 }
 
 function MembersTable({ members }: { members: Member[] }) {
   return (
-    <div class="table-wrap">
-      <table class="striped">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Joined</th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.map((m) => (
-            <tr>
-              <td class="name">{m.name ?? <span class="muted">—</span>}</td>
-              <td>{m.email}</td>
-              <td>
-                <span class="role">{m.role}</span>
-              </td>
-              <td>
-                <Time at={m.joinedAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['Name', 'Email', 'Role', 'Joined']}>
+      {members.map((m) => (
+        <tr>
+          <td class="name">{m.name ?? <span class="muted">—</span>}</td>
+          <td>{m.email}</td>
+          <td>
+            <span class="role">{m.role}</span>
+          </td>
+          <td>
+            <Time at={m.joinedAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
 function InvitationsTable({ c, invitations }: { c: Env; invitations: Invitation[] }) {
   if (invitations.length === 0) return <p class="muted">No pending invitations.</p>;
+  const manage = canManage(c.var.signedIn);
   return (
-    <div class="table-wrap">
-      <table class="striped">
-        <thead>
-          <tr>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Invited</th>
-            <th>Link expires</th>
-            {canManage(c.var.signedIn) && <th aria-label="Actions"></th>}
-          </tr>
-        </thead>
-        <tbody>
-          {invitations.map((invitation) => (
-            <tr>
-              <td class="name">{invitation.email}</td>
-              <td>
-                <span class="role">{invitation.role}</span>
-              </td>
-              <td>
-                <Time at={invitation.createdAt} />
-              </td>
-              <td>
-                <Time at={invitation.expiresAt} />
-              </td>
-              {canManage(c.var.signedIn) && (
-                <td>
-                  <form method="post" action={`${BASE}/invitations/${invitation.id}/revoke`} class="actions">
-                    <CsrfField c={c} />
-                    <button type="submit" class="outline small danger-outline">
-                      Revoke
-                    </button>
-                  </form>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['Email', 'Role', 'Invited', 'Link expires']} hasActions={manage}>
+      {invitations.map((invitation) => (
+        <tr>
+          <td class="name">{invitation.email}</td>
+          <td>
+            <span class="role">{invitation.role}</span>
+          </td>
+          <td>
+            <Time at={invitation.createdAt} />
+          </td>
+          <td>
+            <Time at={invitation.expiresAt} />
+          </td>
+          {manage && (
+            <td>
+              <form method="post" action={`${BASE}/invitations/${invitation.id}/revoke`} class="actions">
+                <CsrfField c={c} />
+                <button type="submit" class="outline small danger-outline">
+                  Revoke
+                </button>
+              </form>
+            </td>
+          )}
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -133,18 +101,9 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
         <p>People who can sign in to {membership.orgName}. Owners and operators manage keys and settings; members read.</p>
       </hgroup>
       {invited && link && (
-        <article class="reveal">
-          <header>
-            <strong>Invitation for {invited.email}</strong>
-          </header>
+        <RevealCard title={`Invitation for ${invited.email}`} inputId="invite-link" value={link} label="Invitation link">
           <p>Send this link to them. It works once, for 7 days, and will not be shown again.</p>
-          <div role="group">
-            <input id="invite-link" readonly value={link} aria-label="Invitation link" />
-            <button type="button" data-copy="#invite-link">
-              Copy
-            </button>
-          </div>
-        </article>
+        </RevealCard>
       )}
       {canManage(c.var.signedIn) && <InviteForm c={c} errors={options.errors ?? {}} email={options.email} />}
       <MembersTable members={members} />
@@ -155,9 +114,7 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
   );
 }
 
-const routes = new Hono<DashEnv>();
-routes.use('*', requireSignedIn);
-routes.post('*', requireManager);
+const routes = pageRoutes({ managersPost: true });
 
 routes.get('/', (c) => membersPage(c));
 
@@ -178,9 +135,8 @@ routes.post('/invitations', async (c) => {
 });
 
 routes.post('/invitations/:id/revoke', async (c) => {
-  await revokeInvitation(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id'));
-  setFlash(c, 'The invitation is revoked: its link no longer works.');
-  return c.redirect(BASE, 303);
+  await revokeInvitation(c.var.deps, orgOf(c), c.req.param('id'));
+  return flashRedirect(c, 'The invitation is revoked: its link no longer works.', BASE);
 });
 
 /** Settings > Members: the people of the organization, and invitations (a link shown once) for new ones. */

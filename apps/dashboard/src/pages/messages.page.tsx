@@ -1,16 +1,16 @@
 import { MessageListQuery, MessageStatus, type MessageWithEvents } from '@tidings/contracts';
 import { EVENT_OF_STATUS, getMessage, listMessages } from '@tidings/core';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
-import { requireSignedIn } from '../middleware/require.ts';
+import { Facts, type Fact } from '../views/facts.tsx';
 import { Layout } from '../views/layout.tsx';
+import { EmptyState, Table } from '../views/list.tsx';
 import { ChannelLabel, MessageContent, MessagesTable, StatusBadge } from '../views/message-views.tsx';
 import { formatTime, render, Time } from '../views/render.tsx';
-import type { DashboardPage } from './page.ts';
+import { orgOf, PAGE_SIZE, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/messages';
-const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;
 
 type Env = Context<DashEnv>;
@@ -101,28 +101,26 @@ function FilterForm({ filters }: { filters: Filters }) {
   );
 }
 
-function EmptyState({ c, isFiltered }: { c: Env; isFiltered: boolean }) {
+function NoMessages({ c, isFiltered }: { c: Env; isFiltered: boolean }) {
   if (isFiltered) {
     return (
-      <article class="empty-state">
-        <h3>No messages match these filters</h3>
+      <EmptyState title="No messages match these filters">
         <p>The recipient must be the exact address or number. Widen the dates, or clear the filters.</p>
         <a href={BASE} role="button" class="secondary outline">
           Clear filters
         </a>
-      </article>
+      </EmptyState>
     );
   }
   return (
-    <article class="empty-state">
-      <h3>No messages yet</h3>
+    <EmptyState title="No messages yet">
       <p>Send one through the API with a key from Settings › API Keys; it shows up here with its delivery status.</p>
       <pre class="commands">
         <code>{`curl -X POST ${c.var.deps.config.publicApiUrl}/v1/messages -H "Authorization: Bearer sk_test_..." \\
   -H 'Content-Type: application/json' \\
   -d '{"channelType":"email","to":"ada@example.com","subject":"Hello","html":"<p>Hi Ada</p>"}'`}</code>
       </pre>
-    </article>
+    </EmptyState>
   );
 }
 
@@ -146,7 +144,7 @@ async function listPage(c: Env) {
           These filters cannot be used: {query.error?.issues.map((issue) => `${FIELD_LABELS[String(issue.path[0])] ?? 'Filters'}: ${issue.message}`).join('; ')}.
         </p>
       ) : page.data.length === 0 ? (
-        <EmptyState c={c} isFiltered={isFiltered || !!cursor} />
+        <NoMessages c={c} isFiltered={isFiltered || !!cursor} />
       ) : (
         <MessagesTable messages={page.data} linkBase={BASE} showProvider />
       )}
@@ -163,9 +161,9 @@ async function listPage(c: Env) {
   );
 }
 
-/** Label and value rows of a message's facts; empty values are left out. */
-function Facts({ message }: { message: MessageWithEvents }) {
-  const facts: [string, unknown][] = [
+/** What is known about a message; empty values are left out. */
+function MessageFacts({ message }: { message: MessageWithEvents }) {
+  const facts: Fact[] = [
     ['Status', <StatusBadge status={message.status} />],
     ['Channel', <ChannelLabel message={message} />],
     ['From', message.from],
@@ -185,55 +183,32 @@ function Facts({ message }: { message: MessageWithEvents }) {
     ['Tags', message.tags.length > 0 && message.tags.join(', ')],
     ['Metadata', Object.keys(message.metadata).length > 0 && <code>{JSON.stringify(message.metadata)}</code>],
   ];
-  return (
-    <dl class="facts">
-      {facts
-        .filter(([, value]) => value !== null && value !== undefined && value !== false && value !== '')
-        .map(([label, value]) => (
-          <>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </>
-        ))}
-    </dl>
-  );
+  return <Facts facts={facts} />;
 }
 
 function StatusHistory({ message }: { message: MessageWithEvents }) {
   return (
-    <div class="table-wrap">
-      <table class="striped history">
-        <thead>
-          <tr>
-            <th>Status</th>
-            <th>At</th>
-            <th>Webhook event</th>
-            <th>Detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {message.events.map((event) => (
-            <tr>
-              <td>
-                <StatusBadge status={event.status} />
-              </td>
-              <td>
-                <time datetime={event.createdAt} title={`${event.createdAt} (UTC)`}>
-                  {formatTime(event.createdAt)}:{String(new Date(event.createdAt).getUTCSeconds()).padStart(2, '0')}
-                </time>
-              </td>
-              <td>{EVENT_OF_STATUS[event.status] ? <code>{EVENT_OF_STATUS[event.status]}</code> : <span class="muted">none</span>}</td>
-              <td>{event.error ? `${event.error.code}: ${event.error.message}` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['Status', 'At', 'Webhook event', 'Detail']} class="striped history">
+      {message.events.map((event) => (
+        <tr>
+          <td>
+            <StatusBadge status={event.status} />
+          </td>
+          <td>
+            <time datetime={event.createdAt} title={`${event.createdAt} (UTC)`}>
+              {formatTime(event.createdAt)}:{String(new Date(event.createdAt).getUTCSeconds()).padStart(2, '0')}
+            </time>
+          </td>
+          <td>{EVENT_OF_STATUS[event.status] ? <code>{EVENT_OF_STATUS[event.status]}</code> : <span class="muted">none</span>}</td>
+          <td>{event.error ? `${event.error.code}: ${event.error.message}` : ''}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
 async function detailPage(c: Env) {
-  const message = await getMessage(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id')!);
+  const message = await getMessage(c.var.deps, orgOf(c), c.req.param('id')!);
   const title = message.channelType === 'email' ? message.subject || '(no subject)' : `SMS to ${message.to}`;
   if (message.html) allowEmailStyles(c);
   return render(
@@ -257,7 +232,7 @@ async function detailPage(c: Env) {
       <div class="message-grid">
         <section class="card" aria-labelledby="facts-title">
           <h2 id="facts-title">Details</h2>
-          <Facts message={message} />
+          <MessageFacts message={message} />
         </section>
         <section class="card" aria-labelledby="content-title">
           <h2 id="content-title">Content</h2>
@@ -270,10 +245,7 @@ async function detailPage(c: Env) {
   );
 }
 
-const routes = new Hono<DashEnv>();
-routes.use('*', requireSignedIn);
-routes.get('/', listPage);
-routes.get('/:id', detailPage);
+const routes = pageRoutes().get('/', listPage).get('/:id', detailPage);
 
 /** Messages: the organization's messages with filters and keyset pages, and one message with its status history. */
 export const messagesPage: DashboardPage = {

@@ -1,16 +1,15 @@
 import { ChannelType } from '@tidings/contracts';
 import { AppError, getMessage, listMessages } from '@tidings/core';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
-import { requireSignedIn } from '../middleware/require.ts';
 import { Layout } from '../views/layout.tsx';
+import { EmptyState } from '../views/list.tsx';
 import { MessageContent, MessagesTable, StatusBadge } from '../views/message-views.tsx';
 import { render, Time } from '../views/render.tsx';
-import type { DashboardPage } from './page.ts';
+import { orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/sandbox';
-const PAGE_SIZE = 50;
 const TABS = [
   { label: 'All', channelType: undefined },
   { label: 'Email', channelType: 'email' },
@@ -19,11 +18,10 @@ const TABS = [
 
 type Env = Context<DashEnv>;
 
-function EmptyState({ c }: { c: Env }) {
+function EmptyInbox({ c }: { c: Env }) {
   const api = `${c.var.deps.config.publicApiUrl}/v1/messages`;
   return (
-    <article class="empty-state">
-      <h3>Nothing in the sandbox yet</h3>
+    <EmptyState title="Nothing in the sandbox yet">
       <p>
         Create a key with <strong>Mode: Test</strong> in <a href="/settings/api-keys">Settings › API Keys</a>, then send with it. What it sends lands
         here, and the sandbox reports it delivered a moment later (<code>bounce@…</code> bounces, numbers ending in <code>0000</code> are undelivered).
@@ -37,16 +35,14 @@ curl -X POST ${api} -H "Authorization: Bearer sk_test_..." \\
   -H 'Content-Type: application/json' \\
   -d '{"channelType":"sms","to":"+14155550123","body":"Your code is 123456"}'`}</code>
       </pre>
-    </article>
+    </EmptyState>
   );
 }
 
 async function inboxPage(c: Env) {
   const channel = ChannelType.safeParse(c.req.query('channelType'));
   const channelType = channel.success ? channel.data : undefined;
-  // a cursor that is not one is a 400 from listMessages
-  const cursor = c.req.query('cursor') || undefined;
-  const page = await listMessages(c.var.deps, c.var.signedIn!.membership.orgId, { limit: PAGE_SIZE, offset: 0, cursor, channelType, provider: 'sandbox' });
+  const page = await listMessages(c.var.deps, orgOf(c), { ...pageQuery(c), channelType, provider: 'sandbox' });
   const tabUrl = (type: string | undefined, cursor?: string) => {
     const params = new URLSearchParams({ ...(type && { channelType: type }), ...(cursor && { cursor }) }).toString();
     return params ? `${BASE}?${params}` : BASE;
@@ -65,7 +61,7 @@ async function inboxPage(c: Env) {
           </a>
         ))}
       </nav>
-      {page.data.length === 0 ? <EmptyState c={c} /> : <MessagesTable messages={page.data} linkBase={BASE} />}
+      {page.data.length === 0 ? <EmptyInbox c={c} /> : <MessagesTable messages={page.data} linkBase={BASE} />}
       {page.hasMore && (
         <nav class="pager" aria-label="Pages">
           <a href={tabUrl(channelType, page.nextCursor!)} role="button" class="secondary outline">
@@ -78,7 +74,7 @@ async function inboxPage(c: Env) {
 }
 
 async function sandboxMessagePage(c: Env) {
-  const message = await getMessage(c.var.deps, c.var.signedIn!.membership.orgId, c.req.param('id')!);
+  const message = await getMessage(c.var.deps, orgOf(c), c.req.param('id')!);
   // a message that went to a real provider is not in the sandbox; its page is /messages/:id
   if (message.provider !== 'sandbox') throw new AppError('NOT_FOUND', 'Message not found');
   const title = message.channelType === 'email' ? message.subject || '(no subject)' : `SMS to ${message.to}`;
@@ -112,10 +108,7 @@ async function sandboxMessagePage(c: Env) {
   );
 }
 
-const routes = new Hono<DashEnv>();
-routes.use('*', requireSignedIn);
-routes.get('/', inboxPage);
-routes.get('/:id', sandboxMessagePage);
+const routes = pageRoutes().get('/', inboxPage).get('/:id', sandboxMessagePage);
 
 /** The sandbox inbox: what the sandbox provider "sent", shown as the recipient would see it. */
 export const sandboxPage: DashboardPage = {

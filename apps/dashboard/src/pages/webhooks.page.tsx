@@ -1,17 +1,19 @@
 import { CreateWebhookBody, EventType, type Webhook, type WebhookDetail } from '@tidings/contracts';
 import { createWebhook, disableWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendTestEvent, updateWebhook } from '@tidings/core';
-import { Hono, type Context } from 'hono';
-import { setFlash, takeFlash } from '../auth/cookies.ts';
+import type { Context } from 'hono';
+import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
-import { requireManager, requireSignedIn } from '../middleware/require.ts';
-import { ConfirmPage } from '../views/confirm-page.tsx';
-import { fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { confirmedAction } from '../views/confirm-page.tsx';
+import { Facts } from '../views/facts.tsx';
+import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
+import { EmptyState, OlderLink } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
+import { RevealCard } from '../views/reveal-card.tsx';
 import { WebhookBadge, whyDisabled } from '../views/webhook-state.tsx';
 import { DeliveriesTable, WebhooksTable } from '../views/webhook-tables.tsx';
-import type { DashboardPage } from './page.ts';
+import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/webhooks';
 
@@ -24,42 +26,32 @@ const asList = (value: unknown): string[] => (Array.isArray(value) ? value.map(S
 function CreateForm({ c, errors, input }: { c: Env; errors: FieldErrors; input: CreateInput }) {
   const checked = new Set(input.events ?? ['message.delivered', 'message.bounced', 'message.failed']);
   return (
-    <section class="card" aria-labelledby="create-webhook-title">
-      <h2 id="create-webhook-title">New endpoint</h2>
-      <form method="post" action={BASE}>
-        <CsrfField c={c} />
-        <FormError errors={errors} />
-        <div class="create-row">
-          <label class="grow">
-            Endpoint URL
-            <input name="url" type="url" value={input.url} placeholder="https://example.com/webhooks/tidings" required aria-invalid={errors.url ? 'true' : undefined} />
-            {errors.url && <small>{errors.url}</small>}
+    <FormCard c={c} id="create-webhook-title" title="New endpoint" action={BASE} errors={errors}>
+      <div class="create-row">
+        <Field class="grow" name="url" label="Endpoint URL" type="url" errors={errors} value={input.url} placeholder="https://example.com/webhooks/tidings" required />
+        <label class="grow">
+          Description
+          <input name="description" value={input.description} placeholder="optional, e.g. CRM sync" maxlength={500} />
+        </label>
+      </div>
+      <fieldset class="event-types" aria-invalid={errors.events ? 'true' : undefined}>
+        <legend>Events to send</legend>
+        {EventType.options.map((type) => (
+          <label>
+            <input type="checkbox" name="events" value={type} checked={checked.has(type)} />
+            <code>{type}</code>
           </label>
-          <label class="grow">
-            Description
-            <input name="description" value={input.description} placeholder="optional, e.g. CRM sync" maxlength={500} />
-          </label>
-        </div>
-        <fieldset class="event-types" aria-invalid={errors.events ? 'true' : undefined}>
-          <legend>Events to send</legend>
-          {EventType.options.map((type) => (
-            <label>
-              <input type="checkbox" name="events" value={type} checked={checked.has(type)} />
-              <code>{type}</code>
-            </label>
-          ))}
-          {errors.events && <small class="field-error">{errors.events}</small>}
-        </fieldset>
-        <button type="submit">Add endpoint</button>
-      </form>
-    </section>
+        ))}
+        {errors.events && <small class="field-error">{errors.events}</small>}
+      </fieldset>
+      <button type="submit">Add endpoint</button>
+    </FormCard>
   );
 }
 
 async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateInput; status?: 200 | 400 } = {}) {
   const { membership } = c.var.signedIn!;
-  const cursor = c.req.query('cursor') || undefined;
-  const page = await listWebhooks(c.var.deps, membership.orgId, { limit: 50, offset: 0, cursor });
+  const page = await listWebhooks(c.var.deps, membership.orgId, pageQuery(c));
   return render(
     c,
     <Layout c={c} title="Webhooks" flash={takeFlash(c)}>
@@ -76,18 +68,13 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
         <p class="muted">You can see this organization's endpoints; owners and operators manage them.</p>
       )}
       {page.data.length === 0 ? (
-        <article class="empty-state">
-          <h3>No webhook endpoints yet</h3>
+        <EmptyState title="No webhook endpoints yet">
           <p>Add one to hear about deliveries, bounces and more as they happen.</p>
-        </article>
+        </EmptyState>
       ) : (
         <WebhooksTable webhooks={page.data} />
       )}
-      {page.hasMore && (
-        <a href={`${BASE}?cursor=${encodeURIComponent(page.nextCursor!)}`} role="button" class="secondary outline">
-          Older endpoints
-        </a>
-      )}
+      <OlderLink base={BASE} page={page} label="Older endpoints" />
     </Layout>,
     options.status ?? 200,
   );
@@ -95,21 +82,18 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
 
 function SecretCard({ reveal }: { reveal: Reveal }) {
   return (
-    <article class="reveal" id="new-secret-card">
-      <header>
-        <strong>{reveal.kind === 'created' ? 'Endpoint added: its signing secret' : 'New signing secret'}</strong>
-      </header>
+    <RevealCard
+      id="new-secret-card"
+      title={reveal.kind === 'created' ? 'Endpoint added: its signing secret' : 'New signing secret'}
+      inputId="new-secret"
+      value={reveal.secret}
+      label="Signing secret"
+    >
       <p>
         Verify every delivery with this secret{reveal.kind === 'rotated' && '; the previous one also signs for 24 hours'}. Copy it now: for your security it will
         not be shown again.
       </p>
-      <div role="group">
-        <input id="new-secret" readonly value={reveal.secret} aria-label="Signing secret" />
-        <button type="button" data-copy="#new-secret">
-          Copy
-        </button>
-      </div>
-    </article>
+    </RevealCard>
   );
 }
 
@@ -161,45 +145,30 @@ function detailPage(c: Env, webhook: WebhookDetail) {
         </p>
       )}
       {canManage(c.var.signedIn) && <DetailActions c={c} webhook={webhook} />}
-      <dl class="facts card">
-        <dt>Events</dt>
-        <dd>
-          {webhook.events.map((type) => (
-            <code class="chip">{type}</code>
-          ))}
-        </dd>
-        <dt>Failing since</dt>
-        <dd>
-          <Time at={webhook.failingSince} empty="Not failing" />
-        </dd>
-        {webhook.previousSecretExpiresAt && (
-          <>
-            <dt>Previous secret</dt>
-            <dd>
-              signs too, until <Time at={webhook.previousSecretExpiresAt} />
-            </dd>
-          </>
-        )}
-        <dt>Created</dt>
-        <dd>
-          <Time at={webhook.createdAt} />
-        </dd>
-        <dt>ID</dt>
-        <dd>
-          <code>{webhook.id}</code>
-        </dd>
-      </dl>
+      <Facts
+        class="facts card"
+        facts={[
+          ['Events', webhook.events.map((type) => <code class="chip">{type}</code>)],
+          ['Failing since', <Time at={webhook.failingSince} empty="Not failing" />],
+          [
+            'Previous secret',
+            webhook.previousSecretExpiresAt && (
+              <>
+                signs too, until <Time at={webhook.previousSecretExpiresAt} />
+              </>
+            ),
+          ],
+          ['Created', <Time at={webhook.createdAt} />],
+          ['ID', <code>{webhook.id}</code>],
+        ]}
+      />
       <h2 class="section-heading">Recent deliveries</h2>
       <DeliveriesTable deliveries={webhook.recentEvents} />
     </Layout>,
   );
 }
 
-const routes = new Hono<DashEnv>();
-routes.use('*', requireSignedIn);
-routes.post('*', requireManager);
-
-const orgOf = (c: Env) => c.var.signedIn!.membership.orgId;
+const routes = pageRoutes({ managersPost: true });
 
 routes.get('/', (c) => listPage(c));
 
@@ -224,63 +193,50 @@ routes.get('/:id', async (c) => detailPage(c, await getWebhook(c.var.deps, orgOf
 
 routes.post('/:id/test', async (c) => {
   const delivery = await sendTestEvent(c.var.deps, orgOf(c), c.req.param('id'));
-  setFlash(c, `A webhook.test event is on its way (event ${delivery.eventId}); its delivery is listed below.`);
-  return c.redirect(`${BASE}/${delivery.webhookId}`, 303);
+  return flashRedirect(c, `A webhook.test event is on its way (event ${delivery.eventId}); its delivery is listed below.`, `${BASE}/${delivery.webhookId}`);
 });
 
 routes.post('/:id/enable', async (c) => {
   const webhook = await updateWebhook(c.var.deps, orgOf(c), c.req.param('id'), { enabled: true });
-  setFlash(c, 'The endpoint is enabled again: new events are delivered to it.');
-  return c.redirect(`${BASE}/${webhook.id}`, 303);
+  return flashRedirect(c, 'The endpoint is enabled again: new events are delivered to it.', `${BASE}/${webhook.id}`);
 });
 
-routes.get('/:id/rotate', async (c) => {
-  const webhook = await getWebhook(c.var.deps, orgOf(c), c.req.param('id'));
-  return render(
-    c,
-    <ConfirmPage
-      c={c}
-      title="Rotate the signing secret"
-      subtitle={<code>{webhook.url}</code>}
-      action={`${BASE}/${webhook.id}/rotate`}
-      submitLabel="Rotate secret"
-      back={{ href: `${BASE}/${webhook.id}`, label: 'Endpoint' }}
-    >
-      <p>A new secret signs every delivery from now on and is shown once. For 24 hours deliveries carry a signature with the old secret too, while you update the receiver.</p>
-    </ConfirmPage>,
-  );
+const loadWebhook = (c: Env) => getWebhook(c.var.deps, orgOf(c), c.req.param('id')!);
+
+confirmedAction(routes, 'rotate', {
+  load: loadWebhook,
+  ask: (webhook) => ({
+    title: 'Rotate the signing secret',
+    subtitle: <code>{webhook.url}</code>,
+    submitLabel: 'Rotate secret',
+    back: { href: `${BASE}/${webhook.id}`, label: 'Endpoint' },
+    children: <p>A new secret signs every delivery from now on and is shown once. For 24 hours deliveries carry a signature with the old secret too, while you update the receiver.</p>,
+  }),
+  act: async (c, webhook) => {
+    const rotated = await rotateWebhookSecret(c.var.deps, orgOf(c), webhook.id);
+    return showOnceAt(c, `${BASE}/${rotated.id}`, { id: rotated.id, secret: rotated.secret, kind: 'rotated' });
+  },
 });
 
-routes.post('/:id/rotate', async (c) => {
-  const rotated = await rotateWebhookSecret(c.var.deps, orgOf(c), c.req.param('id'));
-  return showOnceAt(c, `${BASE}/${rotated.id}`, { id: rotated.id, secret: rotated.secret, kind: 'rotated' });
-});
-
-routes.get('/:id/disable', async (c) => {
-  const webhook = await getWebhook(c.var.deps, orgOf(c), c.req.param('id'));
-  return render(
-    c,
-    <ConfirmPage
-      c={c}
-      title="Disable this endpoint"
-      subtitle={<code>{webhook.url}</code>}
-      action={`${BASE}/${webhook.id}/disable`}
-      submitLabel="Disable endpoint"
-      isDangerous
-      back={{ href: `${BASE}/${webhook.id}`, label: 'Endpoint' }}
-    >
+confirmedAction(routes, 'disable', {
+  load: loadWebhook,
+  ask: (webhook) => ({
+    title: 'Disable this endpoint',
+    subtitle: <code>{webhook.url}</code>,
+    submitLabel: 'Disable endpoint',
+    isDangerous: true,
+    back: { href: `${BASE}/${webhook.id}`, label: 'Endpoint' },
+    children: (
       <p>
         Nothing is delivered to it again, including deliveries still being retried. This is what <code>webhook.delete</code> does in the API: the endpoint and
         its delivery history stay listed, and it can be enabled again later.
       </p>
-    </ConfirmPage>,
-  );
-});
-
-routes.post('/:id/disable', async (c) => {
-  const webhook = await disableWebhook(c.var.deps, orgOf(c), c.req.param('id'));
-  setFlash(c, 'The endpoint is disabled: nothing is delivered to it.');
-  return c.redirect(`${BASE}/${webhook.id}`, 303);
+    ),
+  }),
+  act: async (c, webhook) => {
+    await disableWebhook(c.var.deps, orgOf(c), webhook.id);
+    return flashRedirect(c, 'The endpoint is disabled: nothing is delivered to it.', `${BASE}/${webhook.id}`);
+  },
 });
 
 /** Webhooks: endpoints, why one is disabled, recent deliveries; add and rotate (secret shown once), test, enable, disable. */

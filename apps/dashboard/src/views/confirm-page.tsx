@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { DashEnv } from '../env.ts';
 import { CsrfField, Layout } from './layout.tsx';
+import { render } from './render.tsx';
 
 type ConfirmProps = {
   c: Context<DashEnv>;
@@ -46,4 +47,22 @@ export function ConfirmPage({ c, title, subtitle, action, submitLabel, isDangero
       </article>
     </Layout>
   );
+}
+
+type Env = Context<DashEnv>;
+
+/**
+ * The two routes of an action that asks first. GET `/:id/<action>` shows the ConfirmPage `ask` describes for the item
+ * `load` finds (NOT_FOUND for another organization's id); its form posts back to the same path, where `act` loads the
+ * item again and does it.
+ * @example confirmedAction(routes, 'delete', { load: (c) => getThing(c.var.deps, orgOf(c), c.req.param('id')!), ask: (thing) => ({ title: `Delete ${thing.name}`, submitLabel: 'Delete', isDangerous: true, back: { href: '/things', label: 'Things' } }), act: async (c, thing) => { await deleteThing(c.var.deps, orgOf(c), thing.id); return flashRedirect(c, 'Deleted.', '/things'); } });
+ */
+export function confirmedAction<T>(
+  routes: Hono<DashEnv>,
+  action: string,
+  steps: { load: (c: Env) => Promise<T>; ask: (item: T) => Omit<ConfirmProps, 'c' | 'action'>; act: (c: Env, item: T) => Promise<Response> },
+): void {
+  const path = `/:id/${action}`;
+  routes.get(path, async (c) => render(c, <ConfirmPage c={c} action={c.req.path} {...steps.ask(await steps.load(c))} />));
+  routes.post(path, async (c) => steps.act(c, await steps.load(c)));
 }

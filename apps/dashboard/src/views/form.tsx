@@ -1,4 +1,8 @@
 import { AppError } from '@tidings/core';
+import type { Context } from 'hono';
+import type { Child } from 'hono/jsx';
+import type { DashEnv } from '../env.ts';
+import { CsrfField } from './layout.tsx';
 
 /** Errors of a form by field name; `form` is for the ones that belong to no single field. */
 export type FieldErrors = Record<string, string>;
@@ -32,27 +36,32 @@ type FieldProps = {
   type?: string;
   value?: string;
   hint?: string;
+  placeholder?: string;
   required?: boolean;
   autocomplete?: string;
   minlength?: number;
+  maxlength?: number;
+  size?: number;
   autofocus?: boolean;
+  /** Of the label: `grow` makes it take the free width of a `create-row`. */
+  class?: string;
 };
 
-/** A labelled input with its hint, and its error in place of the hint (Pico marks it red with aria-invalid). */
-export function Field({ name, label, errors, type = 'text', value, hint, required, autocomplete, minlength, autofocus }: FieldProps) {
+/**
+ * A labelled input with its hint, and its error in place of the hint (Pico marks it red with aria-invalid).
+ * @example <Field name="email" label="Email" type="email" errors={errors} value={email} required />
+ */
+export function Field({ name, label, errors, type = 'text', value, hint, class: className, ...attributes }: FieldProps) {
   const error = errors[name];
   const helpId = `${name}-help`;
   return (
-    <label>
+    <label class={className}>
       {label}
       <input
         type={type}
         name={name}
         value={value}
-        required={required}
-        autocomplete={autocomplete}
-        minlength={minlength}
-        autofocus={autofocus}
+        {...attributes}
         aria-invalid={error ? 'true' : undefined}
         aria-describedby={error || hint ? helpId : undefined}
       />
@@ -68,5 +77,25 @@ export function FormError({ errors }: { errors: FieldErrors }) {
     <p class="form-error" role="alert">
       {errors.form}
     </p>
+  );
+}
+
+type FormCardProps = { c: Context<DashEnv>; id: string; title: string; action: string; errors: FieldErrors; children?: Child };
+
+/**
+ * A card with a titled form that posts to `action` (a list page's "add" form): its CSRF token, then its form-wide
+ * error, then the fields. `id` names the title, which labels the card.
+ * @example <FormCard c={c} id="add-domain-title" title="Add a domain" action="/domains" errors={errors}>...</FormCard>
+ */
+export function FormCard({ c, id, title, action, errors, children }: FormCardProps) {
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      <form method="post" action={action}>
+        <CsrfField c={c} />
+        <FormError errors={errors} />
+        {children}
+      </form>
+    </section>
   );
 }

@@ -1,4 +1,5 @@
 import type { Message, MessageStatus } from '@tidings/contracts';
+import { Table } from './list.tsx';
 import { Time } from './render.tsx';
 
 const FAILED: MessageStatus[] = ['failed', 'bounced', 'undelivered'];
@@ -65,39 +66,25 @@ export function MessageContent({ message }: { message: Message }) {
  */
 export function MessagesTable({ messages, linkBase, showProvider }: { messages: Message[]; linkBase: string; showProvider?: boolean }) {
   return (
-    <div class="table-wrap">
-      <table class="striped messages">
-        <thead>
-          <tr>
-            <th>To</th>
-            <th>Message</th>
-            <th>Channel</th>
-            <th>Status</th>
-            {showProvider && <th>Provider</th>}
-            <th>Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {messages.map((message) => (
-            <tr data-message-id={message.id}>
-              <td class="name">{message.to}</td>
-              <td class="summary">
-                <a href={`${linkBase}/${message.id}`}>{summaryOf(message)}</a>
-              </td>
-              <td>
-                <ChannelLabel message={message} />
-              </td>
-              <td>
-                <StatusBadge status={message.status} />
-              </td>
-              {showProvider && <td class="muted">{message.provider}</td>}
-              <td>
-                <Time at={message.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['To', 'Message', 'Channel', 'Status', !!showProvider && 'Provider', 'Created']} class="striped messages">
+      {messages.map((message) => (
+        <tr data-message-id={message.id}>
+          <td class="name">{message.to}</td>
+          <td class="summary">
+            <a href={`${linkBase}/${message.id}`}>{summaryOf(message)}</a>
+          </td>
+          <td>
+            <ChannelLabel message={message} />
+          </td>
+          <td>
+            <StatusBadge status={message.status} />
+          </td>
+          {showProvider && <td class="muted">{message.provider}</td>}
+          <td>
+            <Time at={message.createdAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }

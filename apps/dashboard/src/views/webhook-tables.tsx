@@ -1,40 +1,29 @@
 import type { Webhook, WebhookDelivery } from '@tidings/contracts';
+import { Table } from './list.tsx';
 import { Time } from './render.tsx';
 import { WebhookBadge, whyDisabled } from './webhook-state.tsx';
 
 /** The organization's endpoints, each with its state and, when disabled, why. */
 export function WebhooksTable({ webhooks }: { webhooks: Webhook[] }) {
   return (
-    <div class="table-wrap">
-      <table class="striped">
-        <thead>
-          <tr>
-            <th>Endpoint</th>
-            <th>Events</th>
-            <th>State</th>
-            <th>Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((webhook) => (
-            <tr data-webhook-id={webhook.id}>
-              <td class="name">
-                <a href={`/webhooks/${webhook.id}`}>{webhook.url}</a>
-                {webhook.description && <small class="muted block">{webhook.description}</small>}
-              </td>
-              <td title={webhook.events.join(', ')}>{webhook.events.length === 1 ? <code>{webhook.events[0]}</code> : `${webhook.events.length} event types`}</td>
-              <td>
-                <WebhookBadge webhook={webhook} />
-                {!webhook.enabled && <small class="muted block reason">{whyDisabled(webhook)}</small>}
-              </td>
-              <td>
-                <Time at={webhook.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['Endpoint', 'Events', 'State', 'Created']}>
+      {webhooks.map((webhook) => (
+        <tr data-webhook-id={webhook.id}>
+          <td class="name">
+            <a href={`/webhooks/${webhook.id}`}>{webhook.url}</a>
+            {webhook.description && <small class="muted block">{webhook.description}</small>}
+          </td>
+          <td title={webhook.events.join(', ')}>{webhook.events.length === 1 ? <code>{webhook.events[0]}</code> : `${webhook.events.length} event types`}</td>
+          <td>
+            <WebhookBadge webhook={webhook} />
+            {!webhook.enabled && <small class="muted block reason">{whyDisabled(webhook)}</small>}
+          </td>
+          <td>
+            <Time at={webhook.createdAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -53,38 +42,25 @@ function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
 export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] }) {
   if (deliveries.length === 0) return <p class="muted">No deliveries yet. Send a test event to see one here.</p>;
   return (
-    <div class="table-wrap">
-      <table class="striped">
-        <thead>
-          <tr>
-            <th>Event</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Created</th>
-            <th>Next try</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr data-delivery-id={delivery.id}>
-              <td>
-                <code>{delivery.eventType}</code>
-                <small class="muted block">{delivery.eventId}</small>
-              </td>
-              <td>
-                <DeliveryStatus delivery={delivery} />
-              </td>
-              <td>{delivery.attempts}</td>
-              <td>
-                <Time at={delivery.createdAt} />
-              </td>
-              <td>
-                <Time at={delivery.nextAttemptAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table headers={['Event', 'Status', 'Attempts', 'Created', 'Next try']}>
+      {deliveries.map((delivery) => (
+        <tr data-delivery-id={delivery.id}>
+          <td>
+            <code>{delivery.eventType}</code>
+            <small class="muted block">{delivery.eventId}</small>
+          </td>
+          <td>
+            <DeliveryStatus delivery={delivery} />
+          </td>
+          <td>{delivery.attempts}</td>
+          <td>
+            <Time at={delivery.createdAt} />
+          </td>
+          <td>
+            <Time at={delivery.nextAttemptAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
