@@ -35,15 +35,24 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     // a job given up on (permanent provider error, or stalled too often) should be seen in the log
     worker.on('failed', (job, error) => deps.logger.warn({ err: error, queue: worker.name, jobId: job?.id }, 'job failed'));
   }
-  await deps.queues.maintenance.upsertJobScheduler(OUTBOX_RELAY, { every: settings.outboxRelayIntervalMs }, { name: OUTBOX_RELAY, data: {} });
-  // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work
-  await deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} });
-  await deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: 60_000 }, { name: REQUEUE_STRANDED_MESSAGES, data: {} });
-  await deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} });
+  const scheduleMaintenance = () =>
+    Promise.all([
+      deps.queues.maintenance.upsertJobScheduler(OUTBOX_RELAY, { every: settings.outboxRelayIntervalMs }, { name: OUTBOX_RELAY, data: {} }),
+      // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work
+      deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} }),
+      deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: 60_000 }, { name: REQUEUE_STRANDED_MESSAGES, data: {} }),
+      deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} }),
+    ]);
+  await scheduleMaintenance();
+  // The schedulers live in Redis: after a Redis that restarted without its data, set them up again (upserts are
+  // idempotent), or nothing would relay the outbox or sweep for stranded messages until a worker restarts.
+  const onReconnect = () => void scheduleMaintenance().catch((error) => deps.logger.warn({ err: error }, 'could not set up the maintenance schedulers again'));
+  deps.redis.on('ready', onReconnect);
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     workers,
     async close() {
+      deps.redis.off('ready', onReconnect);
       await Promise.all(workers.map((w) => w.close()));
     },
   };

@@ -40,4 +40,16 @@ describe('the outbox relay', () => {
     expect(await h.deps.db.outboxEntry.count({ where: { jobId: sent.body.id } })).toBe(0);
     await Promise.all(Object.values(deadQueues).map((q) => q.close().catch(() => {})));
   });
+
+  it('sets its schedulers up again when Redis comes back without its data', async () => {
+    // the worker started by the test above is running; Redis "restarts empty": its schedulers are gone
+    const maintenance = h.deps.queues.maintenance;
+    const names = async () => (await maintenance.getJobSchedulers()).map((s) => s.key).sort();
+    const before = await names();
+    expect(before).toEqual(expect.arrayContaining(['outbox-relay', 'requeue-stranded-messages']));
+    for (const key of before) await maintenance.removeJobScheduler(key);
+    expect(await names()).toEqual([]);
+    h.deps.redis.disconnect(true); // drop the connection; it reconnects and says 'ready'
+    expect(await waitFor(async () => ((await names()).length === before.length ? names() : null), 10_000, 'the schedulers to be back')).toEqual(before);
+  });
 });
