@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { createWebhook, newId } from '@tidings/core';
 import {
@@ -24,6 +24,8 @@ export type RigOptions = {
   proxyDatabase?: boolean;
   /** Same for Redis (`rig.redisProxy`). */
   proxyRedis?: boolean;
+  /** A Redis of the run's own, without persistence, that `rig.restartRedisEmpty()` kills and starts again empty. */
+  privateRedis?: boolean;
   sendWorkers?: number;
   /** Environment of every process on top of the rig's fast timings. */
   env?: Record<string, string>;
@@ -40,6 +42,19 @@ async function freePort(): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A redis-server child keeping nothing on disk (like CI's Redis): a restart loses every key. */
+async function startRedisServer(port: number): Promise<ChildProcess> {
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  await waitUntil(
+    () => new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => (socket.end(), resolve(true))).on('error', () => resolve(false));
+    }),
+    10_000,
+    () => `redis-server on port ${port} did not start`,
+  );
+  return server;
+}
 
 /** Polls `check` until it returns true, or fails after `timeoutMs` with `describe()`'s text. */
 export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, describe: () => string | Promise<string>): Promise<void> {
@@ -60,7 +75,9 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
  * @example const rig = await startRig({ proxyRedis: true }); ... await rig.close();
  */
 export async function startRig(options: RigOptions = {}) {
-  const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  const redisPort = options.privateRedis ? await freePort() : null;
+  let redisServer = redisPort ? await startRedisServer(redisPort) : null;
+  const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...(redisPort ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}) });
   const resend: FakeResend = await startFakeResend();
   const receiverPort = await freePort();
   let receiver: WebhookReceiver | null = await startWebhookReceiver({ port: receiverPort });
@@ -155,6 +172,13 @@ export async function startRig(options: RigOptions = {}) {
     apiUrl,
     org,
     sendWorkers,
+    /** Kills the private Redis (SIGKILL) and starts it again on its port with nothing in it: every job is gone. */
+    async restartRedisEmpty() {
+      const exited = new Promise((resolve) => redisServer!.once('exit', resolve));
+      redisServer!.kill('SIGKILL');
+      await exited;
+      redisServer = await startRedisServer(redisPort!);
+    },
     /** Kills a send-worker (SIGKILL: no goodbye) and starts a new one in its place. */
     async killAndRestartSendWorker(index: number) {
       const old = sendWorkers[index]!;
@@ -178,6 +202,7 @@ export async function startRig(options: RigOptions = {}) {
       await Promise.all([...processes].map((p) => stop(p, 'SIGKILL')));
       await Promise.all([resend.close(), receiver?.close(), dbProxy?.close(), redisProxy?.close()]);
       await deps.close();
+      redisServer?.kill('SIGKILL');
     },
   };
 }

@@ -40,7 +40,7 @@ export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
   if (job.name === OUTBOX_RELAY) return { relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) };
   if (job.name === RECHECK_PENDING_DOMAINS) return { rechecked: await recheckPendingDomains(deps) };
   if (job.name === REQUEUE_STRANDED_MESSAGES) {
-    return { requeued: await requeueStrandedMessages(deps, { overdueMs: deps.config.sendWorker.strandedMessageAfterMs }) };
+    return { requeued: await requeueStrandedMessages(deps, { overdueMs: deps.config.strandedJobAfterMs }) };
   }
   if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));

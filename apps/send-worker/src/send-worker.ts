@@ -40,7 +40,7 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
       deps.queues.maintenance.upsertJobScheduler(OUTBOX_RELAY, { every: settings.outboxRelayIntervalMs }, { name: OUTBOX_RELAY, data: {} }),
       // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work
       deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} }),
-      deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: 60_000 }, { name: REQUEUE_STRANDED_MESSAGES, data: {} }),
+      deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: deps.config.strandedSweepEveryMs }, { name: REQUEUE_STRANDED_MESSAGES, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} }),
     ]);
   await scheduleMaintenance();

@@ -27,7 +27,7 @@ describe('maintenance jobs', () => {
     const { orgId } = await makeOrganization(deps);
     const [message] = (await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }])).data;
     await deps.queues.sms.remove(message!.id);
-    await deps.db.message.update({ where: { id: message!.id }, data: { updatedAt: new Date(Date.now() - deps.config.sendWorker.strandedMessageAfterMs - 60_000) } });
+    await deps.db.message.update({ where: { id: message!.id }, data: { updatedAt: new Date(Date.now() - deps.config.strandedJobAfterMs - 60_000) } });
     const result = (await run(REQUEUE_STRANDED_MESSAGES)) as { requeued: number };
     expect(result.requeued).toBeGreaterThanOrEqual(1);
     expect((await deps.queues.sms.getJob(message!.id))?.data).toEqual({ messageId: message!.id });

@@ -3,8 +3,6 @@ import { ConfigError, loadConfig } from '@tidings/config';
 import { openDeps, requeueOverdueDeliveries, startOpsServer } from '@tidings/core';
 import { startWebhookWorker } from './webhook-worker.ts';
 
-const SWEEP_INTERVAL_MS = 60_000;
-
 async function main() {
   const config = loadConfig();
   const deps = openDeps(config, 'webhook-worker');
@@ -14,10 +12,10 @@ async function main() {
   worker.on('ready', () => deps.logger.info({ concurrency: config.webhooks.workerConcurrency, metricsPort: ops.port }, 'webhook-worker consuming queue webhooks'));
   // Deliveries whose job was lost after the outbox (Redis data loss, a job given up as stalled) get a new one.
   const sweep = setInterval(() => {
-    requeueOverdueDeliveries(deps)
+    requeueOverdueDeliveries(deps, { overdueMs: config.strandedJobAfterMs })
       .then((count) => count > 0 && deps.logger.warn({ count }, 'requeued overdue webhook deliveries'))
       .catch((error) => deps.logger.error({ err: error }, 'overdue delivery sweep failed'));
-  }, SWEEP_INTERVAL_MS);
+  }, config.strandedSweepEveryMs);
 
   // SIGTERM: take no new jobs, let deliveries in flight finish (each is capped by its timeout), then close.
   const shutdown = async (signal: string) => {

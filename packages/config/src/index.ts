@@ -78,8 +78,11 @@ const EnvSchema = z.object({
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
   /** How long an outbox row waits for its own request's enqueue before the relay takes it. */
   OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5000),
-  /** A message unfinished this long (or scheduled this long past its time) whose job Redis lost is enqueued again. */
-  STRANDED_MESSAGE_AFTER_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  /**
+   * A message or webhook delivery unfinished this long (a scheduled message: this long past its time) whose job Redis
+   * lost is enqueued again by the workers' sweeps, which run every half of it (at most every minute).
+   */
+  STRANDED_JOB_AFTER_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   /** How long after the sandbox "sends" that it reports delivered / bounced / undelivered. */
   SANDBOX_OUTCOME_DELAY_MS: z.coerce.number().int().min(0).default(1000),
 });
@@ -102,6 +105,9 @@ export type Config = {
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string };
   webhookAllowLoopback: boolean;
+  /** See STRANDED_JOB_AFTER_MS; `strandedSweepEveryMs` is how often the sweeps run. */
+  strandedJobAfterMs: number;
+  strandedSweepEveryMs: number;
   webhooks: {
     secretKey: string;
     timeoutMs: number;
@@ -127,7 +133,6 @@ export type Config = {
     metricsPort: number;
     outboxRelayIntervalMs: number;
     outboxRelayGraceMs: number;
-    strandedMessageAfterMs: number;
     sandboxOutcomeDelayMs: number;
   };
 };
@@ -174,6 +179,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY },
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
+    strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,
+    strandedSweepEveryMs: Math.min(60_000, Math.round(e.STRANDED_JOB_AFTER_MS / 2)),
     webhooks: {
       secretKey: e.WEBHOOK_SECRET_KEY ?? LOCAL_WEBHOOK_SECRET_KEY,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
@@ -199,7 +206,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       metricsPort: e.SEND_WORKER_METRICS_PORT,
       outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
       outboxRelayGraceMs: e.OUTBOX_RELAY_GRACE_MS,
-      strandedMessageAfterMs: e.STRANDED_MESSAGE_AFTER_MS,
       sandboxOutcomeDelayMs: e.SANDBOX_OUTCOME_DELAY_MS,
     },
   };
