@@ -2,11 +2,19 @@ import { parseOneAddress, type ParsedMailbox } from 'email-addresses';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
 /**
+ * The everyday address (dot-atom local part of common characters, dotted domain): a subset of what the RFC 5322
+ * parser accepts, answered without it. The parser took a seventh of the API's time on message.sendBatch.
+ */
+const PLAIN_ADDRESS = /^[A-Za-z0-9_%+-]+(?:\.[A-Za-z0-9_%+-]+)*@((?:[A-Za-z0-9-]+\.)+[A-Za-z0-9-]+)$/;
+
+/**
  * Parses an RFC 5322 address (`ada@example.com`, or `Ada <ada@example.com>` when `allowName`), with a dotted
  * domain. Returns the lower-cased address and the display name, or null when it is not one.
  * @example parseEmail('Acme <Hi@Acme.com>', { allowName: true }) // { address: 'hi@acme.com', name: 'Acme', domain: 'acme.com' }
  */
 export function parseEmail(input: string, options: { allowName?: boolean } = {}): { address: string; name: string | null; domain: string } | null {
+  const plain = PLAIN_ADDRESS.exec(input);
+  if (plain) return { address: input.toLowerCase(), name: null, domain: plain[1]!.toLowerCase() };
   const parsed = parseOneAddress({ input, rejectTLD: true });
   if (!parsed || parsed.type !== 'mailbox') return null;
   const mailbox = parsed as ParsedMailbox;
