@@ -37,3 +37,4 @@ export * from './people/password.ts';
 export * from './people/people.service.ts';
 export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
+export * from './run-worker-process.ts';
