@@ -8,7 +8,8 @@ const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A first request that has not finished after this long is taken to have died, and a repeat may run. */
 const IN_FLIGHT_LOCK_MS = 60_000;
 
-export type IdempotencyOutcome = { kind: 'first' } | { kind: 'replay'; status: number; body: string };
+/** `first`: the key is this request's, reserved at `reservedAt` (what `releaseIdempotentRequest` frees it by). */
+export type IdempotencyOutcome = { kind: 'first'; reservedAt: Date } | { kind: 'replay'; status: number; body: string };
 
 /** A digest of what makes two requests "the same": method, path and body. */
 export function requestFingerprint(method: string, path: string, body: string): string {
@@ -24,17 +25,25 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, k
   const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LOCK_MS);
   const expiresAt = new Date(at.getTime() + RETENTION_MS);
   // One statement: insert, or take over a record that expired or whose first request died; else return nothing.
-  const reserved = await db.$queryRaw<{ key: string }[]>`
-    INSERT INTO "IdempotencyRecord" ("orgId", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
-    VALUES (${orgId}, ${key}, ${fingerprint}, ${lockedUntil}, ${expiresAt}, ${at})
-    ON CONFLICT ("orgId", "key") DO UPDATE
-      SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
-          "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
-      WHERE "IdempotencyRecord"."expiresAt" <= ${at}
-         OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."lockedUntil" <= ${at}
-             AND "IdempotencyRecord"."requestHash" = EXCLUDED."requestHash")
-    RETURNING "key"`;
-  if (reserved.length > 0) return { kind: 'first' };
+  let reserved: { key: string }[];
+  try {
+    reserved = await db.$queryRaw<{ key: string }[]>`
+      INSERT INTO "IdempotencyRecord" ("orgId", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
+      VALUES (${orgId}, ${key}, ${fingerprint}, ${lockedUntil}, ${expiresAt}, ${at})
+      ON CONFLICT ("orgId", "key") DO UPDATE
+        SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
+            "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
+        WHERE "IdempotencyRecord"."expiresAt" <= ${at}
+           OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."lockedUntil" <= ${at}
+               AND "IdempotencyRecord"."requestHash" = EXCLUDED."requestHash")
+      RETURNING "key"`;
+  } catch (error) {
+    // The reservation may have committed with its reply lost (a dropped connection): free it, or every retry would
+    // be refused as still in progress until the lock ran out.
+    await releaseIdempotentRequest({ db } as Deps, orgId, key, at).catch(() => undefined);
+    throw error;
+  }
+  if (reserved.length > 0) return { kind: 'first', reservedAt: at };
 
   const existing = await db.idempotencyRecord.findUnique({ where: { orgId_key: { orgId, key } } });
   if (!existing) return beginIdempotentRequest({ db, now } as Deps, orgId, key, fingerprint); // deleted meanwhile
@@ -88,6 +97,7 @@ async function retryWrite(write: () => Promise<unknown>): Promise<void> {
  * Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. Waited out like
  * `completeIdempotentRequest` when the database is away: otherwise the key stays in flight (409) for a minute.
  */
-export async function releaseIdempotentRequest({ db }: Deps, orgId: string, key: string): Promise<void> {
-  await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null } }));
+export async function releaseIdempotentRequest({ db }: Deps, orgId: string, key: string, reservedAt: Date): Promise<void> {
+  // only this request's reservation: another may have taken the key over since
+  await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null, createdAt: reservedAt } }));
 }

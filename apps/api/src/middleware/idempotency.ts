@@ -29,7 +29,7 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
     await next();
   } catch (error) {
     if (!(error instanceof AppError) || error.status >= 500) {
-      await releaseIdempotentRequest(deps, orgId, key);
+      await releaseIdempotentRequest(deps, orgId, key, outcome.reservedAt);
       throw error;
     }
     // A refusal (4xx) is the answer to this request: store it like any other, then let the error handler answer.
@@ -37,7 +37,7 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
     throw error;
   }
   if (c.res.status >= 500) {
-    await releaseIdempotentRequest(deps, orgId, key);
+    await releaseIdempotentRequest(deps, orgId, key, outcome.reservedAt);
     return;
   }
   await completeIdempotentRequest(deps, orgId, key, c.res.status, await c.res.clone().text());
