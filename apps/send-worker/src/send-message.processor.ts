@@ -1,7 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { claimForSending, markFailed, markSent, recordAttemptError, type Deps } from '@tidings/core';
+import { backoffDelayMs, claimForSending, markFailed, markSent, recordAttemptError, type Deps } from '@tidings/core';
 import { ProviderError } from '@tidings/providers';
-import { backoffDelayMs } from './backoff.ts';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 import type { Providers } from './providers.ts';
 

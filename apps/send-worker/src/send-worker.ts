@@ -59,4 +59,3 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
 }
 
 export { buildProviders, type Providers } from './providers.ts';
-export { backoffDelayMs } from './backoff.ts';

@@ -1,4 +1,4 @@
-import { loadDeliveryWork, recordAttempt, type Deps } from '@tidings/core';
+import { backoffDelayMs, loadDeliveryWork, recordAttempt, type Deps } from '@tidings/core';
 import type { JobData } from '@tidings/queue';
 import { postWebhook, signatureHeaders, type Resolver } from '@tidings/webhooks';
 import { DelayedError, type Job } from 'bullmq';
@@ -24,11 +24,12 @@ export const deliverWebhook =
       // Postgres unreachable, or similar: the delivery is still pending in the database; try again shortly rather
       // than let BullMQ drop the job as failed.
       deps.logger.error({ deliveryId: job.data.deliveryId, err: error }, 'webhook delivery crashed; trying again later');
-      await delayUntil(job, new Date(Date.now() + CRASH_RETRY_MS), token);
+      await delayUntil(job, new Date(Date.now() + backoffDelayMs(job.attemptsStarted, CRASH_BACKOFF)), token);
     }
   };
 
-const CRASH_RETRY_MS = 30_000;
+/** Our own failures come back soon (a dropped connection is usually back within seconds), then less often. */
+const CRASH_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const METRIC_OUTCOME = { succeeded: 'succeeded', retry: 'retrying', failed: 'failed', disabled: 'disabled' } as const;
 
 async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['webhooks']>, token?: string): Promise<void> {

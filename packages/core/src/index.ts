@@ -38,3 +38,4 @@ export * from './people/people.service.ts';
 export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
 export * from './run-worker-process.ts';
+export * from './backoff.ts';
