@@ -52,11 +52,10 @@ function checkRecipientAndSchedule(item: SendMessageBody, now: Date): { to: stri
 
 /**
  * message.sendBatch (and, with one item, message.send): validates every item on its own (errors by index, the
- * valid ones still go), resolves content and senders in a bounded number of queries, then writes all messages,
- * their first status events, their `message.queued` events, their outbox rows and, with `answer`, the response
- * under the request's Idempotency-Key in ONE statement, and
- * enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A committed message is never
- * stranded: if the enqueue fails, the outbox relay does it.
+ * valid ones still go), resolves content and senders in a bounded number of queries, then writes everything in ONE
+ * statement (`writeMessages`) and enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A
+ * committed message is never stranded: if the enqueue fails, the outbox relay does it. With `answer`, the response
+ * is committed with the messages under the request's Idempotency-Key, so a retry after a lost reply replays it.
  * @example const { data, errors } = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }]);
  */
 export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, items: unknown[], answer?: IdempotentAnswer<BatchResult>): Promise<BatchResult> {
@@ -129,9 +128,10 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
 }
 
 /**
- * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, and
- * the outbox rows of all those jobs in ONE statement (atomic on its own: no interactive transaction holds a pooled
- * connection across round trips), then enqueues after commit. The rows travel as one JSON parameter.
+ * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, the
+ * outbox rows of all those jobs and the idempotent answer (`storeAnswer`) in ONE statement (atomic on its own: no
+ * interactive transaction holds a pooled connection across round trips), then enqueues after commit. The rows
+ * travel as one JSON parameter.
  */
 async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[], storeAnswer: Prisma.Sql): Promise<void> {
   const queued = rows.filter((m) => m.status === 'queued').map((m) => ({ orgId, type: 'message.queued' as const, data: toMessage(m) }));
