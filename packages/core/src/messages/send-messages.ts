@@ -119,7 +119,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   const data = items.map((_, index) => (rows[index] ? toMessage(rows[index]) : null));
   errors.sort((a, b) => a.index - b.index);
   const result = { data, errors };
-  const accepted = rows.filter((r): r is MessageRow => r !== undefined);
+  const accepted = rows.flatMap((row, index) => (row ? [{ row, message: data[index]! }] : []));
   if (accepted.length > 0) {
     const storeAnswer = answer ? storeIdempotentAnswer(orgId, answer.key, answer.status, answer.body(result)) : Prisma.sql`SELECT 1`;
     await writeMessages(deps, orgId, accepted, storeAnswer);
@@ -133,8 +133,9 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
  * interactive transaction holds a pooled connection across round trips), then enqueues after commit. The rows
  * travel as one JSON parameter.
  */
-async function writeMessages(deps: Deps, orgId: string, rows: MessageRow[], storeAnswer: Prisma.Sql): Promise<void> {
-  const queued = rows.filter((m) => m.status === 'queued').map((m) => ({ orgId, type: 'message.queued' as const, data: toMessage(m) }));
+async function writeMessages(deps: Deps, orgId: string, accepted: { row: MessageRow; message: Message }[], storeAnswer: Prisma.Sql): Promise<void> {
+  const rows = accepted.map((a) => a.row);
+  const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId, type: 'message.queued' as const, data: a.message }));
   const jobs: OutboxItem[] = rows.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
   const deliveries = await deps.db.$queryRaw<{ id: string }[]>`
     WITH new_messages AS (
