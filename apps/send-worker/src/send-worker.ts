@@ -1,7 +1,6 @@
 import { Worker } from 'bullmq';
 import { measureJobs, type Deps } from '@tidings/core';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
-import { buildProviders, countProviderCalls, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 
 export type SendWorker = { workers: Worker[]; close(): Promise<void> };
@@ -9,13 +8,13 @@ export type SendWorker = { workers: Worker[]; close(): Promise<void> };
 /**
  * Starts the send-worker's BullMQ workers on `deps`: one per configured channel queue (SEND_WORKER_QUEUES) with
  * the configured concurrency and stalled-job settings, and one on `maintenance` that runs the outbox relay as a
- * job scheduler every OUTBOX_RELAY_INTERVAL_MS. Every provider call and job run is measured in `deps.metrics`.
+ * job scheduler every OUTBOX_RELAY_INTERVAL_MS, sending through `deps.providers`. Every provider call and job run
+ * is measured in `deps.metrics`.
  * `close()` waits for in-flight jobs (graceful shutdown).
  * @example const worker = await startSendWorker(deps); process.once('SIGTERM', () => worker.close());
  */
-export async function startSendWorker(deps: Deps, options: { providers?: Providers } = {}): Promise<SendWorker> {
+export async function startSendWorker(deps: Deps): Promise<SendWorker> {
   const settings = deps.config.sendWorker;
-  const providers = countProviderCalls(deps.metrics, options.providers ?? buildProviders(deps.config));
   const common = {
     connection: deps.redis,
     prefix: `${deps.config.redisPrefix}:bull`,
@@ -27,7 +26,7 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 60 * 60 },
   };
-  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, providers));
+  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps));
   const workers: Worker[] = settings.queues.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
   workers.push(new Worker('maintenance', measureJobs(deps.metrics, maintenanceProcessor(deps)), { ...common, concurrency: 5 }));
   for (const worker of workers) {
@@ -57,5 +56,3 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     },
   };
 }
-
-export { buildProviders, type Providers } from './providers.ts';

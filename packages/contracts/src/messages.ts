@@ -115,7 +115,9 @@ export const Message = z
     contactId: z.string().nullable(),
     status: MessageStatus,
     segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
-    provider: z.enum(['resend', 'telnyx', 'sandbox']),
+    provider: z.enum(['resend', 'smtp', 'ses', 'telnyx', 'twilio', 'sandbox']).openapi({
+      description: 'The provider that sent it; until then the first one planned (the sandbox for a test key).',
+    }),
     providerMessageId: z.string().nullable(),
     error: MessageError.nullable(),
     attempts: z.number().int(),
@@ -132,7 +134,14 @@ export const Message = z
 export type Message = z.infer<typeof Message>;
 
 export const MessageStatusEvent = z
-  .object({ status: MessageStatus, error: MessageError.nullable(), createdAt: Timestamp })
+  .object({
+    status: MessageStatus,
+    provider: z.string().nullable().openapi({
+      description: 'The provider this step was about: each one tried (a failed try is a `sending` entry with its error), the one that sent it.',
+    }),
+    error: MessageError.nullable(),
+    createdAt: Timestamp,
+  })
   .openapi('MessageStatusEvent');
 export type MessageStatusEvent = z.infer<typeof MessageStatusEvent>;
 
@@ -142,10 +151,10 @@ export const MessageWithEvents = Message.extend({
   example: {
     ...messageExample,
     events: [
-      { status: 'queued', error: null, createdAt: '2026-11-23T08:00:00.000Z' },
-      { status: 'sending', error: null, createdAt: '2026-11-23T08:00:00.500Z' },
-      { status: 'sent', error: null, createdAt: '2026-11-23T08:00:01.000Z' },
-      { status: 'delivered', error: null, createdAt: '2026-11-23T08:00:03.000Z' },
+      { status: 'queued', provider: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
+      { status: 'sending', provider: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
+      { status: 'sent', provider: 'resend', error: null, createdAt: '2026-11-23T08:00:01.000Z' },
+      { status: 'delivered', provider: 'resend', error: null, createdAt: '2026-11-23T08:00:03.000Z' },
     ],
   },
 });

@@ -4,16 +4,19 @@ import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis } from '@tidings/queue';
+import { buildProviders, type Providers } from '@tidings/providers';
 
 /**
- * Opens the connections one process needs, and closes them again.
+ * Opens the connections one process needs, builds its providers from `config` (unless `options.providers` is given),
+ * and closes them again.
  * @example const deps = openDeps(loadConfig(), 'api'); ... await deps.close();
  */
-export function openDeps(config: Config, name: string): Deps & { close(): Promise<void> } {
+export function openDeps(config: Config, name: string, options: { providers?: Providers } = {}): Deps & { close(): Promise<void> } {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, preparedStatements: config.databasePreparedStatements });
   const redis = createRedis(config.redisUrl);
   const queues = createQueues(redis, config.redisPrefix);
   const logger = createLogger({ level: config.logLevel, name });
+  const providers = options.providers ?? buildProviders(config);
   // ioredis reconnects by itself; say so once per failure in the JSON log rather than on the console
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   for (const queue of Object.values(queues)) queue.on('error', (error: Error) => logger.warn({ err: error, queue: queue.name }, 'queue error'));
@@ -23,10 +26,12 @@ export function openDeps(config: Config, name: string): Deps & { close(): Promis
     queues,
     config,
     logger,
-    metrics: createMetrics({ db, queues }),
+    providers,
+    metrics: createMetrics({ db, queues, providers }),
     now: () => new Date(),
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
+      providers.close();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },
   };

@@ -31,6 +31,7 @@ export function createResendProvider(options: { apiKey: string; baseUrl?: string
   const client = new Resend(options.apiKey, { baseUrl: options.baseUrl });
   return {
     name: 'resend',
+    dedupesRepeats: true,
     async sendEmail(email: OutgoingEmail) {
       const { data, error } = await client.emails.send(
         {

@@ -8,9 +8,9 @@ export type SandboxOutcome = 'delivered' | 'bounced' | 'failed' | 'undelivered';
  * a repeated send the same send. The outcome follows a moment later through the same status path as real callbacks.
  * @example const sandbox = createSandboxProvider(); await sandbox.sendEmail(email);
  */
-export function createSandboxProvider(): EmailProvider & SmsProvider {
+export function createSandboxProvider(): EmailProvider & SmsProvider & { name: 'sandbox' } {
   const accept = async (m: OutgoingEmail | OutgoingSms) => ({ providerMessageId: `sandbox_${m.messageId}` });
-  return { name: 'sandbox', sendEmail: accept, sendSms: accept };
+  return { name: 'sandbox', dedupesRepeats: true, sendEmail: accept, sendSms: accept };
 }
 
 /**

@@ -1427,8 +1427,11 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
-            /** @enum {string} */
-            provider: "resend" | "telnyx" | "sandbox";
+            /**
+             * @description The provider that sent it; until then the first one planned (the sandbox for a test key).
+             * @enum {string}
+             */
+            provider: "resend" | "smtp" | "ses" | "telnyx" | "twilio" | "sandbox";
             providerMessageId: string | null;
             /**
              * Format: date-time
@@ -1515,6 +1518,8 @@ export interface components {
              */
             createdAt: string;
             error: components["schemas"]["MessageError"];
+            /** @description The provider this step was about: each one tried (a failed try is a `sending` entry with its error), the one that sent it. */
+            provider: string | null;
             /**
              * @description `scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`.
              * @enum {string}
@@ -1555,21 +1560,25 @@ export interface components {
          *       "events": [
          *         {
          *           "status": "queued",
+         *           "provider": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z"
          *         },
          *         {
          *           "status": "sending",
+         *           "provider": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.500Z"
          *         },
          *         {
          *           "status": "sent",
+         *           "provider": "resend",
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:01.000Z"
          *         },
          *         {
          *           "status": "delivered",
+         *           "provider": "resend",
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:03.000Z"
          *         }

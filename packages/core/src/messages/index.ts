@@ -3,10 +3,11 @@ export { ALLOWED_FROM, EVENT_OF_STATUS, changeMessageStatus, type StatusChange }
 export { parseEmail, parseE164, normalizeRecipient } from './recipients.ts';
 export { resolveContent, type ResolvedContent } from './resolve-content.ts';
 export { loadSenderResolver, SANDBOX_DEFAULT_SENDERS } from './resolve-sender.ts';
-export { sendMessages, sendMessage, providerFor, type BatchResult, type KeyMode as SendKeyMode } from './send-messages.ts';
+export { sendMessages, sendMessage, type BatchResult } from './send-messages.ts';
 export { listMessages, getMessage, type MessageFilter } from './query-messages.ts';
 export { cancelMessage } from './cancel-message.ts';
-export { claimForSending, markSent, markFailed, recordAttemptError, type Claim } from './delivery.ts';
+export { claimForSending, markSent, markFailed, recordAttemptError, recordProviderClaim, lastUnansweredProvider, type Claim } from './delivery.ts';
+export { sendThroughProviders, SendAttemptFailed, attemptErrorOf } from './send-through-providers.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
-export { receiveProviderCallback } from './provider-callbacks.ts';
+export { receiveProviderCallback, type CallbackProvider } from './provider-callbacks.ts';
 export { requeueStrandedMessages } from './requeue-stranded.ts';

@@ -54,6 +54,7 @@ export const messageJsonSql = Prisma.raw(`jsonb_build_object(
 export function toStatusEvent(row: MessageStatusEventRow): MessageStatusEvent {
   return {
     status: row.status,
+    provider: row.provider,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
     createdAt: row.createdAt.toISOString(),
   };

@@ -1,10 +1,11 @@
+import type { ProviderName } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { changeMessageStatus } from './message-status.ts';
 
 /** What a provider reported about a message it accepted. */
 export type ProviderOutcome = {
-  provider: 'resend' | 'telnyx' | 'sandbox';
+  provider: ProviderName;
   /** Our id when the provider echoes it (Resend tags, the sandbox); else the provider's id finds the message. */
   messageId?: string;
   providerMessageId?: string;
@@ -40,6 +41,7 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
     const moved = await changeMessageStatus(tx, message.id, {
       status: STATUS_OF_KIND[outcome.kind],
       at: deps.now(),
+      provider: outcome.provider,
       ...(outcome.kind === 'delivered' ? {} : { error: outcome.error ?? { code: outcome.kind, message: `The provider reported the message ${outcome.kind}` } }),
     });
     return { changed: moved !== null, outbox: moved?.outbox ?? [] };

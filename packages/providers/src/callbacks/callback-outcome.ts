@@ -7,6 +7,15 @@ export type CallbackOutcome = {
   error?: { code: string; message: string };
 };
 
+/**
+ * What a verified callback reports that is not a status change: engagement (opened, clicked with the link, delayed)
+ * and inbound SMS. They are acknowledged; what they change is up to the engagement and inbound paths.
+ */
+export type CallbackNotice =
+  | { kind: 'opened' | 'delayed'; providerMessageId: string; messageId?: string }
+  | { kind: 'clicked'; providerMessageId: string; messageId?: string; link: string | null }
+  | { kind: 'inbound'; providerMessageId: string; from: string; to: string; body: string };
+
 /** The callback's signature, timestamp or secret did not check out: answer 401 and change nothing. */
 export class CallbackSignatureError extends Error {
   constructor(message: string) {

@@ -12,6 +12,6 @@ export type FakeTelnyx = FakeServer & { state: FakeTelnyxMessageState };
  */
 export async function startFakeTelnyx(): Promise<FakeTelnyx> {
   const state = createFakeTelnyxMessageState();
-  const server = await startFakeServer(new Hono().route('/', telnyxMessageRoutes(state)).route('/', telnyxNumberRoutes()));
+  const server = await startFakeServer(new Hono().route('/', telnyxMessageRoutes(state)).route('/', telnyxNumberRoutes(state)));
   return Object.assign(server, { state });
 }

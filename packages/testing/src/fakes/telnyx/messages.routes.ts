@@ -2,10 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 
 export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string };
-export type FakeTelnyxMessageState = { messages: FakeTelnyxMessage[] };
+export type FakeTelnyxMessageState = {
+  messages: FakeTelnyxMessage[];
+  /** The messaging profiles this account has; a number order naming another one is refused. */
+  messagingProfileIds: Set<string>;
+  /** The messaging profile of each number ordered at this fake (null: none); such a number sends only with one. */
+  profileOfNumber: Map<string, string | null>;
+};
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
-  return { messages: [] };
+  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map() };
 }
 
 const invalid = (detail: string, pointer: string) => ({ errors: [{ code: '10005', title: 'Invalid parameter', detail, source: { pointer } }] });
@@ -16,6 +22,10 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body?.to || typeof body.to !== 'string') return c.json(invalid('The to field is required', '/to'), 422);
     if (!body.text && !body.media_urls) return c.json(invalid('text or media_urls is required', '/text'), 422);
+    // Telnyx refuses to send from a number that is on no messaging profile
+    if (state.profileOfNumber.has(String(body.from)) && !state.profileOfNumber.get(String(body.from))) {
+      return c.json({ errors: [{ code: '40013', title: 'Invalid source number', detail: 'The source number is not associated with a messaging profile', source: { pointer: '/from' } }] }, 422);
+    }
     const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? '') };
     state.messages.push(message);
     return c.json(
