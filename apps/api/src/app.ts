@@ -21,7 +21,8 @@ import { providerEventRoutes } from './routes/provider-events.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
-const isPublicPath = (path: string) => path === '/v1/openapi.json' || path.startsWith('/v1/provider-events/');
+const isProviderCallback = (path: string) => path.startsWith('/v1/provider-events/');
+const isPublicPath = (path: string) => path === '/v1/openapi.json' || isProviderCallback(path);
 
 /**
  * Builds the HTTP API over the given dependencies; `server.ts` runs it, tests call `app.request()`.
@@ -44,7 +45,8 @@ export function createApp(deps: Deps) {
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : authenticated(c, next)));
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : rateLimit(c, next)));
   v1.use('*', limitBody(deps.config.bodyLimitBytes));
-  v1.use('*', jsonBody);
+  // provider callbacks come in the provider's format (SNS posts text/plain, Twilio a form); their routes read them raw
+  v1.use('*', async (c, next) => (isProviderCallback(c.req.path) ? next() : jsonBody(c, next)));
   v1.route('/', apiKeyRoutes);
   v1.route('/', emailDomainRoutes);
   v1.route('/', phoneNumberRoutes);

@@ -1,4 +1,4 @@
-import { SESv2Client, SendEmailCommand, SESv2ServiceException } from '@aws-sdk/client-sesv2';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
 import type { EmailProvider, OutgoingEmail } from './provider.types.ts';
 
@@ -18,9 +18,12 @@ export type SesOptions = {
 /** SES errors that no retry will fix, whatever status they came with. */
 const PERMANENT_ERRORS = new Set(['MessageRejected', 'MailFromDomainNotVerifiedException', 'AccountSuspendedException', 'SendingPausedException', 'BadRequestException', 'NotFoundException']);
 
+type SesServiceError = Error & { $metadata?: { httpStatusCode?: number }; $fault?: 'client' | 'server' };
+
 function providerError(error: unknown): ProviderError {
-  if (error instanceof SESv2ServiceException) {
-    const status = error.$metadata?.httpStatusCode;
+  // a service error carries the answer's metadata and fault; anything else never got an answer
+  if (error instanceof Error && '$fault' in error) {
+    const status = (error as SesServiceError).$metadata?.httpStatusCode;
     const isRetryable = !PERMANENT_ERRORS.has(error.name) && (status === undefined || isRetryableStatus(status) || error.name === 'TooManyRequestsException');
     return new ProviderError('ses', `SES ${isRetryable ? 'failed' : 'refused the email'} (${status ?? 'no response'}: ${error.name})`, {
       isRetryable,
@@ -39,17 +42,28 @@ function providerError(error: unknown): ProviderError {
  * @example const ses = createSesProvider({ region: 'eu-west-1', accessKeyId, secretAccessKey, timeoutMs: 15000 });
  */
 export function createSesProvider(options: SesOptions): EmailProvider {
-  const client = new SESv2Client({
-    region: options.region,
-    endpoint: options.endpoint,
-    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-    maxAttempts: 1,
-    requestHandler: { requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs },
-  });
+  // the SDK is loaded at the first send, not at start-up, so processes that never use SES do not pay for it
+  let sdk: Promise<{ client: SESv2Client; SendEmailCommand: typeof import('@aws-sdk/client-sesv2').SendEmailCommand }> | null = null;
+  const loadSdk = async () => {
+    const { SESv2Client, SendEmailCommand } = await import('@aws-sdk/client-sesv2');
+    const client = new SESv2Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+      maxAttempts: 1,
+      requestHandler: { requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs },
+    });
+    return { client, SendEmailCommand };
+  };
   return {
     name: 'ses',
     dedupesRepeats: false,
     async sendEmail(email: OutgoingEmail) {
+      sdk ??= loadSdk().catch((error: unknown) => {
+        sdk = null; // loading failed: the next send tries again
+        throw error;
+      });
+      const { client, SendEmailCommand } = await sdk;
       const command = new SendEmailCommand({
         FromEmailAddress: email.from,
         Destination: { ToAddresses: [email.to] },

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { ProviderError } from './provider-error.ts';
 import type { EmailProvider, OutgoingEmail } from './provider.types.ts';
 
@@ -39,21 +39,27 @@ function providerError(error: SmtpError): ProviderError {
  * @example const smtp = createSmtpProvider({ url: config.smtp.url!, poolSize: 5, timeoutMs: 15000 });
  */
 export function createSmtpProvider(options: { url: string; poolSize: number; timeoutMs: number }): EmailProvider & { close(): void } {
-  const transport = nodemailer.createTransport({
-    url: options.url,
-    pool: true,
-    maxConnections: options.poolSize,
-    connectionTimeout: options.timeoutMs,
-    greetingTimeout: options.timeoutMs,
-    socketTimeout: options.timeoutMs,
-  } as Parameters<typeof nodemailer.createTransport>[0]);
+  // nodemailer is loaded at the first send, so processes that never send over SMTP (the API) do not pay for it
+  let transport: Promise<Transporter> | null = null;
+  const createTransport = async () => {
+    const { default: nodemailer } = await import('nodemailer');
+    return nodemailer.createTransport({
+      url: options.url,
+      pool: true,
+      maxConnections: options.poolSize,
+      connectionTimeout: options.timeoutMs,
+      greetingTimeout: options.timeoutMs,
+      socketTimeout: options.timeoutMs,
+    } as Parameters<typeof nodemailer.createTransport>[0]);
+  };
   return {
     name: 'smtp',
     dedupesRepeats: false,
     async sendEmail(email: OutgoingEmail) {
       const messageId = smtpMessageId(email.messageId, email.from);
       try {
-        await transport.sendMail({
+        transport ??= createTransport();
+        await (await transport).sendMail({
           from: email.from,
           to: email.to,
           subject: email.subject,
@@ -67,6 +73,6 @@ export function createSmtpProvider(options: { url: string; poolSize: number; tim
       }
       return { providerMessageId: messageId };
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((t) => t.close()),
   };
 }

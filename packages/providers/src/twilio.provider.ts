@@ -1,4 +1,4 @@
-import twilio from 'twilio';
+import type { Twilio } from 'twilio';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
 import type { OutgoingSms, SmsProvider } from './provider.types.ts';
 
@@ -12,8 +12,13 @@ export type TwilioOptions = {
   timeoutMs: number;
 };
 
-/** Builds the official client; `baseUrl` replaces the API's origin (the SDK has no option for it). */
-export function createTwilioClient(options: Pick<TwilioOptions, 'accountSid' | 'authToken' | 'baseUrl' | 'timeoutMs'>) {
+/**
+ * Builds the official client; `baseUrl` replaces the API's origin (the SDK has no option for it). The SDK is loaded
+ * here, not at start-up: it takes seconds to load, which every process would pay even with Twilio unused.
+ * @example const client = await createTwilioClient({ accountSid, authToken, timeoutMs: 15000 });
+ */
+export async function createTwilioClient(options: Pick<TwilioOptions, 'accountSid' | 'authToken' | 'baseUrl' | 'timeoutMs'>): Promise<Twilio> {
+  const { default: twilio } = await import('twilio');
   const client = twilio(options.accountSid, options.authToken, { timeout: options.timeoutMs, autoRetry: false });
   if (options.baseUrl) client.api.baseUrl = options.baseUrl.replace(/\/$/, '');
   return client;
@@ -25,13 +30,14 @@ export function createTwilioClient(options: Pick<TwilioOptions, 'accountSid' | '
  * @example const sms = createTwilioProvider({ accountSid, authToken, statusCallbackUrl: `${publicApiUrl}/v1/provider-events/twilio`, timeoutMs: 15000 });
  */
 export function createTwilioProvider(options: TwilioOptions): SmsProvider {
-  const client = createTwilioClient(options);
+  let client: Promise<Twilio> | null = null;
   return {
     name: 'twilio',
     dedupesRepeats: false,
     async sendSms(sms: OutgoingSms) {
       try {
-        const message = await client.messages.create({ from: sms.from, to: sms.to, body: sms.body, statusCallback: options.statusCallbackUrl });
+        client ??= createTwilioClient(options);
+        const message = await (await client).messages.create({ from: sms.from, to: sms.to, body: sms.body, statusCallback: options.statusCallbackUrl });
         return { providerMessageId: message.sid };
       } catch (error) {
         const status = (error as { status?: unknown }).status;

@@ -1,4 +1,5 @@
-import twilio from 'twilio';
+// only the webhooks module: the whole SDK takes seconds to load
+import { validateRequest } from 'twilio/lib/webhooks/webhooks';
 import { CallbackSignatureError, type CallbackNotice, type CallbackOutcome } from './callback-outcome.ts';
 
 /**
@@ -17,7 +18,7 @@ export function verifyTwilioCallback(
   const signature = headers['x-twilio-signature'];
   if (!signature) throw new CallbackSignatureError('Missing X-Twilio-Signature');
   const params = Object.fromEntries(new URLSearchParams(rawBody));
-  if (!twilio.validateRequest(options.authToken, signature, options.url, params)) throw new CallbackSignatureError('Invalid Twilio signature');
+  if (!validateRequest(options.authToken, signature, options.url, params)) throw new CallbackSignatureError('Invalid Twilio signature');
 
   const providerMessageId = params.MessageSid ?? params.SmsSid;
   if (!providerMessageId) return null;

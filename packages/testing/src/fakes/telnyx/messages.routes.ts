@@ -8,10 +8,12 @@ export type FakeTelnyxMessageState = {
   messagingProfileIds: Set<string>;
   /** The messaging profile of each number ordered at this fake (null: none); such a number sends only with one. */
   profileOfNumber: Map<string, string | null>;
+  /** Accepted messages are answered this much later (a slow provider: a crash can catch a call in flight). */
+  respondAfterMs: number;
 };
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
-  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map() };
+  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map(), respondAfterMs: 0 };
 }
 
 const invalid = (detail: string, pointer: string) => ({ errors: [{ code: '10005', title: 'Invalid parameter', detail, source: { pointer } }] });
@@ -28,6 +30,7 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     }
     const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? '') };
     state.messages.push(message);
+    if (state.respondAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, state.respondAfterMs));
     return c.json(
       {
         data: {
