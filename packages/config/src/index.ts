@@ -140,6 +140,18 @@ export type Config = {
 /** Encrypts webhook secrets when WEBHOOK_SECRET_KEY is unset: local development only (production refuses to start). */
 const LOCAL_WEBHOOK_SECRET_KEY = 'tidings-local-development-webhook-secret-key';
 
+// Values of these variables are never repeated in an error (keys, secrets, and URLs that may carry a password).
+const SECRET_NAME = /KEY|SECRET|PASSWORD|URL/;
+
+/** One line per problem: the variable, what is wrong in words, and the value given (unless it may be a secret). */
+function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
+  const name = String(issue.path[0] ?? '');
+  const problem = issue.code === 'invalid_type' && issue.expected === 'number' ? 'expected a number' : issue.message;
+  const value = env[name];
+  const given = value === undefined ? '' : SECRET_NAME.test(name) ? ' (value not shown)' : ` (got ${JSON.stringify(value)})`;
+  return `  ${issue.path.join('.')}: ${problem}${given}`;
+}
+
 /** Thrown by loadConfig; the message lists every bad variable by name. */
 export class ConfigError extends Error {}
 
@@ -152,7 +164,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    const lines = parsed.error.issues.map((issue) => describeIssue(issue, present));
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
