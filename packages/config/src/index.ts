@@ -222,3 +222,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
+
+/**
+ * Whether any real provider has credentials. Without one, live keys have nowhere real to send (and no domain can be
+ * verified), so the dashboard offers test keys first.
+ * @example hasLiveProvider(loadConfig({})) // false
+ */
+export function hasLiveProvider(config: Pick<Config, 'resend' | 'telnyx'>): boolean {
+  return Boolean(config.resend.apiKey || config.telnyx.apiKey);
+}
