@@ -154,6 +154,18 @@ const LOCAL_WEBHOOK_SECRET_KEY = 'tidings-local-development-webhook-secret-key';
 /** Signs unsubscribe links when UNSUBSCRIBE_SECRET is unset: local development only (production refuses to start). */
 const LOCAL_UNSUBSCRIBE_SECRET = 'tidings-local-development-unsubscribe-secret';
 
+// Values of these variables are never repeated in an error (keys, secrets, and URLs that may carry a password).
+const SECRET_NAME = /KEY|SECRET|PASSWORD|URL/;
+
+/** One line per problem: the variable, what is wrong in words, and the value given (unless it may be a secret). */
+function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
+  const name = String(issue.path[0] ?? '');
+  const problem = issue.code === 'invalid_type' && issue.expected === 'number' ? 'expected a number' : issue.message;
+  const value = env[name];
+  const given = value === undefined ? '' : SECRET_NAME.test(name) ? ' (value not shown)' : ` (got ${JSON.stringify(value)})`;
+  return `  ${issue.path.join('.')}: ${problem}${given}`;
+}
+
 /** Thrown by loadConfig; the message lists every bad variable by name. */
 export class ConfigError extends Error {}
 
@@ -166,7 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    const lines = parsed.error.issues.map((issue) => describeIssue(issue, present));
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
@@ -230,4 +242,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sandboxOutcomeDelayMs: e.SANDBOX_OUTCOME_DELAY_MS,
     },
   };
+}
+
+/**
+ * Whether any real provider has credentials. Without one, live keys have nowhere real to send (and no domain can be
+ * verified), so the dashboard offers test keys first.
+ * @example hasLiveProvider(loadConfig({})) // false
+ */
+export function hasLiveProvider(config: Pick<Config, 'resend' | 'telnyx'>): boolean {
+  return Boolean(config.resend.apiKey || config.telnyx.apiKey);
 }

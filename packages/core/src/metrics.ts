@@ -36,6 +36,12 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const messages = new Counter({
+    name: 'tidings_messages_total',
+    help: 'Messages that reached their final outcome, by channel and status (delivered, bounced, undelivered, failed, suppressed)',
+    labelNames: ['channel', 'status'] as const,
+    registers: [registry],
+  });
   const jobLatency = new Histogram({
     name: 'tidings_job_latency_seconds',
     help: 'Wait from a job becoming due (added, or its delay over) to a worker starting it, per queue; first runs only',
@@ -86,7 +92,7 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
+  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -193,12 +193,17 @@ const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
  * events and `message.queued` / `message.failed` events go with them. Returns the queued message ids, or null when
  * the chunk was written before (or the broadcast is no longer sending).
  */
-async function writeChunk(deps: Deps, broadcastId: string, chunk: number, rows: MessageRow[]): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number } | null> {
+async function writeChunk(
+  deps: Deps,
+  broadcastId: string,
+  chunk: number,
+  rows: MessageRow[],
+): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
   const eventSource = Prisma.sql`
     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), m."orgId",
            CASE WHEN m."status" = 'queued' THEN 'message.queued' ELSE 'message.failed' END, ${messageJsonSql}, NULL::text
     FROM new_messages m`;
-  const [result] = await deps.db.$queryRaw<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number }[]>`
+  const [result] = await deps.db.$queryRaw<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }[]>`
     WITH live AS (SELECT "id" FROM "Broadcast" WHERE "id" = ${broadcastId} AND "status" = 'sending' FOR SHARE),
     chunk_done AS (
       INSERT INTO "BroadcastChunk" ("broadcastId", "chunk", "createdAt") SELECT "id", ${chunk}, now() AT TIME ZONE 'UTC' FROM live
@@ -215,7 +220,8 @@ async function writeChunk(deps: Deps, broadcastId: string, chunk: number, rows: 
     SELECT EXISTS (SELECT 1 FROM chunk_done) AS "isNew",
            ARRAY(SELECT "id" FROM new_messages WHERE "status" = 'queued') AS "queuedIds",
            ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds",
-           (SELECT count(*)::int FROM new_messages) AS "created"`;
+           (SELECT count(*)::int FROM new_messages) AS "created",
+           (SELECT count(*)::int FROM new_messages WHERE "status" = 'failed') AS "failed"`;
   return result!.isNew ? result! : null;
 }
 
@@ -240,6 +246,11 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
   if (written) {
     deps.metrics.broadcastRecipientsExpanded.inc(contacts.length);
     deps.metrics.broadcastMessagesCreated.inc(written.created);
+    if (written.failed > 0) {
+      // their final outcome, counted like any message's; one line for the chunk rather than one per contact
+      deps.metrics.messages.inc({ channel: broadcast.channelType, status: 'failed' }, written.failed);
+      deps.logger.warn({ broadcastId, orgId: broadcast.orgId, chunk, failed: written.failed }, 'broadcast messages failed to render');
+    }
     queuedIds = written.queuedIds;
     await dispatchOutbox(deps, deliveryJobs(written.deliveryIds.map((id) => ({ id }))));
   } else {

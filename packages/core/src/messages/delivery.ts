@@ -1,6 +1,7 @@
 import { Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { recordMessageOutcome } from './message-outcome.ts';
 import { changeMessageStatus } from './message-status.ts';
 
 export type Claim =
@@ -58,7 +59,10 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
       at: now,
       error: { code: 'SUPPRESSED', message: 'The recipient is on the suppression list (bounced, complained or unsubscribed)' },
     });
-    if (failed) await dispatchOutbox(deps, failed.outbox);
+    if (failed) {
+      recordMessageOutcome(deps, failed.row, 'suppressed');
+      await dispatchOutbox(deps, failed.outbox);
+    }
     return { kind: 'done', reason: 'suppressed' };
   }
   if (current.status === 'sending') {
@@ -94,7 +98,9 @@ export async function markSent(deps: Deps, messageId: string, providerMessageId:
  */
 export async function markFailed(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
   const moved = await changeMessageStatus(deps.db, messageId, { status: 'failed', at: deps.now(), error });
-  if (moved) await dispatchOutbox(deps, moved.outbox);
+  if (!moved) return;
+  recordMessageOutcome(deps, moved.row, 'failed');
+  await dispatchOutbox(deps, moved.outbox);
 }
 
 /**
