@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { attemptErrorOf, backoffDelayMs, claimForSending, markFailed, markSent, SendAttemptFailed, sendThroughProviders, type Deps } from '@tidings/core';
+import { attemptErrorOf, backoffDelayMs, claimForSending, listUnsubscribeHeaders, markFailed, markSent, SendAttemptFailed, sendThroughProviders, type Deps } from '@tidings/core';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 
 /**
@@ -41,9 +41,11 @@ async function sendOnce(deps: Deps, job: Job<{ messageId: string }>, token?: str
   const message = claim.message;
   const log = deps.logger.child({ messageId, orgId: message.orgId, attempt: message.attempts });
   const settings = deps.config.sendWorker;
+  // a broadcast's List-Unsubscribe headers go to whichever provider sends it
+  const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
   let sent: Awaited<ReturnType<typeof sendThroughProviders>>;
   try {
-    sent = await sendThroughProviders(deps, message);
+    sent = await sendThroughProviders(deps, message, headers ? { headers } : {});
   } catch (error) {
     if (!(error instanceof SendAttemptFailed)) throw error; // our own failure: the outer handler retries the job
     const detail = attemptErrorOf(error.cause);

@@ -5,7 +5,9 @@ import { startPipeline, sleep, waitFor } from './harness.ts';
 // circuit for 1.5 s, during which it is not called at all.
 let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
-  h = await startPipeline({ EMAIL_PROVIDERS: 'resend,smtp', PROVIDER_CIRCUIT_FAILURES: '2', PROVIDER_CIRCUIT_COOLDOWN_MS: '1500' });
+  // generous timeout and lock: loading nodemailer and the first SMTP connection on a busy machine must neither count as
+  // a failure nor let the job be taken over as stalled (no crash is tested here)
+  h = await startPipeline({ EMAIL_PROVIDERS: 'resend,smtp', PROVIDER_CIRCUIT_FAILURES: '2', PROVIDER_CIRCUIT_COOLDOWN_MS: '1500', PROVIDER_TIMEOUT_MS: '15000', SEND_WORKER_LOCK_DURATION_MS: '15000' });
   await h.startWorker();
 });
 afterAll(() => h.close());

@@ -6,7 +6,8 @@ import { startPipeline, waitFor } from './harness.ts';
 // signed (SNS, X-Twilio-Signature) at /v1/provider-events/ses and /v1/provider-events/twilio.
 let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
-  h = await startPipeline({ EMAIL_PROVIDERS: 'ses', SMS_PROVIDERS: 'twilio' });
+  // generous timeout and lock: loading the SES and Twilio SDKs on a busy machine must not look like a failure or a stall
+  h = await startPipeline({ EMAIL_PROVIDERS: 'ses', SMS_PROVIDERS: 'twilio', PROVIDER_TIMEOUT_MS: '15000', SEND_WORKER_LOCK_DURATION_MS: '15000' });
   await h.startWorker();
 });
 afterAll(() => h.close());

@@ -82,6 +82,7 @@ const messageExample = {
   templateId: null,
   templateVersion: null,
   contactId: 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  broadcastId: null,
   status: 'delivered',
   segments: null,
   provider: 'resend',
@@ -113,6 +114,7 @@ export const Message = z
     templateId: z.string().nullable(),
     templateVersion: z.number().int().nullable(),
     contactId: z.string().nullable(),
+    broadcastId: z.string().nullable().openapi({ description: 'The broadcast that sent this message, if any.' }),
     status: MessageStatus,
     segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
     provider: z.enum(['resend', 'smtp', 'ses', 'telnyx', 'twilio', 'sandbox']).openapi({

@@ -74,6 +74,7 @@ export function createSesProvider(options: SesOptions): EmailProvider {
               ...(email.text ? { Text: { Data: email.text, Charset: 'UTF-8' } } : {}),
               ...(email.html ? { Html: { Data: email.html, Charset: 'UTF-8' } } : {}),
             },
+            ...(email.headers ? { Headers: Object.entries(email.headers).map(([Name, Value]) => ({ Name, Value })) } : {}),
           },
         },
         EmailTags: [{ Name: SES_MESSAGE_TAG, Value: email.messageId }],

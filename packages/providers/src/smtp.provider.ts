@@ -66,7 +66,7 @@ export function createSmtpProvider(options: { url: string; poolSize: number; tim
           text: email.text ?? undefined,
           html: email.html ?? undefined,
           messageId,
-          headers: { [SMTP_MESSAGE_ID_HEADER]: email.messageId },
+          headers: { ...email.headers, [SMTP_MESSAGE_ID_HEADER]: email.messageId },
         });
       } catch (error) {
         throw providerError(error as SmtpError);

@@ -1,5 +1,5 @@
 import type { Message as MessageRow } from '@tidings/db';
-import { ProviderError, type ProviderName } from '@tidings/providers';
+import { ProviderError, type OutgoingEmail, type ProviderName } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { lastUnansweredProvider, recordAttemptError, recordProviderClaim } from './delivery.ts';
 
@@ -32,11 +32,16 @@ export class SendAttemptFailed extends Error {
  * idempotency keys get a claim in the history before the call; when an earlier attempt's claim was left unanswered
  * (the process died mid-call), that provider goes first again, so a duplicate carries the same Message-ID, and the
  * repeat is counted. Every call is counted by provider, channel and outcome, and feeds the provider's circuit.
+ * `extra.headers` (a broadcast's List-Unsubscribe) go with an email to whichever provider sends it.
  * @returns the provider that accepted the message and its id for it
  * @throws SendAttemptFailed with the last provider's error when no provider accepted it
  * @example const { provider, providerMessageId } = await sendThroughProviders(deps, claim.message);
  */
-export async function sendThroughProviders(deps: Deps, message: MessageRow): Promise<{ provider: ProviderName; providerMessageId: string }> {
+export async function sendThroughProviders(
+  deps: Deps,
+  message: MessageRow,
+  extra: Pick<OutgoingEmail, 'headers'> = {},
+): Promise<{ provider: ProviderName; providerMessageId: string }> {
   const { providers, metrics } = deps;
   const channel = message.channelType;
   let order = providers.sendingOrder(channel, message.provider);
@@ -63,7 +68,7 @@ export async function sendThroughProviders(deps: Deps, message: MessageRow): Pro
     try {
       const { providerMessageId } =
         emailProvider
-          ? await emailProvider.sendEmail({ messageId: message.id, from: message.from, to: message.to, subject: message.subject ?? '', html: message.html, text: message.text })
+          ? await emailProvider.sendEmail({ messageId: message.id, from: message.from, to: message.to, subject: message.subject ?? '', html: message.html, text: message.text, ...extra })
           : await smsProvider!.sendSms({ messageId: message.id, from: message.from, to: message.to, body: message.body ?? '' });
       providers.circuit.recordSuccess(name);
       metrics.providerCalls.inc({ provider: name, channel, outcome: 'sent' });
