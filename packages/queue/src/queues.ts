@@ -14,6 +14,21 @@ export type JobData = {
   maintenance: Record<string, never>;
 };
 
+/**
+ * The jobId of a redelivery (webhook.retryEvent, webhook.replay): the delivery id with a suffix, because BullMQ keeps
+ * finished jobs for a while and would ignore a new job under the same id.
+ * @example redeliveryJobId('dlv_1', 3) // 'dlv_1.redeliver-3'
+ */
+export function redeliveryJobId(deliveryId: string, attempts: number): string {
+  return `${deliveryId}.redeliver-${attempts}`;
+}
+
+/** The delivery id a `webhooks` jobId stands for (the jobId itself, or a redelivery's without its suffix). */
+export function deliveryIdOfJob(jobId: string): string {
+  const dot = jobId.indexOf('.');
+  return dot === -1 ? jobId : jobId.slice(0, dot);
+}
+
 /** The payload of a job in `queue` whose jobId (the row's id) is `jobId`. */
 export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string): JobData[Q] {
   switch (queue) {
@@ -21,7 +36,7 @@ export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string): JobDat
     case 'sms':
       return { messageId: jobId } as JobData[Q];
     case 'webhooks':
-      return { deliveryId: jobId } as JobData[Q];
+      return { deliveryId: deliveryIdOfJob(jobId) } as JobData[Q];
     default:
       return {} as JobData[Q];
   }
