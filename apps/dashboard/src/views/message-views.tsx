@@ -75,7 +75,7 @@ export function MessagesTable({ messages, linkBase, showProvider }: { messages: 
     <Table headers={['To', 'Message', 'Channel', 'Status', !!showProvider && 'Provider', 'Created']} class="striped messages">
       {messages.map((message) => (
         <tr data-message-id={message.id}>
-          <td class="name">{message.to}</td>
+          <td class="name">{message.direction === 'inbound' ? `from ${message.from}` : message.to}</td>
           <td class="summary">
             <a href={`${linkBase}/${message.id}`}>{summaryOf(message)}</a>
           </td>
