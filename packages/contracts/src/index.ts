@@ -10,3 +10,4 @@ export * from './segments.ts';
 export * from './messages.ts';
 export * from './suppressions.ts';
 export * from './sandbox.ts';
+export * from './broadcasts.ts';

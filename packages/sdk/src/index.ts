@@ -14,3 +14,4 @@ export * from './resources/templates.resource.ts';
 export * from './resources/segments.resource.ts';
 export * from './resources/suppressions.resource.ts';
 export * from './resources/sandbox.resource.ts';
+export * from './resources/broadcasts.resource.ts';

@@ -1,6 +1,7 @@
 import { defaultSleep, HttpClient, type RequestOptions, type RequestSpec } from './client.ts';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 import { ApiKeys } from './resources/api-keys.resource.ts';
+import { Broadcasts } from './resources/broadcasts.resource.ts';
 import { Contacts } from './resources/contacts.resource.ts';
 import { EmailDomains } from './resources/email-domains.resource.ts';
 import { Messages } from './resources/messages.resource.ts';
@@ -55,6 +56,7 @@ export class Tidings {
   readonly segments: Segments;
   readonly suppressions: Suppressions;
   readonly sandbox: Sandbox;
+  readonly broadcasts: Broadcasts;
   private readonly client: HttpClient;
 
   constructor(options: TidingsOptions = {}) {
@@ -82,6 +84,7 @@ export class Tidings {
     this.segments = new Segments(this.client);
     this.suppressions = new Suppressions(this.client);
     this.sandbox = new Sandbox(this.client);
+    this.broadcasts = new Broadcasts(this.client);
   }
 
   /**

@@ -2,7 +2,8 @@ import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
-import { changeMessageStatus } from './message-status.ts';
+import { recordMessageOutcome } from './message-outcome.ts';
+import { changeMessageStatus, type ChangedMessage } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
 
 /** What a provider reported about the status of a message it accepted. */
@@ -27,21 +28,20 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
   const message = await findReportedMessage(deps, outcome);
   if (!message) return { found: false, changed: false };
 
-  const result: { changed: boolean; outbox: OutboxItem[] } = await deps.db.$transaction(async (tx) => {
-    const outbox: OutboxItem[] = [];
+  const result: { moved: ChangedMessage | null; optOut: OutboxItem[] } = await deps.db.$transaction(async (tx) => {
     if (outcome.kind === 'bounced') {
       await tx.suppression.createMany({ data: [{ orgId: message.orgId, recipient: message.to, reason: 'bounced' }], skipDuplicates: true });
     }
-    if (outcome.isRecipientStopped && message.channelType === 'sms') {
-      outbox.push(...(await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to))));
-    }
+    const optOut = outcome.isRecipientStopped && message.channelType === 'sms' ? await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to)) : [];
     const moved = await changeMessageStatus(tx, message.id, {
       status: STATUS_OF_KIND[outcome.kind],
       at: deps.now(),
       ...(outcome.kind === 'delivered' ? {} : { error: outcome.error ?? { code: outcome.kind, message: `The provider reported the message ${outcome.kind}` } }),
     });
-    return { changed: moved !== null, outbox: [...outbox, ...(moved?.outbox ?? [])] };
+    return { moved, optOut };
   });
-  await dispatchOutbox(deps, result.outbox);
-  return { found: true, changed: result.changed };
+  await dispatchOutbox(deps, [...result.optOut, ...(result.moved?.outbox ?? [])]);
+  if (!result.moved) return { found: true, changed: false };
+  recordMessageOutcome(deps, result.moved.row, STATUS_OF_KIND[outcome.kind]);
+  return { found: true, changed: true };
 }
