@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { applyProviderOutcome, deleteExpiredSessions, recordEngagement, recheckPendingDomains, relayOutbox, requeueStrandedMessages, type Deps } from '@tidings/core';
+import { applyProviderOutcome, requeueStrandedBroadcasts, deleteExpiredSessions, recordEngagement, recheckPendingDomains, relayOutbox, requeueStrandedMessages, type Deps } from '@tidings/core';
 import { sandboxEngagementFor, sandboxOutcomeFor } from '@tidings/providers';
 
 const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
@@ -49,7 +49,8 @@ export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
   if (job.name === OUTBOX_RELAY) return { relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) };
   if (job.name === RECHECK_PENDING_DOMAINS) return { rechecked: await recheckPendingDomains(deps) };
   if (job.name === REQUEUE_STRANDED_MESSAGES) {
-    return { requeued: await requeueStrandedMessages(deps, { overdueMs: deps.config.strandedJobAfterMs }) };
+    const overdue = { overdueMs: deps.config.strandedJobAfterMs };
+    return { requeued: await requeueStrandedMessages(deps, overdue), broadcasts: await requeueStrandedBroadcasts(deps, overdue) };
   }
   if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));

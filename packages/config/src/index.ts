@@ -68,8 +68,11 @@ const EnvSchema = z.object({
     .regex(/^(email|sms|broadcasts)(,(email|sms|broadcasts))*$/, 'expected a comma list of email, sms, broadcasts')
     .default('email,sms,broadcasts')
     .transform((v) => [...new Set(v.split(','))] as ('email' | 'sms' | 'broadcasts')[]),
-  /** Broadcast fan-out jobs (each writes one chunk of messages) in flight per send-worker that consumes `broadcasts`. */
-  BROADCAST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(2),
+  /**
+   * Broadcast fan-out jobs (each writes one chunk of messages) in flight per send-worker that consumes `broadcasts`.
+   * A chunk spends most of its time waiting for Postgres and Redis, so a few in flight keep one core busy.
+   */
+  BROADCAST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(4),
   /** Contacts per fan-out job: one multi-row statement and one addBulk each. */
   BROADCAST_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
   /** Signs unsubscribe links (HMAC-SHA256). Required in production; the default is for local development only. */
