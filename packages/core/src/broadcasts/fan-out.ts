@@ -162,6 +162,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
       id: newId('msg'),
       orgId: broadcast.orgId,
       channelType: broadcast.channelType,
+      direction: 'outbound',
       to,
       from: typeof from === 'string' ? from : '',
       ...(error ? { subject: null, html: null, text: null, body: null } : content),
@@ -182,6 +183,8 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
       sentAt: null,
       deliveredAt: null,
       failedAt: error ? now : null,
+      openedAt: null,
+      clickedAt: null,
       createdAt: now,
       updatedAt: now,
     } satisfies MessageRow;
