@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { attemptErrorOf, backoffDelayMs, claimForSending, listUnsubscribeHeaders, markFailed, markSent, SendAttemptFailed, sendThroughProviders, type Deps } from '@tidings/core';
+import { attemptErrorOf, backoffDelayMs, claimForSending, failAsRecipientStopped, listUnsubscribeHeaders, markFailed, markSent, SendAttemptFailed, sendThroughProviders, type Deps } from '@tidings/core';
+import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 
 /**
@@ -49,6 +50,11 @@ async function sendOnce(deps: Deps, job: Job<{ messageId: string }>, token?: str
   } catch (error) {
     if (!(error instanceof SendAttemptFailed)) throw error; // our own failure: the outer handler retries the job
     const detail = attemptErrorOf(error.cause);
+    if (error.cause instanceof ProviderError && error.cause.reason === RECIPIENT_STOPPED) {
+      await failAsRecipientStopped(deps, message);
+      log.warn({ provider: error.provider }, 'provider refused the message: the recipient opted out; number suppressed');
+      throw new UnrecoverableError(detail.message);
+    }
     if (!error.isRetryable) {
       await markFailed(deps, messageId, detail, error.provider);
       log.warn({ provider: error.provider, reason: detail.code }, 'provider refused the message for good');

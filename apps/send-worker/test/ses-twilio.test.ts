@@ -63,14 +63,19 @@ describe('email through SES', () => {
     ]);
   });
 
-  it('acknowledges opens and clicks without changing the status', async () => {
+  it('records opens and clicks through the engagement path, the status staying', async () => {
     const { api, message, accepted } = await sentEmail('reader@example.com');
     for (const event of [h.ses.event(accepted, 'Open', { open: {} }), h.ses.event(accepted, 'Click', { click: { link: 'https://acme.test/x' } })]) {
       const res = await postSns(h.sns.notification(event));
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ received: true, applied: false });
+      expect(res.body).toEqual({ received: true, applied: true });
     }
-    expect((await statusOf(api, message.id)).status).toBe('sent');
+    const engaged = await statusOf(api, message.id);
+    expect(engaged.status).toBe('sent');
+    expect(engaged.events.slice(-2).map((e: { status: string; link: string | null }) => [e.status, e.link])).toEqual([
+      ['opened', null],
+      ['clicked', 'https://acme.test/x'],
+    ]);
   });
 
   it('refuses unsigned, forged and off-host notifications with 401, changing nothing', async () => {
@@ -141,6 +146,20 @@ describe('SMS through Twilio', () => {
 
     expect((await postTwilio(params)).status).toBe(200);
     expect(await statusOf(api, message.id)).toMatchObject({ status: 'undelivered', error: { code: 'TWILIO_30006' } });
+  });
+
+  it('takes an inbound SMS through the inbound path: STOP suppresses the sender, as for Telnyx', async () => {
+    const { orgId } = await h.liveOrg();
+    const ours = (await h.deps.db.phoneNumber.findFirstOrThrow({ where: { orgId } })).number;
+    const res = await postTwilio({ MessageSid: 'SMinbound0001', SmsSid: 'SMinbound0001', SmsStatus: 'received', From: '+14155550177', To: ours, Body: ' stop ' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, applied: true });
+    const inbound = await h.deps.db.message.findFirstOrThrow({ where: { orgId, providerMessageId: 'SMinbound0001' } });
+    expect(inbound).toMatchObject({ direction: 'inbound', status: 'received', provider: 'twilio', from: '+14155550177', to: ours });
+    expect(await h.deps.db.suppression.findMany({ where: { orgId }, select: { recipient: true, reason: true } })).toEqual([{ recipient: '+14155550177', reason: 'stopped' }]);
+    // the same callback again records nothing twice
+    await postTwilio({ MessageSid: 'SMinbound0001', SmsSid: 'SMinbound0001', SmsStatus: 'received', From: '+14155550177', To: ours, Body: ' stop ' });
+    expect(await h.deps.db.message.count({ where: { orgId, direction: 'inbound' } })).toBe(1);
   });
 
   it('fails a number Twilio calls invalid (400, error 21211) without retrying', async () => {

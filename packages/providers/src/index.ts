@@ -9,12 +9,13 @@ export { buildProviders, twilioCallbackUrl, type Providers, type ProviderOverrid
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker.ts';
 export type { EmailProvider, SmsProvider, OutgoingEmail, OutgoingSms, ProviderName, EmailProviderName, SmsProviderName, KeyMode } from './provider.types.ts';
 export { createResendProvider, RESEND_MESSAGE_TAG } from './resend.provider.ts';
-export { createTelnyxProvider } from './telnyx.provider.ts';
+export { createTelnyxProvider, RECIPIENT_STOPPED, TELNYX_STOPPED_ERROR_CODE } from './telnyx.provider.ts';
+export { createSandboxProvider, sandboxOutcomeFor, sandboxEngagementFor, type SandboxOutcome } from './sandbox.provider.ts';
+export { CallbackSignatureError, type CallbackOutcome, type CallbackEngagement, type CallbackInbound, type CallbackReport } from './callbacks/callback-outcome.ts';
+export { fetchResendReceivedEmail, type ReceivedEmailContent } from './resend-inbound.ts';
 export { createSmtpProvider, smtpMessageId, SMTP_MESSAGE_ID_HEADER } from './smtp.provider.ts';
 export { createSesProvider, SES_MESSAGE_TAG } from './ses.provider.ts';
 export { createTwilioProvider, createTwilioClient } from './twilio.provider.ts';
-export { createSandboxProvider, sandboxOutcomeFor, type SandboxOutcome } from './sandbox.provider.ts';
-export { CallbackSignatureError, type CallbackOutcome, type CallbackNotice } from './callbacks/callback-outcome.ts';
 export { verifyResendCallback } from './callbacks/resend.callback.ts';
 export { verifyTelnyxCallback } from './callbacks/telnyx.callback.ts';
 export { verifyTwilioCallback } from './callbacks/twilio.callback.ts';

@@ -1,5 +1,9 @@
 import type { Twilio } from 'twilio';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
+import { RECIPIENT_STOPPED } from './telnyx.provider.ts';
+
+/** Twilio's error for a recipient who replied STOP to this sender. */
+const TWILIO_UNSUBSCRIBED_RECIPIENT = 21610;
 import type { OutgoingSms, SmsProvider } from './provider.types.ts';
 
 export type TwilioOptions = {
@@ -44,6 +48,9 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
         if (typeof status === 'number') {
           const isRetryable = isRetryableStatus(status);
           const code = (error as { code?: number }).code;
+          if (code === TWILIO_UNSUBSCRIBED_RECIPIENT) {
+            throw new ProviderError('twilio', `Twilio refused the send: the recipient texted STOP (${code})`, { isRetryable: false, status, reason: RECIPIENT_STOPPED });
+          }
           throw new ProviderError('twilio', `Twilio answered ${status}${code ? ` (error ${code})` : ''}`, { isRetryable, status, reason: isRetryable ? 'provider_unavailable' : 'provider_rejected' });
         }
         throw new ProviderError('twilio', `Twilio could not be reached (${(error as Error).name})`, { isRetryable: true, reason: 'provider_timeout' });

@@ -1,17 +1,19 @@
 import {
   CallbackSignatureError,
   confirmSnsSubscription,
+  fetchResendReceivedEmail,
   twilioCallbackUrl,
   verifyResendCallback,
   verifySesCallback,
   verifyTelnyxCallback,
   verifyTwilioCallback,
-  type CallbackNotice,
-  type CallbackOutcome,
+  type CallbackReport,
   type SesCallback,
 } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { recordEngagement } from './engagement.ts';
+import { receiveInboundMessage } from './inbound.ts';
 import { applyProviderOutcome } from './provider-outcome.ts';
 
 export type CallbackProvider = 'resend' | 'telnyx' | 'twilio' | 'ses';
@@ -31,14 +33,12 @@ async function verify(deps: Deps, provider: CallbackProvider, rawBody: string, h
   }
 }
 
-const NOTICE_KINDS = new Set<string>(['opened', 'clicked', 'delayed', 'inbound']);
-const isNotice = (result: CallbackOutcome | CallbackNotice): result is CallbackNotice => NOTICE_KINDS.has(result.kind);
-
 /**
  * POST /v1/provider-events/{resend|telnyx|twilio|ses}: verifies the provider's signature (401 and nothing changes
- * when it does not check out), confirms an SNS subscription, then applies a status outcome through the same path the
- * sandbox uses. An event about a message we do not know, or one that changes nothing, is still acknowledged so the
- * provider stops resending it.
+ * when it does not check out), confirms an SNS subscription, then hands what it reports to the one core function of
+ * its kind - `applyProviderOutcome` (status), `recordEngagement` (opened, clicked, complained, delayed) or
+ * `receiveInboundMessage` (inbound) - the same ones the sandbox uses. An event about a message we do not know, or one
+ * that changes nothing, is still acknowledged so the provider stops resending it.
  * @example const result = await receiveProviderCallback(deps, 'resend', rawBody, headers);
  */
 export async function receiveProviderCallback(
@@ -47,9 +47,9 @@ export async function receiveProviderCallback(
   rawBody: string,
   headers: Record<string, string | undefined>,
 ): Promise<{ received: true; applied: boolean }> {
-  let result: SesCallback;
+  let report: SesCallback;
   try {
-    result = await verify(deps, provider, rawBody, headers);
+    report = await verify(deps, provider, rawBody, headers);
   } catch (error) {
     if (error instanceof CallbackSignatureError) {
       deps.logger.warn({ provider, reason: error.message }, 'provider callback refused');
@@ -57,10 +57,10 @@ export async function receiveProviderCallback(
     }
     throw error;
   }
-  if (!result) return { received: true, applied: false };
-  if (result.kind === 'subscription') {
+  if (!report) return { received: true, applied: false };
+  if (report.kind === 'subscription') {
     try {
-      await confirmSnsSubscription(result.subscribeUrl, deps.config.ses.snsUrlPattern);
+      await confirmSnsSubscription(report.subscribeUrl, deps.config.ses.snsUrlPattern);
     } catch (error) {
       deps.logger.warn({ provider, err: error }, 'could not confirm the SNS subscription');
       // SNS sends the confirmation again; answering 503 tells it to
@@ -69,11 +69,31 @@ export async function receiveProviderCallback(
     deps.logger.info({ provider }, 'SNS subscription confirmed');
     return { received: true, applied: true };
   }
-  if (isNotice(result)) {
-    deps.logger.info({ provider, kind: result.kind, providerMessageId: result.providerMessageId }, 'provider notice acknowledged');
-    return { received: true, applied: false };
+  const applied = await applyReport(deps, provider, report);
+  if (!applied) deps.logger.info({ provider, kind: report.kind, providerMessageId: report.providerMessageId }, 'provider callback changed nothing');
+  return { received: true, applied };
+}
+
+async function applyReport(deps: Deps, provider: CallbackProvider, report: CallbackReport): Promise<boolean> {
+  switch (report.kind) {
+    case 'inbound': {
+      const content = report.channelType === 'email' && provider === 'resend' ? await receivedEmailContent(deps, report.providerMessageId) : {};
+      const { message } = await receiveInboundMessage(deps, { provider, ...report, ...content });
+      return message !== null;
+    }
+    case 'opened':
+    case 'clicked':
+    case 'complained':
+    case 'delayed':
+      return (await recordEngagement(deps, { provider, ...report })).found;
+    default:
+      return (await applyProviderOutcome(deps, { provider, ...report })).changed;
   }
-  const outcome = await applyProviderOutcome(deps, { provider, ...result });
-  if (!outcome.found) deps.logger.info({ provider, providerMessageId: result.providerMessageId }, 'provider callback for an unknown message');
-  return { received: true, applied: outcome.changed };
+}
+
+/** Resend's `email.received` carries no content: it is read from Resend (a failure fails the callback, so Resend retries). */
+async function receivedEmailContent(deps: Deps, emailId: string) {
+  const { apiKey, baseUrl } = deps.config.resend;
+  if (!apiKey) return {};
+  return fetchResendReceivedEmail({ apiKey, baseUrl, timeoutMs: deps.config.sendWorker.providerTimeoutMs }, emailId);
 }

@@ -1,6 +1,6 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { SES_MESSAGE_TAG } from '../ses.provider.ts';
-import { CallbackSignatureError, type CallbackNotice, type CallbackOutcome } from './callback-outcome.ts';
+import { CallbackSignatureError, type CallbackReport } from './callback-outcome.ts';
 
 /** An SNS message as posted to an HTTPS subscription. */
 type SnsMessage = {
@@ -27,7 +27,7 @@ type SesEvent = {
 };
 
 /** What a verified SNS post asks of us: confirm a subscription, or act on an SES event. */
-export type SesCallback = { kind: 'subscription'; subscribeUrl: string } | CallbackOutcome | CallbackNotice | null;
+export type SesCallback = { kind: 'subscription'; subscribeUrl: string } | CallbackReport | null;
 
 export type SnsOptions = {
   /** A regular expression every certificate and subscription URL must match (the SNS hosts, by default). */
@@ -87,7 +87,7 @@ async function checkSignature(message: SnsMessage, options: SnsOptions): Promise
 }
 
 /** Reads an SES event (event publishing's `eventType`, or an identity notification's `notificationType`). */
-function readSesEvent(text: string | undefined): CallbackOutcome | CallbackNotice | null {
+function readSesEvent(text: string | undefined): CallbackReport | null {
   let event: SesEvent;
   try {
     event = JSON.parse(text ?? '') as SesEvent;

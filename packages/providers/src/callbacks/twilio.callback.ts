@@ -1,6 +1,6 @@
 // only the webhooks module: the whole SDK takes seconds to load
 import { validateRequest } from 'twilio/lib/webhooks/webhooks';
-import { CallbackSignatureError, type CallbackNotice, type CallbackOutcome } from './callback-outcome.ts';
+import { CallbackSignatureError, type CallbackReport } from './callback-outcome.ts';
 
 /**
  * Verifies a Twilio callback with the SDK's `validateRequest` (X-Twilio-Signature: HMAC-SHA1 with the auth token over
@@ -13,7 +13,7 @@ export function verifyTwilioCallback(
   rawBody: string,
   headers: Record<string, string | undefined>,
   options: { authToken: string | undefined; url: string },
-): CallbackOutcome | CallbackNotice | null {
+): CallbackReport | null {
   if (!options.authToken) throw new CallbackSignatureError('TWILIO_AUTH_TOKEN is not configured');
   const signature = headers['x-twilio-signature'];
   if (!signature) throw new CallbackSignatureError('Missing X-Twilio-Signature');
@@ -26,7 +26,7 @@ export function verifyTwilioCallback(
   const error = { code: params.ErrorCode ? `TWILIO_${params.ErrorCode}` : 'UNDELIVERED', message: `Twilio reported the message ${status}${params.ErrorCode ? ` (error ${params.ErrorCode})` : ''}` };
   switch (status) {
     case 'received':
-      return { kind: 'inbound', providerMessageId, from: params.From ?? '', to: params.To ?? '', body: params.Body ?? '' };
+      return { kind: 'inbound', channelType: 'sms', providerMessageId, from: params.From ?? '', to: params.To ?? '', body: params.Body ?? '' };
     case 'delivered':
       return { providerMessageId, kind: 'delivered' };
     case 'undelivered':

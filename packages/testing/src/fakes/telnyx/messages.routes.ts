@@ -10,10 +10,12 @@ export type FakeTelnyxMessageState = {
   profileOfNumber: Map<string, string | null>;
   /** Accepted messages are answered this much later (a slow provider: a crash can catch a call in flight). */
   respondAfterMs: number;
+  /** Numbers that texted STOP: Telnyx refuses sends to them with error 40300, as the real one does. */
+  stoppedNumbers: Set<string>;
 };
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
-  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map(), respondAfterMs: 0 };
+  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map(), respondAfterMs: 0, stoppedNumbers: new Set() };
 }
 
 const invalid = (detail: string, pointer: string) => ({ errors: [{ code: '10005', title: 'Invalid parameter', detail, source: { pointer } }] });
@@ -27,6 +29,9 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     // Telnyx refuses to send from a number that is on no messaging profile
     if (state.profileOfNumber.has(String(body.from)) && !state.profileOfNumber.get(String(body.from))) {
       return c.json({ errors: [{ code: '40013', title: 'Invalid source number', detail: 'The source number is not associated with a messaging profile', source: { pointer: '/from' } }] }, 422);
+    }
+    if (state.stoppedNumbers.has(body.to)) {
+      return c.json({ errors: [{ code: '40300', title: 'Blocked due to STOP message', detail: 'The recipient has opted out of messages from this number.' }] }, 400);
     }
     const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? '') };
     state.messages.push(message);
