@@ -10,3 +10,4 @@ export { claimForSending, markSent, markFailed, recordAttemptError, type Claim }
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
 export { receiveProviderCallback } from './provider-callbacks.ts';
 export { requeueStrandedMessages } from './requeue-stranded.ts';
+export { AttachmentUnavailableError, attachmentFailure, openAttachments, dropSuppressedCopies, outgoingEmail, outgoingSms, type AttachmentFetchOptions } from './outgoing-message.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 
-export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string };
+export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string; mediaUrls?: string[] };
 export type FakeTelnyxMessageState = { messages: FakeTelnyxMessage[] };
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
@@ -16,7 +16,11 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body?.to || typeof body.to !== 'string') return c.json(invalid('The to field is required', '/to'), 422);
     if (!body.text && !body.media_urls) return c.json(invalid('text or media_urls is required', '/text'), 422);
-    const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? '') };
+    if (body.media_urls !== undefined && (!Array.isArray(body.media_urls) || body.media_urls.some((u) => typeof u !== 'string' || !u.startsWith('https://')))) {
+      return c.json(invalid('media_urls must be a list of https URLs', '/media_urls'), 422);
+    }
+    const mediaUrls = body.media_urls as string[] | undefined;
+    const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? ''), ...(mediaUrls ? { mediaUrls } : {}) };
     state.messages.push(message);
     return c.json(
       {
@@ -24,7 +28,8 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
           record_type: 'message',
           direction: 'outbound',
           id: message.id,
-          type: 'SMS',
+          type: mediaUrls?.length ? 'MMS' : 'SMS',
+          media: (mediaUrls ?? []).map((url) => ({ url })),
           from: { phone_number: message.from },
           to: [{ phone_number: message.to, status: 'queued' }],
           text: message.text,
