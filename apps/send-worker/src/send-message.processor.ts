@@ -3,6 +3,7 @@ import {
   attachmentFailure,
   backoffDelayMs,
   claimForSending,
+  listUnsubscribeHeaders,
   markFailed,
   markSent,
   outgoingEmail,
@@ -52,10 +53,11 @@ async function sendOnce(deps: Deps, providers: Providers, fetchOptions: Attachme
   const message = claim.message;
   const log = deps.logger.child({ messageId, orgId: message.orgId, provider: message.provider, attempt: message.attempts });
   const settings = deps.config.sendWorker;
+  const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
   try {
     const { providerMessageId } =
       message.channelType === 'email'
-        ? await providers.email(message.provider).sendEmail(await outgoingEmail(deps, message, fetchOptions))
+        ? await providers.email(message.provider).sendEmail(await outgoingEmail(deps, message, fetchOptions, headers))
         : await providers.sms(message.provider).sendSms(outgoingSms(message));
     const followUps =
       message.provider === 'sandbox'

@@ -18,6 +18,7 @@ export type OutgoingEmail = {
   cc?: string[];
   bcc?: string[];
   replyTo?: string[];
+  /** Custom header fields (the sender's, and a broadcast's List-Unsubscribe and List-Unsubscribe-Post). */
   headers?: Record<string, string>;
   attachments?: OutgoingAttachment[];
 };

@@ -55,6 +55,9 @@ const timestampColumn: Partial<Record<MessageStatus, 'sentAt' | 'deliveredAt' | 
 
 const noEvent = Prisma.sql`SELECT NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::text WHERE false`;
 
+/** A status change that happened: the moved row, and the jobs to dispatch after commit. */
+export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
+
 /**
  * THE status function: every status change of a message goes through here, as ONE statement (atomic on its own, or
  * part of the caller's transaction when `db` is one). It moves the message only when its current status may lead
@@ -68,7 +71,7 @@ export async function changeMessageStatus(
   db: Prisma.TransactionClient,
   messageId: string,
   change: StatusChange,
-): Promise<{ row: MessageRow; outbox: OutboxItem[] } | null> {
+): Promise<ChangedMessage | null> {
   // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
   const at = change.at.toISOString();
   const column = timestampColumn[change.status];

@@ -98,11 +98,16 @@ export async function dropSuppressedCopies({ db }: Pick<Deps, 'db'>, message: Me
 }
 
 /**
- * What the provider is given for an email: content, recipients (suppressed copies dropped), headers and attachment
- * streams.
- * @example const email = await outgoingEmail(deps, messageRow, {}); await provider.sendEmail(email);
+ * What the provider is given for an email: content, recipients (suppressed copies dropped), the sender's headers
+ * plus `extraHeaders` (a broadcast's List-Unsubscribe), and attachment streams.
+ * @example const email = await outgoingEmail(deps, messageRow, {}, null); await provider.sendEmail(email);
  */
-export async function outgoingEmail(deps: Pick<Deps, 'db' | 'config'>, message: MessageRow, options: AttachmentFetchOptions): Promise<OutgoingEmail> {
+export async function outgoingEmail(
+  deps: Pick<Deps, 'db' | 'config'>,
+  message: MessageRow,
+  options: AttachmentFetchOptions,
+  extraHeaders: Record<string, string> | null = null,
+): Promise<OutgoingEmail> {
   const { cc, bcc } = await dropSuppressedCopies(deps, message);
   return {
     messageId: message.id,
@@ -114,7 +119,7 @@ export async function outgoingEmail(deps: Pick<Deps, 'db' | 'config'>, message: 
     cc,
     bcc,
     replyTo: message.replyTo,
-    headers: (message.headers ?? {}) as Record<string, string>,
+    headers: { ...(message.headers as Record<string, string>), ...extraHeaders },
     attachments: await openAttachments(deps, message, options),
   };
 }

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
-import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
-import { changeMessageStatus } from './message-status.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import { recordMessageOutcome } from './message-outcome.ts';
+import { changeMessageStatus, type ChangedMessage } from './message-status.ts';
 
 /** What a provider reported about a message it accepted. */
 export type ProviderOutcome = {
@@ -29,21 +30,23 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
       : null;
   if (!message || message.provider !== outcome.provider) return { found: false, changed: false };
 
-  const result: { changed: boolean; outbox: OutboxItem[] } = await deps.db.$transaction(async (tx) => {
+  const result: { moved: ChangedMessage | null } = await deps.db.$transaction(async (tx) => {
     if (outcome.kind === 'bounced' || outcome.kind === 'complained') {
       await tx.suppression.createMany({
         data: [{ orgId: message.orgId, recipient: message.to, reason: outcome.kind === 'bounced' ? 'bounced' : 'complained' }],
         skipDuplicates: true,
       });
     }
-    if (outcome.kind === 'complained') return { changed: false, outbox: [] }; // a complaint follows delivery: the status stays
+    if (outcome.kind === 'complained') return { moved: null }; // a complaint follows delivery: the status stays
     const moved = await changeMessageStatus(tx, message.id, {
       status: STATUS_OF_KIND[outcome.kind],
       at: deps.now(),
       ...(outcome.kind === 'delivered' ? {} : { error: outcome.error ?? { code: outcome.kind, message: `The provider reported the message ${outcome.kind}` } }),
     });
-    return { changed: moved !== null, outbox: moved?.outbox ?? [] };
+    return { moved };
   });
-  await dispatchOutbox(deps, result.outbox);
-  return { found: true, changed: result.changed };
+  if (!result.moved) return { found: true, changed: false };
+  if (outcome.kind !== 'complained') recordMessageOutcome(deps, result.moved.row, STATUS_OF_KIND[outcome.kind]);
+  await dispatchOutbox(deps, result.moved.outbox);
+  return { found: true, changed: true };
 }
