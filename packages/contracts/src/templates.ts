@@ -1,5 +1,5 @@
 import { ListQuery, Timestamp } from './common.ts';
-import { QueryBoolean, storableText } from './contacts.ts';
+import { QueryBoolean, storableText, type JsonValue } from './contacts.ts';
 import { z } from './z.ts';
 
 /** Versions are a Postgres integer. */
@@ -111,6 +111,11 @@ export const TemplateVersionsQuery = ListQuery.safeExtend({
 });
 export type TemplateVersionsQuery = z.infer<typeof TemplateVersionsQuery>;
 
+/** A variable's value: any JSON value (a request body is parsed JSON already; the limits are checked on the whole). */
+export const VariableValue = z
+  .custom<JsonValue>(() => true)
+  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], description: 'Any JSON value.' } as object);
+
 /** Limits of `variables`, the same for message.send, message.sendBatch and template.preview. */
 export const VARIABLE_LIMITS = { depth: 5, keys: 100, keyLength: 100, serializedBytes: 64 * 1024 } as const;
 
@@ -143,7 +148,7 @@ function variablesProblem(value: Record<string, unknown>): { path: (string | num
  * nested at most 5 levels, at most 100 keys in all, at most 64 KiB as JSON.
  */
 export const TemplateVariables = z
-  .record(z.string(), z.unknown())
+  .record(z.string(), VariableValue)
   .superRefine((value, ctx) => {
     const problem = variablesProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });

@@ -1059,7 +1059,7 @@ export interface components {
              */
             updatedAt: string;
             variables: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
         };
         BroadcastCounts: {
@@ -1349,7 +1349,7 @@ export interface components {
              *     }
              */
             variables?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
         };
         /**
@@ -1999,7 +1999,7 @@ export interface components {
              *     }
              */
             variables?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
             /** @description The version to render; the latest when absent. */
             version?: number;
@@ -2435,7 +2435,7 @@ export interface components {
              *     }
              */
             variables?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
         };
         /**

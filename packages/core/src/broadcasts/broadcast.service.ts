@@ -1,5 +1,5 @@
 import { MESSAGE_LIMITS, type Broadcast, type BroadcastCounts, type BroadcastListQuery, type BroadcastWithCounts, type CreateBroadcastBody, type SendBroadcastBody } from '@tidings/contracts';
-import type { Broadcast as BroadcastRow, Prisma } from '@tidings/db';
+import type { Broadcast as BroadcastRow } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
@@ -42,8 +42,7 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
       templateVersion: input.templateVersion ?? null,
       segmentId: input.segmentId ?? null,
       from: input.from ?? null,
-      // any JSON object (the schema checked it), as the message.send variables
-      variables: (input.variables ?? {}) as Prisma.InputJsonObject,
+      variables: input.variables ?? {},
       tags: input.tags ?? [],
       mode,
     },
