@@ -20,6 +20,8 @@ import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
+import { sandboxRoutes } from './routes/sandbox.routes.ts';
+import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** message.send and message.sendBatch: the two operations whose bodies may carry attachments. */
@@ -62,6 +64,8 @@ export function createApp(deps: Deps) {
   v1.route('/', segmentRoutes);
   v1.route('/', broadcastRoutes);
   v1.route('/', messageRoutes);
+  v1.route('/', suppressionRoutes);
+  v1.route('/', sandboxRoutes);
   v1.route('/', providerEventRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

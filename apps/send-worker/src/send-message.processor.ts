@@ -3,6 +3,7 @@ import {
   attachmentFailure,
   backoffDelayMs,
   claimForSending,
+  failAsRecipientStopped,
   listUnsubscribeHeaders,
   markFailed,
   markSent,
@@ -12,7 +13,7 @@ import {
   type AttachmentFetchOptions,
   type Deps,
 } from '@tidings/core';
-import { ProviderError } from '@tidings/providers';
+import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 import type { Providers } from './providers.ts';
 
@@ -78,6 +79,11 @@ async function sendOnce(deps: Deps, providers: Providers, fetchOptions: Attachme
       await markFailed(deps, messageId, detail);
       log.warn({ reason: detail.message }, 'an attachment is unavailable for good');
       throw new UnrecoverableError(detail.message);
+    }
+    if (providerError?.reason === RECIPIENT_STOPPED) {
+      await failAsRecipientStopped(deps, message);
+      log.warn('provider refused the message: the recipient opted out; number suppressed');
+      throw new UnrecoverableError(providerError.message);
     }
     if (providerError && !providerError.isRetryable) {
       await markFailed(deps, messageId, detail);

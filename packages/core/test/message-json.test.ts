@@ -23,7 +23,7 @@ describe('messageJsonSql', () => {
           { id: 'att_1', filename: 'a.pdf', contentType: 'application/pdf', size: 3, contentId: null },
           { id: 'att_2', filename: 'logo.png', contentType: 'image/png', size: null, contentId: 'logo', path: 'https://example.com/logo.png' },
         ],
-        scheduledAt: at, sentAt: at, failedAt: new Date('2026-11-23T10:11:13.000Z'), createdAt: at, updatedAt: at,
+        scheduledAt: at, sentAt: at, openedAt: at, clickedAt: new Date('2026-11-23T10:11:14.000Z'), failedAt: new Date('2026-11-23T10:11:13.000Z'), createdAt: at, updatedAt: at,
       },
     });
     for (const row of [bare, full]) {

@@ -13,6 +13,7 @@ export function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
     channelType: row.channelType,
+    direction: row.direction,
     to: row.to,
     from: row.from,
     cc: row.cc,
@@ -41,6 +42,8 @@ export function toMessage(row: MessageRow): Message {
     sentAt: iso(row.sentAt),
     deliveredAt: iso(row.deliveredAt),
     failedAt: iso(row.failedAt),
+    openedAt: iso(row.openedAt),
+    clickedAt: iso(row.clickedAt),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -53,7 +56,7 @@ const sqlIso = (column: string) => `to_char(m."${column}", 'YYYY-MM-DD"T"HH24:MI
  * (test/message-json.test.ts holds the two equal).
  */
 export const messageJsonSql = Prisma.raw(`jsonb_build_object(
-  'id', m."id", 'channelType', m."channelType", 'to', m."to", 'from', m."from",
+  'id', m."id", 'channelType', m."channelType", 'direction', m."direction", 'to', m."to", 'from', m."from",
   'cc', to_jsonb(m."cc"), 'bcc', to_jsonb(m."bcc"), 'replyTo', to_jsonb(m."replyTo"), 'headers', coalesce(m."headers", '{}'::jsonb),
   'subject', m."subject", 'text', m."text", 'html', m."html", 'body', m."body", 'mediaUrls', to_jsonb(m."mediaUrls"),
   'attachments', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', a->'id', 'filename', a->'filename', 'contentType', a->'contentType',
@@ -64,12 +67,13 @@ export const messageJsonSql = Prisma.raw(`jsonb_build_object(
   'error', CASE WHEN m."errorCode" IS NULL THEN NULL ELSE jsonb_build_object('code', m."errorCode", 'message', coalesce(m."errorMessage", '')) END,
   'attempts', m."attempts", 'tags', to_jsonb(m."tags"), 'metadata', coalesce(m."metadata", '{}'::jsonb),
   'scheduledAt', ${sqlIso('scheduledAt')}, 'sentAt', ${sqlIso('sentAt')}, 'deliveredAt', ${sqlIso('deliveredAt')},
-  'failedAt', ${sqlIso('failedAt')}, 'createdAt', ${sqlIso('createdAt')}, 'updatedAt', ${sqlIso('updatedAt')})`);
+  'failedAt', ${sqlIso('failedAt')}, 'openedAt', ${sqlIso('openedAt')}, 'clickedAt', ${sqlIso('clickedAt')}, 'createdAt', ${sqlIso('createdAt')}, 'updatedAt', ${sqlIso('updatedAt')})`);
 
-/** One entry of a message's status history. */
+/** One entry of a message's status history: a status, or an engagement activity (with its link for a click). */
 export function toStatusEvent(row: MessageStatusEventRow): MessageStatusEvent {
   return {
-    status: row.status,
+    status: row.activity ?? row.status,
+    link: row.link,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
     createdAt: row.createdAt.toISOString(),
   };
