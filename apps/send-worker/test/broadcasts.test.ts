@@ -1,4 +1,4 @@
-import { expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts } from '@tidings/core';
+import { expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts, startBroadcast } from '@tidings/core';
 import { sampleValue, serveHttp } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
 
@@ -159,6 +159,35 @@ describe('a broadcast to a segment (sandbox)', () => {
     expect((await api.get(`/v1/broadcasts/${b.id}`)).body.startedAt).toBeNull();
     const sent = await untilStatus(api, b.id, 'sent');
     expect(new Date(sent.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime() - 1000);
+    expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
+  });
+});
+
+describe('a slow start', () => {
+  it('fixing the recipients may take longer than the 5 s default of an interactive transaction', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl } = await audience(api);
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await h.deps.queues.broadcasts.pause(); // this test runs the start itself
+    try {
+      await api.post(`/v1/broadcasts/${b.id}/send`, {});
+      // The fault: another transaction holds the broadcast's row for 6 s, as a start over a large audience on a busy
+      // database runs that long; the start waits for it inside its transaction.
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const locking = h.deps.db.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT "id" FROM "Broadcast" WHERE "id" = ${b.id} FOR UPDATE`;
+        await held;
+      }, { timeout: 30_000 });
+      const started = startBroadcast(h.deps, b.id);
+      setTimeout(() => release(), 6000);
+      await locking;
+      expect(await started).toEqual({ kind: 'done', outcome: 'started' });
+      expect(await h.deps.db.broadcastRecipient.count({ where: { broadcastId: b.id } })).toBe(3);
+    } finally {
+      await h.deps.queues.broadcasts.resume();
+    }
+    await untilStatus(api, b.id, 'sent');
     expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
   });
 });
