@@ -1,5 +1,21 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { attemptErrorOf, backoffDelayMs, claimForSending, failAsRecipientStopped, listUnsubscribeHeaders, markFailed, markSent, SendAttemptFailed, sendThroughProviders, type Deps } from '@tidings/core';
+import {
+  attachmentFailure,
+  attemptErrorOf,
+  backoffDelayMs,
+  claimForSending,
+  failAsRecipientStopped,
+  listUnsubscribeHeaders,
+  markFailed,
+  markSent,
+  outgoingEmail,
+  outgoingSms,
+  recordAttemptError,
+  SendAttemptFailed,
+  sendThroughProviders,
+  type AttachmentFetchOptions,
+  type Deps,
+} from '@tidings/core';
 import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 
@@ -16,9 +32,9 @@ import { sandboxOutcomeJobId } from './maintenance.processor.ts';
  * its id from ours, so those are once; SMTP, SES, Telnyx and Twilio take no key, so a repeat in that window can
  * reach the recipient twice (it is counted in tidings_provider_unconfirmed_repeats_total).
  */
-export const sendMessageProcessor = (deps: Deps) => async (job: Job<{ messageId: string }>, token?: string) => {
+export const sendMessageProcessor = (deps: Deps, fetchOptions: AttachmentFetchOptions = {}) => async (job: Job<{ messageId: string }>, token?: string) => {
   try {
-    return await sendOnce(deps, job, token);
+    return await sendOnce(deps, fetchOptions, job, token);
   } catch (error) {
     if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
     // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
@@ -31,7 +47,7 @@ export const sendMessageProcessor = (deps: Deps) => async (job: Job<{ messageId:
   }
 };
 
-async function sendOnce(deps: Deps, job: Job<{ messageId: string }>, token?: string) {
+async function sendOnce(deps: Deps, fetchOptions: AttachmentFetchOptions, job: Job<{ messageId: string }>, token?: string) {
   const { messageId } = job.data;
   const claim = await claimForSending(deps, messageId);
   if (claim.kind === 'done') return { outcome: claim.reason };
@@ -46,27 +62,36 @@ async function sendOnce(deps: Deps, job: Job<{ messageId: string }>, token?: str
   const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
   let sent: Awaited<ReturnType<typeof sendThroughProviders>>;
   try {
-    sent = await sendThroughProviders(deps, message, headers ? { headers } : {});
+    // built again for each provider tried: attachments are streams, read once
+    sent = await sendThroughProviders(deps, message, { email: () => outgoingEmail(deps, message, fetchOptions, headers), sms: () => outgoingSms(message) });
   } catch (error) {
-    if (!(error instanceof SendAttemptFailed)) throw error; // our own failure: the outer handler retries the job
-    const detail = attemptErrorOf(error.cause);
-    if (error.cause instanceof ProviderError && error.cause.reason === RECIPIENT_STOPPED) {
+    const failed = error instanceof SendAttemptFailed ? error : null;
+    const cause = failed ? failed.cause : error;
+    // An attachment that could not be read (a `path` that failed, when opened or half-way) is reported as such,
+    // and retried like a provider's transient failure while it is a timeout, a 5xx or a dropped connection.
+    const attachment = attachmentFailure(cause);
+    if (!failed && !attachment) throw error; // our own failure: the outer handler retries the job
+    const detail = attachment ? { code: 'ATTACHMENT_UNAVAILABLE', message: attachment.message } : attemptErrorOf(cause);
+    const provider = failed?.provider;
+    if (cause instanceof ProviderError && cause.reason === RECIPIENT_STOPPED) {
       await failAsRecipientStopped(deps, message);
-      log.warn({ provider: error.provider }, 'provider refused the message: the recipient opted out; number suppressed');
+      log.warn({ provider }, 'provider refused the message: the recipient opted out; number suppressed');
       throw new UnrecoverableError(detail.message);
     }
-    if (!error.isRetryable) {
-      await markFailed(deps, messageId, detail, error.provider);
-      log.warn({ provider: error.provider, reason: detail.code }, 'provider refused the message for good');
+    if (attachment ? !attachment.isRetryable : !failed!.isRetryable) {
+      await markFailed(deps, messageId, detail, provider);
+      log.warn({ provider, reason: detail.code }, 'the message was refused for good');
       throw new UnrecoverableError(detail.message);
     }
     if (message.attempts >= settings.maxAttempts) {
-      await markFailed(deps, messageId, detail, error.provider);
-      log.warn({ provider: error.provider, reason: detail.code }, 'send failed after the last attempt');
+      await markFailed(deps, messageId, detail, provider);
+      log.warn({ provider, reason: detail.code }, 'send failed after the last attempt');
       throw new UnrecoverableError(detail.message);
     }
+    // an attachment that failed before any provider was called is not in the history yet
+    if (!failed) await recordAttemptError(deps, messageId, detail);
     const delayMs = backoffDelayMs(message.attempts, { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs });
-    log.info({ provider: error.provider, reason: detail.code, delayMs }, 'every provider failed; retrying later');
+    log.info({ provider, reason: detail.code, delayMs }, 'send failed; retrying later');
     await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
   }

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import { measureJobs, type Deps } from '@tidings/core';
+import { measureJobs, type AttachmentFetchOptions, type Deps } from '@tidings/core';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
@@ -14,7 +14,7 @@ export type SendWorker = { workers: Worker[]; close(): Promise<void> };
  * `close()` waits for in-flight jobs (graceful shutdown).
  * @example const worker = await startSendWorker(deps); process.once('SIGTERM', () => worker.close());
  */
-export async function startSendWorker(deps: Deps): Promise<SendWorker> {
+export async function startSendWorker(deps: Deps, options: { attachmentFetch?: AttachmentFetchOptions } = {}): Promise<SendWorker> {
   const settings = deps.config.sendWorker;
   const common = {
     connection: deps.redis,
@@ -27,7 +27,7 @@ export async function startSendWorker(deps: Deps): Promise<SendWorker> {
     removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 60 * 60 },
   };
-  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps));
+  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, options.attachmentFetch));
   const channels = settings.queues.filter((queue) => queue !== 'broadcasts');
   const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
   if (settings.queues.includes('broadcasts')) {

@@ -121,4 +121,31 @@ describe('email failover from Resend to SMTP', () => {
     expect(resendCalls()).toBe(0);
     expect(h.smtp.received).toHaveLength(0);
   });
+
+  it('hands SMTP the whole email after a failover: cc, bcc, reply-to, headers and the attachment, parsed by the server', async () => {
+    const { api } = await h.liveOrg();
+    h.resend.failNext(1, { kind: 'status', status: 503 }, '/emails');
+    const pdf = Buffer.from('%PDF-1.4 tidings test');
+    const message = (
+      await api.post('/v1/messages', {
+        channelType: 'email',
+        to: 'ada@example.com',
+        cc: ['cc@example.com'],
+        bcc: ['bcc@example.com'],
+        replyTo: ['replies@acme.test'],
+        headers: { 'X-Campaign': 'autumn' },
+        subject: 'Invoice',
+        text: 'Attached.',
+        attachments: [{ filename: 'invoice.pdf', content: pdf.toString('base64') }],
+      })
+    ).body;
+    expect((await until(api, message.id, ['sent'])).provider).toBe('smtp');
+    const mail = h.smtp.received.find((m) => m.messageId === `<${message.id}@acme.test>`)!;
+    expect(mail.envelope.to.sort()).toEqual(['ada@example.com', 'bcc@example.com', 'cc@example.com']);
+    expect(mail.parsed.cc).toMatchObject({ text: 'cc@example.com' });
+    expect(mail.parsed.headers.has('bcc')).toBe(false);
+    expect(mail.parsed.replyTo).toMatchObject({ text: 'replies@acme.test' });
+    expect(mail.parsed.headers.get('x-campaign')).toBe('autumn');
+    expect(mail.parsed.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([['invoice.pdf', 'application/pdf', pdf.toString()]]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
 import type { EmailProvider, OutgoingEmail } from './provider.types.ts';
+import { readAttachment } from './read-attachment.ts';
 
 /** The SES message tag that carries our message id; SES echoes tags in its event notifications. */
 export const SES_MESSAGE_TAG = 'tidings_message_id';
@@ -64,9 +65,19 @@ export function createSesProvider(options: SesOptions): EmailProvider {
         throw error;
       });
       const { client, SendEmailCommand } = await sdk;
+      // SES takes attachments as bytes in the request
+      const attachments = await Promise.all(
+        (email.attachments ?? []).map(async (a) => ({
+          FileName: a.filename,
+          ContentType: a.contentType,
+          RawContent: await readAttachment(a),
+          ...(a.contentId ? { ContentId: a.contentId, ContentDisposition: 'INLINE' as const } : { ContentDisposition: 'ATTACHMENT' as const }),
+        })),
+      );
       const command = new SendEmailCommand({
         FromEmailAddress: email.from,
-        Destination: { ToAddresses: [email.to] },
+        Destination: { ToAddresses: [email.to], CcAddresses: email.cc, BccAddresses: email.bcc },
+        ReplyToAddresses: email.replyTo,
         Content: {
           Simple: {
             Subject: { Data: email.subject, Charset: 'UTF-8' },
@@ -75,6 +86,7 @@ export function createSesProvider(options: SesOptions): EmailProvider {
               ...(email.html ? { Html: { Data: email.html, Charset: 'UTF-8' } } : {}),
             },
             ...(email.headers ? { Headers: Object.entries(email.headers).map(([Name, Value]) => ({ Name, Value })) } : {}),
+            ...(attachments.length > 0 ? { Attachments: attachments } : {}),
           },
         },
         EmailTags: [{ Name: SES_MESSAGE_TAG, Value: email.messageId }],

@@ -62,10 +62,15 @@ export function createSmtpProvider(options: { url: string; poolSize: number; tim
         await (await transport).sendMail({
           from: email.from,
           to: email.to,
+          cc: email.cc,
+          bcc: email.bcc,
+          replyTo: email.replyTo,
           subject: email.subject,
           text: email.text ?? undefined,
           html: email.html ?? undefined,
           messageId,
+          // streamed into the mail as it is written; an inline one is referenced by its Content-ID
+          attachments: email.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content, ...(a.contentId ? { cid: a.contentId } : {}) })),
           headers: { ...email.headers, [SMTP_MESSAGE_ID_HEADER]: email.messageId },
         });
       } catch (error) {

@@ -1,5 +1,5 @@
 import type { Message as MessageRow } from '@tidings/db';
-import { ProviderError, type OutgoingEmail, type ProviderName } from '@tidings/providers';
+import { ProviderError, type OutgoingEmail, type OutgoingSms, type ProviderName } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { lastUnansweredProvider, recordAttemptError, recordProviderClaim } from './delivery.ts';
 
@@ -32,7 +32,7 @@ export class SendAttemptFailed extends Error {
  * idempotency keys get a claim in the history before the call; when an earlier attempt's claim was left unanswered
  * (the process died mid-call), that provider goes first again, so a duplicate carries the same Message-ID, and the
  * repeat is counted. Every call is counted by provider, channel and outcome, and feeds the provider's circuit.
- * `extra.headers` (a broadcast's List-Unsubscribe) go with an email to whichever provider sends it.
+ * `build` makes what a provider is given, again for each provider tried (an attachment's stream is read once).
  * @returns the provider that accepted the message and its id for it
  * @throws SendAttemptFailed with the last provider's error when no provider accepted it
  * @example const { provider, providerMessageId } = await sendThroughProviders(deps, claim.message);
@@ -40,7 +40,7 @@ export class SendAttemptFailed extends Error {
 export async function sendThroughProviders(
   deps: Deps,
   message: MessageRow,
-  extra: Pick<OutgoingEmail, 'headers'> = {},
+  build: { email(): Promise<OutgoingEmail>; sms(): OutgoingSms },
 ): Promise<{ provider: ProviderName; providerMessageId: string }> {
   const { providers, metrics } = deps;
   const channel = message.channelType;
@@ -64,12 +64,14 @@ export async function sendThroughProviders(
       failure = new SendAttemptFailed(name, new ProviderError(name, `This process has no ${name} provider configured`, { isRetryable: false, reason: 'provider_not_configured' }), false);
       continue;
     }
+    // built for each provider (attachments are streams read once); a failure to build is ours, not the provider's
+    const email = emailProvider ? await build.email() : null;
     if (!provider.dedupesRepeats) await recordProviderClaim(deps, message.id, name);
     try {
       const { providerMessageId } =
         emailProvider
-          ? await emailProvider.sendEmail({ messageId: message.id, from: message.from, to: message.to, subject: message.subject ?? '', html: message.html, text: message.text, ...extra })
-          : await smsProvider!.sendSms({ messageId: message.id, from: message.from, to: message.to, body: message.body ?? '' });
+          ? await emailProvider.sendEmail(email!)
+          : await smsProvider!.sendSms(build.sms());
       providers.circuit.recordSuccess(name);
       metrics.providerCalls.inc({ provider: name, channel, outcome: 'sent' });
       return { provider: name, providerMessageId };
