@@ -1,7 +1,9 @@
 export * from './errors.ts';
 export * from './ids.ts';
-export * from './logger.ts';
 export type { Deps } from './deps.ts';
+// Deps carries a logger: its type is the runtime's, re-exported for the many files that only name it
+export type { Logger } from '@tidings/runtime';
+export * from './database-errors.ts';
 export { openDeps } from './open-deps.ts';
 export * from './pagination.ts';
 export * from './rate-limit.ts';
@@ -12,10 +14,6 @@ export * from './api-keys/authenticate.ts';
 export * from './organizations/create-organization.ts';
 export * from './events.ts';
 export * from './outbox.ts';
-export * from './metrics.ts';
-export * from './measure-jobs.ts';
-export * from './readiness.ts';
-export * from './ops-server.ts';
 export * from './email-domains/index.ts';
 export * from './phone-numbers/index.ts';
 export * from './webhooks/webhook.service.ts';
@@ -37,5 +35,4 @@ export * from './people/password.ts';
 export * from './people/people.service.ts';
 export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
-export * from './run-worker-process.ts';
 export * from './backoff.ts';

@@ -1,8 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@tidings/contracts';
 import { serveHttp, startFaultProxy, type FaultProxy } from '@tidings/testing';
-import { idempotent } from '../../../apps/api/src/middleware/idempotency.ts';
-import { operation } from '../../../apps/api/src/openapi.ts';
+import { route } from '../../../apps/api/src/openapi.ts';
 import { validationHook } from '../../../apps/api/src/validation-hook.ts';
 import { Tidings, TidingsError } from '../src/index.ts';
 import { recordingFetch, startApi } from './setup.ts';
@@ -17,13 +16,15 @@ beforeAll(async () => {
   api = await startApi({ RATE_LIMIT_PER_MINUTE: '2', RATE_LIMIT_WINDOW_MS: '2000' });
   // The operations that take Idempotency-Key arrive with their own issues; this probe stands in for them behind the
   // real idempotency middleware, auth and rate limit, and counts how often it really runs.
-  const probe = operation({
+  const probe = route({
     operationId: 'probe.create',
     method: 'post',
     path: '/probe',
     summary: 'probe',
     description: 'probe',
-    middleware: [idempotent],
+    permission: 'full',
+    idempotent: true,
+    tags: ['Probe'],
     request: { body: { required: true, content: { 'application/json': { schema: z.strictObject({ n: z.number() }) } } } },
     responses: { 201: { description: 'ok', content: { 'application/json': { schema: z.object({ run: z.number() }) } } } },
   });
