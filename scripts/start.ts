@@ -1,7 +1,7 @@
 // `npm start`: migrate, then run every app on local defaults in one terminal. In production each app runs alone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '@tidings/config';
+import { ConfigError, loadConfig, type Config } from '@tidings/config';
 import { migrate } from '@tidings/db';
 
 const root = path.resolve(__dirname, '..');
@@ -16,7 +16,7 @@ const apps: { name: string; entry: string }[] = [
 const localEnv: Record<string, string> = process.env.NODE_ENV === 'production' ? {} : { WEBHOOK_ALLOW_LOOPBACK: 'true' };
 
 async function main() {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

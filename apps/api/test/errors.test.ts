@@ -147,7 +147,10 @@ describe('error shape', () => {
 
   it('500 hides internals from the caller and logs them with the request id', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _enc, done) => {
+        lines.push(String(chunk));
+        done();
+      } }));
     const local = setupApi();
     local.deps.logger = logger;
     local.app.get('/explode', () => {

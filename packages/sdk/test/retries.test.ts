@@ -172,7 +172,10 @@ describe('network errors', () => {
   it('a caller’s abort during a request ends it with the caller’s reason, not retried', async () => {
     const hanging = await serveHttp(() => new Promise<Response>(() => {}));
     const wire = { attempts: 0 };
-    const tidings = new Tidings({ apiKey: 'sk_live_x', baseUrl: `${hanging.url}/v1`, fetch: (input, init) => ((wire.attempts += 1), fetch(input, init)) });
+    const tidings = new Tidings({ apiKey: 'sk_live_x', baseUrl: `${hanging.url}/v1`, fetch: (input, init) => {
+        wire.attempts += 1;
+        return fetch(input, init);
+      } });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('navigated away')), 50);
     await expect(tidings.apiKeys.list({}, { signal: controller.signal }).page()).rejects.toThrow('navigated away');

@@ -169,7 +169,7 @@ authRoutes.get('/sign-up', async (c) => {
 authRoutes.post('/sign-up', async (c) => {
   const form = await formOf(c);
   const input = { email: form.email ?? '', password: form.password ?? '', organizationName: form.organizationName ?? '', name: form.name };
-  let user;
+  let user: Awaited<ReturnType<typeof signUpFirstOwner>>['user'];
   try {
     ({ user } = await signUpFirstOwner(c.var.deps, input));
   } catch (error) {
