@@ -4,6 +4,9 @@ import {
   createWebhook,
   disableWebhook,
   getWebhook,
+  getWebhookDelivery,
+  replayWebhookDeliveries,
+  retryWebhookDelivery,
   listWebhookDeliveries,
   listWebhooks,
   rotateWebhookSecret,
@@ -14,7 +17,7 @@ import type { AppEnv } from '../env.ts';
 import { route } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
-/** Handlers of the eight webhook operations declared in @tidings/contracts. */
+/** Handlers of the webhook operations declared in @tidings/contracts. */
 export const webhookRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(route(ops.create), async (c) => c.json(await createWebhook(c.var.deps, c.var.orgId, c.req.valid('json')), 201))
   .openapi(route(ops.list), async (c) => c.json(await listWebhooks(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
@@ -25,4 +28,13 @@ export const webhookRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(route(ops.listEvents), async (c) =>
     c.json(await listWebhookDeliveries(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('query')), 200),
   )
-  .openapi(route(ops.rotateSecret), async (c) => c.json(await rotateWebhookSecret(c.var.deps, c.var.orgId, c.req.valid('param').id), 200));
+  .openapi(route(ops.rotateSecret), async (c) => c.json(await rotateWebhookSecret(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
+  .openapi(route(ops.getEvent), async (c) => {
+    const { id, deliveryId } = c.req.valid('param');
+    return c.json(await getWebhookDelivery(c.var.deps, c.var.orgId, id, deliveryId), 200);
+  })
+  .openapi(route(ops.retryEvent), async (c) => {
+    const { id, deliveryId } = c.req.valid('param');
+    return c.json(await retryWebhookDelivery(c.var.deps, c.var.orgId, id, deliveryId), 202);
+  })
+  .openapi(route(ops.replay), async (c) => c.json(await replayWebhookDeliveries(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json')), 202));

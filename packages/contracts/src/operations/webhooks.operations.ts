@@ -1,12 +1,12 @@
 import { defineOperation, json } from '../operation.ts';
-import { CreateWebhookBody, idParam, ListQuery, listOf, ListWebhookEventsQuery, UpdateWebhookBody, Webhook, WebhookDelivery, WebhookDetail, WebhookWithSecret } from '../schemas.ts';
+import { CreateWebhookBody, idParam, ListQuery, listOf, ListWebhookEventsQuery, ReplayWebhookBody, ReplayWebhookResponse, UpdateWebhookBody, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryParams, WebhookDetail, WebhookWithSecret } from '../schemas.ts';
 
 const tags = ['Webhooks'];
 const WebhookIdParam = idParam('whk');
 const signing =
   'Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.';
 
-/** The eight webhook operations. */
+/** The webhook operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
 export const webhookOperations = {
   create: defineOperation({
     operationId: 'webhook.create',
@@ -103,5 +103,43 @@ export const webhookOperations = {
     description: 'A new secret, shown once. For 24 h the previous one signs too: `webhook-signature` carries two `v1,` signatures.',
     request: { params: WebhookIdParam },
     responses: { 200: { description: 'The endpoint with its new secret', ...json(WebhookWithSecret) } },
+  }),
+  getEvent: defineOperation({
+    operationId: 'webhook.getEvent',
+    method: 'get',
+    path: '/webhooks/{id}/events/{deliveryId}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Get one delivery',
+    description: 'The delivery with the payload it sends and every attempt, oldest first: status code, duration, the first 64 KiB of the answer, or the error.',
+    request: { params: WebhookDeliveryParams },
+    responses: { 200: { description: 'The delivery', ...json(WebhookDeliveryDetail) } },
+  }),
+  retryEvent: defineOperation({
+    operationId: 'webhook.retryEvent',
+    method: 'post',
+    path: '/webhooks/{id}/events/{deliveryId}/retry',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Deliver again now',
+    description:
+      'Delivers it again now, whatever its status. The payload and `webhook-id` stay the same (receivers dedupe by it); the signature is made afresh with a new timestamp. 400 when the endpoint is disabled.',
+    request: { params: WebhookDeliveryParams },
+    responses: { 202: { description: 'The delivery, pending again', ...json(WebhookDeliveryDetail) } },
+  }),
+  replay: defineOperation({
+    operationId: 'webhook.replay',
+    method: 'post',
+    path: '/webhooks/{id}/replay',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Re-deliver a range',
+    description:
+      'Re-delivers every delivery of this endpoint created in `[since, until)` (`status: "failed"`: only those that gave up), after an outage. The deliveries go out through the queue at the worker\'s normal pace, each with its original `webhook-id`. 400 when the endpoint is disabled.',
+    request: { params: WebhookIdParam, body: { required: true, ...json(ReplayWebhookBody) } },
+    responses: { 202: { description: 'How many deliveries will go out again', ...json(ReplayWebhookResponse) } },
   }),
 };

@@ -1,0 +1,15 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { suppressionOperations as ops } from '@tidings/contracts';
+import { createSuppression, deleteSuppression, listSuppressions } from '@tidings/core';
+import type { AppEnv } from '../env.ts';
+import { route } from '../openapi.ts';
+import { validationHook } from '../validation-hook.ts';
+
+/** Handlers of the three suppression operations declared in @tidings/contracts. */
+export const suppressionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(route(ops.list), async (c) => c.json(await listSuppressions(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
+  .openapi(route(ops.create), async (c) => c.json(await createSuppression(c.var.deps, c.var.orgId, c.req.valid('json')), 201))
+  .openapi(route(ops.remove), async (c) => {
+    await deleteSuppression(c.var.deps, c.var.orgId, c.req.valid('param').id);
+    return c.body(null, 204);
+  });
