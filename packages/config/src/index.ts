@@ -23,6 +23,8 @@ const EnvSchema = z.object({
   /** How long a key lookup is cached in process; a disabled key stops working within this time. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** The largest body of message.send and message.sendBatch, which may carry base64 attachments (40 MiB decoded). */
+  SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
   /** Dashboard sign-in attempts per 15 minutes per email address (five times as many per client address). */
   SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   RESEND_API_KEY: z.string().min(1).optional(),
@@ -117,6 +119,7 @@ export type Config = {
   rateLimitWindowMs: number;
   apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
+  sendBodyLimitBytes: number;
   signInRateLimit: number;
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string };
@@ -209,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY },

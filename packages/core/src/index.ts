@@ -39,4 +39,5 @@ export * from './people/people.service.ts';
 export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
 export * from './backoff.ts';
+export * from './attachments/attachment-store.ts';
 export * from './broadcasts/index.ts';
