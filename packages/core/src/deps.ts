@@ -2,8 +2,7 @@ import type { Config } from '@tidings/config';
 import type { Db } from '@tidings/db';
 import type { Providers } from '@tidings/providers';
 import type { Queues, Redis } from '@tidings/queue';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
+import type { Logger, Metrics, Readiness } from '@tidings/runtime';
 
 /** What the domain functions use, passed in so tests can build their own. */
 export type Deps = {
@@ -17,6 +16,8 @@ export type Deps = {
   providers: Providers;
   /** This process's Prometheus metrics. */
   metrics: Metrics;
+  /** Whether Postgres and Redis answer (`/readyz`). */
+  readiness(): Promise<Readiness>;
   /** The current time; tests may pin it. */
   now: () => Date;
 };

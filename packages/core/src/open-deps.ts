@@ -1,9 +1,8 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
-import { createLogger } from './logger.ts';
-import { createMetrics } from './metrics.ts';
 import { createDb } from '@tidings/db';
-import { closeQueues, createQueues, createRedis } from '@tidings/queue';
+import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
+import { checkReadiness, createLogger, createMetrics } from '@tidings/runtime';
 import { buildProviders, type Providers } from '@tidings/providers';
 
 /**
@@ -27,7 +26,15 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
     config,
     logger,
     providers,
-    metrics: createMetrics({ db, queues, providers }),
+    metrics: createMetrics({
+      async queueJobCounts() {
+        const counts = await Promise.all(QUEUE_NAMES.map((name) => queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized')));
+        return Object.fromEntries(QUEUE_NAMES.map((name, i) => [name, counts[i]]));
+      },
+      outboxBacklog: () => db.outboxEntry.count(),
+      circuitStates: () => providers.circuit.states(),
+    }),
+    readiness: () => checkReadiness({ postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() }),
     now: () => new Date(),
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
