@@ -287,7 +287,7 @@ export async function sendLoad(
     const body = JSON.stringify(
       (options.channelOf?.(i) ?? 'email') === 'email'
         ? { channelType: 'email', to: `r${i}@example.com`, subject: `fault ${run} #${i}`, text: `message ${i}` }
-        : { channelType: 'sms', to: `+1415${String(i).padStart(7, '0')}`, body: `fault ${run} #${i}` },
+        : { channelType: 'sms', to: `+1415555${String(i).padStart(4, '0')}`, body: `fault ${run} #${i}` },
     );
     for (;;) {
       if (Date.now() > deadline) throw new Error(`message ${i} was still not accepted at the deadline\n${rig.logs()}`);

@@ -118,7 +118,9 @@ export async function expectNothingLostOrDoubled(rig: Rig, load: Load, count: nu
   const unansweredClaims = await countUnansweredClaims(rig);
   expect(repeats.resend ?? 0).toBe(0); // the idempotency key holds
   if (options.mayRepeat) {
-    for (const [provider, n] of Object.entries(repeats)) expect({ provider, repeats: n }).toEqual({ provider, repeats: Math.min(n, unansweredClaims[provider] ?? 0) });
+    // a repeat may land at another provider than the lost call (failover on the retry), so the totals are compared
+    const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0);
+    expect(total(repeats)).toBeLessThanOrEqual(total(unansweredClaims));
   } else {
     expect(repeats).toEqual({});
   }
