@@ -1,4 +1,4 @@
-import { ListQuery, Timestamp } from './common.ts';
+import { ListQuery, StorableDateTime, storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
 /** Size limits of the send body; the OpenAPI document states them through the schemas below. */
@@ -32,26 +32,26 @@ const L = MESSAGE_LIMITS;
 export const SendMessageBody = z
   .strictObject({
     channelType: ChannelType,
-    to: z.string().trim().min(1).max(L.address).openapi({ description: 'An email address (email) or an E.164 number (sms).', example: 'ada@example.com' }),
-    from: z.string().trim().min(1).max(L.address).optional().openapi({
+    to: storableText().trim().min(1).max(L.address).openapi({ description: 'An email address (email) or an E.164 number (sms).', example: 'ada@example.com' }),
+    from: storableText().trim().min(1).max(L.address).optional().openapi({
       description:
         'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
     }),
-    subject: z.string().min(1).max(L.subject).optional(),
-    html: z.string().min(1).max(L.html).optional(),
-    text: z.string().min(1).max(L.text).optional(),
-    body: z.string().min(1).max(L.smsBody).optional().openapi({ description: 'The SMS text.' }),
-    templateId: z.string().min(1).max(64).optional().openapi({ description: 'Render this template instead of literal content.' }),
+    subject: storableText().min(1).max(L.subject).optional(),
+    html: storableText().min(1).max(L.html).optional(),
+    text: storableText().min(1).max(L.text).optional(),
+    body: storableText().min(1).max(L.smsBody).optional().openapi({ description: 'The SMS text.' }),
+    templateId: storableText().min(1).max(64).optional().openapi({ description: 'Render this template instead of literal content.' }),
     templateVersion: z.number().int().min(1).optional().openapi({ description: 'A version of the template; the latest when absent.' }),
     variables: z
-      .record(z.string().min(1).max(100), z.union([z.string().max(L.variableValue), z.number(), z.boolean()]))
+      .record(storableText().min(1).max(100), z.union([storableText().max(L.variableValue), z.number(), z.boolean()]))
       .refine((v) => Object.keys(v).length <= L.variables, `at most ${L.variables} variables`)
       .optional(),
-    contactId: z.string().min(1).max(64).optional(),
-    scheduledAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
-    tags: z.array(z.string().trim().min(1).max(L.tag)).max(L.tags).optional(),
+    contactId: storableText().min(1).max(64).optional(),
+    scheduledAt: StorableDateTime.optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
+    tags: z.array(storableText().trim().min(1).max(L.tag)).max(L.tags).optional(),
     metadata: z
-      .record(z.string().min(1).max(L.metadataKey), z.string().max(L.metadataValue))
+      .record(storableText().min(1).max(L.metadataKey), storableText().max(L.metadataValue))
       .refine((m) => Object.keys(m).length <= L.metadataKeys, `at most ${L.metadataKeys} keys`)
       .optional()
       .openapi({ description: 'A flat map of strings, up to 20 keys.' }),
@@ -189,11 +189,11 @@ export type SendBatchResponse = z.infer<typeof SendBatchResponse>;
 export const MessageListQuery = ListQuery.safeExtend({
   channelType: ChannelType.optional(),
   status: MessageStatus.optional(),
-  to: z.string().trim().min(1).max(L.address).optional(),
-  contactId: z.string().min(1).max(64).optional(),
-  templateId: z.string().min(1).max(64).optional(),
-  tag: z.string().min(1).max(L.tag).optional(),
-  createdAfter: z.iso.datetime({ offset: true }).optional(),
-  createdBefore: z.iso.datetime({ offset: true }).optional(),
+  to: storableText().trim().min(1).max(L.address).optional(),
+  contactId: storableText().min(1).max(64).optional(),
+  templateId: storableText().min(1).max(64).optional(),
+  tag: storableText().min(1).max(L.tag).optional(),
+  createdAfter: StorableDateTime.optional(),
+  createdBefore: StorableDateTime.optional(),
 });
 export type MessageListQuery = z.infer<typeof MessageListQuery>;

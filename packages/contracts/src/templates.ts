@@ -1,5 +1,6 @@
 import { ListQuery, Timestamp } from './common.ts';
-import { QueryBoolean, storableText } from './contacts.ts';
+import { storableJsonProblem, storableText } from './common.ts';
+import { QueryBoolean } from './contacts.ts';
 import { z } from './z.ts';
 
 /** Versions are a Postgres integer. */
@@ -112,8 +113,15 @@ export const TemplateVersionsQuery = ListQuery.safeExtend({
 export type TemplateVersionsQuery = z.infer<typeof TemplateVersionsQuery>;
 
 export const TemplateVariables = z
-  .record(z.string().min(1).max(100), z.unknown())
+  .record(storableText().min(1).max(100), z.unknown())
   .refine((v) => Object.keys(v).length <= 100, 'at most 100 variables')
+  .superRefine((variables, ctx) => {
+    // rendered text is stored with a message, so what Postgres cannot hold is refused here, naming the variable
+    for (const [name, value] of Object.entries(variables)) {
+      const problem = storableJsonProblem(value, 10);
+      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+    }
+  })
   .openapi({ description: 'Values for the placeholders: strings, numbers, booleans, lists or objects.', example: { firstName: 'Ada', code: '123456' } });
 export type TemplateVariables = z.infer<typeof TemplateVariables>;
 

@@ -1,4 +1,4 @@
-import { ListQuery, Timestamp } from './common.ts';
+import { ListQuery, storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
 /** Every event type a webhook can subscribe to (API.md). */
@@ -23,8 +23,7 @@ export const EventType = z
   .openapi('EventType');
 export type EventType = z.infer<typeof EventType>;
 
-const WebhookUrl = z
-  .string()
+const WebhookUrl = storableText()
   .trim()
   .max(2048)
   .openapi({
@@ -129,7 +128,7 @@ export const CreateWebhookBody = z
   .strictObject({
     url: WebhookUrl,
     events: Events,
-    description: z.string().trim().max(500).optional().openapi({ example: 'Delivery receipts for the CRM' }),
+    description: storableText().trim().max(500).optional().openapi({ example: 'Delivery receipts for the CRM' }),
   })
   .openapi('CreateWebhookBody', {
     example: { url: 'https://example.com/webhooks/tidings', events: ['message.delivered', 'message.bounced'], description: 'Delivery receipts for the CRM' },
@@ -140,7 +139,7 @@ export const UpdateWebhookBody = z
   .strictObject({
     url: WebhookUrl.optional(),
     events: Events.optional(),
-    description: z.string().trim().max(500).nullable().optional(),
+    description: storableText().trim().max(500).nullable().optional(),
     enabled: z.boolean().optional().openapi({ description: '`true` re-enables a disabled endpoint.' }),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, events, description, enabled' })

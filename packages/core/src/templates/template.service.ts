@@ -130,7 +130,8 @@ export async function listTemplateVersions({ db }: Pick<Deps, 'db'>, orgId: stri
   const found = await findTemplateVersion(db, orgId, id, { includeDeleted: query.includeDeleted });
   if (!found.found) throw notFound(found.reason);
   const before = query.cursor ? Number(decodeCursor(query.cursor).id) : undefined;
-  if (before !== undefined && !Number.isInteger(before)) throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
+  // the version column is an int4: a forged cursor outside it is bad input, not a database error
+  if (before !== undefined && !(Number.isInteger(before) && before >= 1 && before <= 2_147_483_647)) throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
   const rows = await db.templateVersion.findMany({
     where: { templateId: found.template.id, ...(before !== undefined ? { version: { lt: before } } : {}) },
     orderBy: { version: 'desc' },
