@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { withGlobalTags } from './openapi.ts';
 import { createAuthenticator, type Deps } from '@tidings/core';
 import { Hono } from 'hono';
 import type { AppEnv } from './env.ts';
@@ -60,15 +61,17 @@ export function createApp(deps: Deps) {
     scheme: 'bearer',
     description: 'An API key: `sk_live_...` or `sk_test_...`.',
   });
-  v1.doc31('/openapi.json', {
+  const documentConfig = {
     openapi: '3.1.0',
     info: {
       title: 'Tidings API',
       version: '1.0.0',
       description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, domains and numbers around them.',
+      contact: { name: 'Tidings' },
     },
     servers: [{ url: '/v1' }],
-  });
+  };
+  v1.get('/openapi.json', (c) => c.json(withGlobalTags(v1.getOpenAPI31Document(documentConfig))));
 
   app.route('/v1', v1);
   app.notFound(notFoundOrWrongMethod(app));

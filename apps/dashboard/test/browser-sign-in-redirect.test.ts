@@ -52,10 +52,10 @@ describe('sign-in redirect (next)', () => {
   });
 
   it('a newline or NUL in next is never a 500, signed in or not', async () => {
-    for (const next of ['%0A', '/a%0Ab', '/%00', '/x%0D%0ASet-Cookie:%20a=b']) {
-      await stack.browser.clearCookies();
+    // a NUL is refused like every text Postgres cannot hold (400); the others only lose their way back (200)
+    for (const [next, status] of [['%0A', 200], ['/a%0Ab', 200], ['/x%0D%0ASet-Cookie:%20a=b', 200], ['/%00', 400]] as const) {
       const signedOut = await fetch(`${stack.dashboardUrl}/sign-in?next=${next}`);
-      expect(signedOut.status).toBe(200);
+      expect({ next, status: signedOut.status }).toEqual({ next, status });
       await signedOut.arrayBuffer();
     }
     await landingAfterSignIn('/');

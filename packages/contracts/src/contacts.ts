@@ -21,7 +21,8 @@ export const AttributeValue = z
     const problem = storableJsonProblem(value) ?? (JSON.stringify(value).length > MAX_ATTRIBUTE_JSON ? `at most ${MAX_ATTRIBUTE_JSON} characters as JSON` : null);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
-  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.` } as object);
+  // `items: {}`: a list may hold any JSON values (OpenAPI linters want every array type to say what it holds)
+  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], items: {}, description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.` } as object);
 
 export const ContactAttributes = z.record(z.string(), AttributeValue).openapi({
   description: 'A JSON object; criteria address its top-level keys as `attributes.<key>`.',

@@ -3,6 +3,7 @@ import type { Db } from '@tidings/db';
 import type { Queues, Redis } from '@tidings/queue';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { TemplateRenderer } from './templates/template-renderer.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
 export type Deps = {
@@ -14,6 +15,8 @@ export type Deps = {
   logger: Logger;
   /** This process's Prometheus metrics. */
   metrics: Metrics;
+  /** Renders templates on worker threads, within a time budget per request. */
+  renderer: TemplateRenderer;
   /** The current time; tests may pin it. */
   now: () => Date;
 };

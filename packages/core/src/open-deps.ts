@@ -2,6 +2,7 @@ import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
+import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis } from '@tidings/queue';
 
@@ -16,6 +17,7 @@ export function openDeps(config: Config, name: string): Deps & { close(): Promis
   const logger = createLogger({ level: config.logLevel, name });
   // ioredis reconnects by itself; say so once per failure in the JSON log rather than on the console
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  const renderer = createTemplateRenderer(config.templateRender);
   for (const queue of Object.values(queues)) queue.on('error', (error: Error) => logger.warn({ err: error, queue: queue.name }, 'queue error'));
   return {
     db,
@@ -24,10 +26,11 @@ export function openDeps(config: Config, name: string): Deps & { close(): Promis
     config,
     logger,
     metrics: createMetrics({ db, queues }),
+    renderer,
     now: () => new Date(),
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      await Promise.allSettled([db.$disconnect(), redis.quit(), renderer.close()]);
     },
   };
 }

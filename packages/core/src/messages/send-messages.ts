@@ -50,6 +50,14 @@ function checkRecipientAndSchedule(item: SendMessageBody, now: Date): { to: stri
   return { to, scheduledAt };
 }
 
+/** Which of the items' `contactId`s are contacts of this organization: one query for the whole batch, none without any. */
+async function existingContactIds({ db }: Pick<Deps, 'db'>, orgId: string, items: SendMessageBody[]): Promise<Set<string>> {
+  const wanted = [...new Set(items.flatMap((item) => (item.contactId === undefined ? [] : [item.contactId])))];
+  if (wanted.length === 0) return new Set();
+  const found = await db.contact.findMany({ where: { orgId, id: { in: wanted } }, select: { id: true } });
+  return new Set(found.map((contact) => contact.id));
+}
+
 /**
  * message.sendBatch (and, with one item, message.send): validates every item on its own (errors by index, the
  * valid ones still go), resolves content and senders in a bounded number of queries, then writes everything in ONE
@@ -73,9 +81,10 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   });
   const valid = parsed.filter((p): p is SendMessageBody => p !== null);
   const withTemplate = valid.filter((p) => p.templateId !== undefined);
-  const [senderOf, renderings] = await Promise.all([
+  const [senderOf, renderings, contactIds] = await Promise.all([
     loadSenderResolver(deps, orgId, mode, valid),
     renderTemplatesForSend(deps, orgId, withTemplate.map((p) => ({ ...p, templateId: p.templateId! }))),
+    existingContactIds(deps, orgId, valid),
   ]);
   const renderingOf = new Map(withTemplate.map((p, i) => [p, renderings[i]]));
 
@@ -83,6 +92,8 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   parsed.forEach((item, index) => {
     if (!item) return;
     try {
+      // another organization's contact is as unknown as one that never existed, and is never linked
+      if (item.contactId !== undefined && !contactIds.has(item.contactId)) throw new AppError('NOT_FOUND', 'contactId: Contact not found');
       const { to, scheduledAt } = checkRecipientAndSchedule(item, now);
       const from = senderOf(item);
       const content = resolveContent(item, renderingOf.get(item));

@@ -14,7 +14,7 @@ import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor, paginate, type Page } from '../pagination.ts';
 import { countSmsSegments } from '../sms/segments.ts';
-import { renderContent, templateVariables, type TemplateContent } from './template-engine.ts';
+import { templateVariables, type TemplateContent } from './template-engine.ts';
 import { findTemplateVersion, toTemplate } from './template-versions.ts';
 
 const notFound = (reason: 'template' | 'deleted' | 'version') =>
@@ -152,10 +152,11 @@ export async function listTemplateVersions({ db }: Pick<Deps, 'db'>, orgId: stri
  * template.preview: renders a version (the latest by default) with `variables`; sends nothing. SMS gets its segments.
  * @example await previewTemplate(deps, orgId, id, { variables: { code: '42' } }) // { body: 'Your code is 42', segments: 1, encoding: 'GSM-7', ... }
  */
-export async function previewTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: string, input: PreviewTemplateBody): Promise<TemplatePreview> {
+export async function previewTemplate({ db, renderer }: Pick<Deps, 'db' | 'renderer'>, orgId: string, id: string, input: PreviewTemplateBody): Promise<TemplatePreview> {
   const found = await findTemplateVersion(db, orgId, id, { version: input.version });
   if (!found.found) throw notFound(found.reason);
-  const rendered = renderContent(found.version, input.variables);
+  const [rendered] = await renderer.render([{ templateId: found.template.id, content: found.version, variables: input.variables }]);
+  if (rendered instanceof AppError) throw rendered;
   const sms = found.template.channelType === 'sms' && rendered.body !== null ? countSmsSegments(rendered.body) : null;
   return {
     templateId: found.template.id,
