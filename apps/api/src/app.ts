@@ -13,12 +13,16 @@ import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
 import { contactRoutes } from './routes/contacts.routes.ts';
 import { segmentRoutes } from './routes/segments.routes.ts';
+import { broadcastRoutes } from './routes/broadcasts.routes.ts';
+import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
+import { sandboxRoutes } from './routes/sandbox.routes.ts';
+import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
@@ -39,6 +43,7 @@ export function createApp(deps: Deps) {
   app.use('*', requestContext);
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);
+  app.route('/', unsubscribeRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate);
@@ -53,7 +58,10 @@ export function createApp(deps: Deps) {
   v1.route('/', contactRoutes);
   v1.route('/', templateRoutes);
   v1.route('/', segmentRoutes);
+  v1.route('/', broadcastRoutes);
   v1.route('/', messageRoutes);
+  v1.route('/', suppressionRoutes);
+  v1.route('/', sandboxRoutes);
   v1.route('/', providerEventRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -66,7 +74,7 @@ export function createApp(deps: Deps) {
     info: {
       title: 'Tidings API',
       version: '1.0.0',
-      description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, domains and numbers around them.',
+      description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, broadcasts, domains and numbers around them.',
       contact: { name: 'Tidings' },
     },
     servers: [{ url: '/v1' }],

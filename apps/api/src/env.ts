@@ -10,5 +10,7 @@ export type AppEnv = {
     orgId: string;
     /** The request's Idempotency-Key, once reserved for it (operations that take one). */
     idempotencyKey?: string;
+    /** The `code` of the error answer, once one is made (logged with the request). */
+    errorCode?: string;
   };
 };

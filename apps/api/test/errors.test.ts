@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { createLogger } from '@tidings/core';
 import { Prisma } from '@tidings/db';
 import { Hono } from 'hono';
 import type { AppEnv } from '../src/env.ts';
@@ -95,6 +96,31 @@ describe('error shape', () => {
     expect(await t.deps.db.apiKey.count({ where: { orgId } })).toBe(1);
   });
 
+  it('400 naming an unknown query parameter of any list, instead of an unfiltered answer', async () => {
+    const { api } = await t.org();
+    const typo = await api.get('/v1/messages?stauts=failed');
+    expect(typo.status).toBe(400);
+    expect(typo.body).toEqual({ code: 'BAD_REQUEST', message: 'stauts: unknown query parameter' });
+
+    // every operation of the document that takes query parameters, so a list added later is held to the same rule
+    const document = (await t.anonymous.get('/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, { parameters?: { in: string; name: string; required?: boolean }[] }>>;
+    };
+    const withQuery = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([method, op]) => method === 'get' && op.parameters?.some((p) => p.in === 'query'))
+        .map(([, op]) => {
+          const required = (op.parameters ?? []).filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=US`);
+          return `/v1${path.replace(/\{[^}]+\}/g, 'x_1')}?${[...required, 'stauts=failed'].join('&')}`;
+        }),
+    );
+    expect(withQuery.length).toBeGreaterThanOrEqual(10);
+    for (const url of withQuery) {
+      const res = await api.get(url);
+      expect({ url, status: res.status, message: res.body.message }).toEqual({ url, status: 400, message: 'stauts: unknown query parameter' });
+    }
+  });
+
   it('400 for limit outside 1..100 and for offset together with cursor', async () => {
     const { api } = await t.org();
     expect((await api.get('/v1/api-keys?limit=0')).status).toBe(400);
@@ -162,6 +188,27 @@ describe('error shape', () => {
     const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
     expect(logged.requestId).toBe('req-500-test');
     expect(logged.err.message).toMatch(/secret_table/);
+    await local.close();
+  });
+
+  it('logs the error code of every 4xx on its request line, with an ISO-8601 time', async () => {
+    const lines: string[] = [];
+    const local = setupApi();
+    local.deps.logger = createLogger({ level: 'info', name: 'api' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const { key } = await local.org();
+    const headers = { authorization: `Bearer ${key}` };
+    await local.app.request('/v1/messages?stauts=failed', { headers: { ...headers, 'x-request-id': 'req-400' } });
+    await local.app.request('/v1/messages/msg_nothing', { headers: { ...headers, 'x-request-id': 'req-404' } });
+    await local.app.request('/v1/messages', { headers: { 'x-request-id': 'req-401' } });
+    await local.app.request('/v1/messages', { headers: { ...headers, 'x-request-id': 'req-200' } });
+    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    const byId = Object.fromEntries(requests.map((l) => [l.requestId, l]));
+    expect(byId['req-400']).toMatchObject({ status: 400, errorCode: 'BAD_REQUEST' });
+    expect(byId['req-404']).toMatchObject({ status: 404, errorCode: 'NOT_FOUND' });
+    expect(byId['req-401']).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
+    expect(byId['req-200'].status).toBe(200);
+    expect(byId['req-200']).not.toHaveProperty('errorCode');
+    for (const line of requests) expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     await local.close();
   });
 

@@ -82,6 +82,7 @@ describe('fuzzing bad input', () => {
         { numRuns: 15 },
       );
     }
+    // one property per operation with a body: the time grows with the API
   }, 120_000);
 
   it('invalid JSON and wrong content types are 400/415 for every operation with a body, and change nothing', async () => {

@@ -70,6 +70,9 @@ describe('message.send', () => {
     [email({ templateVersion: 2 }), /^templateVersion: only with templateId/],
     [{ channelType: 'email', to: 'a@example.com', templateId: 'tpl_x', subject: 'x' }, /^subject: give either templateId or literal content/],
     [{ channelType: 'fax', to: 'a@example.com' }, /^channelType:/],
+    [email({ channelType: undefined }), /^channelType: required$/],
+    [email({ to: undefined }), /^to: required$/],
+    [sms({ to: undefined }), /^to: required$/],
   ])('refuses a bad body with a message naming the field (%#), creating nothing', async (body, message) => {
     const { api, orgId } = await t.org({ mode: 'test' });
     const res = await api.post('/v1/messages', body);
@@ -114,9 +117,9 @@ describe('message.send', () => {
     const { api, orgId } = await t.org({ mode: 'live' });
     const noDefault = await api.post('/v1/messages', email());
     expect(noDefault.status).toBe(400);
-    expect(noDefault.body.message).toMatch(/^from: this organization has no default sender/);
+    expect(noDefault.body.message).toBe('from: this organization has no default sender; use an sk_test_ key (the sandbox needs none), or verify a domain and set its default sender');
     const unverified = await api.post('/v1/messages', email({ from: 'hi@acme.test' }));
-    expect(unverified.body.message).toBe('from: acme.test is not a verified email domain of this organization');
+    expect(unverified.body.message).toBe('from: acme.test is not a verified email domain of this organization; use an sk_test_ key (the sandbox sends from any address), or verify a domain');
 
     await verifiedDomain(orgId, 'acme.test', 'hello@acme.test');
     const explicit = await api.post('/v1/messages', email({ from: 'Acme Support <Support@Acme.test>' }));
@@ -131,12 +134,12 @@ describe('message.send', () => {
     expect((await api.post('/v1/messages', email({ from: 'x@other.test' }))).status).toBe(400);
 
     const noNumber = await api.post('/v1/messages', sms());
-    expect(noNumber.body.message).toMatch(/^from: this organization has no default phone number/);
+    expect(noNumber.body.message).toBe('from: this organization has no default phone number; use an sk_test_ key (the sandbox needs none), or buy a number and mark it as default');
     await t.deps.db.phoneNumber.create({ data: { id: newId('pn'), orgId, number: '+14155550100', isDefault: true, type: 'local', provider: 'sandbox' } });
     expect((await api.post('/v1/messages', sms())).body.from).toBe('+14155550100');
     expect((await api.post('/v1/messages', sms({ from: '+14155550100' }))).status).toBe(202);
     const notOwned = await api.post('/v1/messages', sms({ from: '+14155550199' }));
-    expect(notOwned.body.message).toBe('from: +14155550199 is not a phone number of this organization');
+    expect(notOwned.body.message).toBe('from: +14155550199 is not a phone number of this organization; use an sk_test_ key (the sandbox sends from any number), or buy the number');
   });
 
   it('takes any from with a test key', async () => {

@@ -96,7 +96,7 @@ describe('webhook operations', () => {
 
   it('loopback is refused unless WEBHOOK_ALLOW_LOOPBACK, and http is refused in production', async () => {
     const strict = setupApi();
-    const production = setupApi({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'a production key of some length' });
+    const production = setupApi({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'a production key of some length', UNSUBSCRIBE_SECRET: 'a production unsubscribe secret' });
     try {
       const { api } = await strict.org();
       const loopback = await api.post('/v1/webhooks', { url: `http://localhost:${receiver.port}/`, events: ['contact.created'] });
@@ -241,13 +241,16 @@ describe('webhook operations', () => {
     }
   });
 
-  it('the OpenAPI document carries the eight webhook operations', async () => {
+  it('the OpenAPI document carries the eleven webhook operations', async () => {
     const res = await t.anonymous.get('/v1/openapi.json');
     const ids = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>)
       .flatMap((p) => Object.values(p))
       .map((o) => o.operationId)
       .filter((id) => id.startsWith('webhook.'))
       .sort();
-    expect(ids).toEqual(['webhook.create', 'webhook.delete', 'webhook.get', 'webhook.list', 'webhook.listEvents', 'webhook.rotateSecret', 'webhook.test', 'webhook.update']);
+    expect(ids).toEqual([
+      'webhook.create', 'webhook.delete', 'webhook.get', 'webhook.getEvent', 'webhook.list', 'webhook.listEvents', 'webhook.replay', 'webhook.retryEvent',
+      'webhook.rotateSecret', 'webhook.test', 'webhook.update',
+    ]);
   });
 });

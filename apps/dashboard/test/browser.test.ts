@@ -72,9 +72,14 @@ describe('the dashboard in a browser', () => {
   it('creates a key and shows it once; the key works against the API', async () => {
     await createKeyNamed('Production server');
     await page.selectOption('select[name=permission]', 'full');
+    // no live provider is configured here: Test is the default, and the form says why
+    await expect(page.inputValue('select[name=mode]')).resolves.toBe('test');
+    await expect(page.locator('#mode-help').textContent()).resolves.toBe(
+      'No live provider is configured: a live key needs a verified domain and a provider\'s credentials to send.',
+    );
     await page.click('button[type=submit]:has-text("Create API key")');
     firstKey = await page.inputValue('#new-key');
-    expect(firstKey).toMatch(/^sk_live_[A-Za-z0-9_-]{32}$/);
+    expect(firstKey).toMatch(/^sk_test_[A-Za-z0-9_-]{32}$/);
     await expect(page.locator('.reveal').textContent()).resolves.toContain('will not be shown again');
     await expect(keyRow('Production server').locator('code').textContent()).resolves.toBe(`${firstKey.slice(0, 12)}…`);
     await shot('api-key-created');
@@ -93,7 +98,7 @@ describe('the dashboard in a browser', () => {
     await shot('api-key-rotate');
     await page.click('button:has-text("Rotate key")');
     rotatedKey = await page.inputValue('#new-key');
-    expect(rotatedKey).toMatch(/^sk_live_/);
+    expect(rotatedKey).toMatch(/^sk_test_/);
     expect(rotatedKey).not.toBe(firstKey);
     await expect(keyRow('Production server').textContent()).resolves.toContain('old secret valid until');
     expect(await callApi(rotatedKey)).toBe(200);
@@ -174,7 +179,7 @@ describe('the dashboard in a browser', () => {
 
     await page.click('.sidebar a:has-text("Queues")');
     await page.waitForURL((url) => url.pathname === '/admin/queues');
-    for (const name of ['email', 'sms', 'webhooks', 'maintenance']) {
+    for (const name of ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts']) {
       await page.getByText(name, { exact: true }).first().waitFor();
     }
     await shot('bull-board');

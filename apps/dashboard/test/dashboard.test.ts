@@ -223,6 +223,31 @@ describe('API keys across organizations and roles', () => {
   });
 });
 
+describe('the mode of a new key', () => {
+  const selectedMode = (html: string) => /<option value="(live|test)" selected="">/.exec(html)?.[1];
+
+  it('is Test by default without a live provider, saying why; Live once a provider has credentials', async () => {
+    const { browser } = await signedIn('owner');
+    const page = await browser.get('/settings/api-keys');
+    expect(selectedMode(page.html)).toBe('test');
+    expect(page.html).toContain('No live provider is configured: a live key needs a verified domain and a provider&#39;s credentials to send.');
+
+    const withResend = createTestDeps({ RESEND_API_KEY: 're_configured' });
+    try {
+      const owner = await makeOrganization(withResend);
+      const email = `live-${Date.now()}@dashboard.test`;
+      await createUser(withResend, { orgId: owner.orgId, email, password: PASSWORD, role: 'owner' });
+      const client = dashboardClient(createDashboard(withResend));
+      await client.signIn(email, PASSWORD);
+      const livePage = await client.get('/settings/api-keys');
+      expect(selectedMode(livePage.html)).toBe('live');
+      expect(livePage.html).not.toContain('No live provider is configured');
+    } finally {
+      await withResend.close();
+    }
+  });
+});
+
 describe('Bull Board', () => {
   it('is for owners and operators: members get 403, visitors are sent to sign in', async () => {
     const visitor = dashboardClient(app);
@@ -236,7 +261,7 @@ describe('Bull Board', () => {
     const operator = await signedIn('operator');
     const queues = await operator.browser.get('/admin/queues/api/queues');
     expect(queues.status).toBe(200);
-    expect(JSON.parse(queues.html).queues.map((q: { name: string }) => q.name).sort()).toEqual(['email', 'maintenance', 'sms', 'webhooks']);
+    expect(JSON.parse(queues.html).queues.map((q: { name: string }) => q.name).sort()).toEqual(['broadcasts', 'email', 'maintenance', 'sms', 'webhooks']);
     const crossSite = await operator.browser.send('PUT', '/admin/queues/api/queues/email/retry/failed', undefined, { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
   });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -23,8 +23,8 @@ export async function waitFor<T>(read: () => Promise<T>, isDone: (value: T) => b
   return value;
 }
 
-/** Debian's chromium with the flags that work offline and in a container. */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Debian's chromium (`CHROMIUM_PATH` points elsewhere) with the flags that work offline and in a container. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -76,6 +76,8 @@ function listen(fetch: (request: Request) => Response | Promise<Response>): Prom
 }
 
 function close(server: ServerType): Promise<void> {
+  // connections held open by the browser would keep server.close() waiting
+  (server as Server).closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
@@ -87,32 +89,57 @@ export type Stack = {
   close(): Promise<void>;
 };
 
+/** The one line a run without the browser prints, instead of a launch failure per test. */
+export function missingBrowserMessage(executablePath: string): string {
+  return `Chromium not found at ${executablePath}: the dashboard's browser tests need it (apt-get install -y chromium, or set CHROMIUM_PATH)`;
+}
+
+/** Opens a headless chromium with a fresh profile; if the launch fails, the profile folder is removed. */
+async function launchBrowser(executablePath: string): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'tidings-chromium-'));
+  try {
+    const browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 } });
+    return {
+      browser,
+      async close() {
+        await browser.close();
+        rmSync(profile, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+}
+
 /**
  * The real API and the real dashboard on port 0 over an empty database and real Redis (the API without its key
  * cache, so a disabled key is refused at once), and a headless chromium with a fresh profile; `env` adds settings.
+ * When any part fails to start, the parts already started are closed before the error goes on (so jest can exit).
  * @example const stack = await startStack(); const page = await stack.browser.newPage(); ... await stack.close();
  */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
-  const database = await createEmptyDatabase();
-  const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', ...env });
-  const api = await listen(createApp(deps).fetch);
-  const dashboard = await listen(createDashboard(deps).fetch);
-  const profile = mkdtempSync(path.join(os.tmpdir(), 'tidings-chromium-'));
-  const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 } });
-  return {
-    deps,
-    apiUrl: api.url,
-    dashboardUrl: dashboard.url,
-    browser,
-    async close() {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-      // connections held open by the browser would keep server.close() waiting
-      (api.server as Server).closeAllConnections();
-      (dashboard.server as Server).closeAllConnections();
-      await Promise.all([close(api.server), close(dashboard.server)]);
-      await deps.close();
-      await database.drop();
-    },
+export async function startStack(env: Record<string, string> = {}, { executablePath = CHROMIUM_PATH } = {}): Promise<Stack> {
+  // closed in reverse order of opening, on failure as on success
+  const opened: (() => Promise<void>)[] = [];
+  const closeOpened = async () => {
+    for (const closeOne of opened.splice(0).reverse()) await closeOne();
   };
+  try {
+    // checked first: without a browser nothing else is worth starting
+    if (!existsSync(executablePath)) throw new Error(missingBrowserMessage(executablePath));
+    const database = await createEmptyDatabase();
+    opened.push(() => database.drop());
+    const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', ...env });
+    opened.push(() => deps.close());
+    const api = await listen(createApp(deps).fetch);
+    opened.push(() => close(api.server));
+    const dashboard = await listen(createDashboard(deps).fetch);
+    opened.push(() => close(dashboard.server));
+    const browser = await launchBrowser(executablePath);
+    opened.push(() => browser.close());
+    return { deps, apiUrl: api.url, dashboardUrl: dashboard.url, browser: browser.browser, close: closeOpened };
+  } catch (error) {
+    await closeOpened();
+    throw error;
+  }
 }

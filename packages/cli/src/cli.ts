@@ -6,7 +6,7 @@ import { migrate } from '@tidings/db';
 
 export const usage = `usage:
   tidings migrate
-  tidings orgs create --name <name> [--test]
+  tidings orgs create --name <name> [--test] [--env]
   tidings users create --org <orgId> --email <email> [--password <password>] [--role owner|operator|member]
   tidings keys list --org <orgId>
   tidings keys disable --org <orgId> --key <keyId>
@@ -46,20 +46,22 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
     const deps = openDeps(config, 'cli');
     try {
       if (group === 'orgs' && action === 'create') {
-        const values = options(rest, { name: { type: 'string' }, test: { type: 'boolean' } }, ['name']);
+        const values = options(rest, { name: { type: 'string' }, test: { type: 'boolean' }, env: { type: 'boolean' } }, ['name']);
         const result = await createOrganization(deps, { name: String(values.name), mode: values.test ? 'test' : 'live' });
-        io.out(JSON.stringify(result, null, 2));
+        // --env: shell assignments, so `export $(tidings orgs create ... --env)` leaves the id and key in the shell
+        if (values.env) io.out(`TIDINGS_ORG_ID=${result.organization.id}\nTIDINGS_API_KEY=${result.apiKey.key}`);
+        else io.out(JSON.stringify(result, null, 2));
         return 0;
       }
       if (group === 'users' && action === 'create') {
         const spec = { org: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } } as const;
         const values = options(rest, spec, ['org', 'email']);
-        const role = String(values.role ?? 'member');
-        if (!['owner', 'operator', 'member'].includes(role)) throw new UsageError('--role must be owner, operator or member');
+        const role = values.role === undefined ? undefined : String(values.role);
+        if (role !== undefined && !['owner', 'operator', 'member'].includes(role)) throw new UsageError('--role must be owner, operator or member');
         // Without --password one is generated and printed once, so it never has to sit in shell history.
         const generated = values.password === undefined ? randomBytes(15).toString('base64url') : undefined;
         const password = String(values.password ?? generated);
-        const result = await createUser(deps, { orgId: String(values.org), email: String(values.email), password, role: role as Role });
+        const result = await createUser(deps, { orgId: String(values.org), email: String(values.email), password, role: role as Role | undefined });
         io.out(JSON.stringify({ ...result, ...(generated && result.isNewUser ? { password: generated } : {}) }, null, 2));
         return 0;
       }

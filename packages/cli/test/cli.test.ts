@@ -38,6 +38,12 @@ describe('tidings', () => {
     expect(JSON.parse(disabled.stdout).state).toBe('disabled');
   });
 
+  it('orgs create --env prints the organization id and key as shell assignments, for export $(...)', async () => {
+    const res = await tidings('orgs', 'create', '--name', 'Shell', '--test', '--env');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^TIDINGS_ORG_ID=org_[A-Za-z0-9]+\nTIDINGS_API_KEY=sk_test_[A-Za-z0-9_-]{32}\n$/);
+  });
+
   it('migrate on an up-to-date database applies nothing', async () => {
     const res = await tidings('migrate');
     expect(res.code).toBe(0);

@@ -22,6 +22,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it('repeats the bad value and says what was expected, but never the value of a secret', () => {
+    expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: 'abc' })).toThrow('Invalid configuration:\n  RATE_LIMIT_PER_MINUTE: expected a number (got "abc")');
+    expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow('RATE_LIMIT_PER_MINUTE: Too small: expected number to be >=1 (got "0")');
+    expect(() => loadConfig({ REDIS_URL: 'redis://:hunter2@' })).toThrow(/REDIS_URL: .* \(value not shown\)/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://:hunter2@' })).not.toThrow(/hunter2/);
+  });
+
   it('reads lists and booleans', () => {
     const config = loadConfig({ DNS_SERVERS: '127.0.0.1:5353,10.0.0.1:53', WEBHOOK_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_MINUTE: '5000' });
     expect(config.dnsServers).toEqual(['127.0.0.1:5353', '10.0.0.1:53']);

@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   TELNYX_BASE_URL: z.url().optional(),
   TELNYX_PUBLIC_KEY: z.string().min(1).optional(),
   RESEND_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** The answer to an inbound SMS `HELP` or `INFO`; unset: such a message is recorded and not answered. */
+  SMS_HELP_TEXT: z.string().trim().min(1).max(1600).optional(),
   WEBHOOK_ALLOW_LOOPBACK: booleanFromString.default(false),
   /** Encrypts webhook endpoint secrets at rest. Required in production; the default is for local development only. */
   WEBHOOK_SECRET_KEY: z.string().min(16).optional(),
@@ -61,12 +63,26 @@ const EnvSchema = z.object({
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ---- send-worker
-  /** Which channel queues this send-worker consumes, so operators can run email-only and sms-only replicas. */
+  /**
+   * Which queues this send-worker consumes: the channel queues and `broadcasts` (the fan-out), so operators can run
+   * email-only, sms-only and fan-out-only replicas.
+   */
   SEND_WORKER_QUEUES: z
     .string()
-    .regex(/^(email|sms)(,(email|sms))*$/, 'expected a comma list of email, sms')
-    .default('email,sms')
-    .transform((v) => [...new Set(v.split(','))] as ('email' | 'sms')[]),
+    .regex(/^(email|sms|broadcasts)(,(email|sms|broadcasts))*$/, 'expected a comma list of email, sms, broadcasts')
+    .default('email,sms,broadcasts')
+    .transform((v) => [...new Set(v.split(','))] as ('email' | 'sms' | 'broadcasts')[]),
+  /**
+   * Broadcast fan-out jobs (each writes one chunk of messages) in flight per send-worker that consumes `broadcasts`.
+   * A chunk spends most of its time waiting for Postgres and Redis, so a few in flight keep one core busy.
+   */
+  BROADCAST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(4),
+  /** Contacts per fan-out job: one multi-row statement and one addBulk each. */
+  BROADCAST_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
+  /** Signs unsubscribe links (HMAC-SHA256). Required in production; the default is for local development only. */
+  UNSUBSCRIBE_SECRET: z.string().min(16).optional(),
+  /** Unsubscribe page requests (GET and POST /u/{token}) per minute per client address. */
+  UNSUBSCRIBE_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   SEND_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   /** Provider attempts per message before it is `failed` (transient errors only; permanent ones fail at once). */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
@@ -109,6 +125,8 @@ export type Config = {
   templateRender: { budgetMs: number; threads: number };
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string };
+  /** SMS_HELP_TEXT: the reply to an inbound HELP/INFO. */
+  smsHelpText?: string;
   webhookAllowLoopback: boolean;
   /** See STRANDED_JOB_AFTER_MS; `strandedSweepEveryMs` is how often the sweeps run. */
   strandedJobAfterMs: number;
@@ -125,8 +143,9 @@ export type Config = {
   };
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  broadcasts: { workerConcurrency: number; chunkSize: number; unsubscribeSecret: string; unsubscribeRateLimit: number };
   sendWorker: {
-    queues: ('email' | 'sms')[];
+    queues: ('email' | 'sms' | 'broadcasts')[];
     concurrency: number;
     maxAttempts: number;
     backoffBaseMs: number;
@@ -144,6 +163,20 @@ export type Config = {
 
 /** Encrypts webhook secrets when WEBHOOK_SECRET_KEY is unset: local development only (production refuses to start). */
 const LOCAL_WEBHOOK_SECRET_KEY = 'tidings-local-development-webhook-secret-key';
+/** Signs unsubscribe links when UNSUBSCRIBE_SECRET is unset: local development only (production refuses to start). */
+const LOCAL_UNSUBSCRIBE_SECRET = 'tidings-local-development-unsubscribe-secret';
+
+// Values of these variables are never repeated in an error (keys, secrets, and URLs that may carry a password).
+const SECRET_NAME = /KEY|SECRET|PASSWORD|URL/;
+
+/** One line per problem: the variable, what is wrong in words, and the value given (unless it may be a secret). */
+function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
+  const name = String(issue.path[0] ?? '');
+  const problem = issue.code === 'invalid_type' && issue.expected === 'number' ? 'expected a number' : issue.message;
+  const value = env[name];
+  const given = value === undefined ? '' : SECRET_NAME.test(name) ? ' (value not shown)' : ` (got ${JSON.stringify(value)})`;
+  return `  ${issue.path.join('.')}: ${problem}${given}`;
+}
 
 /** Thrown by loadConfig; the message lists every bad variable by name. */
 export class ConfigError extends Error {}
@@ -157,12 +190,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    const lines = parsed.error.issues.map((issue) => describeIssue(issue, present));
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
   const productionIssues = [
     e.NODE_ENV === 'production' && !e.WEBHOOK_SECRET_KEY && '  WEBHOOK_SECRET_KEY: required in production',
+    e.NODE_ENV === 'production' && !e.UNSUBSCRIBE_SECRET && '  UNSUBSCRIBE_SECRET: required in production',
     e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_LOOPBACK && '  WEBHOOK_ALLOW_LOOPBACK: never allowed in production',
   ].filter(Boolean);
   if (productionIssues.length) throw new ConfigError(`Invalid configuration:\n${productionIssues.join('\n')}`);
@@ -184,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS },
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY },
+    smsHelpText: e.SMS_HELP_TEXT,
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,
     strandedSweepEveryMs: Math.min(60_000, Math.round(e.STRANDED_JOB_AFTER_MS / 2)),
@@ -198,6 +233,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       workerMetricsPort: e.WEBHOOK_WORKER_METRICS_PORT,
     },
     dnsServers: e.DNS_SERVERS,
+    broadcasts: {
+      workerConcurrency: e.BROADCAST_WORKER_CONCURRENCY,
+      chunkSize: e.BROADCAST_CHUNK_SIZE,
+      unsubscribeSecret: e.UNSUBSCRIBE_SECRET ?? LOCAL_UNSUBSCRIBE_SECRET,
+      unsubscribeRateLimit: e.UNSUBSCRIBE_RATE_LIMIT,
+    },
     logLevel: e.LOG_LEVEL,
     sendWorker: {
       queues: e.SEND_WORKER_QUEUES,
@@ -215,4 +256,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sandboxOutcomeDelayMs: e.SANDBOX_OUTCOME_DELAY_MS,
     },
   };
+}
+
+/**
+ * Whether any real provider has credentials. Without one, live keys have nowhere real to send (and no domain can be
+ * verified), so the dashboard offers test keys first.
+ * @example hasLiveProvider(loadConfig({})) // false
+ */
+export function hasLiveProvider(config: Pick<Config, 'resend' | 'telnyx'>): boolean {
+  return Boolean(config.resend.apiKey || config.telnyx.apiKey);
 }

@@ -89,9 +89,12 @@ export const StorableDateTime = z.iso
 /** An ISO-8601 UTC timestamp as the API returns it. */
 export const Timestamp = z.iso.datetime().openapi({ example: '2026-11-23T08:00:00.000Z' });
 
-/** `limit`, `offset` and `cursor`, shared by every list operation. */
+/**
+ * `limit`, `offset` and `cursor`, shared by every list operation. Strict, like every query: an unknown parameter
+ * (`?stauts=failed`) is a 400 naming it, never a silently unfiltered list.
+ */
 export const ListQuery = z
-  .object({
+  .strictObject({
     limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: 'Items per page, 1..100.' }),
     offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({ description: 'Items to skip. Not together with `cursor`.' }),
     cursor: storableText()

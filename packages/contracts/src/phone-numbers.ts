@@ -33,7 +33,7 @@ export const AvailablePhoneNumberList = z
   .object({ data: z.array(AvailablePhoneNumber) })
   .openapi('AvailablePhoneNumberList', { example: { data: [availablePhoneNumberExample] } });
 
-export const SearchPhoneNumbersQuery = z.object({
+export const SearchPhoneNumbersQuery = z.strictObject({
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166 alpha-2 code such as US')

@@ -101,7 +101,7 @@ export const TemplateListQuery = ListQuery.safeExtend({
 });
 export type TemplateListQuery = z.infer<typeof TemplateListQuery>;
 
-export const TemplateGetQuery = z.object({
+export const TemplateGetQuery = z.strictObject({
   version: z.coerce.number().int().min(1).max(MAX_VERSION).optional().openapi({ description: 'An older version; the latest when absent.' }),
   includeDeleted: QueryBoolean.optional().openapi({ description: 'Answer for a soft-deleted template too.' }),
 });

@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -19,9 +19,11 @@ const redactedPaths = [
 ];
 
 /**
- * JSON logs, one line per event. Callers add `requestId`, `orgId`, `messageId` as fields, never a secret.
+ * JSON logs, one line per event, `time` as an ISO-8601 UTC timestamp. Callers add `requestId`, `orgId`, `messageId`
+ * as fields, never a secret. `destination` is stdout unless given.
  * @example const logger = createLogger({ level: 'info', name: 'api' });
  */
-export function createLogger(options: { level: string; name: string }): Logger {
-  return pino({ level: options.level, name: options.name, redact: { paths: redactedPaths, censor: '[redacted]' } });
+export function createLogger(options: { level: string; name: string }, destination?: DestinationStream): Logger {
+  const settings = { level: options.level, name: options.name, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: redactedPaths, censor: '[redacted]' } };
+  return destination ? pino(settings, destination) : pino(settings);
 }

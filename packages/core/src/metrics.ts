@@ -36,6 +36,12 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const messages = new Counter({
+    name: 'tidings_messages_total',
+    help: 'Messages that reached their final outcome, by channel and status (delivered, bounced, undelivered, failed, suppressed)',
+    labelNames: ['channel', 'status'] as const,
+    registers: [registry],
+  });
   const jobLatency = new Histogram({
     name: 'tidings_job_latency_seconds',
     help: 'Wait from a job becoming due (added, or its delay over) to a worker starting it, per queue; first runs only',
@@ -48,6 +54,16 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     help: 'How long one run of a job took, per queue and outcome (completed, delayed: parked to run again, failed)',
     labelNames: ['queue', 'outcome'] as const,
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
+    registers: [registry],
+  });
+  const broadcastRecipientsExpanded = new Counter({
+    name: 'tidings_broadcast_recipients_expanded_total',
+    help: 'Broadcast recipients expanded by the fan-out (contacts read for a chunk written for the first time)',
+    registers: [registry],
+  });
+  const broadcastMessagesCreated = new Counter({
+    name: 'tidings_broadcast_messages_created_total',
+    help: 'Messages created by broadcast fan-out (queued, or failed when the rendering failed)',
     registers: [registry],
   });
   new Gauge({
@@ -76,7 +92,7 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, jobLatency, jobDuration };
+  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -9,10 +9,15 @@ const isDatabaseBusy = (error: Error) => error instanceof Prisma.PrismaClientKno
 
 /** Turns anything thrown into `{code, message}`: AppErrors as they are, the rest as a logged 500 that hides internals. */
 export function handleError(error: Error, c: Context<AppEnv>) {
-  if (error instanceof AppError) return c.json({ code: error.code, message: error.message }, error.status as 400);
+  if (error instanceof AppError) {
+    c.set('errorCode', error.code);
+    return c.json({ code: error.code, message: error.message }, error.status as 400);
+  }
   if (error instanceof HTTPException && error.status < 500) {
+    c.set('errorCode', 'BAD_REQUEST');
     return c.json({ code: 'BAD_REQUEST', message: error.message || 'Bad request' }, error.status);
   }
+  c.set('errorCode', 'INTERNAL_SERVER_ERROR');
   const logger = c.var.logger ?? c.var.deps?.logger;
   if (isDatabaseBusy(error)) {
     // Overload, not a bug: nothing was written (the transaction never started), so a retry is safe.
@@ -38,9 +43,11 @@ export function notFoundOrWrongMethod(app: Hono<AppEnv>) {
     const routes = (app.routes as RouteRecord[]).filter((r) => r.method !== 'ALL');
     const allowed = [...new Set(routes.filter((r) => matchesPath(r.path, c.req.path)).map((r) => r.method))];
     if (allowed.length > 0) {
+      c.set('errorCode', 'BAD_REQUEST');
       c.header('Allow', allowed.join(', '));
       return c.json({ code: 'BAD_REQUEST', message: `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}` }, 405);
     }
+    c.set('errorCode', 'NOT_FOUND');
     return c.json({ code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}` }, 404);
   };
 }

@@ -1,3 +1,4 @@
+import { hasLiveProvider } from '@tidings/config';
 import { CreateApiKeyBody, type ApiKey } from '@tidings/contracts';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKey, setApiKeyEnabled } from '@tidings/core';
 import type { Context } from 'hono';
@@ -17,6 +18,8 @@ const BASE = '/settings/api-keys';
 type Env = Context<DashEnv>;
 
 function CreateForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: string }) {
+  // without a live provider a live key cannot send for real: Test comes first and says why
+  const isLiveUseful = hasLiveProvider(c.var.deps.config);
   return (
     <FormCard c={c} id="create-key-title" title="New API key" action={BASE} errors={errors}>
       <div class="create-row">
@@ -30,10 +33,17 @@ function CreateForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: s
         </label>
         <label>
           Mode
-          <select name="mode">
-            <option value="live">Live: real providers</option>
-            <option value="test">Test: sandbox only</option>
+          <select name="mode" aria-describedby="mode-help">
+            <option value="live" selected={isLiveUseful}>
+              Live: real providers
+            </option>
+            <option value="test" selected={!isLiveUseful}>
+              Test: sandbox only
+            </option>
           </select>
+          {isLiveUseful ? null : (
+            <small id="mode-help">No live provider is configured: a live key needs a verified domain and a provider's credentials to send.</small>
+          )}
         </label>
         <button type="submit">Create API key</button>
       </div>

@@ -1,4 +1,4 @@
-import { deleteSession, isSignUpOpen, PASSWORD_MIN_LENGTH, signUpFirstOwner, takeRateLimit, verifyCredentials } from '@tidings/core';
+import { deleteSession, isSignUpOpen, organizationForFirstSignUp, PASSWORD_MIN_LENGTH, signUpFirstOwner, takeRateLimit, verifyCredentials } from '@tidings/core';
 import { createHash } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
@@ -78,18 +78,27 @@ function SignInPage({ c, form, errors, isSignUpOpen }: { c: Context<DashEnv>; fo
   );
 }
 
-function SignUpPage({ c, form, errors }: { c: Context<DashEnv>; form: Form; errors: FieldErrors }) {
+function SignUpPage({ c, form, errors, joining }: { c: Context<DashEnv>; form: Form; errors: FieldErrors; joining: { id: string; name: string } | null }) {
   return (
     <Layout c={c} title="Set up Tidings">
       <article class="auth-card">
         <header>
           <h1>Set up Tidings</h1>
-          <p class="muted">The first account creates your organization and becomes its owner.</p>
+          {joining ? (
+            <p class="muted" id="joins-organization">
+              The first account becomes the owner of <strong>{joining.name}</strong> ({joining.id}), the organization made with{' '}
+              <code>tidings orgs create</code>: its keys and messages are here.
+            </p>
+          ) : (
+            <p class="muted">The first account creates your organization and becomes its owner.</p>
+          )}
         </header>
         <form method="post" action="/sign-up" novalidate>
           <CsrfField c={c} />
           <FormError errors={errors} />
-          <Field name="organizationName" label="Organization" value={form.organizationName} errors={errors} hint="Your company or project, e.g. Acme" required autofocus />
+          {joining ? null : (
+            <Field name="organizationName" label="Organization" value={form.organizationName} errors={errors} hint="Your company or project, e.g. Acme" required autofocus />
+          )}
           <Field name="name" label="Your name" value={form.name} errors={errors} autocomplete="name" />
           <Field name="email" label="Email" type="email" value={form.email} errors={errors} autocomplete="username" required />
           <Field
@@ -102,7 +111,7 @@ function SignUpPage({ c, form, errors }: { c: Context<DashEnv>; form: Form; erro
             hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
             required
           />
-          <button type="submit">Create organization</button>
+          <button type="submit">{joining ? `Create account in ${joining.name}` : 'Create organization'}</button>
         </form>
         <footer>
           <p>
@@ -163,22 +172,23 @@ authRoutes.post('/sign-in', async (c) => {
 
 authRoutes.get('/sign-up', async (c) => {
   if (!(await isSignUpOpen(c.var.deps))) return render(c, <SignUpClosedPage c={c} />);
-  return render(c, <SignUpPage c={c} form={{}} errors={{}} />);
+  return render(c, <SignUpPage c={c} form={{}} errors={{}} joining={await organizationForFirstSignUp(c.var.deps)} />);
 });
 
 authRoutes.post('/sign-up', async (c) => {
   const form = await formOf(c);
   const input = { email: form.email ?? '', password: form.password ?? '', organizationName: form.organizationName ?? '', name: form.name };
   let user;
+  let joinedExisting = false;
   try {
-    ({ user } = await signUpFirstOwner(c.var.deps, input));
+    ({ user, joinedExisting } = await signUpFirstOwner(c.var.deps, input));
   } catch (error) {
     const errors = fieldErrorsOf(error, ['email', 'password', 'organizationName']);
     if (errors.form && !(await isSignUpOpen(c.var.deps))) return render(c, <SignUpClosedPage c={c} />, 403);
-    return render(c, <SignUpPage c={c} form={{ ...form, password: '' }} errors={errors} />, 400);
+    return render(c, <SignUpPage c={c} form={{ ...form, password: '' }} errors={errors} joining={await organizationForFirstSignUp(c.var.deps)} />, 400);
   }
   await startSession(c, user.id);
-  setFlash(c, 'Welcome to Tidings. Create an API key to start sending.');
+  setFlash(c, joinedExisting ? 'Welcome to Tidings. You own this organization: its keys and messages are below.' : 'Welcome to Tidings. Create an API key to start sending.');
   return c.redirect('/', 303);
 });
 

@@ -1,16 +1,24 @@
 import { Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
+import { recordEvents } from '../events.ts';
+import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { recordMessageOutcome } from './message-outcome.ts';
 import { changeMessageStatus } from './message-status.ts';
 
 export type Claim =
   | { kind: 'send'; message: MessageRow }
-  /** Nothing to do: the message is gone, past `sending`, canceled, or just failed as suppressed. */
+  /** Nothing to do: the message is gone, past `sending`, canceled (its broadcast's cancel too), or just failed as suppressed. */
   | { kind: 'done'; reason: string }
   /** A scheduled message whose job ran early: run again at `runAt`. */
   | { kind: 'not-yet'; runAt: Date };
 
+const SUPPRESSED_MESSAGE = 'The recipient is on the suppression list (bounced, complained, unsubscribed, stopped or added by hand)';
+
 const notSuppressed = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to")`;
+// A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
+const broadcastLive = Prisma.sql`("Message"."broadcastId" IS NULL OR NOT EXISTS (
+  SELECT 1 FROM "Broadcast" b WHERE b."id" = "Message"."broadcastId" AND b."status" = 'canceled'))`;
 
 /** A job that runs this much before `scheduledAt` sends anyway (clock skew between Redis and the worker). */
 const EARLY_TOLERANCE_MS = 1000;
@@ -25,15 +33,26 @@ const EARLY_TOLERANCE_MS = 1000;
 export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
   const now = deps.now();
   // The common case in one statement: a queued message to a recipient who is not suppressed.
-  const claimed = await changeMessageStatus(deps.db, messageId, { status: 'sending', at: now, countsAttempt: true, onlyIf: notSuppressed });
+  const claimed = await changeMessageStatus(deps.db, messageId, {
+    status: 'sending',
+    at: now,
+    countsAttempt: true,
+    onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}`,
+  });
   if (claimed) return { kind: 'send', message: claimed.row };
 
-  const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean }[]>`
+  const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean }[]>`
     SELECT m."status", m."scheduledAt",
-           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed"
+           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed",
+           EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
     FROM "Message" m WHERE m."id" = ${messageId}`;
   if (!current) return { kind: 'done', reason: 'missing' };
   if (!['scheduled', 'queued', 'sending'].includes(current.status)) return { kind: 'done', reason: current.status };
+  if (current.isBroadcastCanceled && current.status !== 'sending') {
+    const canceled = await changeMessageStatus(deps.db, messageId, { status: 'canceled', at: now });
+    if (canceled) await dispatchOutbox(deps, canceled.outbox);
+    return { kind: 'done', reason: 'broadcast canceled' };
+  }
   if (current.status === 'scheduled' && current.scheduledAt && current.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
     return { kind: 'not-yet', runAt: current.scheduledAt };
   }
@@ -42,9 +61,12 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
     const failed = await changeMessageStatus(deps.db, messageId, {
       status: 'failed',
       at: now,
-      error: { code: 'SUPPRESSED', message: 'The recipient is on the suppression list (bounced, complained or unsubscribed)' },
+      error: { code: 'SUPPRESSED', message: SUPPRESSED_MESSAGE },
     });
-    if (failed) await dispatchOutbox(deps, failed.outbox);
+    if (failed) {
+      recordMessageOutcome(deps, failed.row, 'suppressed');
+      await dispatchOutbox(deps, failed.outbox);
+    }
     return { kind: 'done', reason: 'suppressed' };
   }
   if (current.status === 'sending') {
@@ -80,7 +102,9 @@ export async function markSent(deps: Deps, messageId: string, providerMessageId:
  */
 export async function markFailed(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
   const moved = await changeMessageStatus(deps.db, messageId, { status: 'failed', at: deps.now(), error });
-  if (moved) await dispatchOutbox(deps, moved.outbox);
+  if (!moved) return;
+  recordMessageOutcome(deps, moved.row, 'failed');
+  await dispatchOutbox(deps, moved.outbox);
 }
 
 /**
@@ -89,4 +113,18 @@ export async function markFailed(deps: Deps, messageId: string, error: { code: s
  */
 export async function recordAttemptError(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
   await deps.db.message.updateMany({ where: { id: messageId, status: 'sending' }, data: { errorCode: error.code, errorMessage: error.message } });
+}
+
+/**
+ * The SMS provider refused the send because the recipient opted out (Telnyx 40300): the number gets the same
+ * suppression an inbound STOP writes, and the message ends `failed` / `SUPPRESSED`, in one transaction.
+ * @example if (error.reason === RECIPIENT_STOPPED) await failAsRecipientStopped(deps, message);
+ */
+export async function failAsRecipientStopped(deps: Deps, message: Pick<MessageRow, 'id' | 'orgId' | 'to'>): Promise<void> {
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const optOut = await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to));
+    const failed = await changeMessageStatus(tx, message.id, { status: 'failed', at: deps.now(), error: { code: 'SUPPRESSED', message: `${SUPPRESSED_MESSAGE}: the provider reports the recipient texted STOP` } });
+    return [...optOut, ...(failed?.outbox ?? [])];
+  });
+  await dispatchOutbox(deps, outbox);
 }

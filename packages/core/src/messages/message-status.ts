@@ -1,4 +1,4 @@
-import type { MessageStatus } from '@tidings/contracts';
+import type { MessageHistoryStatus, MessageStatus } from '@tidings/contracts';
 import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
@@ -19,10 +19,12 @@ export const ALLOWED_FROM: Record<MessageStatus, MessageStatus[]> = {
   undelivered: ['sending', 'sent'],
   failed: ['scheduled', 'queued', 'sending', 'sent'],
   canceled: ['scheduled', 'queued'],
+  // an inbound message is created received; nothing moves to it
+  received: [],
 };
 
-/** The webhook event type of each status; `scheduled` and `sending` have none. */
-export const EVENT_OF_STATUS: Partial<Record<MessageStatus, EventType>> = {
+/** The webhook event type of each status-history entry; `scheduled` and `sending` have none. */
+export const EVENT_OF_STATUS: Partial<Record<MessageHistoryStatus, EventType>> = {
   queued: 'message.queued',
   sent: 'message.sent',
   delivered: 'message.delivered',
@@ -30,6 +32,11 @@ export const EVENT_OF_STATUS: Partial<Record<MessageStatus, EventType>> = {
   bounced: 'message.bounced',
   undelivered: 'message.undelivered',
   canceled: 'message.canceled',
+  received: 'message.received',
+  opened: 'message.opened',
+  clicked: 'message.clicked',
+  complained: 'message.complained',
+  delayed: 'message.delayed',
 };
 
 export type StatusChange = {
@@ -55,6 +62,9 @@ const timestampColumn: Partial<Record<MessageStatus, 'sentAt' | 'deliveredAt' | 
 
 const noEvent = Prisma.sql`SELECT NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::text WHERE false`;
 
+/** A status change that happened: the moved row, and the jobs to dispatch after commit. */
+export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
+
 /**
  * THE status function: every status change of a message goes through here, as ONE statement (atomic on its own, or
  * part of the caller's transaction when `db` is one). It moves the message only when its current status may lead
@@ -68,7 +78,7 @@ export async function changeMessageStatus(
   db: Prisma.TransactionClient,
   messageId: string,
   change: StatusChange,
-): Promise<{ row: MessageRow; outbox: OutboxItem[] } | null> {
+): Promise<ChangedMessage | null> {
   // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
   const at = change.at.toISOString();
   const column = timestampColumn[change.status];

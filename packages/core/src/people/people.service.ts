@@ -42,32 +42,48 @@ export async function isSignUpOpen({ db }: Pick<Deps, 'db'>): Promise<boolean> {
 }
 
 /**
- * The first sign-up of an install: creates the organization and its owner in one transaction. Refused (FORBIDDEN)
- * once anyone has an account; later people are added by `tidings users create`.
+ * The organization the first sign-up joins instead of creating one: the only organization of an install where
+ * nobody has an account yet (made with `tidings orgs create`), or null.
+ * @example const joining = await organizationForFirstSignUp(deps); // { id: 'org_...', name: 'Acme' } | null
+ */
+export async function organizationForFirstSignUp({ db }: Pick<Deps, 'db'>): Promise<{ id: string; name: string } | null> {
+  const [users, orgs] = await Promise.all([db.user.count(), db.organization.findMany({ take: 2, select: { id: true, name: true } })]);
+  return users === 0 && orgs.length === 1 ? orgs[0]! : null;
+}
+
+/**
+ * The first sign-up of an install, in one transaction: the person becomes the owner of the install's only
+ * organization when there is exactly one (the CLI made it: its keys and messages are then in the dashboard too),
+ * else of a new organization named `organizationName`. Refused (FORBIDDEN) once anyone has an account; later people
+ * are added by invitation or `tidings users create`.
  * @example const { user, orgId } = await signUpFirstOwner(deps, { email, password, organizationName: 'Acme' });
  */
 export async function signUpFirstOwner(
   { db }: Pick<Deps, 'db'>,
   input: { email: string; password: string; organizationName: string; name?: string },
-): Promise<{ user: User; orgId: string }> {
+): Promise<{ user: User; orgId: string; joinedExisting: boolean }> {
   const email = parsePersonEmail(input.email);
   checkPassword(input.password);
   const organizationName = input.organizationName.trim();
-  if (!organizationName || organizationName.length > 100) throw new AppError('BAD_REQUEST', 'organizationName: must be 1 to 100 characters');
   const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${FIRST_SIGN_UP_LOCK})`;
     if ((await tx.user.count()) > 0) throw new AppError('FORBIDDEN', 'Sign-up is closed: ask an owner to add you');
-    const org = await tx.organization.create({ data: { id: newId('org'), name: organizationName } });
+    const orgs = await tx.organization.findMany({ take: 2, select: { id: true } });
+    const existing = orgs.length === 1 ? orgs[0]! : null;
+    if (!existing && (!organizationName || organizationName.length > 100)) throw new AppError('BAD_REQUEST', 'organizationName: must be 1 to 100 characters');
+    const org = existing ?? (await tx.organization.create({ data: { id: newId('org'), name: organizationName } }));
     const user = await tx.user.create({ data: { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null } });
     await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: 'owner' } });
-    return { user: toUser(user), orgId: org.id };
+    return { user: toUser(user), orgId: org.id, joinedExisting: existing !== null };
   });
 }
 
 /**
  * Adds a person to an organization (the operator's `tidings users create`). A new email gets an account with
- * `password`; an existing one just gains the membership. CONFLICT when already a member.
+ * `password`; an existing one just gains the membership. Without a `role`, the first person of an organization
+ * nobody belongs to yet (one made by `tidings orgs create`) becomes its owner, anyone later a member. CONFLICT when
+ * already a member.
  * @example await createUser(deps, { orgId, email: 'ana@example.com', password: 'a long password', role: 'operator' });
  */
 export async function createUser(
@@ -75,16 +91,18 @@ export async function createUser(
   input: { orgId: string; email: string; password: string; role?: Role; name?: string },
 ): Promise<{ user: User; membership: Membership; isNewUser: boolean }> {
   const email = parsePersonEmail(input.email);
-  const role = input.role ?? 'member';
   const org = await db.organization.findUnique({ where: { id: input.orgId } });
   if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
   const existing = await db.user.findUnique({ where: { email } });
   if (!existing) checkPassword(input.password);
   const passwordHash = existing ? null : await hashPassword(input.password);
   return db.$transaction(async (tx) => {
+    // serialises additions to this organization, so two first people cannot both become its owner by default
+    await tx.$executeRaw`SELECT 1 FROM "Organization" WHERE "id" = ${org.id} FOR UPDATE`;
     const user = existing ?? (await tx.user.create({ data: { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null } }));
     const member = await tx.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
     if (member) throw new AppError('CONFLICT', `${email} is already a member of ${org.name}`);
+    const role = input.role ?? ((await tx.membership.count({ where: { orgId: org.id } })) === 0 ? 'owner' : 'member');
     await tx.membership.create({ data: { orgId: org.id, userId: user.id, role } });
     return { user: toUser(user), membership: { orgId: org.id, orgName: org.name, role }, isNewUser: !existing };
   });

@@ -12,6 +12,8 @@ const common = {
   ownPropertyOnly: true,
   templates: {},
   parseLimit: 1_000_000,
+  // the limit of a render given none (a broadcast's, in its worker); callers with a budget pass their own
+  renderLimit: 1_000,
   memoryLimit: 10_000_000,
 } as const;
 const escaping = new Liquid({ ...common, outputEscape: 'escape' });
@@ -56,37 +58,56 @@ export function templateVariables(content: TemplateContent): string[] {
 }
 
 /**
- * Renders each part with `variables`: `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not.
- * A variable the template uses but `variables` lacks is BAD_REQUEST naming it. All parts together may take
- * `renderLimitMs` (RenderBudgetExceeded past it). Synchronous: call it on a worker thread (template-renderer.ts).
- * @example renderContent({ html: '<p>{{ name }}</p>' }, { name: '<Ada>' }, { renderLimitMs: 250 }) // { html: '<p>&lt;Ada&gt;</p>' }
+ * Parses each part once and returns a renderer for many sets of variables (a broadcast renders one template for
+ * thousands of contacts). `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not. A variable
+ * the template uses but `variables` lacks is BAD_REQUEST naming it. All parts of one call together may take
+ * `renderLimitMs` (RenderBudgetExceeded past it; the engine's 1 s per part when absent). Synchronous: render on a
+ * worker thread (template-renderer.ts) when the template is a caller's.
+ * @example const render = compileContent({ subject: 'Hi {{ contact.firstName }}' }); render({ contact: { firstName: 'Ada' } }).subject // 'Hi Ada'
  */
-export function renderContent(content: TemplateContent, variables: Record<string, unknown>, { renderLimitMs }: { renderLimitMs: number }): Required<TemplateContent> {
-  const out: Required<TemplateContent> = { subject: null, html: null, text: null, body: null };
-  const deadline = performance.now() + renderLimitMs;
-  for (const part of PARTS) {
+export function compileContent(content: TemplateContent): (variables: Record<string, unknown>, limits?: { renderLimitMs: number }) => Required<TemplateContent> {
+  const parsed = PARTS.flatMap((part) => {
     const source = content[part];
-    if (source === null || source === undefined) continue;
+    if (source === null || source === undefined) return [];
     const engine = part === 'html' ? escaping : verbatim;
-    const remainingMs = deadline - performance.now();
-    if (remainingMs <= 0) throw new RenderBudgetExceeded();
     try {
-      out[part] = engine.parseAndRenderSync(source, variables, { renderLimit: remainingMs });
+      return [{ part, engine, templates: engine.parse(source) }];
     } catch (error) {
-      if (isRenderLimit(error) || isRenderLimit((error as { originalError?: unknown }).originalError)) throw new RenderBudgetExceeded();
-      const cause = error instanceof UndefinedVariableError ? error : (error as { originalError?: unknown }).originalError;
-      if (error instanceof UndefinedVariableError || cause instanceof UndefinedVariableError) {
-        const name = /undefined variable: ([^,\s]+)/.exec(engineMessage(error))?.[1] ?? 'unknown';
-        throw new AppError('BAD_REQUEST', `variables.${name}: missing; the template's ${part} uses it`);
-      }
       throw new AppError('BAD_REQUEST', `${part}: could not render the template: ${engineMessage(error)}`);
     }
-  }
-  // The rendered text is stored with the message: what Postgres cannot hold (NUL from a value, a lone surrogate from
-  // a filter that cut a pair in two) is the caller's 400, not a database error.
-  for (const part of PARTS) {
-    const problem = out[part] === null ? null : unstorableText(out[part]);
-    if (problem) throw new AppError('BAD_REQUEST', `${part}: the rendered template ${problem}`);
-  }
-  return out;
+  });
+  return (variables, limits) => {
+    const out: Required<TemplateContent> = { subject: null, html: null, text: null, body: null };
+    const deadline = limits ? performance.now() + limits.renderLimitMs : Infinity;
+    for (const { part, engine, templates } of parsed) {
+      const remainingMs = deadline - performance.now();
+      if (remainingMs <= 0) throw new RenderBudgetExceeded();
+      try {
+        out[part] = engine.renderSync(templates, variables, Number.isFinite(remainingMs) ? { renderLimit: remainingMs } : undefined) as string;
+      } catch (error) {
+        if (isRenderLimit(error) || isRenderLimit((error as { originalError?: unknown }).originalError)) throw new RenderBudgetExceeded();
+        const cause = error instanceof UndefinedVariableError ? error : (error as { originalError?: unknown }).originalError;
+        if (error instanceof UndefinedVariableError || cause instanceof UndefinedVariableError) {
+          const name = /undefined variable: ([^,\s]+)/.exec(engineMessage(error))?.[1] ?? 'unknown';
+          throw new AppError('BAD_REQUEST', `variables.${name}: missing; the template's ${part} uses it`);
+        }
+        throw new AppError('BAD_REQUEST', `${part}: could not render the template: ${engineMessage(error)}`);
+      }
+    }
+    // The rendered text is stored with the message: what Postgres cannot hold (NUL from a value, a lone surrogate from
+    // a filter that cut a pair in two) is the caller's 400, not a database error.
+    for (const part of PARTS) {
+      const problem = out[part] === null ? null : unstorableText(out[part]);
+      if (problem) throw new AppError('BAD_REQUEST', `${part}: the rendered template ${problem}`);
+    }
+    return out;
+  };
+}
+
+/**
+ * Renders each part with `variables` once (see `compileContent` for the rules), all parts within `renderLimitMs`.
+ * @example renderContent({ html: '<p>{{ name }}</p>' }, { name: '<Ada>' }, { renderLimitMs: 250 }) // { html: '<p>&lt;Ada&gt;</p>' }
+ */
+export function renderContent(content: TemplateContent, variables: Record<string, unknown>, limits: { renderLimitMs: number }): Required<TemplateContent> {
+  return compileContent(content)(variables, limits);
 }
