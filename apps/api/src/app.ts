@@ -25,6 +25,9 @@ import { sandboxRoutes } from './routes/sandbox.routes.ts';
 import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
+/** message.send and message.sendBatch: the two operations whose bodies may carry attachments. */
+const isSendRequest = (method: string, path: string) => method === 'POST' && (path === '/v1/messages' || path === '/v1/messages/batch');
+
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
 const isPublicPath = (path: string) => path === '/v1/openapi.json' || path.startsWith('/v1/provider-events/');
 
@@ -49,7 +52,9 @@ export function createApp(deps: Deps) {
   const authenticated = auth(authenticate);
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : authenticated(c, next)));
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : rateLimit(c, next)));
-  v1.use('*', limitBody(deps.config.bodyLimitBytes));
+  const limitOtherBodies = limitBody(deps.config.bodyLimitBytes);
+  const limitSendBodies = limitBody(deps.config.sendBodyLimitBytes);
+  v1.use('*', async (c, next) => (isSendRequest(c.req.method, c.req.path) ? limitSendBodies(c, next) : limitOtherBodies(c, next)));
   v1.use('*', jsonBody);
   v1.route('/', apiKeyRoutes);
   v1.route('/', emailDomainRoutes);

@@ -127,20 +127,20 @@ describe('ids in a body must name something of the caller', () => {
     const theirTemplate = (await other.api.post('/v1/templates', { name: 't', channelType: 'sms', body: 'secret {{ x }}' })).body;
     const sms = { channelType: 'sms', to: '+14155550123', body: 'hi' };
     const cases = [
-      [{ ...sms, contactId: theirContact.id }, 'contactId: Contact not found'],
-      [{ ...sms, contactId: 'con_does_not_exist' }, 'contactId: Contact not found'],
-      [{ ...sms, contactId: 'anything at all' }, 'contactId: Contact not found'],
+      [{ ...sms, contactId: theirContact.id }, 'Contact not found'],
+      [{ ...sms, contactId: 'con_does_not_exist' }, 'Contact not found'],
+      [{ ...sms, contactId: 'anything at all' }, 'Contact not found'],
       [{ channelType: 'sms', to: '+14155550123', templateId: theirTemplate.id, variables: { x: '1' } }, 'templateId: Template not found'],
     ] as const;
     for (const [body, message] of cases) {
       const res = await api.post('/v1/messages', body);
       expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { code: 'NOT_FOUND', message } });
     }
-    const mine = (await api.post('/v1/contacts', { email: 'mine@example.com' })).body;
+    const mine = (await api.post('/v1/contacts', { email: 'mine@example.com', phone: '+14155550123' })).body;
     const batch = await api.post('/v1/messages/batch', { messages: [{ ...sms, contactId: mine.id }, { ...sms, contactId: theirContact.id }] });
     expect(batch.status).toBe(202);
     expect(batch.body.data[0]).toMatchObject({ contactId: mine.id });
-    expect(batch.body.errors).toEqual([{ index: 1, code: 'NOT_FOUND', message: 'contactId: Contact not found' }]);
+    expect(batch.body.errors).toEqual([{ index: 1, code: 'NOT_FOUND', message: 'Contact not found' }]);
     expect(await t.deps.db.message.findMany({ where: { orgId }, select: { contactId: true } })).toEqual([{ contactId: mine.id }]);
     expect(await t.deps.db.message.count({ where: { orgId: other.orgId } })).toBe(0);
   });

@@ -71,8 +71,8 @@ describe('message.send', () => {
     [{ channelType: 'email', to: 'a@example.com', templateId: 'tpl_x', subject: 'x' }, /^subject: give either templateId or literal content/],
     [{ channelType: 'fax', to: 'a@example.com' }, /^channelType:/],
     [email({ channelType: undefined }), /^channelType: required$/],
-    [email({ to: undefined }), /^to: required$/],
-    [sms({ to: undefined }), /^to: required$/],
+    [email({ to: undefined }), /^to: required \(or give contactId/],
+    [sms({ to: undefined }), /^to: required \(or give contactId/],
   ])('refuses a bad body with a message naming the field (%#), creating nothing', async (body, message) => {
     const { api, orgId } = await t.org({ mode: 'test' });
     const res = await api.post('/v1/messages', body);

@@ -1,5 +1,18 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { backoffDelayMs, claimForSending, failAsRecipientStopped, listUnsubscribeHeaders, markFailed, markSent, recordAttemptError, type Deps } from '@tidings/core';
+import {
+  attachmentFailure,
+  backoffDelayMs,
+  claimForSending,
+  failAsRecipientStopped,
+  listUnsubscribeHeaders,
+  markFailed,
+  markSent,
+  outgoingEmail,
+  outgoingSms,
+  recordAttemptError,
+  type AttachmentFetchOptions,
+  type Deps,
+} from '@tidings/core';
 import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 import type { Providers } from './providers.ts';
@@ -15,9 +28,9 @@ import type { Providers } from './providers.ts';
  * effectively once; the sandbox derives its id from ours, so it is once too; Telnyx takes no key, so SMS is
  * at-least-once in that window only.
  */
-export const sendMessageProcessor = (deps: Deps, providers: Providers) => async (job: Job<{ messageId: string }>, token?: string) => {
+export const sendMessageProcessor = (deps: Deps, providers: Providers, fetchOptions: AttachmentFetchOptions = {}) => async (job: Job<{ messageId: string }>, token?: string) => {
   try {
-    return await sendOnce(deps, providers, job, token);
+    return await sendOnce(deps, providers, fetchOptions, job, token);
   } catch (error) {
     if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
     // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
@@ -30,7 +43,7 @@ export const sendMessageProcessor = (deps: Deps, providers: Providers) => async 
   }
 };
 
-async function sendOnce(deps: Deps, providers: Providers, job: Job<{ messageId: string }>, token?: string) {
+async function sendOnce(deps: Deps, providers: Providers, fetchOptions: AttachmentFetchOptions, job: Job<{ messageId: string }>, token?: string) {
   const { messageId } = job.data;
   const claim = await claimForSending(deps, messageId);
   if (claim.kind === 'done') return { outcome: claim.reason };
@@ -45,10 +58,8 @@ async function sendOnce(deps: Deps, providers: Providers, job: Job<{ messageId: 
   try {
     const { providerMessageId } =
       message.channelType === 'email'
-        ? await providers
-            .email(message.provider)
-            .sendEmail({ messageId, from: message.from, to: message.to, subject: message.subject ?? '', html: message.html, text: message.text, ...(headers && { headers }) })
-        : await providers.sms(message.provider).sendSms({ messageId, from: message.from, to: message.to, body: message.body ?? '' });
+        ? await providers.email(message.provider).sendEmail(await outgoingEmail(deps, message, fetchOptions, headers))
+        : await providers.sms(message.provider).sendSms(outgoingSms(message));
     const followUps =
       message.provider === 'sandbox'
         ? [{ queue: 'maintenance' as const, jobId: sandboxOutcomeJobId(messageId), runAt: new Date(deps.now().getTime() + settings.sandboxOutcomeDelayMs) }]
@@ -57,8 +68,18 @@ async function sendOnce(deps: Deps, providers: Providers, job: Job<{ messageId: 
     log.info('sent');
     return { outcome: 'sent' };
   } catch (error) {
+    // An attachment that could not be read (a `path` that failed, when opened or half-way) is reported as such,
+    // and retried like a provider's transient failure while it is a timeout, a 5xx or a dropped connection.
+    const attachment = attachmentFailure(error);
     const providerError = error instanceof ProviderError ? error : null;
-    const detail = { code: (providerError?.reason ?? 'internal_error').toUpperCase(), message: providerError?.message ?? 'The send failed; it will be retried' };
+    const detail = attachment
+      ? { code: 'ATTACHMENT_UNAVAILABLE', message: attachment.message }
+      : { code: (providerError?.reason ?? 'internal_error').toUpperCase(), message: providerError?.message ?? 'The send failed; it will be retried' };
+    if (attachment && !attachment.isRetryable) {
+      await markFailed(deps, messageId, detail);
+      log.warn({ reason: detail.message }, 'an attachment is unavailable for good');
+      throw new UnrecoverableError(detail.message);
+    }
     if (providerError?.reason === RECIPIENT_STOPPED) {
       await failAsRecipientStopped(deps, message);
       log.warn('provider refused the message: the recipient opted out; number suppressed');
@@ -75,7 +96,7 @@ async function sendOnce(deps: Deps, providers: Providers, job: Job<{ messageId: 
       throw new UnrecoverableError(detail.message);
     }
     // Our own failure (database, network) after the provider call is retried the same way: the repeat is safe.
-    if (providerError) await recordAttemptError(deps, messageId, detail);
+    if (providerError || attachment) await recordAttemptError(deps, messageId, detail);
     const delayMs = backoffDelayMs(message.attempts, { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs });
     log.info({ err: error, delayMs }, 'send failed; retrying later');
     await job.moveToDelayed(Date.now() + delayMs, token);

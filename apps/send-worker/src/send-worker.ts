@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import { measureJobs, type Deps } from '@tidings/core';
+import { measureJobs, type AttachmentFetchOptions, type Deps } from '@tidings/core';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
 import { buildProviders, countProviderCalls, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
@@ -14,7 +14,7 @@ export type SendWorker = { workers: Worker[]; close(): Promise<void> };
  * `close()` waits for in-flight jobs (graceful shutdown).
  * @example const worker = await startSendWorker(deps); process.once('SIGTERM', () => worker.close());
  */
-export async function startSendWorker(deps: Deps, options: { providers?: Providers } = {}): Promise<SendWorker> {
+export async function startSendWorker(deps: Deps, options: { providers?: Providers; attachmentFetch?: AttachmentFetchOptions } = {}): Promise<SendWorker> {
   const settings = deps.config.sendWorker;
   const providers = countProviderCalls(deps.metrics, options.providers ?? buildProviders(deps.config));
   const common = {
@@ -28,7 +28,7 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 60 * 60 },
   };
-  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, providers));
+  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, providers, options.attachmentFetch));
   const channels = settings.queues.filter((queue) => queue !== 'broadcasts');
   const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
   if (settings.queues.includes('broadcasts')) {

@@ -163,6 +163,24 @@ describe('a broadcast to a segment (sandbox)', () => {
   });
 });
 
+describe('engagement counts', () => {
+  it('opened and clicked count the messages the sandbox reports opened and clicked', async () => {
+    const { api } = await h.testOrg();
+    await api.post('/v1/contacts/bulk', {
+      contacts: ['open@example.com', 'click@example.com', 'plain@example.com'].map((email) => ({ email, firstName: 'X', attributes: { plan: 'pro', city: 'Oslo' } })),
+    });
+    const segment = (await api.post('/v1/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } })).body;
+    const tpl = (await api.post('/v1/templates', template)).body;
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await api.post(`/v1/broadcasts/${b.id}/send`, {});
+    const engaged = await waitFor(async () => {
+      const got = (await api.get(`/v1/broadcasts/${b.id}`)).body;
+      return got.counts.clicked === 1 && got.counts.opened === 2 ? got : null;
+    }, 30_000, 'the opens and clicks');
+    expect(engaged.counts).toMatchObject({ recipients: 3, delivered: 3, opened: 2, clicked: 1 });
+  });
+});
+
 describe('a slow start', () => {
   it('fixing the recipients may take longer than the 5 s default of an interactive transaction', async () => {
     const { api, orgId } = await h.testOrg();

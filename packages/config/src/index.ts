@@ -23,6 +23,8 @@ const EnvSchema = z.object({
   /** How long a key lookup is cached in process; a disabled key stops working within this time. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** The largest body of message.send and message.sendBatch, which may carry base64 attachments (40 MiB decoded). */
+  SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
   /** Dashboard sign-in attempts per 15 minutes per email address (five times as many per client address). */
   SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   /** Time every template render of one request (a send, a batch, a preview) may take together; past it, a 400. */
@@ -121,6 +123,7 @@ export type Config = {
   rateLimitWindowMs: number;
   apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
+  sendBodyLimitBytes: number;
   signInRateLimit: number;
   templateRender: { budgetMs: number; threads: number };
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
@@ -214,6 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
     templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS },
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },

@@ -6,7 +6,8 @@ export { createSandboxDomainProvider, SANDBOX_MAIL_HOST } from './sandbox-domain
 export { createTelnyxNumberProvider } from './telnyx-number.provider.ts';
 export { createSandboxNumberProvider, describeSandboxNumber } from './sandbox-number.provider.ts';
 export { domainProviderFor, numberProviderFor, type KeyMode } from './select-providers.ts';
-export type { EmailProvider, SmsProvider, OutgoingEmail, OutgoingSms, ProviderName } from './provider.types.ts';
+export type { EmailProvider, SmsProvider, OutgoingEmail, OutgoingSms, OutgoingAttachment, ProviderName } from './provider.types.ts';
+export { readAttachment } from './read-attachment.ts';
 export { createResendProvider, RESEND_MESSAGE_TAG } from './resend.provider.ts';
 export { createTelnyxProvider, RECIPIENT_STOPPED, TELNYX_STOPPED_ERROR_CODE } from './telnyx.provider.ts';
 export { createSandboxProvider, sandboxOutcomeFor, sandboxEngagementFor, type SandboxOutcome } from './sandbox.provider.ts';

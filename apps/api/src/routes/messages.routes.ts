@@ -10,7 +10,7 @@ const tags = ['Messages'];
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 const MessageIdParam = idParam('msg');
 const limits =
-  'Limits: `to`/`from` 320 chars, `subject` 998, `html` 512 KiB, `text` 256 KiB, `body` 1600, `tags` 10 of 100 chars, `metadata` 20 keys (40 chars) of 500-char values, `variables` 100; the whole request at most BODY_LIMIT_BYTES (1 MiB by default).';
+  'Limits: `to`/`from` 320 chars, `subject` 998, `html` 512 KiB, `text` 256 KiB, `body` 1600, `tags` 10 of 100 chars, `metadata` 20 keys (40 chars) of 500-char values, `to`+`cc`+`bcc` 50 recipients, `replyTo` 10, `headers` 50, `attachments` 20 and 40 MiB decoded, `mediaUrls` 10, `variables` any JSON object nested at most 5 levels with at most 100 keys in all and 64 KiB; the whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default). Every problem is a 400 naming the field and index (`cc.3`, `attachments.0.path`), and nothing is stored.';
 
 const send = operation({
   operationId: 'message.send',
@@ -32,7 +32,7 @@ const sendBatch = operation({
   tags,
   summary: 'Send up to 100 messages',
   description:
-    'Each item is a message.send body, validated on its own: valid items are accepted even when others fail. `data[i]` is the message or null, `errors` lists the failed indexes. Takes `Idempotency-Key`.',
+    'Each item is a message.send body, validated on its own: valid items are accepted even when others fail. `data[i]` is the message or null, `errors` lists the failed indexes. Takes `Idempotency-Key`. The whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default).',
   middleware: [idempotent],
   request: { body: { required: true, ...json(SendBatchBody) } },
   responses: { 202: { description: 'Per-item results', ...json(SendBatchResponse) } },

@@ -15,3 +15,4 @@ export { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
 export { failAsRecipientStopped } from './delivery.ts';
 export { receiveProviderCallback } from './provider-callbacks.ts';
 export { requeueStrandedMessages } from './requeue-stranded.ts';
+export { AttachmentUnavailableError, attachmentFailure, openAttachments, dropSuppressedCopies, outgoingEmail, outgoingSms, type AttachmentFetchOptions } from './outgoing-message.ts';

@@ -4,7 +4,17 @@ import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
 export type { BatchItemError, Message, MessageStatusEvent, MessageWithEvents, SendBatchResponse };
-export type SendMessageParams = z.input<typeof SendMessageBody>;
+type SendInput = z.input<typeof SendMessageBody>;
+type EmailOnly = 'subject' | 'html' | 'text' | 'cc' | 'bcc' | 'replyTo' | 'headers' | 'attachments';
+type SmsOnly = 'body' | 'mediaUrls';
+type Never<K extends string> = { [P in K]?: never };
+/** An email: subject, html/text, cc, bcc, replyTo, headers, attachments; never an SMS field. */
+export type SendEmailParams = Omit<SendInput, 'channelType' | SmsOnly> & { channelType: 'email' } & Never<SmsOnly>;
+/** An SMS (an MMS with mediaUrls): body; never an email field, so `subject` on an SMS does not compile. */
+export type SendSmsParams = Omit<SendInput, 'channelType' | EmailOnly> & { channelType: 'sms' } & Never<EmailOnly>;
+/** A message.send body, one shape per channel. */
+export type SendMessageParams = SendEmailParams | SendSmsParams;
+export type SendAttachmentParams = NonNullable<SendEmailParams['attachments']>[number];
 export type SendBatchParams = { messages: SendMessageParams[] };
 export type ListMessagesParams = ListParams & Partial<Omit<z.input<typeof MessageListQuery>, keyof ListParams>>;
 

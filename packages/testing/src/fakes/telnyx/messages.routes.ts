@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 
-export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string };
+export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string; mediaUrls?: string[] };
 export type FakeTelnyxMessageState = {
   messages: FakeTelnyxMessage[];
   /** Numbers that texted STOP: Telnyx refuses sends to them with error 40300, as the real one does. */
@@ -23,7 +23,11 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     if (state.stoppedNumbers.has(body.to)) {
       return c.json({ errors: [{ code: '40300', title: 'Blocked due to STOP message', detail: 'The recipient has opted out of messages from this number.' }] }, 400);
     }
-    const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? '') };
+    if (body.media_urls !== undefined && (!Array.isArray(body.media_urls) || body.media_urls.some((u) => typeof u !== 'string' || !u.startsWith('https://')))) {
+      return c.json(invalid('media_urls must be a list of https URLs', '/media_urls'), 422);
+    }
+    const mediaUrls = body.media_urls as string[] | undefined;
+    const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? ''), ...(mediaUrls ? { mediaUrls } : {}) };
     state.messages.push(message);
     return c.json(
       {
@@ -31,7 +35,8 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
           record_type: 'message',
           direction: 'outbound',
           id: message.id,
-          type: 'SMS',
+          type: mediaUrls?.length ? 'MMS' : 'SMS',
+          media: (mediaUrls ?? []).map((url) => ({ url })),
           from: { phone_number: message.from },
           to: [{ phone_number: message.to, status: 'queued' }],
           text: message.text,
