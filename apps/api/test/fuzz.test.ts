@@ -173,7 +173,7 @@ describe('OpenAPI-driven fuzzing', () => {
     const pathFor = (path: string) =>
       `/v1${path.replace(/\{[^}]+\}/g, () => {
         const real = Object.entries(ids).find(([prefix]) => path.startsWith(prefix))?.[1];
-        return encodeURIComponent(real && random.next() < 0.5 ? real : random.pick(['con_nope', 'x', 'a\u0000b', 'x'.repeat(65), '%00', '..']));
+        return encodeURIComponent(real && random.next() < 0.5 ? real : random.pick(['con_nope', 'x', 'a\u0000b', 'x'.repeat(65), '%00']));
       })}`;
     const check = (status: number, body: unknown, what: string) => {
       requests += 1;

@@ -91,6 +91,8 @@ export function mutate(valid: Json, random: Random): Json {
     } else {
       replacement = mutateValue(current, random);
     }
+    // a copy: the poison values are shared, and a later mutation may write inside what was put here
+    replacement = structuredClone(replacement);
     if (slot.parent === null) root = replacement;
     else (slot.parent as Record<string | number, Json>)[slot.key] = replacement;
   }
