@@ -53,8 +53,9 @@ describe('renderContent', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
-  it('refuses rendered text Postgres cannot store (a filter cutting a surrogate pair in two)', () => {
-    expect(() => render({ body: '{{ "🙂" | slice: 0 }}' }, {})).toThrow('body: the rendered template must not contain a lone surrogate');
+  it('refuses rendered text Postgres cannot store', () => {
+    expect(() => render({ body: 'x{{ v }}' }, { v: 'a\u0000' })).toThrow('body: the rendered template must not contain the NUL character');
+    expect(() => render({ text: 'x{{ v }}' }, { v: '\ud800' })).toThrow('text: the rendered template must not contain a lone surrogate');
   });
 
   it('never reads inherited properties of the values given', () => {
