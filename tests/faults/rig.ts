@@ -16,6 +16,15 @@ import {
 
 const root = path.resolve(__dirname, '../..');
 
+/**
+ * FAULTS_BUILT=1 runs the built apps (`node apps/<app>/dist/<entry>.js`, as production does; `npm run build` first),
+ * otherwise their sources through tsx as a loader (not the tsx CLI: one process, so SIGKILL reaches the app itself).
+ */
+const runBuilt = process.env.FAULTS_BUILT === '1';
+function nodeArgs(entry: string): string[] {
+  return runBuilt ? [path.join(root, entry.replace('/src/', '/dist/').replace(/\.ts$/, '.js'))] : ['--import', 'tsx', path.join(root, entry)];
+}
+
 /** One running process of ours: its last log lines are kept for the error message when a run goes wrong. */
 export type AppProcess = { name: string; proc: ChildProcess; tail: string[] };
 
@@ -50,7 +59,10 @@ async function startRedisServer(port: number): Promise<ChildProcess> {
   const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await waitUntil(
     () => new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => (socket.end(), resolve(true))).on('error', () => resolve(false));
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      }).on('error', () => resolve(false));
     }),
     10_000,
     () => `redis-server on port ${port} did not start`,
@@ -68,7 +80,8 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
 }
 
 /**
- * The whole product as separate processes, the way it runs in production: the API (apps/api/src/server.ts),
+ * The whole product as separate processes, the way it runs in production: the API (apps/api/src/server.ts, or its
+ * build with FAULTS_BUILT=1),
  * send-workers and a webhook-worker, on the run's test database and a Redis prefix of their own, with the real
  * Resend SDK talking to the fake Resend and webhooks going to a real HTTP receiver. Optionally Postgres and/or Redis
  * sit behind TCP proxies the test can cut. Timings are short (locks, stalled checks, backoff, webhook retries) so
@@ -127,8 +140,7 @@ export async function startRig(options: RigOptions = {}) {
   const processes = new Set<AppProcess>();
 
   function start(name: string, entry: string, ownEnv: Record<string, string> = {}): AppProcess {
-    // node with tsx as a loader, not the tsx CLI: one process, so SIGKILL reaches the app itself
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env: { ...process.env, ...env, ...ownEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, nodeArgs(entry), { cwd: root, env: { ...process.env, ...env, ...ownEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     const app: AppProcess = { name, proc, tail: [] };
     const keep = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) app.tail.push(`${name}[${proc.pid}]: ${line.slice(0, 300)}`);
@@ -183,6 +195,21 @@ export async function startRig(options: RigOptions = {}) {
       redisServer!.kill('SIGKILL');
       await exited;
       redisServer = await startRedisServer(redisPort!);
+    },
+    api,
+    /** Sends `signal` to one of the processes and resolves with its exit code once it has exited. */
+    async signal(app: AppProcess, signal: NodeJS.Signals): Promise<number | null> {
+      const exited = new Promise<number | null>((resolve) => app.proc.once('exit', (code) => resolve(code)));
+      app.proc.kill(signal);
+      const code = await exited;
+      processes.delete(app);
+      return code;
+    },
+    /** Starts one more send-worker. */
+    addSendWorker(): AppProcess {
+      const worker = start(`send-worker-${sendWorkers.length}`, 'apps/send-worker/src/worker.ts');
+      sendWorkers.push(worker);
+      return worker;
     },
     /** Kills a send-worker (SIGKILL: no goodbye) and starts a new one in its place. */
     async killAndRestartSendWorker(index: number) {

@@ -1,13 +1,13 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { withGlobalTags } from './openapi.ts';
 import { createAuthenticator, type Deps } from '@tidings/core';
+import { opsRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import type { AppEnv } from './env.ts';
 import { auth } from './middleware/auth.ts';
 import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
 import { jsonBody, limitBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
@@ -16,7 +16,6 @@ import { segmentRoutes } from './routes/segments.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
-import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
@@ -44,7 +43,7 @@ export function createApp(deps: Deps) {
     await next();
   });
   app.use('*', requestContext);
-  app.route('/', healthRoutes);
+  app.route('/', opsRoutes(deps));
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
 

@@ -1,5 +1,5 @@
 import type { Config } from '@tidings/config';
-import type { Metrics } from '@tidings/core';
+import type { Metrics } from '@tidings/runtime';
 import {
   createResendProvider,
   createSandboxProvider,

@@ -1,5 +1,6 @@
 import { Worker } from 'bullmq';
-import { measureJobs, type AttachmentFetchOptions, type Deps } from '@tidings/core';
+import type { AttachmentFetchOptions, Deps } from '@tidings/core';
+import { measureJobs } from '@tidings/runtime';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
 import { buildProviders, countProviderCalls, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';

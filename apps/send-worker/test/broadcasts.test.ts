@@ -163,6 +163,29 @@ describe('a broadcast to a segment (sandbox)', () => {
   });
 });
 
+describe('an SMS broadcast', () => {
+  it('texts every contact with a phone and smsSubscribed, rendered; the others are suppressed or not recipients', async () => {
+    const { api, orgId } = await h.testOrg();
+    const created = await api.post('/v1/contacts/bulk', {
+      contacts: [
+        { phone: '+14155550101', firstName: 'Ann' },
+        { phone: '+14155550102', firstName: 'Ben', smsSubscribed: false },
+        { email: 'only-email@example.com', firstName: 'Cat' },
+      ],
+    });
+    const ann = created.body.created.find((c: { firstName: string }) => c.firstName === 'Ann').id;
+    const tpl = (await api.post('/v1/templates', { name: 'Text', channelType: 'sms', body: 'Hi {{ contact.firstName }}, {{ offer }}' })).body;
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'sms', templateId: tpl.id, variables: { offer: '20% off' } })).body;
+    await api.post(`/v1/broadcasts/${b.id}/send`, {});
+    const sent = await untilStatus(api, b.id, 'sent');
+    expect(sent.counts).toMatchObject({ recipients: 2, suppressed: 1 });
+    const messages = await h.deps.db.message.findMany({ where: { orgId, broadcastId: b.id } });
+    expect(messages.map((m) => ({ to: m.to, body: m.body, contactId: m.contactId, segments: m.segments }))).toEqual([
+      { to: '+14155550101', body: 'Hi Ann, 20% off', contactId: ann, segments: 1 },
+    ]);
+  });
+});
+
 describe('engagement counts', () => {
   it('opened and clicked count the messages the sandbox reports opened and clicked', async () => {
     const { api } = await h.testOrg();

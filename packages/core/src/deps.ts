@@ -1,8 +1,7 @@
 import type { Config } from '@tidings/config';
 import type { Db } from '@tidings/db';
 import type { Queues, Redis } from '@tidings/queue';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
+import type { Logger, Metrics, Readiness } from '@tidings/runtime';
 import type { TemplateRenderer } from './templates/template-renderer.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
@@ -15,6 +14,8 @@ export type Deps = {
   logger: Logger;
   /** This process's Prometheus metrics. */
   metrics: Metrics;
+  /** Whether Postgres and Redis answer (`/readyz`). */
+  readiness(): Promise<Readiness>;
   /** Renders templates on worker threads, within a time budget per request. */
   renderer: TemplateRenderer;
   /** The current time; tests may pin it. */

@@ -1,10 +1,9 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
-import { createLogger } from './logger.ts';
-import { createMetrics } from './metrics.ts';
 import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { createDb } from '@tidings/db';
-import { closeQueues, createQueues, createRedis } from '@tidings/queue';
+import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
+import { checkReadiness, createLogger, createMetrics } from '@tidings/runtime';
 
 /**
  * Opens the connections one process needs, and closes them again.
@@ -25,7 +24,14 @@ export function openDeps(config: Config, name: string): Deps & { close(): Promis
     queues,
     config,
     logger,
-    metrics: createMetrics({ db, queues }),
+    metrics: createMetrics({
+      async queueJobCounts() {
+        const counts = await Promise.all(QUEUE_NAMES.map((name) => queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized')));
+        return Object.fromEntries(QUEUE_NAMES.map((name, i) => [name, counts[i]]));
+      },
+      outboxBacklog: () => db.outboxEntry.count(),
+    }),
+    readiness: () => checkReadiness({ postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() }),
     renderer,
     now: () => new Date(),
     async close() {

@@ -41,7 +41,7 @@ export async function lockDefaultNumber(tx: Prisma.TransactionClient, orgId: str
  * numbers someone on this install already owns.
  * @example const { data } = await searchAvailableNumbers(deps, orgId, 'live', { country: 'US', areaCode: '415', limit: 5 });
  */
-export async function searchAvailableNumbers(deps: Deps, orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
+export async function searchAvailableNumbers(deps: Deps, _orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
   const provider = numberProviderFor(deps.config, { mode });
   const found = await provider.searchAvailable(query).catch((error) => {
     throw providerFailure(deps, error, NUMBER_PROVIDER);

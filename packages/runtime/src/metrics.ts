@@ -1,8 +1,16 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { QUEUE_NAMES } from '@tidings/queue';
-import type { Db } from '@tidings/db';
-import type { Queues } from '@tidings/queue';
 import { within } from './within.ts';
+
+/**
+ * Look-ups the scrape-time gauges make; the process that owns the stores passes them in (core's `openDeps`), so
+ * this package never touches Postgres or Redis itself.
+ */
+export type MetricSources = {
+  /** Job counts by state (`waiting`, `active`, ...) of each queue, by queue name. */
+  queueJobCounts(): Promise<Record<string, Record<string, number>>>;
+  /** Outbox rows not yet moved to Redis. */
+  outboxBacklog(): Promise<number>;
+};
 
 // A scrape-time look-up that takes longer leaves its gauge out of this scrape rather than hold up the rest.
 const LOOKUP_TIMEOUT_MS = 2000;
@@ -11,9 +19,9 @@ const LOOKUP_TIMEOUT_MS = 2000;
  * The Prometheus metrics of one process. Gauges that need a look at Postgres or Redis (queue depth, outbox backlog)
  * are read when scraped, so they cost nothing between scrapes; while their store is unreachable they are absent, and
  * the rest of the scrape still answers (the outbox backlog matters most while Redis is down).
- * @example const metrics = createMetrics({ db, queues }); metrics.providerCalls.inc({ provider: 'resend', outcome: 'sent' });
+ * @example const metrics = createMetrics({ queueJobCounts, outboxBacklog }); metrics.providerCalls.inc({ provider: 'resend', outcome: 'sent' });
  */
-export function createMetrics(sources: { db: Db; queues: Queues }) {
+export function createMetrics(sources: MetricSources) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -73,12 +81,11 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     registers: [registry],
     async collect() {
       this.reset();
-      const read = (name: (typeof QUEUE_NAMES)[number]) => sources.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
-      const result = await within(() => Promise.all(QUEUE_NAMES.map(read)), LOOKUP_TIMEOUT_MS);
+      const result = await within(() => sources.queueJobCounts(), LOOKUP_TIMEOUT_MS);
       if (!result.ok) return;
-      result.value.forEach((counts, i) => {
-        for (const [state, count] of Object.entries(counts)) this.set({ queue: QUEUE_NAMES[i], state }, count);
-      });
+      for (const [queue, counts] of Object.entries(result.value)) {
+        for (const [state, count] of Object.entries(counts)) this.set({ queue, state }, count);
+      }
     },
   });
   new Gauge({
@@ -87,7 +94,7 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     registers: [registry],
     async collect() {
       this.reset();
-      const result = await within(() => sources.db.outboxEntry.count(), LOOKUP_TIMEOUT_MS);
+      const result = await within(() => sources.outboxBacklog(), LOOKUP_TIMEOUT_MS);
       if (result.ok) this.set(result.value);
     },
   });
