@@ -18,6 +18,7 @@ import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
@@ -60,15 +61,9 @@ export function createApp(deps: Deps) {
     scheme: 'bearer',
     description: 'An API key: `sk_live_...` or `sk_test_...`.',
   });
-  v1.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Tidings API',
-      version: '1.0.0',
-      description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, domains and numbers around them.',
-    },
-    servers: [{ url: '/v1' }],
-  });
+  // built on first request, once every route is registered
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  v1.get('/openapi.json', (c) => c.json((document ??= buildOpenApiDocument(v1))));
 
   app.route('/v1', v1);
   app.notFound(notFoundOrWrongMethod(app));

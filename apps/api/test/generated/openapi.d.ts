@@ -2579,7 +2579,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2610,36 +2610,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2708,7 +2678,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2739,36 +2709,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2863,7 +2803,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2909,21 +2849,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2990,7 +2915,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3036,21 +2961,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3117,7 +3027,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3163,21 +3073,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3248,7 +3143,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3294,21 +3189,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3422,7 +3302,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3453,36 +3333,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3551,7 +3401,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3587,21 +3437,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -3611,7 +3446,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "email: another contact in this organization has this email"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3708,7 +3543,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3753,22 +3588,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3833,7 +3653,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3878,22 +3698,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3964,7 +3769,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4009,7 +3814,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4024,7 +3829,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "phone: another contact in this organization has this phone"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4123,7 +3928,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "contacts: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4154,21 +3959,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4285,7 +4075,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4316,36 +4106,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4414,7 +4174,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4450,21 +4210,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -4474,7 +4219,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain example.com is already added to this organization"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4589,7 +4334,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4634,22 +4379,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4714,7 +4444,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4759,22 +4489,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4863,7 +4578,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "fromName: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4908,22 +4623,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5020,7 +4720,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5065,22 +4765,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5161,7 +4846,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5191,37 +4876,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5278,6 +4933,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "channelType": "email",
+                     *       "to": "ada@example.com",
+                     *       "from": "Acme <hello@example.com>",
+                     *       "subject": "Your sign-in code",
+                     *       "text": "Your code is 123456.",
+                     *       "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *       "body": null,
+                     *       "templateId": null,
+                     *       "templateVersion": null,
+                     *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "status": "queued",
+                     *       "segments": null,
+                     *       "provider": "resend",
+                     *       "providerMessageId": null,
+                     *       "error": null,
+                     *       "attempts": 0,
+                     *       "tags": [
+                     *         "auth"
+                     *       ],
+                     *       "metadata": {
+                     *         "userId": "usr_42"
+                     *       },
+                     *       "scheduledAt": null,
+                     *       "sentAt": null,
+                     *       "deliveredAt": null,
+                     *       "failedAt": null,
+                     *       "createdAt": "2026-11-23T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T08:00:03.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -5290,7 +4978,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5320,7 +5008,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5335,7 +5023,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5447,7 +5135,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5477,7 +5165,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5492,22 +5180,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Message not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5562,6 +5235,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "channelType": "email",
+                     *       "to": "ada@example.com",
+                     *       "from": "Acme <hello@example.com>",
+                     *       "subject": "Your sign-in code",
+                     *       "text": "Your code is 123456.",
+                     *       "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *       "body": null,
+                     *       "templateId": null,
+                     *       "templateVersion": null,
+                     *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "status": "canceled",
+                     *       "segments": null,
+                     *       "provider": "resend",
+                     *       "providerMessageId": null,
+                     *       "error": null,
+                     *       "attempts": 1,
+                     *       "tags": [
+                     *         "auth"
+                     *       ],
+                     *       "metadata": {
+                     *         "userId": "usr_42"
+                     *       },
+                     *       "scheduledAt": null,
+                     *       "sentAt": null,
+                     *       "deliveredAt": null,
+                     *       "failedAt": null,
+                     *       "createdAt": "2026-11-23T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T08:00:03.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -5574,7 +5280,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5619,7 +5325,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Message not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5634,7 +5340,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Message is sent: only scheduled or queued messages can be canceled"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5691,6 +5397,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *           "channelType": "email",
+                     *           "to": "ada@example.com",
+                     *           "from": "Acme <hello@example.com>",
+                     *           "subject": "Your sign-in code",
+                     *           "text": "Your code is 123456.",
+                     *           "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *           "body": null,
+                     *           "templateId": null,
+                     *           "templateVersion": null,
+                     *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *           "status": "queued",
+                     *           "segments": null,
+                     *           "provider": "resend",
+                     *           "providerMessageId": null,
+                     *           "error": null,
+                     *           "attempts": 0,
+                     *           "tags": [
+                     *             "auth"
+                     *           ],
+                     *           "metadata": {
+                     *             "userId": "usr_42"
+                     *           },
+                     *           "scheduledAt": null,
+                     *           "sentAt": null,
+                     *           "deliveredAt": null,
+                     *           "failedAt": null,
+                     *           "createdAt": "2026-11-23T08:00:00.000Z",
+                     *           "updatedAt": "2026-11-23T08:00:03.000Z"
+                     *         },
+                     *         null
+                     *       ],
+                     *       "errors": [
+                     *         {
+                     *           "index": 1,
+                     *           "code": "BAD_REQUEST",
+                     *           "message": "to: must be an E.164 phone number"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SendBatchResponse"];
                 };
             };
@@ -5703,7 +5454,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "messages: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5734,21 +5485,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5865,7 +5601,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5896,36 +5632,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5994,7 +5700,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "number: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6030,21 +5736,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -6054,7 +5745,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number +14155550123 is no longer available; search again and pick another"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6169,7 +5860,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6214,22 +5905,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6294,7 +5970,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6339,22 +6015,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6443,7 +6104,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6488,22 +6149,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6625,7 +6271,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6656,36 +6302,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6775,7 +6391,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6806,36 +6422,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6904,7 +6490,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6935,36 +6521,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7061,7 +6617,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7106,22 +6662,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7186,7 +6727,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7231,22 +6772,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7317,7 +6843,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7362,22 +6888,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7481,7 +6992,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7526,22 +7037,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7618,7 +7114,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7649,36 +7145,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7747,7 +7213,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7778,36 +7244,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7909,7 +7345,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7954,22 +7390,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8034,7 +7455,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8079,22 +7500,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8165,7 +7571,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8210,22 +7616,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8326,7 +7717,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8371,22 +7762,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8492,7 +7868,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8537,22 +7913,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8624,7 +7985,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8655,36 +8016,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8753,7 +8084,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "url: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8784,36 +8115,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8910,7 +8211,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8955,22 +8256,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9037,7 +8323,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9082,22 +8368,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9168,7 +8439,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9213,22 +8484,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9334,7 +8590,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9379,22 +8635,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9461,7 +8702,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9506,22 +8747,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9588,7 +8814,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9633,22 +8859,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
