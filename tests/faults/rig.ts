@@ -27,6 +27,8 @@ export type RigOptions = {
   /** A Redis of the run's own, without persistence, that `rig.restartRedisEmpty()` kills and starts again empty. */
   privateRedis?: boolean;
   sendWorkers?: number;
+  /** A fan-out worker of its own (a send-worker consuming only `broadcasts`, `rig.fanOut`); the send-workers then consume email and sms only. */
+  fanOutWorker?: boolean;
   /** Environment of every process on top of the rig's fast timings. */
   env?: Record<string, string>;
 };
@@ -124,9 +126,9 @@ export async function startRig(options: RigOptions = {}) {
   };
   const processes = new Set<AppProcess>();
 
-  function start(name: string, entry: string): AppProcess {
+  function start(name: string, entry: string, ownEnv: Record<string, string> = {}): AppProcess {
     // node with tsx as a loader, not the tsx CLI: one process, so SIGKILL reaches the app itself
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env: { ...process.env, ...env, ...ownEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     const app: AppProcess = { name, proc, tail: [] };
     const keep = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) app.tail.push(`${name}[${proc.pid}]: ${line.slice(0, 300)}`);
@@ -149,7 +151,10 @@ export async function startRig(options: RigOptions = {}) {
 
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const api = start('api', 'apps/api/src/server.ts');
-  const sendWorkers = Array.from({ length: options.sendWorkers ?? 2 }, (_, i) => start(`send-worker-${i}`, 'apps/send-worker/src/worker.ts'));
+  const sendWorkerEnv: Record<string, string> = options.fanOutWorker ? { SEND_WORKER_QUEUES: 'email,sms' } : {};
+  const fanOutEnv = { SEND_WORKER_QUEUES: 'broadcasts' };
+  const sendWorkers = Array.from({ length: options.sendWorkers ?? 2 }, (_, i) => start(`send-worker-${i}`, 'apps/send-worker/src/worker.ts', sendWorkerEnv));
+  let fanOut = options.fanOutWorker ? start('fan-out', 'apps/send-worker/src/worker.ts', fanOutEnv) : null;
   start('webhook-worker', 'apps/webhook-worker/src/worker.ts');
   await waitUntil(
     async () => (await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok === true,
@@ -183,7 +188,12 @@ export async function startRig(options: RigOptions = {}) {
     async killAndRestartSendWorker(index: number) {
       const old = sendWorkers[index]!;
       await stop(old, 'SIGKILL');
-      sendWorkers[index] = start(old.name, 'apps/send-worker/src/worker.ts');
+      sendWorkers[index] = start(old.name, 'apps/send-worker/src/worker.ts', sendWorkerEnv);
+    },
+    /** Kills the fan-out worker (SIGKILL) and starts a new one in its place. */
+    async killAndRestartFanOut() {
+      await stop(fanOut!, 'SIGKILL');
+      fanOut = start('fan-out', 'apps/send-worker/src/worker.ts', fanOutEnv);
     },
     /** The webhook receiver goes away (connections refused) until `startReceiver()`. */
     async stopReceiver() {

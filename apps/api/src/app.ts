@@ -12,6 +12,8 @@ import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
 import { contactRoutes } from './routes/contacts.routes.ts';
 import { segmentRoutes } from './routes/segments.routes.ts';
+import { broadcastRoutes } from './routes/broadcasts.routes.ts';
+import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
@@ -39,6 +41,7 @@ export function createApp(deps: Deps) {
   app.use('*', requestContext);
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);
+  app.route('/', unsubscribeRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate);
@@ -53,6 +56,7 @@ export function createApp(deps: Deps) {
   v1.route('/', contactRoutes);
   v1.route('/', templateRoutes);
   v1.route('/', segmentRoutes);
+  v1.route('/', broadcastRoutes);
   v1.route('/', messageRoutes);
   v1.route('/', providerEventRoutes);
 

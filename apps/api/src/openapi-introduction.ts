@@ -1,5 +1,5 @@
 /** The introduction at the top of /docs (Markdown): what a caller needs before the first operation. */
-export const API_INTRODUCTION = `Send email and SMS, and manage the contacts, templates, webhooks, segments, email domains and phone numbers around them. JSON in and out, under \`/v1\`.
+export const API_INTRODUCTION = `Send email and SMS, one at a time or as broadcasts to a segment, and manage the contacts, templates, webhooks, segments, email domains and phone numbers around them. JSON in and out, under \`/v1\`.
 
 ## Authentication
 

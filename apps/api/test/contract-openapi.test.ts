@@ -40,7 +40,10 @@ const OPERATION_IDS_OF_OTHER_GROUPS = [
   'emailDomain.add', 'emailDomain.list', 'emailDomain.get', 'emailDomain.verify', 'emailDomain.setDefault', 'emailDomain.delete',
   'phoneNumber.searchAvailable', 'phoneNumber.purchase', 'phoneNumber.list', 'phoneNumber.get', 'phoneNumber.update', 'phoneNumber.release',
 ];
-const ALL_OPERATION_IDS = [...API_KEY_OPERATION_IDS, ...OPERATION_IDS_OF_OTHER_GROUPS];
+const FIRST_ROUND_OPERATION_IDS = [...API_KEY_OPERATION_IDS, ...OPERATION_IDS_OF_OTHER_GROUPS];
+// The second round's groups.
+const BROADCAST_OPERATION_IDS = ['broadcast.create', 'broadcast.list', 'broadcast.get', 'broadcast.send', 'broadcast.cancel', 'broadcast.delete'];
+const ALL_OPERATION_IDS = [...FIRST_ROUND_OPERATION_IDS, ...BROADCAST_OPERATION_IDS];
 /**
  * The other 44 operations are built on other branches. Set this to true once they are all merged: from then on
  * every one of the 50 must be in the document.
@@ -64,7 +67,8 @@ describe('the served OpenAPI document', () => {
   });
 
   it('carries the operation ids of API.md, each once, and no others', async () => {
-    expect(new Set(ALL_OPERATION_IDS).size).toBe(50);
+    expect(new Set(FIRST_ROUND_OPERATION_IDS).size).toBe(50);
+    expect(new Set(ALL_OPERATION_IDS).size).toBe(ALL_OPERATION_IDS.length);
     const ids = operationsOf(await servedDocument()).map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(REQUIRED_OPERATION_IDS));

@@ -179,7 +179,7 @@ describe('the dashboard in a browser', () => {
 
     await page.click('.sidebar a:has-text("Queues")');
     await page.waitForURL((url) => url.pathname === '/admin/queues');
-    for (const name of ['email', 'sms', 'webhooks', 'maintenance']) {
+    for (const name of ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts']) {
       await page.getByText(name, { exact: true }).first().waitFor();
     }
     await shot('bull-board');

@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { backoffDelayMs, claimForSending, markFailed, markSent, recordAttemptError, type Deps } from '@tidings/core';
+import { backoffDelayMs, claimForSending, listUnsubscribeHeaders, markFailed, markSent, recordAttemptError, type Deps } from '@tidings/core';
 import { ProviderError } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 import type { Providers } from './providers.ts';
@@ -41,10 +41,13 @@ async function sendOnce(deps: Deps, providers: Providers, job: Job<{ messageId: 
   const message = claim.message;
   const log = deps.logger.child({ messageId, orgId: message.orgId, provider: message.provider, attempt: message.attempts });
   const settings = deps.config.sendWorker;
+  const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
   try {
     const { providerMessageId } =
       message.channelType === 'email'
-        ? await providers.email(message.provider).sendEmail({ messageId, from: message.from, to: message.to, subject: message.subject ?? '', html: message.html, text: message.text })
+        ? await providers
+            .email(message.provider)
+            .sendEmail({ messageId, from: message.from, to: message.to, subject: message.subject ?? '', html: message.html, text: message.text, ...(headers && { headers }) })
         : await providers.sms(message.provider).sendSms({ messageId, from: message.from, to: message.to, body: message.body ?? '' });
     const followUps =
       message.provider === 'sandbox'

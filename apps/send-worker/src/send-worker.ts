@@ -3,12 +3,13 @@ import { measureJobs, type Deps } from '@tidings/core';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
 import { buildProviders, countProviderCalls, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
+import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
 
 export type SendWorker = { workers: Worker[]; close(): Promise<void> };
 
 /**
  * Starts the send-worker's BullMQ workers on `deps`: one per configured channel queue (SEND_WORKER_QUEUES) with
- * the configured concurrency and stalled-job settings, and one on `maintenance` that runs the outbox relay as a
+ * the configured concurrency and stalled-job settings, one on `broadcasts` (the fan-out) when configured, and one on `maintenance` that runs the outbox relay as a
  * job scheduler every OUTBOX_RELAY_INTERVAL_MS. Every provider call and job run is measured in `deps.metrics`.
  * `close()` waits for in-flight jobs (graceful shutdown).
  * @example const worker = await startSendWorker(deps); process.once('SIGTERM', () => worker.close());
@@ -28,7 +29,12 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     removeOnFail: { age: 7 * 24 * 60 * 60 },
   };
   const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, providers));
-  const workers: Worker[] = settings.queues.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
+  const channels = settings.queues.filter((queue) => queue !== 'broadcasts');
+  const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
+  if (settings.queues.includes('broadcasts')) {
+    const fanOut = measureJobs(deps.metrics, broadcastFanOutProcessor(deps));
+    workers.push(new Worker('broadcasts', fanOut, { ...common, concurrency: deps.config.broadcasts.workerConcurrency }));
+  }
   workers.push(new Worker('maintenance', measureJobs(deps.metrics, maintenanceProcessor(deps)), { ...common, concurrency: 5 }));
   for (const worker of workers) {
     worker.on('error', (error) => deps.logger.error({ err: error, queue: worker.name }, 'worker error'));

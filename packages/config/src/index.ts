@@ -57,12 +57,23 @@ const EnvSchema = z.object({
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // ---- send-worker
-  /** Which channel queues this send-worker consumes, so operators can run email-only and sms-only replicas. */
+  /**
+   * Which queues this send-worker consumes: the channel queues and `broadcasts` (the fan-out), so operators can run
+   * email-only, sms-only and fan-out-only replicas.
+   */
   SEND_WORKER_QUEUES: z
     .string()
-    .regex(/^(email|sms)(,(email|sms))*$/, 'expected a comma list of email, sms')
-    .default('email,sms')
-    .transform((v) => [...new Set(v.split(','))] as ('email' | 'sms')[]),
+    .regex(/^(email|sms|broadcasts)(,(email|sms|broadcasts))*$/, 'expected a comma list of email, sms, broadcasts')
+    .default('email,sms,broadcasts')
+    .transform((v) => [...new Set(v.split(','))] as ('email' | 'sms' | 'broadcasts')[]),
+  /** Broadcast fan-out jobs (each writes one chunk of messages) in flight per send-worker that consumes `broadcasts`. */
+  BROADCAST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(2),
+  /** Contacts per fan-out job: one multi-row statement and one addBulk each. */
+  BROADCAST_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
+  /** Signs unsubscribe links (HMAC-SHA256). Required in production; the default is for local development only. */
+  UNSUBSCRIBE_SECRET: z.string().min(16).optional(),
+  /** Unsubscribe page requests (GET and POST /u/{token}) per minute per client address. */
+  UNSUBSCRIBE_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   SEND_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   /** Provider attempts per message before it is `failed` (transient errors only; permanent ones fail at once). */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
@@ -120,8 +131,9 @@ export type Config = {
   };
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  broadcasts: { workerConcurrency: number; chunkSize: number; unsubscribeSecret: string; unsubscribeRateLimit: number };
   sendWorker: {
-    queues: ('email' | 'sms')[];
+    queues: ('email' | 'sms' | 'broadcasts')[];
     concurrency: number;
     maxAttempts: number;
     backoffBaseMs: number;
@@ -139,6 +151,8 @@ export type Config = {
 
 /** Encrypts webhook secrets when WEBHOOK_SECRET_KEY is unset: local development only (production refuses to start). */
 const LOCAL_WEBHOOK_SECRET_KEY = 'tidings-local-development-webhook-secret-key';
+/** Signs unsubscribe links when UNSUBSCRIBE_SECRET is unset: local development only (production refuses to start). */
+const LOCAL_UNSUBSCRIBE_SECRET = 'tidings-local-development-unsubscribe-secret';
 
 // Values of these variables are never repeated in an error (keys, secrets, and URLs that may carry a password).
 const SECRET_NAME = /KEY|SECRET|PASSWORD|URL/;
@@ -170,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   const productionIssues = [
     e.NODE_ENV === 'production' && !e.WEBHOOK_SECRET_KEY && '  WEBHOOK_SECRET_KEY: required in production',
+    e.NODE_ENV === 'production' && !e.UNSUBSCRIBE_SECRET && '  UNSUBSCRIBE_SECRET: required in production',
     e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_LOOPBACK && '  WEBHOOK_ALLOW_LOOPBACK: never allowed in production',
   ].filter(Boolean);
   if (productionIssues.length) throw new ConfigError(`Invalid configuration:\n${productionIssues.join('\n')}`);
@@ -204,6 +219,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       workerMetricsPort: e.WEBHOOK_WORKER_METRICS_PORT,
     },
     dnsServers: e.DNS_SERVERS,
+    broadcasts: {
+      workerConcurrency: e.BROADCAST_WORKER_CONCURRENCY,
+      chunkSize: e.BROADCAST_CHUNK_SIZE,
+      unsubscribeSecret: e.UNSUBSCRIBE_SECRET ?? LOCAL_UNSUBSCRIBE_SECRET,
+      unsubscribeRateLimit: e.UNSUBSCRIBE_RATE_LIMIT,
+    },
     logLevel: e.LOG_LEVEL,
     sendWorker: {
       queues: e.SEND_WORKER_QUEUES,

@@ -20,6 +20,12 @@ describe('webhook settings', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32), WEBHOOK_ALLOW_LOOPBACK: 'true' })).toThrow(
       /WEBHOOK_ALLOW_LOOPBACK: never allowed in production/,
     );
-    expect(loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32) }).webhooks.secretKey).toBe('x'.repeat(32));
+    expect(loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32), UNSUBSCRIBE_SECRET: 'u'.repeat(32) }).webhooks.secretKey).toBe('x'.repeat(32));
+  });
+
+  it('production needs its own UNSUBSCRIBE_SECRET, like WEBHOOK_SECRET_KEY', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32) })).toThrow(/UNSUBSCRIBE_SECRET: required in production/);
+    const config = loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32), UNSUBSCRIBE_SECRET: 'u'.repeat(32) });
+    expect(config.broadcasts.unsubscribeSecret).toBe('u'.repeat(32));
   });
 });

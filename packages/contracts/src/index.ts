@@ -8,3 +8,4 @@ export * from './contacts.ts';
 export * from './templates.ts';
 export * from './segments.ts';
 export * from './messages.ts';
+export * from './broadcasts.ts';

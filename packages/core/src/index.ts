@@ -39,3 +39,4 @@ export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
 export * from './run-worker-process.ts';
 export * from './backoff.ts';
+export * from './broadcasts/index.ts';

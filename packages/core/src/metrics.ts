@@ -56,6 +56,16 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
     registers: [registry],
   });
+  const broadcastRecipientsExpanded = new Counter({
+    name: 'tidings_broadcast_recipients_expanded_total',
+    help: 'Broadcast recipients expanded by the fan-out (contacts read for a chunk written for the first time)',
+    registers: [registry],
+  });
+  const broadcastMessagesCreated = new Counter({
+    name: 'tidings_broadcast_messages_created_total',
+    help: 'Messages created by broadcast fan-out (queued, or failed when the rendering failed)',
+    registers: [registry],
+  });
   new Gauge({
     name: 'tidings_queue_jobs',
     help: 'Jobs per queue and state',
@@ -82,7 +92,7 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, messages, jobLatency, jobDuration };
+  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

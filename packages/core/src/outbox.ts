@@ -23,7 +23,13 @@ export async function writeOutbox(tx: Prisma.TransactionClient, items: OutboxIte
   if (items.length > 0) await tx.$executeRaw(outboxInsert(items));
 }
 
-async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, items: OutboxItem[]): Promise<void> {
+/**
+ * Adds the jobs now, one call per queue (addBulk; one job is one script call), and throws when Redis does not take
+ * them. For work whose own job is the promise (a broadcast's fan-out chunk re-adds its messages when it runs again);
+ * everything else goes through the outbox.
+ * @example await addJobs(deps, ids.map((id) => ({ queue: 'email', jobId: id })));
+ */
+export async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, items: OutboxItem[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxItem[]>();
   for (const item of items) byQueue.set(item.queue, [...(byQueue.get(item.queue) ?? []), item]);
   await Promise.all(

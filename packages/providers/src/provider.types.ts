@@ -1,5 +1,14 @@
 /** What a provider needs to send one email. `messageId` doubles as the provider's idempotency key. */
-export type OutgoingEmail = { messageId: string; from: string; to: string; subject: string; html?: string | null; text?: string | null };
+export type OutgoingEmail = {
+  messageId: string;
+  from: string;
+  to: string;
+  subject: string;
+  html?: string | null;
+  text?: string | null;
+  /** Extra header fields (a broadcast's List-Unsubscribe and List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
+};
 /** What a provider needs to send one SMS. */
 export type OutgoingSms = { messageId: string; from: string; to: string; body: string };
 

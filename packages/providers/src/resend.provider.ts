@@ -39,6 +39,7 @@ export function createResendProvider(options: { apiKey: string; baseUrl?: string
           subject: email.subject,
           ...(email.html ? { html: email.html } : {}),
           text: email.text ?? undefined,
+          ...(email.headers ? { headers: email.headers } : {}),
           tags: [{ name: RESEND_MESSAGE_TAG, value: email.messageId }],
         } as Parameters<typeof client.emails.send>[0],
         { idempotencyKey: email.messageId, signal: AbortSignal.timeout(options.timeoutMs) } as never,

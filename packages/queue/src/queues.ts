@@ -4,7 +4,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
  * Every BullMQ queue. Jobs carry only the id of the row they work on, and use it as their jobId, so adding the
  * same work twice is a no-op.
  */
-export const QUEUE_NAMES = ['email', 'sms', 'webhooks', 'maintenance'] as const;
+export const QUEUE_NAMES = ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export type JobData = {
@@ -12,7 +12,28 @@ export type JobData = {
   sms: { messageId: string };
   webhooks: { deliveryId: string };
   maintenance: Record<string, never>;
+  /** One step of a broadcast's fan-out (see `broadcastJobId`). */
+  broadcasts: BroadcastStep;
 };
+
+/** A broadcast's fan-out steps: `start` fixes the recipients, `chunk` writes one chunk's messages, `finish` closes it. */
+export type BroadcastStep = { broadcastId: string; step: 'start' } | { broadcastId: string; step: 'chunk'; chunk: number } | { broadcastId: string; step: 'finish' };
+
+/**
+ * The jobId of a broadcast step, from which `jobDataFor` reads the step back: the broadcast id alone starts it,
+ * `<id>.<n>` is chunk n, `<id>.finish` closes it.
+ * @example broadcastJobId({ broadcastId: 'brd_1', step: 'chunk', chunk: 4 }) // 'brd_1.4'
+ */
+export function broadcastJobId(step: BroadcastStep): string {
+  if (step.step === 'start') return step.broadcastId;
+  return `${step.broadcastId}.${step.step === 'chunk' ? step.chunk : 'finish'}`;
+}
+
+function broadcastStepOf(jobId: string): BroadcastStep {
+  const [broadcastId = '', suffix] = jobId.split('.');
+  if (suffix === undefined) return { broadcastId, step: 'start' };
+  return suffix === 'finish' ? { broadcastId, step: 'finish' } : { broadcastId, step: 'chunk', chunk: Number(suffix) };
+}
 
 /** The payload of a job in `queue` whose jobId (the row's id) is `jobId`. */
 export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string): JobData[Q] {
@@ -22,6 +43,8 @@ export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string): JobDat
       return { messageId: jobId } as JobData[Q];
     case 'webhooks':
       return { deliveryId: jobId } as JobData[Q];
+    case 'broadcasts':
+      return broadcastStepOf(jobId) as JobData[Q];
     default:
       return {} as JobData[Q];
   }
@@ -35,7 +58,7 @@ export type Queues = { [Q in QueueName]: Queue<JobData[Q]> };
  */
 export function createQueues(connection: ConnectionOptions, prefix: string): Queues {
   const open = <Q extends QueueName>(name: Q) => new Queue<JobData[Q]>(name, { connection, prefix: `${prefix}:bull` });
-  return { email: open('email'), sms: open('sms'), webhooks: open('webhooks'), maintenance: open('maintenance') } as Queues;
+  return { email: open('email'), sms: open('sms'), webhooks: open('webhooks'), maintenance: open('maintenance'), broadcasts: open('broadcasts') } as Queues;
 }
 
 /** Closes every queue (not the shared connection). */

@@ -12,3 +12,4 @@ export * from './resources/messages.resource.ts';
 export * from './resources/contacts.resource.ts';
 export * from './resources/templates.resource.ts';
 export * from './resources/segments.resource.ts';
+export * from './resources/broadcasts.resource.ts';

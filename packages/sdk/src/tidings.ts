@@ -1,6 +1,7 @@
 import { defaultSleep, HttpClient, type RequestOptions, type RequestSpec } from './client.ts';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 import { ApiKeys } from './resources/api-keys.resource.ts';
+import { Broadcasts } from './resources/broadcasts.resource.ts';
 import { Contacts } from './resources/contacts.resource.ts';
 import { EmailDomains } from './resources/email-domains.resource.ts';
 import { Messages } from './resources/messages.resource.ts';
@@ -51,6 +52,7 @@ export class Tidings {
   readonly contacts: Contacts;
   readonly templates: Templates;
   readonly segments: Segments;
+  readonly broadcasts: Broadcasts;
   private readonly client: HttpClient;
 
   constructor(options: TidingsOptions = {}) {
@@ -76,6 +78,7 @@ export class Tidings {
     this.contacts = new Contacts(this.client);
     this.templates = new Templates(this.client);
     this.segments = new Segments(this.client);
+    this.broadcasts = new Broadcasts(this.client);
   }
 
   /**

@@ -104,6 +104,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List broadcasts
+         * @description Newest first, optionally of one `status`. Counts are on broadcast.get.
+         */
+        get: operations["broadcast.list"];
+        put?: never;
+        /**
+         * Create a broadcast
+         * @description A draft that sends one template to every subscribed contact of a segment (or of the whole organization), each message rendered with `contact` and the shared `variables`. The template and segment must be this organization's (404 otherwise).
+         */
+        post: operations["broadcast.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broadcasts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a broadcast
+         * @description With `counts` of its recipients and messages, read from the database now.
+         */
+        get: operations["broadcast.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a broadcast
+         * @description Drafts only (409 otherwise).
+         */
+        delete: operations["broadcast.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broadcasts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a broadcast
+         * @description While `scheduled` or `sending` (409 otherwise): nothing more is sent; messages not yet handed to a provider are canceled.
+         */
+        post: operations["broadcast.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broadcasts/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a broadcast
+         * @description A draft only (409 otherwise): 202 with `status: sending`, or `scheduled` when `scheduledAt` is in the future. Recipients are fixed when sending starts; each contact gets at most one message. Every email carries `List-Unsubscribe` (one-click, RFC 8058).
+         */
+        post: operations["broadcast.send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts": {
         parameters: {
             query?: never;
@@ -891,6 +979,175 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "name": "November newsletter",
+         *       "channelType": "email",
+         *       "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "templateVersion": 3,
+         *       "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "from": "Acme <news@example.com>",
+         *       "variables": {
+         *         "month": "November"
+         *       },
+         *       "tags": [
+         *         "newsletter"
+         *       ],
+         *       "status": "sending",
+         *       "scheduledAt": null,
+         *       "startedAt": "2026-11-23T08:00:00.000Z",
+         *       "completedAt": null,
+         *       "canceledAt": null,
+         *       "createdAt": "2026-11-23T07:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        Broadcast: {
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            canceledAt: string | null;
+            /** @enum {string} */
+            channelType: "email" | "sms";
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            from: string | null;
+            /** @example brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            scheduledAt: string | null;
+            /** @description Null: every contact of the organization. */
+            segmentId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            startedAt: string | null;
+            /**
+             * @description `draft -> scheduled -> sending -> sent`, `scheduled|sending -> canceled`. `sent`: every message is created and none is still waiting for a provider.
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "sending" | "sent" | "canceled";
+            tags: string[];
+            templateId: string;
+            /** @description The version sent; null until sending starts when none was named (then the latest). */
+            templateVersion: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            updatedAt: string;
+            variables: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        BroadcastCounts: {
+            bounced: number;
+            clicked: number;
+            delivered: number;
+            /** @description Failed or undelivered messages, including contacts whose rendering failed (the message carries the reason). */
+            failed: number;
+            opened: number;
+            /** @description Messages created and waiting for a provider (scheduled, queued or sending). */
+            queued: number;
+            /** @description Contacts of the segment with an address for the channel, fixed when sending started. */
+            recipients: number;
+            /** @description Accepted by the provider, no outcome yet. */
+            sent: number;
+            /** @description Recipients not sent to: unsubscribed from the channel or on the suppression list. */
+            suppressed: number;
+            /** @description Contacts who unsubscribed through this broadcast. */
+            unsubscribed: number;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "name": "November newsletter",
+         *           "channelType": "email",
+         *           "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "templateVersion": 3,
+         *           "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "from": "Acme <news@example.com>",
+         *           "variables": {
+         *             "month": "November"
+         *           },
+         *           "tags": [
+         *             "newsletter"
+         *           ],
+         *           "status": "sending",
+         *           "scheduledAt": null,
+         *           "startedAt": "2026-11-23T08:00:00.000Z",
+         *           "completedAt": null,
+         *           "canceledAt": null,
+         *           "createdAt": "2026-11-23T07:00:00.000Z",
+         *           "updatedAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
+        BroadcastList: {
+            data: components["schemas"]["Broadcast"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "name": "November newsletter",
+         *       "channelType": "email",
+         *       "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "templateVersion": 3,
+         *       "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "from": "Acme <news@example.com>",
+         *       "variables": {
+         *         "month": "November"
+         *       },
+         *       "tags": [
+         *         "newsletter"
+         *       ],
+         *       "status": "sending",
+         *       "scheduledAt": null,
+         *       "startedAt": "2026-11-23T08:00:00.000Z",
+         *       "completedAt": null,
+         *       "canceledAt": null,
+         *       "createdAt": "2026-11-23T07:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z",
+         *       "counts": {
+         *         "recipients": 1200,
+         *         "queued": 300,
+         *         "sent": 100,
+         *         "delivered": 760,
+         *         "failed": 2,
+         *         "bounced": 3,
+         *         "suppressed": 35,
+         *         "unsubscribed": 1,
+         *         "opened": 0,
+         *         "clicked": 0
+         *       }
+         *     }
+         */
+        BroadcastWithCounts: components["schemas"]["Broadcast"] & {
+            counts: components["schemas"]["BroadcastCounts"];
+        };
+        /**
+         * @example {
          *       "contacts": [
          *         {
          *           "email": "ada@example.com",
@@ -1049,6 +1306,34 @@ export interface components {
              * @enum {string}
              */
             permission?: "full" | "sending";
+        };
+        /**
+         * @example {
+         *       "name": "November newsletter",
+         *       "channelType": "email",
+         *       "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "variables": {
+         *         "month": "November"
+         *       }
+         *     }
+         */
+        CreateBroadcastBody: {
+            /** @enum {string} */
+            channelType: "email" | "sms";
+            /** @description email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys. */
+            from?: string;
+            name: string;
+            /** @description Absent: every contact of the organization. */
+            segmentId?: string;
+            tags?: string[];
+            templateId: string;
+            /** @description A version of the template; the latest when absent. */
+            templateVersion?: number;
+            /** @description Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`. */
+            variables?: {
+                [key: string]: string | number | boolean;
+            };
         };
         /**
          * @example {
@@ -1364,7 +1649,7 @@ export interface components {
             message: string;
         };
         /** @enum {string} */
-        EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "contact.created" | "contact.updated" | "contact.deleted" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
+        EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "broadcast.sending" | "broadcast.sent" | "broadcast.canceled" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
         /**
          * @example {
          *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
@@ -1378,6 +1663,7 @@ export interface components {
          *       "templateId": null,
          *       "templateVersion": null,
          *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "broadcastId": null,
          *       "status": "delivered",
          *       "segments": null,
          *       "provider": "resend",
@@ -1401,6 +1687,8 @@ export interface components {
         Message: {
             attempts: number;
             body: string | null;
+            /** @description The broadcast that sent this message, if any. */
+            broadcastId: string | null;
             /** @enum {string} */
             channelType: "email" | "sms";
             contactId: string | null;
@@ -1478,6 +1766,7 @@ export interface components {
          *           "templateId": null,
          *           "templateVersion": null,
          *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "broadcastId": null,
          *           "status": "delivered",
          *           "segments": null,
          *           "provider": "resend",
@@ -1534,6 +1823,7 @@ export interface components {
          *       "templateId": null,
          *       "templateVersion": null,
          *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "broadcastId": null,
          *       "status": "delivered",
          *       "segments": null,
          *       "provider": "resend",
@@ -1942,6 +2232,7 @@ export interface components {
          *           "templateId": null,
          *           "templateVersion": null,
          *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "broadcastId": null,
          *           "status": "delivered",
          *           "segments": null,
          *           "provider": "resend",
@@ -1976,6 +2267,18 @@ export interface components {
             /** @description One entry per item, in order; null where the item failed. */
             data: (components["schemas"]["Message"] | null)[];
             errors: components["schemas"]["BatchItemError"][];
+        };
+        /**
+         * @example {
+         *       "scheduledAt": "2026-11-24T09:00:00Z"
+         *     }
+         */
+        SendBroadcastBody: {
+            /**
+             * Format: date-time
+             * @description Start at this time, up to 30 days ahead; now when absent.
+             */
+            scheduledAt?: string;
         };
         /**
          * @example {
@@ -3189,6 +3492,764 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.list": {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
+                cursor?: string;
+                /** @description Items per page, 1..100. */
+                limit?: number;
+                /** @description Items to skip. Not together with `cursor`. */
+                offset?: number | null;
+                /** @description `draft -> scheduled -> sending -> sent`, `scheduled|sending -> canceled`. `sent`: every message is created and none is still waiting for a provider. */
+                status?: "draft" | "scheduled" | "sending" | "sent" | "canceled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of broadcasts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastList"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBroadcastBody"];
+            };
+        };
+        responses: {
+            /** @description The draft */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastWithCounts"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Broadcast not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Broadcast not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Broadcast is sending: only draft broadcasts can be"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled broadcast */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Broadcast not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Broadcast is sent: only scheduled or sending broadcasts can be"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendBroadcastBody"];
+            };
+        };
+        responses: {
+            /** @description The broadcast, scheduled or sending */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "nickname: unknown field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Broadcast not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Broadcast is sending: only draft broadcasts can be"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4946,6 +6007,7 @@ export interface operations {
                      *       "templateId": null,
                      *       "templateVersion": null,
                      *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "broadcastId": null,
                      *       "status": "queued",
                      *       "segments": null,
                      *       "provider": "resend",
@@ -5248,6 +6310,7 @@ export interface operations {
                      *       "templateId": null,
                      *       "templateVersion": null,
                      *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "broadcastId": null,
                      *       "status": "canceled",
                      *       "segments": null,
                      *       "provider": "resend",
@@ -5412,6 +6475,7 @@ export interface operations {
                      *           "templateId": null,
                      *           "templateVersion": null,
                      *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *           "broadcastId": null,
                      *           "status": "queued",
                      *           "segments": null,
                      *           "provider": "resend",

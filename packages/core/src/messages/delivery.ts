@@ -6,12 +6,15 @@ import { changeMessageStatus } from './message-status.ts';
 
 export type Claim =
   | { kind: 'send'; message: MessageRow }
-  /** Nothing to do: the message is gone, past `sending`, canceled, or just failed as suppressed. */
+  /** Nothing to do: the message is gone, past `sending`, canceled (its broadcast's cancel too), or just failed as suppressed. */
   | { kind: 'done'; reason: string }
   /** A scheduled message whose job ran early: run again at `runAt`. */
   | { kind: 'not-yet'; runAt: Date };
 
 const notSuppressed = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to")`;
+// A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
+const broadcastLive = Prisma.sql`("Message"."broadcastId" IS NULL OR NOT EXISTS (
+  SELECT 1 FROM "Broadcast" b WHERE b."id" = "Message"."broadcastId" AND b."status" = 'canceled'))`;
 
 /** A job that runs this much before `scheduledAt` sends anyway (clock skew between Redis and the worker). */
 const EARLY_TOLERANCE_MS = 1000;
@@ -26,15 +29,26 @@ const EARLY_TOLERANCE_MS = 1000;
 export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
   const now = deps.now();
   // The common case in one statement: a queued message to a recipient who is not suppressed.
-  const claimed = await changeMessageStatus(deps.db, messageId, { status: 'sending', at: now, countsAttempt: true, onlyIf: notSuppressed });
+  const claimed = await changeMessageStatus(deps.db, messageId, {
+    status: 'sending',
+    at: now,
+    countsAttempt: true,
+    onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}`,
+  });
   if (claimed) return { kind: 'send', message: claimed.row };
 
-  const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean }[]>`
+  const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean }[]>`
     SELECT m."status", m."scheduledAt",
-           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed"
+           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed",
+           EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
     FROM "Message" m WHERE m."id" = ${messageId}`;
   if (!current) return { kind: 'done', reason: 'missing' };
   if (!['scheduled', 'queued', 'sending'].includes(current.status)) return { kind: 'done', reason: current.status };
+  if (current.isBroadcastCanceled && current.status !== 'sending') {
+    const canceled = await changeMessageStatus(deps.db, messageId, { status: 'canceled', at: now });
+    if (canceled) await dispatchOutbox(deps, canceled.outbox);
+    return { kind: 'done', reason: 'broadcast canceled' };
+  }
   if (current.status === 'scheduled' && current.scheduledAt && current.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
     return { kind: 'not-yet', runAt: current.scheduledAt };
   }

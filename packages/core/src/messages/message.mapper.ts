@@ -17,6 +17,7 @@ export function toMessage(row: MessageRow): Message {
     templateId: row.templateId,
     templateVersion: row.templateVersion,
     contactId: row.contactId,
+    broadcastId: row.broadcastId,
     status: row.status,
     segments: row.segments,
     provider: row.provider as Message['provider'],
@@ -43,7 +44,7 @@ const sqlIso = (column: string) => `to_char(m."${column}", 'YYYY-MM-DD"T"HH24:MI
 export const messageJsonSql = Prisma.raw(`jsonb_build_object(
   'id', m."id", 'channelType', m."channelType", 'to', m."to", 'from', m."from", 'subject', m."subject", 'text', m."text",
   'html', m."html", 'body', m."body", 'templateId', m."templateId", 'templateVersion', m."templateVersion",
-  'contactId', m."contactId", 'status', m."status", 'segments', m."segments", 'provider', m."provider",
+  'contactId', m."contactId", 'broadcastId', m."broadcastId", 'status', m."status", 'segments', m."segments", 'provider', m."provider",
   'providerMessageId', m."providerMessageId",
   'error', CASE WHEN m."errorCode" IS NULL THEN NULL ELSE jsonb_build_object('code', m."errorCode", 'message', coalesce(m."errorMessage", '')) END,
   'attempts', m."attempts", 'tags', to_jsonb(m."tags"), 'metadata', coalesce(m."metadata", '{}'::jsonb),

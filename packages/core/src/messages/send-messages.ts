@@ -95,6 +95,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
         from,
         ...content,
         contactId: item.contactId ?? null,
+        broadcastId: null,
         status: isScheduled ? 'scheduled' : 'queued',
         segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
         provider: providerFor(deps.config, mode, item.channelType),

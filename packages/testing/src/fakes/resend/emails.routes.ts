@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 
-export type FakeResendEmail = { id: string; from: string; to: string[]; subject: string; html?: string; text?: string; tags?: { name: string; value: string }[]; idempotencyKey?: string };
+export type FakeResendEmail = { id: string; from: string; to: string[]; subject: string; html?: string; text?: string; tags?: { name: string; value: string }[]; headers?: Record<string, string>; idempotencyKey?: string };
 
 /** What the fake Resend accepted, and the switches tests flip. */
 export type FakeResendEmailState = {
@@ -45,6 +45,7 @@ export function resendEmailRoutes(state: FakeResendEmailState = createFakeResend
       html: body.html as string | undefined,
       text: body.text as string | undefined,
       tags: body.tags as FakeResendEmail['tags'],
+      headers: body.headers as FakeResendEmail['headers'],
       idempotencyKey: key,
     };
     state.emails.push(email);

@@ -1,0 +1,201 @@
+import { expandBroadcastChunk, readUnsubscribeToken } from '@tidings/core';
+import { sampleValue, serveHttp } from '@tidings/testing';
+import { startPipeline, waitFor } from './harness.ts';
+
+let h: Awaited<ReturnType<typeof startPipeline>>;
+beforeAll(async () => {
+  h = await startPipeline({ BROADCAST_CHUNK_SIZE: '2', UNSUBSCRIBE_RATE_LIMIT: '3', PUBLIC_API_URL: 'https://api.tidings.test' });
+  await h.startWorker();
+});
+afterAll(() => h.close());
+
+type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
+
+const template = {
+  name: 'News',
+  channelType: 'email',
+  subject: 'Hi {{ contact.firstName }}, {{ month }} news',
+  html: '<p>{{ contact.firstName }} in {{ contact.attributes.city }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+};
+
+/** A segment (plan = pro) and contacts that test every way of being in or out of it. */
+async function audience(api: Api, options: { suppressBounce?: boolean } = { suppressBounce: true }) {
+  const contacts = [
+    { email: 'ada@example.com', firstName: 'Ada', attributes: { plan: 'pro', city: 'Paris' } },
+    { email: 'bob@example.com', firstName: 'Bob', emailSubscribed: false, attributes: { plan: 'pro', city: 'Oslo' } }, // unsubscribed
+    { email: 'bounce@example.com', firstName: 'Cyd', attributes: { plan: 'pro', city: 'Rome' } }, // suppressed below
+    { email: 'dee@example.com', firstName: 'Dee', attributes: { plan: 'free', city: 'Kyiv' } }, // not in the segment
+    { phone: '+14155550123', firstName: 'Eve', attributes: { plan: 'pro', city: 'Lima' } }, // no email address
+    { email: 'fay@example.com', firstName: 'Fay', attributes: { plan: 'pro' } }, // no city: her rendering fails
+    { email: 'gus@example.com', firstName: 'Gus', attributes: { plan: 'pro', city: 'Nice' } },
+  ];
+  const created = await api.post('/v1/contacts/bulk', { contacts });
+  expect(created.body.errors).toEqual([]);
+  // bounce@ bounces in the sandbox, which puts the address on the suppression list
+  const bounce = options.suppressBounce ? (await api.post('/v1/messages', { channelType: 'email', to: 'bounce@example.com', subject: 's', text: 't' })).body : null;
+  if (bounce) await waitFor(async () => (await api.get(`/v1/messages/${bounce.id}`)).body.status === 'bounced', 30_000, 'the bounce');
+  const segment = (await api.post('/v1/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } })).body;
+  const tpl = (await api.post('/v1/templates', template)).body;
+  const ids = Object.fromEntries(created.body.created.map((c: { id: string; firstName: string }) => [c.firstName.toLowerCase(), c.id])) as Record<string, string>;
+  return { segment, template: tpl, ids, bounceId: bounce?.id };
+}
+
+const untilStatus = (api: Api, id: string, status: string) =>
+  waitFor(async () => {
+    const b = (await api.get(`/v1/broadcasts/${id}`)).body;
+    return b.status === status ? b : null;
+  }, 60_000, `broadcast ${id} to be ${status}`);
+
+async function messagesOf(orgId: string, broadcastId: string) {
+  return h.deps.db.message.findMany({ where: { orgId, broadcastId }, include: { events: { orderBy: { id: 'asc' } } } });
+}
+
+describe('a broadcast to a segment (sandbox)', () => {
+  it('each subscribed contact of the segment gets exactly one rendered message; the others none, and are counted', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl, ids, bounceId } = await audience(api);
+    const created = await api.post('/v1/broadcasts', { name: 'November', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'November' } });
+    expect(created.status).toBe(201);
+    const sending = await api.post(`/v1/broadcasts/${created.body.id}/send`, {});
+    expect(sending.body.status).toBe('sending');
+    const sent = await untilStatus(api, created.body.id, 'sent');
+    expect(sent.templateVersion).toBe(1);
+    const final = await waitFor(async () => {
+      const b = (await api.get(`/v1/broadcasts/${created.body.id}`)).body;
+      return b.counts.delivered === 2 ? b : null;
+    }, 30_000, 'the deliveries');
+    // recipients: ada, bob, cyd, fay, gus (pro with an email); bob unsubscribed and cyd suppressed get nothing
+    expect(final.counts).toEqual({ recipients: 5, queued: 0, sent: 0, delivered: 2, failed: 1, bounced: 0, suppressed: 2, unsubscribed: 0, opened: 0, clicked: 0 });
+
+    const messages = await messagesOf(orgId, created.body.id);
+    const byContact = new Map(messages.map((m) => [m.contactId, m]));
+    expect(messages).toHaveLength(3);
+    expect([...byContact.keys()].sort()).toEqual([ids.ada, ids.fay, ids.gus].sort());
+    const ada = byContact.get(ids.ada)!;
+    expect(ada).toMatchObject({ to: 'ada@example.com', subject: 'Hi Ada, November news', status: 'delivered', templateId: tpl.id, templateVersion: 1 });
+    expect(ada.html).toMatch(/^<p>Ada in Paris<\/p><a href="https:\/\/api\.tidings\.test\/u\/[^"]+">Unsubscribe<\/a>$/);
+    const token = /\/u\/([^"]+)"/.exec(ada.html!)![1]!;
+    expect(token).not.toContain('ada');
+    expect(readUnsubscribeToken(h.deps.config.broadcasts.unsubscribeSecret, token)).toEqual({ contactId: ids.ada, broadcastId: created.body.id });
+    expect(byContact.get(ids.gus)!.subject).toBe('Hi Gus, November news');
+    const fay = byContact.get(ids.fay)!;
+    expect(fay).toMatchObject({ status: 'failed', errorCode: 'RENDER_FAILED', html: null });
+    expect(fay.errorMessage).toMatch(/city/);
+    expect(ada.events.map((e) => e.status)).toEqual(['queued', 'sending', 'sent', 'delivered']);
+    // the API shows the message with its broadcast
+    expect((await api.get(`/v1/messages/${ada.id}`)).body.broadcastId).toBe(created.body.id);
+    // nothing else went to the suppressed address
+    expect(await h.deps.db.message.count({ where: { orgId, to: 'bounce@example.com', NOT: { id: bounceId } } })).toBe(0);
+
+    const types = (await h.deps.db.event.findMany({ where: { orgId, type: { startsWith: 'broadcast.' } }, orderBy: { createdAt: 'asc' } })).map((e) => e.type);
+    expect(types).toEqual(['broadcast.sending', 'broadcast.sent']);
+    expect(await h.deps.db.broadcastChunk.count({ where: { broadcastId: created.body.id } })).toBe(2); // 3 sendable contacts in chunks of 2
+    expect(sampleValue(await h.deps.metrics.registry.metrics(), 'tidings_broadcast_messages_created_total')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a chunk that runs again (a crash after its commit, a duplicate job) creates no second message', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl } = await audience(api);
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await api.post(`/v1/broadcasts/${b.id}/send`, {});
+    await waitFor(async () => (await h.deps.db.broadcastChunk.count({ where: { broadcastId: b.id } })) === 2, 30_000, 'the chunks');
+    const before = await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } });
+    expect(before).toBe(3);
+    const again = await Promise.all([expandBroadcastChunk(h.deps, b.id, 0), expandBroadcastChunk(h.deps, b.id, 0), expandBroadcastChunk(h.deps, b.id, 1)]);
+    expect(again.map((r) => r.kind)).toEqual(['done', 'done', 'done']);
+    expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
+  });
+
+  it('cancel while sending: messages not yet handed to a provider are canceled, none is sent', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl } = await audience(api);
+    await h.deps.queues.email.pause(); // the messages wait in the queue, as behind a long backlog
+    try {
+      const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+      await api.post(`/v1/broadcasts/${b.id}/send`, {});
+      await waitFor(async () => (await api.get(`/v1/broadcasts/${b.id}`)).body.counts.queued === 2, 30_000, 'the fan-out');
+      const canceled = await api.post(`/v1/broadcasts/${b.id}/cancel`);
+      expect(canceled.body.status).toBe('canceled');
+      await h.deps.queues.email.resume();
+      await waitFor(async () => (await h.deps.db.message.count({ where: { orgId, broadcastId: b.id, status: 'canceled' } })) === 2, 30_000, 'the cancels');
+      const messages = await messagesOf(orgId, b.id);
+      expect(messages.filter((m) => m.sentAt !== null)).toEqual([]);
+      expect((await api.get(`/v1/broadcasts/${b.id}`)).body).toMatchObject({ status: 'canceled', counts: { queued: 0, delivered: 0, sent: 0 } });
+    } finally {
+      await h.deps.queues.email.resume();
+    }
+  });
+
+  it('a scheduled broadcast starts at its time through the delayed start job', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl } = await audience(api);
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    const scheduledAt = new Date(Date.now() + 1500).toISOString();
+    expect((await api.post(`/v1/broadcasts/${b.id}/send`, { scheduledAt })).body.status).toBe('scheduled');
+    expect((await api.get(`/v1/broadcasts/${b.id}`)).body.startedAt).toBeNull();
+    const sent = await untilStatus(api, b.id, 'sent');
+    expect(new Date(sent.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime() - 1000);
+    expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
+  });
+});
+
+describe('unsubscribe (RFC 8058 one-click)', () => {
+  it('every broadcast email carries List-Unsubscribe; the one-click POST unsubscribes; a forged token changes nothing', async () => {
+    const { api, orgId } = await h.liveOrg();
+    const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false });
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await api.post(`/v1/broadcasts/${b.id}/send`, {});
+    await untilStatus(api, b.id, 'sent');
+    const emails = h.resend.state.emails.filter((e) => e.subject.endsWith('May news') && ['ada@example.com', 'gus@example.com'].includes(e.to[0]!));
+    expect(emails).toHaveLength(2);
+    for (const email of emails) {
+      expect(email.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
+      expect(email.headers?.['List-Unsubscribe']).toMatch(/^<https:\/\/api\.tidings\.test\/u\/[A-Za-z0-9_.-]+>$/);
+      expect(email.html).toContain(email.headers!['List-Unsubscribe']!.slice(1, -1)); // the same link as {{ unsubscribeUrl }}
+    }
+    const adaEmail = emails.find((e) => e.to[0] === 'ada@example.com')!;
+    const path = new URL(adaEmail.headers!['List-Unsubscribe']!.slice(1, -1)).pathname;
+    const [, , token] = path.split('/');
+
+    // the confirm page: a form, no script
+    const page = await h.app.request(path);
+    expect(page.status).toBe(200);
+    const pageHtml = await page.text();
+    expect(pageHtml).toContain('<form method="post">');
+    expect(pageHtml).not.toContain('<script');
+    expect((await api.get(`/v1/contacts/${ids.ada}`)).body.emailSubscribed).toBe(true); // a GET changes nothing
+
+    // forged tokens: a changed signature, another contact's id under Ada's signature, garbage
+    const [contactPart, broadcastPart, signature] = token!.split('.');
+    const flipped = signature!.slice(0, -1) + (signature!.endsWith('A') ? 'B' : 'A');
+    for (const forged of [`${contactPart}.${broadcastPart}.${flipped}`, `${ids.gus}.${broadcastPart}.${signature}`, 'nothing', `${contactPart}.${broadcastPart}`]) {
+      const res = await h.app.request(`/u/${forged}`, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect({ forged, status: res.status }).toEqual({ forged, status: 404 });
+    }
+    expect((await api.get(`/v1/contacts/${ids.gus}`)).body.emailSubscribed).toBe(true);
+    expect(await h.deps.db.event.count({ where: { orgId, type: 'contact.unsubscribed' } })).toBe(0);
+
+    // the POST a mail client sends (RFC 8058): form-encoded List-Unsubscribe=One-Click
+    const oneClick = await h.app.request(path, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(oneClick.status).toBe(200);
+    expect((await api.get(`/v1/contacts/${ids.ada}`)).body.emailSubscribed).toBe(false);
+    expect(await h.deps.db.suppression.findUnique({ where: { orgId_recipient: { orgId, recipient: 'ada@example.com' } } })).toMatchObject({ reason: 'unsubscribed' });
+    expect((await api.get(`/v1/broadcasts/${b.id}`)).body.counts.unsubscribed).toBe(1);
+    // repeating it answers 200 and counts nothing twice
+    expect((await h.app.request(path, { method: 'POST' })).status).toBe(200);
+    expect((await api.get(`/v1/broadcasts/${b.id}`)).body.counts.unsubscribed).toBe(1);
+    const events = await h.deps.db.event.findMany({ where: { orgId, type: 'contact.unsubscribed' } });
+    expect(events.map((e) => (e.data as { id: string; emailSubscribed: boolean }).id)).toEqual([ids.ada]);
+  });
+
+  it('the unsubscribe endpoints are rate limited per client address', async () => {
+    const server = await serveHttp(h.app.fetch);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) statuses.push((await fetch(`${server.url}/u/not-a-token`, { method: 'POST' })).status);
+      expect(statuses).toEqual([404, 404, 404, 429, 429]);
+    } finally {
+      await server.close();
+    }
+  });
+});

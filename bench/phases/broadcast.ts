@@ -1,0 +1,108 @@
+// Broadcast fan-out: BENCH_BROADCAST_CONTACTS contacts (sandbox organization) in a segment, broadcast.send, then
+// one fan-out process (a send-worker consuming only `broadcasts`) fixes the recipients and writes the messages in
+// chunks. Timed from broadcast.send until every message is created and its job is in the email queue: messages
+// created per second. Then one send-worker process (email only) delivers them all: the time until all delivered.
+// broadcast.get is read while they are in flight, to show its counts stay cheap.
+import { createOrganization, createBroadcast, getBroadcast, sendBroadcast } from '@tidings/core';
+import { closeQueues, createQueues } from '@tidings/queue';
+import { drain, progress, sampleRss, startProcess, stopProcess, waitForWorker, type Bench } from '../harness.ts';
+
+export type BroadcastResult = {
+  contacts: number;
+  messagesCreatedPerSecond: number;
+  createSeconds: number;
+  deliverSeconds: number;
+  deliveredPerSecond: number;
+  getCountsP50Ms: number;
+  getCountsMaxMs: number;
+  fanOutPeakRssMiB: number;
+  fanOutConcurrency: number;
+};
+
+export async function measureBroadcast(bench: Bench, contacts: number): Promise<BroadcastResult> {
+  const { deps } = bench;
+  const { db, redis, config } = deps;
+  const { organization } = await createOrganization(deps, { name: 'Bench broadcast', mode: 'test' });
+  const orgId = organization.id;
+  progress(`broadcast: inserting ${contacts} contacts`);
+  await db.$executeRaw`
+    INSERT INTO "Contact" ("id", "orgId", "email", "firstName", "attributes", "createdAt", "updatedAt")
+    SELECT 'con_bench_' || n, ${orgId}, 'person' || n || '@example.com', 'Person ' || n, jsonb_build_object('plan', 'pro', 'n', n),
+           now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+    FROM generate_series(1, ${contacts}) AS n`;
+  await db.$executeRaw`ANALYZE "Contact"`;
+  const segment = await db.segment.create({ data: { id: `seg_bench_${Date.now()}`, orgId, name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } } });
+  const template = await db.template.create({
+    data: {
+      id: `tpl_bench_${Date.now()}`,
+      orgId,
+      name: 'News',
+      channelType: 'email',
+      versions: {
+        create: {
+          version: 1,
+          subject: 'Hi {{ contact.firstName }}, the {{ month }} news',
+          html: '<p>Hello {{ contact.firstName }} (#{{ contact.attributes.n }})</p><p>{{ month }} was busy.</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+          text: 'Hello {{ contact.firstName }}. {{ month }} was busy. Unsubscribe: {{ unsubscribeUrl }}',
+          variables: ['contact', 'month', 'unsubscribeUrl'],
+        },
+      },
+    },
+  });
+
+  const prefix = bench.prefix('broadcast');
+  const queues = createQueues(redis, prefix);
+  const fanOutConcurrency = Number(process.env.BENCH_BROADCAST_CONCURRENCY ?? config.broadcasts.workerConcurrency);
+  const fanOut = startProcess('fan-out', 'apps/send-worker/src/worker.ts', {
+    ...bench.env,
+    REDIS_PREFIX: prefix,
+    SEND_WORKER_QUEUES: 'broadcasts',
+    BROADCAST_WORKER_CONCURRENCY: String(fanOutConcurrency),
+    SEND_WORKER_METRICS_PORT: '0',
+  });
+  let sender: ReturnType<typeof startProcess> | null = null;
+  const benchDeps = { ...deps, queues };
+  try {
+    await waitForWorker(queues.broadcasts);
+    const draft = await createBroadcast(benchDeps, orgId, 'test', { name: 'Bench', channelType: 'email', templateId: template.id, segmentId: segment.id, variables: { month: 'November' } });
+    const rss = sampleRss(fanOut.pid!);
+    progress(`broadcast: fan-out of ${contacts} contacts (concurrency ${fanOutConcurrency})`);
+    const started = performance.now();
+    await sendBroadcast(benchDeps, orgId, draft.id, {});
+    // created and enqueued: every message row exists and its job is waiting in the email queue
+    await drain('broadcast fan-out', contacts, async () => {
+      const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), queues.email.getWaitingCount()]);
+      return Math.min(created, waiting);
+    });
+    const createSeconds = (performance.now() - started) / 1000;
+    const fanOutPeakRssMiB = rss.stop();
+
+    progress('broadcast: one send-worker delivers them');
+    sender = startProcess('send-worker', 'apps/send-worker/src/worker.ts', { ...bench.env, REDIS_PREFIX: prefix, SEND_WORKER_QUEUES: 'email', SANDBOX_OUTCOME_DELAY_MS: '0', SEND_WORKER_METRICS_PORT: '0' });
+    const delivering = performance.now();
+    const getTimes: number[] = [];
+    await drain('broadcast delivery', contacts, async () => {
+      const t0 = performance.now();
+      const b = await getBroadcast(benchDeps, orgId, draft.id);
+      getTimes.push(performance.now() - t0);
+      return b.counts.delivered;
+    }, 1_800_000);
+    const deliverSeconds = (performance.now() - delivering) / 1000;
+    getTimes.sort((a, b) => a - b);
+    return {
+      contacts,
+      messagesCreatedPerSecond: Math.round(contacts / createSeconds),
+      createSeconds: Math.round(createSeconds * 10) / 10,
+      deliverSeconds: Math.round(deliverSeconds * 10) / 10,
+      deliveredPerSecond: Math.round(contacts / deliverSeconds),
+      getCountsP50Ms: Math.round(getTimes[Math.floor(getTimes.length / 2)]! * 10) / 10,
+      getCountsMaxMs: Math.round(getTimes.at(-1)! * 10) / 10,
+      fanOutPeakRssMiB,
+      fanOutConcurrency,
+    };
+  } finally {
+    await stopProcess(fanOut);
+    if (sender) await stopProcess(sender);
+    await closeQueues(queues);
+  }
+}

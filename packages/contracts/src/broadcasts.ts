@@ -1,0 +1,106 @@
+import { ListQuery, Timestamp } from './common.ts';
+import { storableText } from './contacts.ts';
+import { ChannelType, MESSAGE_LIMITS, SendMessageBody } from './messages.ts';
+import { z } from './z.ts';
+
+export const BroadcastStatus = z.enum(['draft', 'scheduled', 'sending', 'sent', 'canceled']).openapi({
+  description:
+    '`draft -> scheduled -> sending -> sent`, `scheduled|sending -> canceled`. `sent`: every message is created and none is still waiting for a provider.',
+});
+export type BroadcastStatus = z.infer<typeof BroadcastStatus>;
+
+/** How recipients and their messages stand; from the database at the time of the request. */
+export const BroadcastCounts = z
+  .object({
+    recipients: z.number().int().openapi({ description: 'Contacts of the segment with an address for the channel, fixed when sending started.' }),
+    queued: z.number().int().openapi({ description: 'Messages created and waiting for a provider (scheduled, queued or sending).' }),
+    sent: z.number().int().openapi({ description: 'Accepted by the provider, no outcome yet.' }),
+    delivered: z.number().int(),
+    failed: z.number().int().openapi({ description: 'Failed or undelivered messages, including contacts whose rendering failed (the message carries the reason).' }),
+    bounced: z.number().int(),
+    suppressed: z.number().int().openapi({ description: 'Recipients not sent to: unsubscribed from the channel or on the suppression list.' }),
+    unsubscribed: z.number().int().openapi({ description: 'Contacts who unsubscribed through this broadcast.' }),
+    opened: z.number().int(),
+    clicked: z.number().int(),
+  })
+  .openapi('BroadcastCounts');
+export type BroadcastCounts = z.infer<typeof BroadcastCounts>;
+
+const broadcastExample = {
+  id: 'brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  name: 'November newsletter',
+  channelType: 'email',
+  templateId: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  templateVersion: 3,
+  segmentId: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  from: 'Acme <news@example.com>',
+  variables: { month: 'November' },
+  tags: ['newsletter'],
+  status: 'sending',
+  scheduledAt: null,
+  startedAt: '2026-11-23T08:00:00.000Z',
+  completedAt: null,
+  canceledAt: null,
+  createdAt: '2026-11-23T07:00:00.000Z',
+  updatedAt: '2026-11-23T08:00:00.000Z',
+} as const;
+
+export const Broadcast = z
+  .object({
+    id: z.string().openapi({ example: 'brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    name: z.string(),
+    channelType: ChannelType,
+    templateId: z.string(),
+    templateVersion: z.number().int().nullable().openapi({ description: 'The version sent; null until sending starts when none was named (then the latest).' }),
+    segmentId: z.string().nullable().openapi({ description: 'Null: every contact of the organization.' }),
+    from: z.string().nullable(),
+    variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+    tags: z.array(z.string()),
+    status: BroadcastStatus,
+    scheduledAt: Timestamp.nullable(),
+    startedAt: Timestamp.nullable(),
+    completedAt: Timestamp.nullable(),
+    canceledAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('Broadcast', { example: broadcastExample });
+export type Broadcast = z.infer<typeof Broadcast>;
+
+export const BroadcastWithCounts = Broadcast.extend({ counts: BroadcastCounts }).openapi('BroadcastWithCounts', {
+  example: {
+    ...broadcastExample,
+    counts: { recipients: 1200, queued: 300, sent: 100, delivered: 760, failed: 2, bounced: 3, suppressed: 35, unsubscribed: 1, opened: 0, clicked: 0 },
+  },
+});
+export type BroadcastWithCounts = z.infer<typeof BroadcastWithCounts>;
+
+const messageFields = SendMessageBody.shape;
+
+export const CreateBroadcastBody = z
+  .strictObject({
+    name: storableText().trim().min(1).max(200),
+    channelType: ChannelType,
+    templateId: z.string().min(1).max(64),
+    templateVersion: messageFields.templateVersion,
+    segmentId: z.string().min(1).max(64).optional().openapi({ description: 'Absent: every contact of the organization.' }),
+    from: messageFields.from,
+    variables: messageFields.variables.openapi({
+      description: 'Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.',
+    }),
+    tags: messageFields.tags,
+  })
+  .openapi('CreateBroadcastBody', {
+    example: { name: 'November newsletter', channelType: 'email', templateId: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V', segmentId: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V', variables: { month: 'November' } },
+  });
+export type CreateBroadcastBody = z.infer<typeof CreateBroadcastBody>;
+
+export const SendBroadcastBody = z
+  .strictObject({
+    scheduledAt: z.iso.datetime({ offset: true }).optional().openapi({ description: `Start at this time, up to ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead; now when absent.` }),
+  })
+  .openapi('SendBroadcastBody', { example: { scheduledAt: '2026-11-24T09:00:00Z' } });
+export type SendBroadcastBody = z.infer<typeof SendBroadcastBody>;
+
+export const BroadcastListQuery = ListQuery.safeExtend({ status: BroadcastStatus.optional() });
+export type BroadcastListQuery = z.infer<typeof BroadcastListQuery>;

@@ -1,0 +1,159 @@
+import { MESSAGE_LIMITS, type Broadcast, type BroadcastCounts, type BroadcastListQuery, type BroadcastWithCounts, type CreateBroadcastBody, type SendBroadcastBody } from '@tidings/contracts';
+import type { Broadcast as BroadcastRow } from '@tidings/db';
+import { broadcastJobId } from '@tidings/queue';
+import type { Deps } from '../deps.ts';
+import { AppError, foundOr404 } from '../errors.ts';
+import { recordEvents } from '../events.ts';
+import { newId } from '../ids.ts';
+import type { KeyMode } from '../messages/send-messages.ts';
+import { loadSenderResolver } from '../messages/resolve-sender.ts';
+import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
+import { paginate, type Page } from '../pagination.ts';
+import { findSegment } from '../segments/find-segment.ts';
+import { toBroadcast } from './broadcast.mapper.ts';
+
+/**
+ * broadcast.create: a draft. The template (of the broadcast's channel, and the version if named) and the segment
+ * must be the organization's (404 otherwise), and `from` must be a sender the organization may use (400).
+ * @example await createBroadcast(deps, orgId, 'live', { name: 'News', channelType: 'email', templateId: 'tpl_...', segmentId: 'seg_...' })
+ */
+export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, input: CreateBroadcastBody): Promise<Broadcast> {
+  const [template, , senderOf] = await Promise.all([
+    deps.db.template.findFirst({ where: { id: input.templateId, orgId, deletedAt: null }, select: { id: true, channelType: true } }),
+    input.segmentId ? findSegment(deps, orgId, input.segmentId) : null,
+    loadSenderResolver(deps, orgId, mode, [{ channelType: input.channelType, from: input.from }]),
+  ]);
+  if (!template) throw new AppError('NOT_FOUND', 'Template not found');
+  if (template.channelType !== input.channelType) {
+    throw new AppError('BAD_REQUEST', `templateId: the template is for ${template.channelType}, not ${input.channelType}`);
+  }
+  if (input.templateVersion !== undefined) {
+    const version = input.templateVersion <= 2_147_483_647 && (await deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: template.id, version: input.templateVersion } } }));
+    if (!version) throw new AppError('BAD_REQUEST', `templateVersion: the template has no version ${input.templateVersion}`);
+  }
+  senderOf({ channelType: input.channelType, from: input.from }); // throws 400 for a sender this organization may not use
+  const row = await deps.db.broadcast.create({
+    data: {
+      id: newId('brd'),
+      orgId,
+      name: input.name,
+      channelType: input.channelType,
+      templateId: template.id,
+      templateVersion: input.templateVersion ?? null,
+      segmentId: input.segmentId ?? null,
+      from: input.from ?? null,
+      variables: input.variables ?? {},
+      tags: input.tags ?? [],
+      mode,
+    },
+  });
+  return toBroadcast(row);
+}
+
+/**
+ * broadcast.list: newest first, optionally of one status.
+ * @example await listBroadcasts(deps, orgId, { limit: 20, offset: 0, status: 'sending' })
+ */
+export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, query: BroadcastListQuery): Promise<Page<Broadcast>> {
+  const filter = { orgId, ...(query.status && { status: query.status }) };
+  return paginate(query, ({ where, ...page }) => db.broadcast.findMany({ where: { ...filter, ...where }, ...page }), toBroadcast);
+}
+
+/**
+ * The counts of broadcast.get: recipients, suppressed and unsubscribed are kept on the broadcast row; the message
+ * counts are one GROUP BY over the partial index on ("broadcastId", "status"), an index-only aggregate that stays
+ * cheap while the broadcast's messages are in flight.
+ */
+async function countsOf({ db }: Pick<Deps, 'db'>, row: BroadcastRow): Promise<BroadcastCounts> {
+  const byStatus = await db.$queryRaw<{ status: string; count: number }[]>`
+    SELECT "status"::text AS "status", count(*)::int AS "count" FROM "Message" WHERE "broadcastId" = ${row.id} GROUP BY "status"`;
+  const count = (...statuses: string[]) => byStatus.filter((s) => statuses.includes(s.status)).reduce((sum, s) => sum + s.count, 0);
+  return {
+    recipients: row.recipientCount,
+    queued: count('scheduled', 'queued', 'sending'),
+    sent: count('sent'),
+    delivered: count('delivered'),
+    failed: count('failed', 'undelivered'),
+    bounced: count('bounced'),
+    suppressed: row.suppressedCount,
+    unsubscribed: row.unsubscribedCount,
+    // engagement (opens, clicks) is not recorded on messages yet
+    opened: 0,
+    clicked: 0,
+  };
+}
+
+/**
+ * broadcast.get: the broadcast with its counts.
+ * @example (await getBroadcast(deps, orgId, id)).counts.delivered
+ */
+export async function getBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string): Promise<BroadcastWithCounts> {
+  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId } }), 'Broadcast');
+  return { ...toBroadcast(row), counts: await countsOf(deps, row) };
+}
+
+/** NOT_FOUND when the broadcast is not the organization's, else CONFLICT naming its status. */
+async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, allowed: string): Promise<never> {
+  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId }, select: { status: true } }), 'Broadcast');
+  throw new AppError('CONFLICT', `Broadcast is ${row.status}: only ${allowed} broadcasts can be`);
+}
+
+/**
+ * broadcast.delete: drafts only (409 otherwise).
+ * @example await deleteBroadcast(deps, orgId, id);
+ */
+export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string): Promise<void> {
+  const { count } = await deps.db.broadcast.deleteMany({ where: { id, orgId, status: 'draft' } });
+  if (count === 0) await refuse(deps, orgId, id, 'draft');
+}
+
+/**
+ * broadcast.send: a draft becomes `scheduled` (scheduledAt in the future) or `sending`, and its start job is
+ * promised in the same transaction (outbox; a scheduled one as a delayed job, like a scheduled message). The start
+ * job fixes the recipients in the database and cuts them into fan-out chunks (`startBroadcast`).
+ * @example await sendBroadcast(deps, orgId, id, { scheduledAt: '2026-12-01T09:00:00Z' }) // status 'scheduled'
+ */
+export async function sendBroadcast(deps: Deps, orgId: string, id: string, input: SendBroadcastBody): Promise<Broadcast> {
+  const now = deps.now();
+  const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
+  if (scheduledAt && scheduledAt.getTime() > now.getTime() + MESSAGE_LIMITS.scheduleDaysAhead * 86_400_000) {
+    throw new AppError('BAD_REQUEST', `scheduledAt: must be at most ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead`);
+  }
+  const isScheduled = scheduledAt !== null && scheduledAt > now;
+  const start: OutboxItem = { queue: 'broadcasts', jobId: broadcastJobId({ broadcastId: id, step: 'start' }), runAt: isScheduled ? scheduledAt : null };
+  const row = await deps.db.$transaction(async (tx) => {
+    const [updated] = await tx.broadcast.updateManyAndReturn({
+      where: { id, orgId, status: 'draft' },
+      data: { status: isScheduled ? 'scheduled' : 'sending', scheduledAt: isScheduled ? scheduledAt : null, updatedAt: now },
+    });
+    if (updated) await writeOutbox(tx, [start]);
+    return updated;
+  });
+  if (!row) return refuse(deps, orgId, id, 'draft');
+  await dispatchOutbox(deps, [start]);
+  return toBroadcast(row);
+}
+
+/**
+ * broadcast.cancel: while `scheduled` or `sending` (409 otherwise). Nothing more is fanned out, and every message of
+ * the broadcast that has not reached a provider is canceled when its job runs (the send-worker checks the
+ * broadcast before each provider call), so the cancel holds even for jobs already queued.
+ * @example await cancelBroadcast(deps, orgId, id) // status 'canceled'
+ */
+export async function cancelBroadcast(deps: Deps, orgId: string, id: string): Promise<Broadcast> {
+  const now = deps.now();
+  const result = await deps.db.$transaction(async (tx) => {
+    const [row] = await tx.broadcast.updateManyAndReturn({
+      where: { id, orgId, status: { in: ['scheduled', 'sending'] } },
+      data: { status: 'canceled', canceledAt: now, updatedAt: now },
+    });
+    if (!row) return null;
+    const broadcast = toBroadcast(row);
+    return { broadcast, outbox: await recordEvents(tx, [{ orgId, type: 'broadcast.canceled', data: broadcast }]) };
+  });
+  if (!result) return refuse(deps, orgId, id, 'scheduled or sending');
+  await dispatchOutbox(deps, result.outbox);
+  // Tidying only: a start job that still runs finds the broadcast canceled and does nothing.
+  await deps.queues.broadcasts.remove(broadcastJobId({ broadcastId: id, step: 'start' })).catch(() => 0);
+  return result.broadcast;
+}

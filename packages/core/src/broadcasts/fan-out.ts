@@ -1,0 +1,300 @@
+import type { SegmentCriteria } from '@tidings/contracts';
+import { columnsOf, Prisma, type Broadcast as BroadcastRow, type Contact as ContactRow, type Message as MessageRow } from '@tidings/db';
+import { broadcastJobId } from '@tidings/queue';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { eventsCte, deliveryJobs, recordEvents } from '../events.ts';
+import { newId } from '../ids.ts';
+import { messageJsonSql } from '../messages/message.mapper.ts';
+import { loadSenderResolver } from '../messages/resolve-sender.ts';
+import { providerFor } from '../messages/send-messages.ts';
+import { addJobs, dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
+import { compileCriteria } from '../segments/criteria-sql.ts';
+import { countSmsSegments } from '../sms/segments.ts';
+import { compileContent } from '../templates/template-engine.ts';
+import { toBroadcast } from './broadcast.mapper.ts';
+import { unsubscribeUrl } from './unsubscribe-token.ts';
+
+/** What a fan-out step tells its job: finished, or run again at `runAt` (a scheduled start, a finish not yet due). */
+export type StepResult = { kind: 'done'; outcome: string } | { kind: 'not-yet'; runAt: Date };
+
+/** A start job that runs this much before `scheduledAt` starts anyway (clock skew between Redis and the worker). */
+const EARLY_TOLERANCE_MS = 1000;
+/** How often the finish step looks whether every message of a broadcast has reached a provider. */
+export const FINISH_CHECK_EVERY_MS = 1000;
+
+const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'finish' }), runAt });
+const chunkJobs = (broadcastId: string, chunks: number[]): OutboxItem[] =>
+  chunks.map((chunk) => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'chunk', chunk }) }));
+
+/** Ends a broadcast that cannot start (its segment or template was deleted since it was scheduled). */
+async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string): Promise<StepResult> {
+  const now = deps.now();
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const [canceled] = await tx.broadcast.updateManyAndReturn({
+      where: { id: row.id, status: { in: ['scheduled', 'sending'] }, startedAt: null },
+      data: { status: 'canceled', canceledAt: now, updatedAt: now },
+    });
+    return canceled ? recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.canceled', data: toBroadcast(canceled) }]) : [];
+  });
+  await dispatchOutbox(deps, outbox);
+  deps.logger.warn({ broadcastId: row.id, orgId: row.orgId, reason }, 'broadcast canceled: it cannot start');
+  return { kind: 'done', outcome: 'canceled' };
+}
+
+/**
+ * The start step: fixes the recipients in the database and cuts them into chunks, in one transaction whatever their
+ * number (nothing is loaded into memory). The segment's contacts with an address for the channel are the
+ * recipients; those unsubscribed from the channel or on the suppression list are counted `suppressed`; the rest are
+ * numbered 1..n in BroadcastRecipient. Records `broadcast.sending` and promises one job per chunk and the finish
+ * job (outbox), then adds them. A start that already happened, or a canceled broadcast, does nothing.
+ * @example await startBroadcast(deps, 'brd_...') // { kind: 'done', outcome: 'started' }
+ */
+export async function startBroadcast(deps: Deps, broadcastId: string): Promise<StepResult> {
+  const now = deps.now();
+  const row = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
+  if (!row || row.startedAt || !['scheduled', 'sending'].includes(row.status)) return { kind: 'done', outcome: row?.status ?? 'missing' };
+  if (row.status === 'scheduled' && row.scheduledAt && row.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
+    return { kind: 'not-yet', runAt: row.scheduledAt };
+  }
+  const [segment, template] = await Promise.all([
+    row.segmentId ? deps.db.segment.findFirst({ where: { id: row.segmentId, orgId: row.orgId } }) : null,
+    deps.db.template.findFirst({ where: { id: row.templateId, orgId: row.orgId, deletedAt: null }, select: { version: true } }),
+  ]);
+  if (row.segmentId && !segment) return cancelUnstartable(deps, row, 'the segment was deleted');
+  if (!template) return cancelUnstartable(deps, row, 'the template was deleted');
+
+  const isEmail = row.channelType === 'email';
+  const address = Prisma.raw(isEmail ? 'c."email"' : 'c."phone"');
+  const subscribed = Prisma.raw(isEmail ? 'c."emailSubscribed"' : 'c."smsSubscribed"');
+  const criteria = segment ? compileCriteria(segment.criteria as SegmentCriteria) : Prisma.sql`true`;
+  const chunkSize = deps.config.broadcasts.chunkSize;
+  const at = now.toISOString();
+  const result = await deps.db.$transaction(async (tx) => {
+    const [started] = await tx.$queryRaw<BroadcastRow[]>`
+      WITH matching AS MATERIALIZED (
+        SELECT c."id", (${subscribed} AND NOT EXISTS (
+          SELECT 1 FROM "Suppression" s WHERE s."orgId" = c."orgId" AND s."recipient" = ${address})) AS "isSendable"
+        FROM "Contact" c WHERE c."orgId" = ${row.orgId} AND ${address} IS NOT NULL AND ${criteria}),
+      started AS (
+        UPDATE "Broadcast" SET "status" = 'sending', "startedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp,
+          "templateVersion" = coalesce("templateVersion", ${template.version}),
+          "recipientCount" = (SELECT count(*) FROM matching),
+          "suppressedCount" = (SELECT count(*) FROM matching WHERE NOT "isSendable"),
+          "chunkCount" = ceil((SELECT count(*) FROM matching WHERE "isSendable")::numeric / ${chunkSize})
+        WHERE "id" = ${row.id} AND "startedAt" IS NULL AND "status" IN ('scheduled', 'sending')
+        RETURNING *),
+      fixed AS (
+        INSERT INTO "BroadcastRecipient" ("broadcastId", "position", "contactId")
+        SELECT ${row.id}, row_number() OVER (ORDER BY m."id"), m."id" FROM matching m WHERE m."isSendable" AND EXISTS (SELECT 1 FROM started))
+      SELECT * FROM started`;
+    if (!started) return null;
+    const jobs = [...chunkJobs(row.id, Array.from({ length: started.chunkCount }, (_, i) => i)), finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS))];
+    await tx.$executeRaw(outboxInsert(jobs));
+    const events = await recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.sending', data: toBroadcast(started) }]);
+    return { started, outbox: [...jobs, ...events] };
+  });
+  if (!result) return { kind: 'done', outcome: 'changed meanwhile' };
+  await dispatchOutbox(deps, result.outbox);
+  deps.logger.info({ broadcastId, orgId: row.orgId, recipients: result.started.recipientCount, chunks: result.started.chunkCount }, 'broadcast started');
+  return { kind: 'done', outcome: 'started' };
+}
+
+/** The contact as templates see it: `{{ contact.firstName }}`, `{{ contact.attributes.plan }}`. */
+function contactVariables(contact: ContactRow) {
+  const { id, email, phone, firstName, lastName, attributes } = contact;
+  return { id, email, phone, firstName, lastName, attributes: attributes ?? {} };
+}
+
+/**
+ * One chunk's messages, rendered per contact. A contact whose rendering fails gets a `failed` message carrying the
+ * reason (`RENDER_FAILED`), so it is counted and the rest of the chunk still goes.
+ */
+async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: ContactRow[]): Promise<MessageRow[]> {
+  const [version, senderOf] = await Promise.all([
+    deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion! } } }),
+    loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
+  ]);
+  const now = deps.now();
+  const fail = (error: unknown) => {
+    if (error instanceof AppError) return { code: 'RENDER_FAILED', message: error.message };
+    throw error;
+  };
+  let render: ReturnType<typeof compileContent> | { code: string; message: string };
+  let from: string | { code: string; message: string };
+  try {
+    render = version ? compileContent(version) : { code: 'RENDER_FAILED', message: 'templateVersion: the template version is gone' };
+  } catch (error) {
+    render = fail(error);
+  }
+  try {
+    from = senderOf({ channelType: broadcast.channelType, from: broadcast.from ?? undefined });
+  } catch (error) {
+    from = { ...fail(error), code: 'SENDER_REFUSED' };
+  }
+  const { publicApiUrl, broadcasts } = deps.config;
+  const shared = (broadcast.variables ?? {}) as Record<string, unknown>;
+  const provider = providerFor(deps.config, broadcast.mode, broadcast.channelType);
+  return contacts.map((contact) => {
+    const to = (broadcast.channelType === 'email' ? contact.email : contact.phone)!;
+    let content = { subject: null as string | null, html: null as string | null, text: null as string | null, body: null as string | null };
+    let error: { code: string; message: string } | null = typeof from === 'string' ? null : from;
+    if (!error && typeof render !== 'function') error = render;
+    if (!error && typeof render === 'function') {
+      try {
+        const link = unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id });
+        const rendered = render({ ...shared, contact: contactVariables(contact), unsubscribeUrl: link });
+        content = broadcast.channelType === 'email' ? { ...rendered, body: null } : { subject: null, html: null, text: null, body: rendered.body };
+        if (broadcast.channelType === 'email' && (!content.subject || (!content.html && !content.text))) {
+          error = { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
+        } else if (broadcast.channelType === 'sms' && !content.body) {
+          error = { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
+        }
+      } catch (renderError) {
+        error = fail(renderError);
+      }
+    }
+    return {
+      id: newId('msg'),
+      orgId: broadcast.orgId,
+      channelType: broadcast.channelType,
+      to,
+      from: typeof from === 'string' ? from : '',
+      ...(error ? { subject: null, html: null, text: null, body: null } : content),
+      templateId: broadcast.templateId,
+      templateVersion: broadcast.templateVersion,
+      contactId: contact.id,
+      broadcastId: broadcast.id,
+      status: error ? 'failed' : 'queued',
+      segments: !error && broadcast.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
+      provider,
+      providerMessageId: null,
+      errorCode: error?.code ?? null,
+      errorMessage: error?.message ?? null,
+      attempts: 0,
+      tags: broadcast.tags,
+      metadata: {},
+      scheduledAt: null,
+      sentAt: null,
+      deliveredAt: null,
+      failedAt: error ? now : null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies MessageRow;
+  });
+}
+
+const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
+
+/**
+ * Writes one chunk's messages in ONE statement: only while the broadcast is `sending` (a share lock on its row, so
+ * a cancel waits for a chunk in flight and then cancels its messages), only if the chunk is not already written
+ * (BroadcastChunk), and never a second message for a (broadcast, contact) (the partial unique index). Their status
+ * events and `message.queued` / `message.failed` events go with them. Returns the queued message ids, or null when
+ * the chunk was written before (or the broadcast is no longer sending).
+ */
+async function writeChunk(
+  deps: Deps,
+  broadcastId: string,
+  chunk: number,
+  rows: MessageRow[],
+): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
+  const eventSource = Prisma.sql`
+    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), m."orgId",
+           CASE WHEN m."status" = 'queued' THEN 'message.queued' ELSE 'message.failed' END, ${messageJsonSql}, NULL::text
+    FROM new_messages m`;
+  const [result] = await deps.db.$queryRaw<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }[]>`
+    WITH live AS (SELECT "id" FROM "Broadcast" WHERE "id" = ${broadcastId} AND "status" = 'sending' FOR SHARE),
+    chunk_done AS (
+      INSERT INTO "BroadcastChunk" ("broadcastId", "chunk", "createdAt") SELECT "id", ${chunk}, now() AT TIME ZONE 'UTC' FROM live
+      ON CONFLICT DO NOTHING RETURNING "broadcastId"),
+    new_messages AS (
+      INSERT INTO "Message" (${messageColumns})
+      SELECT ${messageColumns} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb) WHERE EXISTS (SELECT 1 FROM chunk_done)
+      ON CONFLICT ("broadcastId", "contactId") WHERE "broadcastId" IS NOT NULL DO NOTHING
+      RETURNING ${messageColumns}),
+    status_events AS (
+      INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
+      SELECT "id", "status", "errorCode", "errorMessage", "createdAt" FROM new_messages),
+    ${eventsCte(eventSource)}
+    SELECT EXISTS (SELECT 1 FROM chunk_done) AS "isNew",
+           ARRAY(SELECT "id" FROM new_messages WHERE "status" = 'queued') AS "queuedIds",
+           ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds",
+           (SELECT count(*)::int FROM new_messages) AS "created",
+           (SELECT count(*)::int FROM new_messages WHERE "status" = 'failed') AS "failed"`;
+  return result!.isNew ? result! : null;
+}
+
+/**
+ * A chunk step: renders and writes the messages of recipients `chunk * size + 1 .. (chunk + 1) * size` (one query
+ * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk). Safe to run
+ * any number of times: a chunk written before only has its still-queued messages' jobs added again (a crash between
+ * the commit and the addBulk); jobId = message id makes that harmless.
+ * @example await expandBroadcastChunk(deps, 'brd_...', 0) // { kind: 'done', outcome: 'created 1000' }
+ */
+export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number): Promise<StepResult> {
+  const broadcast = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
+  if (!broadcast || broadcast.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
+  const size = deps.config.broadcasts.chunkSize;
+  const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
+  const contacts = await deps.db.$queryRaw<ContactRow[]>`
+    SELECT c.* FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
+  const rows = await messagesFor(deps, broadcast, contacts);
+  // written even when empty (its contacts deleted since the start): the chunk counts as done either way
+  const written = await writeChunk(deps, broadcastId, chunk, rows);
+  let queuedIds: string[];
+  if (written) {
+    deps.metrics.broadcastRecipientsExpanded.inc(contacts.length);
+    deps.metrics.broadcastMessagesCreated.inc(written.created);
+    if (written.failed > 0) {
+      // their final outcome, counted like any message's; one line for the chunk rather than one per contact
+      deps.metrics.messages.inc({ channel: broadcast.channelType, status: 'failed' }, written.failed);
+      deps.logger.warn({ broadcastId, orgId: broadcast.orgId, chunk, failed: written.failed }, 'broadcast messages failed to render');
+    }
+    queuedIds = written.queuedIds;
+    await dispatchOutbox(deps, deliveryJobs(written.deliveryIds.map((id) => ({ id }))));
+  } else {
+    const again = await deps.db.$queryRaw<{ id: string }[]>`
+      SELECT m."id" FROM "BroadcastRecipient" r
+      JOIN "Message" m ON m."broadcastId" = r."broadcastId" AND m."contactId" = r."contactId"
+      WHERE ${range} AND m."status" = 'queued'`;
+    queuedIds = again.map((m) => m.id);
+  }
+  // Thrown errors leave the job to run again, which adds these jobs then: nothing is promised in the outbox for them.
+  await addJobs(deps, queuedIds.map((id) => ({ queue: broadcast.channelType, jobId: id })));
+  return { kind: 'done', outcome: written ? `created ${written.created}` : `re-added ${queuedIds.length}` };
+}
+
+/**
+ * The finish step, repeated every FINISH_CHECK_EVERY_MS while the broadcast is `sending`: once every chunk is
+ * written and no message waits for a provider (none `queued`), the broadcast is `sent` (with `broadcast.sent`).
+ * Chunks still unwritten long after the start (their jobs lost with a Redis that restarted empty) are added again.
+ * @example await finishBroadcast(deps, 'brd_...') // { kind: 'not-yet', runAt } until every message reached a provider
+ */
+export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<StepResult> {
+  const now = deps.now();
+  const at = now.toISOString();
+  const result = await deps.db.$transaction(async (tx) => {
+    const [sent] = await tx.$queryRaw<BroadcastRow[]>`
+      UPDATE "Broadcast" b SET "status" = 'sent', "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
+      WHERE b."id" = ${broadcastId} AND b."status" = 'sending' AND b."startedAt" IS NOT NULL
+        AND (SELECT count(*) FROM "BroadcastChunk" k WHERE k."broadcastId" = b."id") >= b."chunkCount"
+        AND NOT EXISTS (SELECT 1 FROM "Message" m WHERE m."broadcastId" = b."id" AND m."status" IN ('scheduled', 'queued'))
+      RETURNING *`;
+    return sent ? { sent, outbox: await recordEvents(tx, [{ orgId: sent.orgId, type: 'broadcast.sent', data: toBroadcast(sent) }]) } : null;
+  });
+  if (result) {
+    await dispatchOutbox(deps, result.outbox);
+    deps.logger.info({ broadcastId, orgId: result.sent.orgId }, 'broadcast sent');
+    return { kind: 'done', outcome: 'sent' };
+  }
+  const current = await deps.db.broadcast.findUnique({ where: { id: broadcastId }, select: { status: true, startedAt: true, chunkCount: true } });
+  if (!current || current.status !== 'sending') return { kind: 'done', outcome: current?.status ?? 'missing' };
+  if (current.startedAt && now.getTime() - current.startedAt.getTime() > deps.config.strandedJobAfterMs) {
+    const missing = await deps.db.$queryRaw<{ chunk: number }[]>`
+      SELECT k AS "chunk" FROM generate_series(0, ${current.chunkCount - 1}) k
+      WHERE NOT EXISTS (SELECT 1 FROM "BroadcastChunk" d WHERE d."broadcastId" = ${broadcastId} AND d."chunk" = k)`;
+    if (missing.length > 0) await addJobs(deps, chunkJobs(broadcastId, missing.map((m) => m.chunk)));
+  }
+  return { kind: 'not-yet', runAt: new Date(now.getTime() + FINISH_CHECK_EVERY_MS) };
+}

@@ -1,0 +1,5 @@
+export * from './broadcast.mapper.ts';
+export * from './broadcast.service.ts';
+export * from './fan-out.ts';
+export * from './unsubscribe-token.ts';
+export * from './unsubscribe.ts';

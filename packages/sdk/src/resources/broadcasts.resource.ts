@@ -1,0 +1,60 @@
+import type { Broadcast, BroadcastCounts, BroadcastListQuery, BroadcastStatus, BroadcastWithCounts, CreateBroadcastBody, SendBroadcastBody, z } from '@tidings/contracts';
+import { path, type RequestOptions } from '../client.ts';
+import type { ListParams, PageIterator } from '../pagination.ts';
+import { Resource } from './resource.ts';
+
+export type { Broadcast, BroadcastCounts, BroadcastStatus, BroadcastWithCounts };
+export type CreateBroadcastParams = z.input<typeof CreateBroadcastBody>;
+export type SendBroadcastParams = z.input<typeof SendBroadcastBody>;
+export type ListBroadcastsParams = ListParams & Pick<BroadcastListQuery, 'status'>;
+
+/** The broadcast operations: one template to every subscribed contact of a segment. */
+export class Broadcasts extends Resource {
+  /**
+   * broadcast.create: a draft.
+   * @example await tidings.broadcasts.create({ name: 'News', channelType: 'email', templateId: 'tpl_123', segmentId: 'seg_123' });
+   */
+  create(params: CreateBroadcastParams, options?: RequestOptions): Promise<Broadcast> {
+    return this.client.request({ method: 'POST', path: '/broadcasts', body: params }, options);
+  }
+
+  /**
+   * broadcast.list: newest first, optionally of one status.
+   * @example for await (const broadcast of tidings.broadcasts.list({ status: 'sending' })) console.log(broadcast.name);
+   */
+  list(params: ListBroadcastsParams = {}, options?: RequestOptions): PageIterator<Broadcast> {
+    return this.client.list<Broadcast>('/broadcasts', params, options);
+  }
+
+  /**
+   * broadcast.get: with the counts of its recipients and messages.
+   * @example const { counts } = await tidings.broadcasts.get('brd_123');
+   */
+  get(id: string, options?: RequestOptions): Promise<BroadcastWithCounts> {
+    return this.client.request({ method: 'GET', path: path`/broadcasts/${id}` }, options);
+  }
+
+  /**
+   * broadcast.send: now, or at `scheduledAt`.
+   * @example await tidings.broadcasts.send('brd_123', { scheduledAt: '2026-12-01T09:00:00Z' });
+   */
+  send(id: string, params: SendBroadcastParams = {}, options?: RequestOptions): Promise<Broadcast> {
+    return this.client.request({ method: 'POST', path: path`/broadcasts/${id}/send`, body: params }, options);
+  }
+
+  /**
+   * broadcast.cancel: while scheduled or sending.
+   * @example await tidings.broadcasts.cancel('brd_123');
+   */
+  cancel(id: string, options?: RequestOptions): Promise<Broadcast> {
+    return this.client.request({ method: 'POST', path: path`/broadcasts/${id}/cancel` }, options);
+  }
+
+  /**
+   * broadcast.delete: drafts only.
+   * @example await tidings.broadcasts.delete('brd_123');
+   */
+  delete(id: string, options?: RequestOptions): Promise<void> {
+    return this.client.request({ method: 'DELETE', path: path`/broadcasts/${id}` }, options);
+  }
+}
