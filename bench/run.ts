@@ -1,8 +1,9 @@
 // npm run bench: the real apps against the floor (bench/floor), in one run, over loopback, on a fresh database:
 // message.send and message.sendBatch throughput, send-worker drain, webhook fan-out, contact.bulkCreate, message.list
-// at 1M messages, and the processes' peak RSS. Writes bench/results/latest.json and prints a table.
+// at 1M messages, a broadcast's fan-out and delivery, and the processes' peak RSS. Writes bench/results/latest.json and prints a table.
 // Sizes by environment, for a quick run: BENCH_SECONDS (10), BENCH_DRAIN_MESSAGES (20000), BENCH_LIST_ROWS (1000000),
-// BENCH_WEBHOOK_EVENTS (5000), BENCH_CONTACT_RUNS (5). BENCH_CPU_PROF=1 writes the child processes' CPU profiles.
+// BENCH_WEBHOOK_EVENTS (5000), BENCH_CONTACT_RUNS (5), BENCH_BROADCAST_CONTACTS (100000). BENCH_CPU_PROF=1 writes the
+// child processes' CPU profiles.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { createOrganization, openDeps } from '@tidings/core';
 import { migrate } from '@tidings/db';
 import { Client } from 'pg';
 import { deleteKeys, progress, ratio, root, startApi, stopProcess, type Bench } from './harness.ts';
+import { measureBroadcast } from './phases/broadcast.ts';
 import { BATCH_CONNECTIONS, measureBatch } from './phases/batch.ts';
 import { measureContacts } from './phases/contacts.ts';
 import { LIST_CONNECTIONS, measureList } from './phases/list.ts';
@@ -24,6 +26,7 @@ const DRAIN_MESSAGES = setting('BENCH_DRAIN_MESSAGES', 20_000);
 const LIST_ROWS = setting('BENCH_LIST_ROWS', 1_000_000);
 const WEBHOOK_EVENTS = setting('BENCH_WEBHOOK_EVENTS', 5_000);
 const CONTACT_RUNS = setting('BENCH_CONTACT_RUNS', 5);
+const BROADCAST_CONTACTS = setting('BENCH_BROADCAST_CONTACTS', 100_000);
 // Its own database on DATABASE_URL's server, dropped and created again at each run.
 const databaseUrl = withDatabase('tidings_bench_run');
 
@@ -65,6 +68,7 @@ async function main() {
     await stopProcess(api.child);
     const drain = await measureWorkerDrain(bench, DRAIN_MESSAGES);
     const webhooks = await measureWebhooks(bench, WEBHOOK_EVENTS);
+    const broadcast = await measureBroadcast(bench, BROADCAST_CONTACTS);
 
     const results = {
       api: {
@@ -100,6 +104,7 @@ async function main() {
         failed: drain.real.failed,
       },
       webhooks: { deliveriesPerSecond: webhooks.deliveriesPerSecond, events: webhooks.events, seconds: webhooks.seconds },
+      broadcast,
       contacts: { bulkCreateMs: contacts.bulkCreateMs, minMs: contacts.minMs, maxMs: contacts.maxMs, runs: contacts.runs, size: 1000 },
       list: {
         rows: LIST_ROWS,
@@ -132,6 +137,7 @@ function printTable(r: {
   batch: { messagesPerSecond: number; ratio: number; errors: number };
   worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
   webhooks: { deliveriesPerSecond: number };
+  broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number };
   contacts: { bulkCreateMs: number };
   list: { rows: number; p99: number; filteredStatus: string; filteredP99: number; errors: number };
   memory: { apiPeakRssMiB: number; sendWorkerPeakRssMiB: number; webhookWorkerPeakRssMiB: number };
@@ -144,6 +150,8 @@ function printTable(r: {
     'sendBatch(100) messages/s': row(r.batch.messagesPerSecond, r.api.floorThroughput, r.batch.ratio, '>= 10', r.batch.errors),
     'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.8', r.worker.failed),
     'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),
+    [`broadcast to ${r.broadcast.contacts}: messages created/s`]: row(r.broadcast.messagesCreatedPerSecond, '', '', '>= 10,000'),
+    [`broadcast: s until ${r.broadcast.delivered} delivered (1 send-worker)`]: row(r.broadcast.deliverSeconds, '', '', ''),
     'contact.bulkCreate 1,000 ms': row(r.contacts.bulkCreateMs, '', '', ''),
     [`message.list p99 ms (${r.list.rows} rows)`]: row(r.list.p99, '', '', '', r.list.errors),
     [`message.list status=${r.list.filteredStatus} p99 ms`]: row(r.list.filteredP99, '', '', ''),

@@ -21,6 +21,8 @@ import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
+import { sandboxRoutes } from './routes/sandbox.routes.ts';
+import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
@@ -58,6 +60,8 @@ export function createApp(deps: Deps) {
   v1.route('/', segmentRoutes);
   v1.route('/', broadcastRoutes);
   v1.route('/', messageRoutes);
+  v1.route('/', suppressionRoutes);
+  v1.route('/', sandboxRoutes);
   v1.route('/', providerEventRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

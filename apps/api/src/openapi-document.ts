@@ -15,7 +15,7 @@ type Operation = {
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 
 /** The sidebar of /docs: what a caller needs first at the top, the keys that back the dashboard last. */
-export const TAG_ORDER = ['Messages', 'Broadcasts', 'Contacts', 'Templates', 'Segments', 'Webhooks', 'Email domains', 'Phone numbers', 'API keys'];
+export const TAG_ORDER = ['Messages', 'Broadcasts', 'Contacts', 'Templates', 'Segments', 'Suppressions', 'Webhooks', 'Email domains', 'Phone numbers', 'Sandbox', 'API keys'];
 
 /** What each operation group's ids name in a NOT_FOUND message (`Message not found`). */
 const NOUN_OF_GROUP: Record<string, string> = {
@@ -28,6 +28,7 @@ const NOUN_OF_GROUP: Record<string, string> = {
   phoneNumber: 'Phone number',
   apiKey: 'API key',
   broadcast: 'Broadcast',
+  suppression: 'Suppression',
 };
 
 /** The 409s an operation gives besides Idempotency-Key reuse, as the core words them. */
@@ -37,6 +38,7 @@ const CONFLICTS: Record<string, string> = {
   'emailDomain.add': 'Email domain example.com is already added to this organization',
   'phoneNumber.purchase': 'Phone number +14155550123 is no longer available; search again and pick another',
   'message.cancel': 'Message is sent: only scheduled or queued messages can be canceled',
+  'suppression.create': 'ada@example.com is already suppressed',
   'broadcast.send': 'Broadcast is sending: only draft broadcasts can be',
   'broadcast.cancel': 'Broadcast is sent: only scheduled or sending broadcasts can be',
   'broadcast.delete': 'Broadcast is sending: only draft broadcasts can be',

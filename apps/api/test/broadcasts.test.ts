@@ -29,6 +29,9 @@ describe('broadcast.create, get, list, delete', () => {
     expect(got.body.counts).toEqual({ recipients: 0, queued: 0, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0, unsubscribed: 0, opened: 0, clicked: 0 });
     expect((await org.api.get('/v1/broadcasts?status=draft')).body.data.map((b: { id: string }) => b.id)).toEqual([created.body.id]);
     expect((await org.api.get('/v1/broadcasts?status=sent')).body.data).toEqual([]);
+    const typo = await org.api.get('/v1/broadcasts?stauts=sent');
+    expect(typo.status).toBe(400);
+    expect(typo.body.message).toMatch(/stauts/);
     expect((await org.api.delete(`/v1/broadcasts/${created.body.id}`)).status).toBe(204);
     expect((await org.api.get(`/v1/broadcasts/${created.body.id}`)).status).toBe(404);
   });

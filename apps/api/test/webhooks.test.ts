@@ -235,13 +235,16 @@ describe('webhook operations', () => {
     }
   });
 
-  it('the OpenAPI document carries the eight webhook operations', async () => {
+  it('the OpenAPI document carries the eleven webhook operations', async () => {
     const res = await t.anonymous.get('/v1/openapi.json');
     const ids = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>)
       .flatMap((p) => Object.values(p))
       .map((o) => o.operationId)
       .filter((id) => id.startsWith('webhook.'))
       .sort();
-    expect(ids).toEqual(['webhook.create', 'webhook.delete', 'webhook.get', 'webhook.list', 'webhook.listEvents', 'webhook.rotateSecret', 'webhook.test', 'webhook.update']);
+    expect(ids).toEqual([
+      'webhook.create', 'webhook.delete', 'webhook.get', 'webhook.getEvent', 'webhook.list', 'webhook.listEvents', 'webhook.replay', 'webhook.retryEvent',
+      'webhook.rotateSecret', 'webhook.test', 'webhook.update',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 // Messages and the sandbox inbox through HTTP (app.request), over real Postgres and Redis.
-import { claimForSending, createUser, markFailed, newId, sendMessage, sendMessages } from '@tidings/core';
+import { claimForSending, createUser, markFailed, newId, receiveInboundMessage, sendMessage, sendMessages } from '@tidings/core';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { dashboardClient } from './client.ts';
@@ -84,6 +84,19 @@ describe('the messages list', () => {
     expect(second.html).not.toContain('Not an SMS');
 
     expect((await browser.get('/messages?cursor=not-a-cursor')).status).toBe(400);
+  });
+
+  it('marks an inbound message and names its sender', async () => {
+    const { orgId, browser } = await signedInOrg();
+    const outbound = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456' });
+    const { message: inbound } = await receiveInboundMessage(deps, { provider: 'sandbox', orgId, channelType: 'sms', from: '+14155550188', to: '+15005550006', body: 'Thanks!' });
+    const page = await browser.get('/messages');
+    const rowOf = (id: string) => page.html.slice(page.html.indexOf(`data-message-id="${id}"`)).split('</tr>')[0]!;
+    expect(rowIds(page.html)).toEqual([inbound!.id, outbound.id]);
+    expect(rowOf(inbound!.id)).toContain('inbound');
+    expect(rowOf(inbound!.id)).toContain('from +14155550188');
+    expect(rowOf(outbound.id)).not.toContain('inbound');
+    expect((await browser.get(`/messages/${inbound!.id}`)).html).toContain('received');
   });
 
   it('says how to send the first message when there is none', async () => {

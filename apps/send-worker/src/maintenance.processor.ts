@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
-import { applyProviderOutcome, deleteExpiredSessions, recheckPendingDomains, relayOutbox, requeueStrandedMessages, type Deps } from '@tidings/core';
-import { sandboxOutcomeFor } from '@tidings/providers';
+import { applyProviderOutcome, requeueStrandedBroadcasts, deleteExpiredSessions, recordEngagement, recheckPendingDomains, relayOutbox, requeueStrandedMessages, type Deps } from '@tidings/core';
+import { sandboxEngagementFor, sandboxOutcomeFor } from '@tidings/providers';
 
 const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
 
@@ -24,11 +24,20 @@ const SANDBOX_ERRORS = {
   undelivered: { code: 'UNDELIVERED', message: 'The sandbox does not deliver to numbers ending in 0000' },
 } as const;
 
+/** The link the sandbox reports clicked for click@... recipients. */
+const SANDBOX_CLICKED_LINK = 'https://example.com/sandbox-click';
+
 async function reportSandboxOutcome(deps: Deps, messageId: string) {
   const message = await deps.db.message.findUnique({ where: { id: messageId }, select: { to: true } });
   if (!message) return { outcome: 'missing' };
   const kind = sandboxOutcomeFor(message.to);
   const result = await applyProviderOutcome(deps, { provider: 'sandbox', messageId, kind, ...(kind === 'delivered' ? {} : { error: SANDBOX_ERRORS[kind] }) });
+  // open@, click@ and complain@ then engage, through the same path as a provider's engagement callbacks
+  if (kind === 'delivered' && result.changed) {
+    for (const engagement of sandboxEngagementFor(message.to)) {
+      await recordEngagement(deps, { provider: 'sandbox', messageId, kind: engagement, ...(engagement === 'clicked' ? { link: SANDBOX_CLICKED_LINK } : {}) });
+    }
+  }
   return { outcome: kind, changed: result.changed };
 }
 
@@ -40,7 +49,8 @@ export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
   if (job.name === OUTBOX_RELAY) return { relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) };
   if (job.name === RECHECK_PENDING_DOMAINS) return { rechecked: await recheckPendingDomains(deps) };
   if (job.name === REQUEUE_STRANDED_MESSAGES) {
-    return { requeued: await requeueStrandedMessages(deps, { overdueMs: deps.config.strandedJobAfterMs }) };
+    const overdue = { overdueMs: deps.config.strandedJobAfterMs };
+    return { requeued: await requeueStrandedMessages(deps, overdue), broadcasts: await requeueStrandedBroadcasts(deps, overdue) };
   }
   if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { backoffDelayMs, claimForSending, listUnsubscribeHeaders, markFailed, markSent, recordAttemptError, type Deps } from '@tidings/core';
-import { ProviderError } from '@tidings/providers';
+import { backoffDelayMs, claimForSending, failAsRecipientStopped, listUnsubscribeHeaders, markFailed, markSent, recordAttemptError, type Deps } from '@tidings/core';
+import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 import type { Providers } from './providers.ts';
 
@@ -59,6 +59,11 @@ async function sendOnce(deps: Deps, providers: Providers, job: Job<{ messageId: 
   } catch (error) {
     const providerError = error instanceof ProviderError ? error : null;
     const detail = { code: (providerError?.reason ?? 'internal_error').toUpperCase(), message: providerError?.message ?? 'The send failed; it will be retried' };
+    if (providerError?.reason === RECIPIENT_STOPPED) {
+      await failAsRecipientStopped(deps, message);
+      log.warn('provider refused the message: the recipient opted out; number suppressed');
+      throw new UnrecoverableError(providerError.message);
+    }
     if (providerError && !providerError.isRetryable) {
       await markFailed(deps, messageId, detail);
       log.warn({ reason: providerError.reason, status: providerError.status }, 'provider refused the message for good');

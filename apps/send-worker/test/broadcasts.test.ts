@@ -1,10 +1,13 @@
-import { expandBroadcastChunk, readUnsubscribeToken } from '@tidings/core';
+import { expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts } from '@tidings/core';
 import { sampleValue, serveHttp } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
 
+// Whole broadcasts through real workers: generous under a loaded machine; every wait inside has its own deadline.
+jest.setTimeout(120_000);
+
 let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
-  h = await startPipeline({ BROADCAST_CHUNK_SIZE: '2', UNSUBSCRIBE_RATE_LIMIT: '3', PUBLIC_API_URL: 'https://api.tidings.test' });
+  h = await startPipeline({ WEBHOOK_ALLOW_LOOPBACK: 'true', BROADCAST_CHUNK_SIZE: '2', UNSUBSCRIBE_RATE_LIMIT: '3', PUBLIC_API_URL: 'https://api.tidings.test' });
   await h.startWorker();
 });
 afterAll(() => h.close());
@@ -106,6 +109,27 @@ describe('a broadcast to a segment (sandbox)', () => {
     expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
   });
 
+  it('records message.queued of broadcast messages only for an organization with an endpoint subscribed to it', async () => {
+    const quiet = await h.testOrg();
+    const subscribed = await h.testOrg();
+    // no webhook-worker runs in this file: the deliveries are only written, never sent
+    expect((await subscribed.api.post('/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['message.queued'] })).status).toBe(201);
+    const broadcastOf = new Map<string, string>();
+    for (const org of [quiet, subscribed]) {
+      const { segment, template: tpl } = await audience(org.api);
+      const b = (await org.api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+      await org.api.post(`/v1/broadcasts/${b.id}/send`, {});
+      await untilStatus(org.api, b.id, 'sent');
+      broadcastOf.set(org.orgId, b.id);
+    }
+    const eventsOf = (orgId: string, type: string) => h.deps.db.event.count({ where: { orgId, type, data: { path: ['broadcastId'], equals: broadcastOf.get(orgId)! } } });
+    expect(await eventsOf(quiet.orgId, 'message.queued')).toBe(0);
+    expect(await eventsOf(subscribed.orgId, 'message.queued')).toBe(2); // ada and gus
+    // fay's failed rendering is recorded either way
+    expect(await eventsOf(quiet.orgId, 'message.failed')).toBe(1);
+    expect(await eventsOf(subscribed.orgId, 'message.failed')).toBe(1);
+  });
+
   it('cancel while sending: messages not yet handed to a provider are canceled, none is sent', async () => {
     const { api, orgId } = await h.testOrg();
     const { segment, template: tpl } = await audience(api);
@@ -135,6 +159,22 @@ describe('a broadcast to a segment (sandbox)', () => {
     expect((await api.get(`/v1/broadcasts/${b.id}`)).body.startedAt).toBeNull();
     const sent = await untilStatus(api, b.id, 'sent');
     expect(new Date(sent.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime() - 1000);
+    expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
+  });
+});
+
+describe('a broadcast whose jobs Redis lost', () => {
+  it('the sweep adds its start job again, and it is sent', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl } = await audience(api);
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await api.post(`/v1/broadcasts/${b.id}/send`, { scheduledAt: new Date(Date.now() + 3000).toISOString() });
+    expect(await h.deps.queues.broadcasts.remove(b.id)).toBe(1); // as after a Redis that restarted empty
+    expect(await h.deps.queues.broadcasts.getJob(b.id)).toBeUndefined();
+    await waitFor(async () => (await h.deps.db.broadcast.findUnique({ where: { id: b.id } }))!.scheduledAt! < new Date(), 10_000, 'its time');
+    expect((await api.get(`/v1/broadcasts/${b.id}`)).body.status).toBe('scheduled'); // nothing would ever start it
+    expect(await requeueStrandedBroadcasts(h.deps, { overdueMs: 0 })).toBeGreaterThanOrEqual(1);
+    await untilStatus(api, b.id, 'sent');
     expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
   });
 });

@@ -31,6 +31,8 @@ const EnvSchema = z.object({
   TELNYX_BASE_URL: z.url().optional(),
   TELNYX_PUBLIC_KEY: z.string().min(1).optional(),
   RESEND_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** The answer to an inbound SMS `HELP` or `INFO`; unset: such a message is recorded and not answered. */
+  SMS_HELP_TEXT: z.string().trim().min(1).max(1600).optional(),
   WEBHOOK_ALLOW_LOOPBACK: booleanFromString.default(false),
   /** Encrypts webhook endpoint secrets at rest. Required in production; the default is for local development only. */
   WEBHOOK_SECRET_KEY: z.string().min(16).optional(),
@@ -66,8 +68,11 @@ const EnvSchema = z.object({
     .regex(/^(email|sms|broadcasts)(,(email|sms|broadcasts))*$/, 'expected a comma list of email, sms, broadcasts')
     .default('email,sms,broadcasts')
     .transform((v) => [...new Set(v.split(','))] as ('email' | 'sms' | 'broadcasts')[]),
-  /** Broadcast fan-out jobs (each writes one chunk of messages) in flight per send-worker that consumes `broadcasts`. */
-  BROADCAST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(2),
+  /**
+   * Broadcast fan-out jobs (each writes one chunk of messages) in flight per send-worker that consumes `broadcasts`.
+   * A chunk spends most of its time waiting for Postgres and Redis, so a few in flight keep one core busy.
+   */
+  BROADCAST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(4),
   /** Contacts per fan-out job: one multi-row statement and one addBulk each. */
   BROADCAST_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
   /** Signs unsubscribe links (HMAC-SHA256). Required in production; the default is for local development only. */
@@ -115,6 +120,8 @@ export type Config = {
   signInRateLimit: number;
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string };
+  /** SMS_HELP_TEXT: the reply to an inbound HELP/INFO. */
+  smsHelpText?: string;
   webhookAllowLoopback: boolean;
   /** See STRANDED_JOB_AFTER_MS; `strandedSweepEveryMs` is how often the sweeps run. */
   strandedJobAfterMs: number;
@@ -205,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY },
+    smsHelpText: e.SMS_HELP_TEXT,
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,
     strandedSweepEveryMs: Math.min(60_000, Math.round(e.STRANDED_JOB_AFTER_MS / 2)),

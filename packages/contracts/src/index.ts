@@ -8,4 +8,6 @@ export * from './contacts.ts';
 export * from './templates.ts';
 export * from './segments.ts';
 export * from './messages.ts';
+export * from './suppressions.ts';
+export * from './sandbox.ts';
 export * from './broadcasts.ts';

@@ -21,11 +21,18 @@ export const MESSAGE_LIMITS = {
 export const ChannelType = z.enum(['email', 'sms']);
 export type ChannelType = z.infer<typeof ChannelType>;
 
-export const MessageStatus = z.enum(['scheduled', 'queued', 'sending', 'sent', 'delivered', 'failed', 'bounced', 'undelivered', 'canceled']).openapi({
+export const MessageStatus = z.enum(['scheduled', 'queued', 'sending', 'sent', 'delivered', 'failed', 'bounced', 'undelivered', 'canceled', 'received']).openapi({
   description:
-    '`scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`.',
+    '`scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`. An inbound message is `received`.',
 });
 export type MessageStatus = z.infer<typeof MessageStatus>;
+
+export const MessageDirection = z.enum(['outbound', 'inbound']).openapi({ description: '`inbound`: someone sent it to one of your numbers or addresses.' });
+export type MessageDirection = z.infer<typeof MessageDirection>;
+
+/** A status-history entry: a status, or engagement with a delivered message (the status stays). */
+export const MessageHistoryStatus = z.enum([...MessageStatus.options, 'opened', 'clicked', 'complained', 'delayed']);
+export type MessageHistoryStatus = z.infer<typeof MessageHistoryStatus>;
 
 const L = MESSAGE_LIMITS;
 
@@ -73,6 +80,7 @@ export type SendMessageBody = z.infer<typeof SendMessageBody>;
 const messageExample = {
   id: 'msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
   channelType: 'email',
+  direction: 'outbound',
   to: 'ada@example.com',
   from: 'Acme <hello@example.com>',
   subject: 'Your sign-in code',
@@ -95,8 +103,10 @@ const messageExample = {
   sentAt: '2026-11-23T08:00:01.000Z',
   deliveredAt: '2026-11-23T08:00:03.000Z',
   failedAt: null,
+  openedAt: '2026-11-23T08:04:00.000Z',
+  clickedAt: null,
   createdAt: '2026-11-23T08:00:00.000Z',
-  updatedAt: '2026-11-23T08:00:03.000Z',
+  updatedAt: '2026-11-23T08:04:00.000Z',
 } as const;
 
 export const MessageError = z.object({ code: z.string(), message: z.string() }).openapi('MessageError');
@@ -105,6 +115,7 @@ export const Message = z
   .object({
     id: z.string().openapi({ example: 'msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
     channelType: ChannelType,
+    direction: MessageDirection,
     to: z.string(),
     from: z.string(),
     subject: z.string().nullable(),
@@ -117,7 +128,7 @@ export const Message = z
     broadcastId: z.string().nullable().openapi({ description: 'The broadcast that sent this message, if any.' }),
     status: MessageStatus,
     segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
-    provider: z.enum(['resend', 'telnyx', 'sandbox']),
+    provider: z.enum(['resend', 'telnyx', 'sandbox']).openapi({ description: 'Who sent it, or for an inbound message who received it.' }),
     providerMessageId: z.string().nullable(),
     error: MessageError.nullable(),
     attempts: z.number().int(),
@@ -127,6 +138,8 @@ export const Message = z
     sentAt: Timestamp.nullable(),
     deliveredAt: Timestamp.nullable(),
     failedAt: Timestamp.nullable(),
+    openedAt: Timestamp.nullable().openapi({ description: 'The first open the provider reported (email).' }),
+    clickedAt: Timestamp.nullable().openapi({ description: 'The first click the provider reported (email).' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -134,7 +147,12 @@ export const Message = z
 export type Message = z.infer<typeof Message>;
 
 export const MessageStatusEvent = z
-  .object({ status: MessageStatus, error: MessageError.nullable(), createdAt: Timestamp })
+  .object({
+    status: MessageHistoryStatus.openapi({ description: 'The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.' }),
+    link: z.string().nullable().openapi({ description: 'The link of a `clicked` entry.' }),
+    error: MessageError.nullable(),
+    createdAt: Timestamp,
+  })
   .openapi('MessageStatusEvent');
 export type MessageStatusEvent = z.infer<typeof MessageStatusEvent>;
 
@@ -144,10 +162,11 @@ export const MessageWithEvents = Message.extend({
   example: {
     ...messageExample,
     events: [
-      { status: 'queued', error: null, createdAt: '2026-11-23T08:00:00.000Z' },
-      { status: 'sending', error: null, createdAt: '2026-11-23T08:00:00.500Z' },
-      { status: 'sent', error: null, createdAt: '2026-11-23T08:00:01.000Z' },
-      { status: 'delivered', error: null, createdAt: '2026-11-23T08:00:03.000Z' },
+      { status: 'queued', link: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
+      { status: 'sending', link: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
+      { status: 'sent', link: null, error: null, createdAt: '2026-11-23T08:00:01.000Z' },
+      { status: 'delivered', link: null, error: null, createdAt: '2026-11-23T08:00:03.000Z' },
+      { status: 'opened', link: null, error: null, createdAt: '2026-11-23T08:04:00.000Z' },
     ],
   },
 });
@@ -190,6 +209,7 @@ export type SendBatchResponse = z.infer<typeof SendBatchResponse>;
 
 export const MessageListQuery = ListQuery.safeExtend({
   channelType: ChannelType.optional(),
+  direction: MessageDirection.optional(),
   status: MessageStatus.optional(),
   to: z.string().trim().min(1).max(L.address).optional(),
   contactId: z.string().min(1).max(64).optional(),

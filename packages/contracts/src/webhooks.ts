@@ -11,6 +11,11 @@ export const EventType = z
     'message.bounced',
     'message.undelivered',
     'message.canceled',
+    'message.received',
+    'message.opened',
+    'message.clicked',
+    'message.complained',
+    'message.delayed',
     'contact.created',
     'contact.updated',
     'contact.deleted',
@@ -155,3 +160,62 @@ export const ListWebhookEventsQuery = ListQuery.safeExtend({
   status: WebhookDeliveryStatus.optional().openapi({ description: 'Only deliveries in this status.' }),
 });
 export type ListWebhookEventsQuery = z.infer<typeof ListWebhookEventsQuery>;
+
+const deliveryIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((v) => !v.includes('\u0000'), 'must not contain the NUL character')
+  .openapi({ param: { name: 'deliveryId', in: 'path' }, example: 'dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10' });
+
+/** The path of one delivery: `/webhooks/{id}/events/{deliveryId}`. */
+export const WebhookDeliveryParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((v) => !v.includes('\u0000'), 'must not contain the NUL character')
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+  deliveryId: deliveryIdSchema,
+});
+
+export const WebhookAttempt = z
+  .object({
+    number: z.number().int().openapi({ description: '1 for the first try.' }),
+    statusCode: z.number().int().nullable().openapi({ description: 'What the endpoint answered; null when no answer came (refused, timeout, connection error).' }),
+    durationMs: z.number().int(),
+    responseBody: z.string().nullable().openapi({ description: 'The first 64 KiB of the answer.' }),
+    error: z.string().nullable(),
+    at: Timestamp,
+  })
+  .openapi('WebhookAttempt');
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+
+export const WebhookDeliveryDetail = WebhookDelivery.extend({
+  payload: z
+    .object({ id: z.string(), type: EventType, createdAt: Timestamp, data: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .openapi({ description: 'The body POSTed: the event, whose `id` is also the `webhook-id` header.' }),
+  attemptLog: z.array(WebhookAttempt).openapi({ description: 'Every attempt, oldest first.' }),
+}).openapi('WebhookDeliveryDetail', {
+  example: {
+    ...webhookDeliveryExample,
+    payload: { id: 'evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V', type: 'message.delivered', createdAt: '2026-11-23T08:05:00.000Z', data: { id: 'msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V' } },
+    attemptLog: [{ number: 1, statusCode: 200, durationMs: 84, responseBody: 'ok', error: null, at: '2026-11-23T08:05:00.120Z' }],
+  },
+});
+export type WebhookDeliveryDetail = z.infer<typeof WebhookDeliveryDetail>;
+
+export const ReplayWebhookBody = z
+  .strictObject({
+    since: z.iso.datetime({ offset: true }).openapi({ description: 'Deliveries created at or after this time.' }),
+    until: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Deliveries created before this time; now when absent.' }),
+    status: z.enum(['failed']).optional().openapi({ description: '`failed`: only deliveries that gave up; absent: every delivery in the range.' }),
+  })
+  .openapi('ReplayWebhookBody', { example: { since: '2026-11-24T00:00:00Z', until: '2026-11-24T06:00:00Z', status: 'failed' } });
+export type ReplayWebhookBody = z.infer<typeof ReplayWebhookBody>;
+
+export const ReplayWebhookResponse = z
+  .object({ count: z.number().int().openapi({ description: 'How many deliveries will be sent again.' }) })
+  .openapi('ReplayWebhookResponse', { example: { count: 42 } });
+export type ReplayWebhookResponse = z.infer<typeof ReplayWebhookResponse>;

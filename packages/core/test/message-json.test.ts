@@ -17,7 +17,7 @@ describe('messageJsonSql', () => {
         id: newId('msg'), orgId, channelType: 'email', to: 'ada@example.com', from: 'A "B" <a@example.com>', subject: 'Ünïcode ✓', text: 'line\nbreak',
         html: '<p>"quoted" & </p>', templateId: 'tpl_1', templateVersion: 3, contactId: 'con_1', status: 'bounced', provider: 'resend',
         providerMessageId: 'prov_1', errorCode: 'BOUNCED', errorMessage: 'mailbox full', attempts: 2, tags: ['a', 'b c'],
-        metadata: { plan: 'pro' }, scheduledAt: at, sentAt: at, failedAt: new Date('2026-11-23T10:11:13.000Z'), createdAt: at, updatedAt: at,
+        metadata: { plan: 'pro' }, scheduledAt: at, sentAt: at, openedAt: at, clickedAt: new Date('2026-11-23T10:11:14.000Z'), failedAt: new Date('2026-11-23T10:11:13.000Z'), createdAt: at, updatedAt: at,
       },
     });
     for (const row of [bare, full]) {

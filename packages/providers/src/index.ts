@@ -8,8 +8,9 @@ export { createSandboxNumberProvider, describeSandboxNumber } from './sandbox-nu
 export { domainProviderFor, numberProviderFor, type KeyMode } from './select-providers.ts';
 export type { EmailProvider, SmsProvider, OutgoingEmail, OutgoingSms, ProviderName } from './provider.types.ts';
 export { createResendProvider, RESEND_MESSAGE_TAG } from './resend.provider.ts';
-export { createTelnyxProvider } from './telnyx.provider.ts';
-export { createSandboxProvider, sandboxOutcomeFor, type SandboxOutcome } from './sandbox.provider.ts';
-export { CallbackSignatureError, type CallbackOutcome } from './callbacks/callback-outcome.ts';
+export { createTelnyxProvider, RECIPIENT_STOPPED, TELNYX_STOPPED_ERROR_CODE } from './telnyx.provider.ts';
+export { createSandboxProvider, sandboxOutcomeFor, sandboxEngagementFor, type SandboxOutcome } from './sandbox.provider.ts';
+export { CallbackSignatureError, type CallbackOutcome, type CallbackEngagement, type CallbackInbound, type CallbackReport } from './callbacks/callback-outcome.ts';
+export { fetchResendReceivedEmail, type ReceivedEmailContent } from './resend-inbound.ts';
 export { verifyResendCallback } from './callbacks/resend.callback.ts';
 export { verifyTelnyxCallback } from './callbacks/telnyx.callback.ts';

@@ -27,3 +27,16 @@ export function sandboxOutcomeFor(to: string): SandboxOutcome {
   }
   return to.endsWith('0000') ? 'undelivered' : 'delivered';
 }
+
+/**
+ * The engagement the sandbox reports after delivering to a recipient: local part `open` is opened, `click` is opened
+ * then clicked, `complain` complains; anyone else: none.
+ * @example sandboxEngagementFor('click@example.com') // ['opened', 'clicked']
+ */
+export function sandboxEngagementFor(to: string): ('opened' | 'clicked' | 'complained')[] {
+  const local = to.includes('@') ? to.slice(0, to.lastIndexOf('@')).toLowerCase() : '';
+  if (local === 'open') return ['opened'];
+  if (local === 'click') return ['opened', 'clicked'];
+  if (local === 'complain') return ['complained'];
+  return [];
+}

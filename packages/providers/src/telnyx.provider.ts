@@ -2,6 +2,12 @@ import Telnyx from 'telnyx';
 import { ProviderError, isRetryableStatus } from './provider-error.ts';
 import type { OutgoingSms, SmsProvider } from './provider.types.ts';
 
+/** The Telnyx error code of a send to a number that texted STOP ("Blocked due to STOP message"). */
+export const TELNYX_STOPPED_ERROR_CODE = '40300';
+
+/** The ProviderError reason of a send refused because the recipient opted out. */
+export const RECIPIENT_STOPPED = 'recipient_stopped';
+
 /**
  * SMS through the official `telnyx` SDK, with the SDK's own retries off (the worker retries with backoff and
  * counts attempts). Telnyx messaging takes no idempotency key, so the crash window between its answer and our
@@ -21,6 +27,10 @@ export function createTelnyxProvider(options: { apiKey: string; baseUrl?: string
       } catch (error) {
         if (error instanceof ProviderError) throw error;
         if (error instanceof Telnyx.APIError && typeof error.status === 'number') {
+          const codes = ((error.error as { errors?: { code?: unknown }[] } | undefined)?.errors ?? []).map((e) => String(e.code));
+          if (codes.includes(TELNYX_STOPPED_ERROR_CODE)) {
+            throw new ProviderError('telnyx', `Telnyx refused the send: the recipient texted STOP (${TELNYX_STOPPED_ERROR_CODE})`, { isRetryable: false, status: error.status, reason: RECIPIENT_STOPPED });
+          }
           const isRetryable = isRetryableStatus(error.status);
           throw new ProviderError('telnyx', `Telnyx answered ${error.status}: ${error.message.slice(0, 300)}`, { isRetryable, status: error.status });
         }

@@ -16,6 +16,21 @@ export type JobData = {
   broadcasts: BroadcastStep;
 };
 
+/**
+ * The jobId of a redelivery (webhook.retryEvent, webhook.replay): the delivery id with a suffix, because BullMQ keeps
+ * finished jobs for a while and would ignore a new job under the same id.
+ * @example redeliveryJobId('dlv_1', 3) // 'dlv_1.redeliver-3'
+ */
+export function redeliveryJobId(deliveryId: string, attempts: number): string {
+  return `${deliveryId}.redeliver-${attempts}`;
+}
+
+/** The delivery id a `webhooks` jobId stands for (the jobId itself, or a redelivery's without its suffix). */
+export function deliveryIdOfJob(jobId: string): string {
+  const dot = jobId.indexOf('.');
+  return dot === -1 ? jobId : jobId.slice(0, dot);
+}
+
 /** A broadcast's fan-out steps: `start` fixes the recipients, `chunk` writes one chunk's messages, `finish` closes it. */
 export type BroadcastStep = { broadcastId: string; step: 'start' } | { broadcastId: string; step: 'chunk'; chunk: number } | { broadcastId: string; step: 'finish' };
 
@@ -42,7 +57,7 @@ export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string): JobDat
     case 'sms':
       return { messageId: jobId } as JobData[Q];
     case 'webhooks':
-      return { deliveryId: jobId } as JobData[Q];
+      return { deliveryId: deliveryIdOfJob(jobId) } as JobData[Q];
     case 'broadcasts':
       return broadcastStepOf(jobId) as JobData[Q];
     default:

@@ -9,6 +9,8 @@ import { PhoneNumbers } from './resources/phone-numbers.resource.ts';
 import { Segments } from './resources/segments.resource.ts';
 import { Templates } from './resources/templates.resource.ts';
 import { Webhooks } from './resources/webhooks.resource.ts';
+import { Suppressions } from './resources/suppressions.resource.ts';
+import { Sandbox } from './resources/sandbox.resource.ts';
 
 export type TidingsOptions = {
   /** `sk_live_...` or `sk_test_...`. Default: the `TIDINGS_API_KEY` environment variable. */
@@ -52,6 +54,8 @@ export class Tidings {
   readonly contacts: Contacts;
   readonly templates: Templates;
   readonly segments: Segments;
+  readonly suppressions: Suppressions;
+  readonly sandbox: Sandbox;
   readonly broadcasts: Broadcasts;
   private readonly client: HttpClient;
 
@@ -78,6 +82,8 @@ export class Tidings {
     this.contacts = new Contacts(this.client);
     this.templates = new Templates(this.client);
     this.segments = new Segments(this.client);
+    this.suppressions = new Suppressions(this.client);
+    this.sandbox = new Sandbox(this.client);
     this.broadcasts = new Broadcasts(this.client);
   }
 

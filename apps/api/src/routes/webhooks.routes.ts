@@ -5,9 +5,13 @@ import {
   ListQuery,
   listOf,
   ListWebhookEventsQuery,
+  ReplayWebhookBody,
+  ReplayWebhookResponse,
   UpdateWebhookBody,
   Webhook,
   WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryParams,
   WebhookDetail,
   WebhookWithSecret,
 } from '@tidings/contracts';
@@ -15,6 +19,9 @@ import {
   createWebhook,
   disableWebhook,
   getWebhook,
+  getWebhookDelivery,
+  replayWebhookDeliveries,
+  retryWebhookDelivery,
   listWebhookDeliveries,
   listWebhooks,
   rotateWebhookSecret,
@@ -119,7 +126,42 @@ const rotateSecret = operation({
   responses: { 200: { description: 'The endpoint with its new secret', ...json(WebhookWithSecret) } },
 });
 
-/** The eight webhook operations. */
+const getEvent = operation({
+  operationId: 'webhook.getEvent',
+  method: 'get',
+  path: '/webhooks/{id}/events/{deliveryId}',
+  tags,
+  summary: 'Get one delivery',
+  description: 'The delivery with the payload it sends and every attempt, oldest first: status code, duration, the first 64 KiB of the answer, or the error.',
+  request: { params: WebhookDeliveryParams },
+  responses: { 200: { description: 'The delivery', ...json(WebhookDeliveryDetail) } },
+});
+
+const retryEvent = operation({
+  operationId: 'webhook.retryEvent',
+  method: 'post',
+  path: '/webhooks/{id}/events/{deliveryId}/retry',
+  tags,
+  summary: 'Deliver again now',
+  description:
+    'Delivers it again now, whatever its status. The payload and `webhook-id` stay the same (receivers dedupe by it); the signature is made afresh with a new timestamp. 400 when the endpoint is disabled.',
+  request: { params: WebhookDeliveryParams },
+  responses: { 202: { description: 'The delivery, pending again', ...json(WebhookDeliveryDetail) } },
+});
+
+const replay = operation({
+  operationId: 'webhook.replay',
+  method: 'post',
+  path: '/webhooks/{id}/replay',
+  tags,
+  summary: 'Re-deliver a range',
+  description:
+    'Re-delivers every delivery of this endpoint created in `[since, until)` (`status: "failed"`: only those that gave up), after an outage. The deliveries go out through the queue at the worker\'s normal pace, each with its original `webhook-id`. 400 when the endpoint is disabled.',
+  request: { params: WebhookIdParam, body: { required: true, ...json(ReplayWebhookBody) } },
+  responses: { 202: { description: 'How many deliveries will go out again', ...json(ReplayWebhookResponse) } },
+});
+
+/** The webhook operations. */
 export const webhookRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(create, async (c) => c.json(await createWebhook(c.var.deps, c.var.orgId, c.req.valid('json')), 201))
   .openapi(list, async (c) => c.json(await listWebhooks(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
@@ -130,4 +172,13 @@ export const webhookRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(listEvents, async (c) =>
     c.json(await listWebhookDeliveries(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('query')), 200),
   )
-  .openapi(rotateSecret, async (c) => c.json(await rotateWebhookSecret(c.var.deps, c.var.orgId, c.req.valid('param').id), 200));
+  .openapi(rotateSecret, async (c) => c.json(await rotateWebhookSecret(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
+  .openapi(getEvent, async (c) => {
+    const { id, deliveryId } = c.req.valid('param');
+    return c.json(await getWebhookDelivery(c.var.deps, c.var.orgId, id, deliveryId), 200);
+  })
+  .openapi(retryEvent, async (c) => {
+    const { id, deliveryId } = c.req.valid('param');
+    return c.json(await retryWebhookDelivery(c.var.deps, c.var.orgId, id, deliveryId), 202);
+  })
+  .openapi(replay, async (c) => c.json(await replayWebhookDeliveries(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json')), 202));

@@ -508,6 +508,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a message in the sandbox
+         * @description For `sk_test_` keys only (a live key is 403): a person writes to you, and it arrives exactly as a provider's inbound would - a message with `direction: inbound`, `message.received`, and SMS keywords (STOP, START, HELP...) acting as in production.
+         */
+        post: operations["sandbox.inbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/segments": {
         parameters: {
             query?: never;
@@ -575,6 +595,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressed recipients
+         * @description Addresses and numbers no message is sent to (a send to one ends `failed` / `SUPPRESSED`), newest first.
+         */
+        get: operations["suppression.list"];
+        put?: never;
+        /**
+         * Suppress a recipient
+         * @description Blocks sends to the address or number (reason `manual`), compared the way sends compare it. 409 when it is already suppressed.
+         */
+        post: operations["suppression.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Lift a suppression
+         * @description The next send to the recipient goes out again (a bounced address can be tried again). Contacts' subscription flags stay as they are.
+         */
+        delete: operations["suppression.delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -738,6 +802,66 @@ export interface paths {
         get: operations["webhook.listEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/events/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one delivery
+         * @description The delivery with the payload it sends and every attempt, oldest first: status code, duration, the first 64 KiB of the answer, or the error.
+         */
+        get: operations["webhook.getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/events/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again now
+         * @description Delivers it again now, whatever its status. The payload and `webhook-id` stay the same (receivers dedupe by it); the signature is made afresh with a new timestamp. 400 when the endpoint is disabled.
+         */
+        post: operations["webhook.retryEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-deliver a range
+         * @description Re-delivers every delivery of this endpoint created in `[since, until)` (`status: "failed"`: only those that gave up), after an outage. The deliveries go out through the queue at the worker's normal pace, each with its original `webhook-id`. 400 when the endpoint is disabled.
+         */
+        post: operations["webhook.replay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1404,6 +1528,23 @@ export interface components {
         };
         /**
          * @example {
+         *       "channelType": "email",
+         *       "address": "ada@example.com"
+         *     }
+         */
+        CreateSuppressionBody: {
+            /** @description An email address (email) or an E.164 number (sms). */
+            address: string;
+            /** @enum {string} */
+            channelType: "email" | "sms";
+            /**
+             * @description Always `manual`; the other reasons are written by what they name.
+             * @enum {string}
+             */
+            reason?: "manual";
+        };
+        /**
+         * @example {
          *       "name": "sign-in-code",
          *       "channelType": "email",
          *       "subject": "Your code, {{firstName}}",
@@ -1649,11 +1790,12 @@ export interface components {
             message: string;
         };
         /** @enum {string} */
-        EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "broadcast.sending" | "broadcast.sent" | "broadcast.canceled" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
+        EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "message.received" | "message.opened" | "message.clicked" | "message.complained" | "message.delayed" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "broadcast.sending" | "broadcast.sent" | "broadcast.canceled" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
         /**
          * @example {
          *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "channelType": "email",
+         *       "direction": "outbound",
          *       "to": "ada@example.com",
          *       "from": "Acme <hello@example.com>",
          *       "subject": "Your sign-in code",
@@ -1680,8 +1822,10 @@ export interface components {
          *       "sentAt": "2026-11-23T08:00:01.000Z",
          *       "deliveredAt": "2026-11-23T08:00:03.000Z",
          *       "failedAt": null,
+         *       "openedAt": "2026-11-23T08:04:00.000Z",
+         *       "clickedAt": null,
          *       "createdAt": "2026-11-23T08:00:00.000Z",
-         *       "updatedAt": "2026-11-23T08:00:03.000Z"
+         *       "updatedAt": "2026-11-23T08:04:00.000Z"
          *     }
          */
         Message: {
@@ -1691,6 +1835,12 @@ export interface components {
             broadcastId: string | null;
             /** @enum {string} */
             channelType: "email" | "sms";
+            /**
+             * Format: date-time
+             * @description The first click the provider reported (email).
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            clickedAt: string | null;
             contactId: string | null;
             /**
              * Format: date-time
@@ -1702,6 +1852,11 @@ export interface components {
              * @example 2026-11-23T08:00:00.000Z
              */
             deliveredAt: string | null;
+            /**
+             * @description `inbound`: someone sent it to one of your numbers or addresses.
+             * @enum {string}
+             */
+            direction: "outbound" | "inbound";
             error: components["schemas"]["MessageError"];
             /**
              * Format: date-time
@@ -1715,7 +1870,16 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
-            /** @enum {string} */
+            /**
+             * Format: date-time
+             * @description The first open the provider reported (email).
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            openedAt: string | null;
+            /**
+             * @description Who sent it, or for an inbound message who received it.
+             * @enum {string}
+             */
             provider: "resend" | "telnyx" | "sandbox";
             providerMessageId: string | null;
             /**
@@ -1731,10 +1895,10 @@ export interface components {
              */
             sentAt: string | null;
             /**
-             * @description `scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`.
+             * @description `scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`. An inbound message is `received`.
              * @enum {string}
              */
-            status: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled";
+            status: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled" | "received";
             subject: string | null;
             tags: string[];
             templateId: string | null;
@@ -1757,6 +1921,7 @@ export interface components {
          *         {
          *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *           "channelType": "email",
+         *           "direction": "outbound",
          *           "to": "ada@example.com",
          *           "from": "Acme <hello@example.com>",
          *           "subject": "Your sign-in code",
@@ -1783,8 +1948,10 @@ export interface components {
          *           "sentAt": "2026-11-23T08:00:01.000Z",
          *           "deliveredAt": "2026-11-23T08:00:03.000Z",
          *           "failedAt": null,
+         *           "openedAt": "2026-11-23T08:04:00.000Z",
+         *           "clickedAt": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z",
-         *           "updatedAt": "2026-11-23T08:00:03.000Z"
+         *           "updatedAt": "2026-11-23T08:04:00.000Z"
          *         }
          *       ],
          *       "hasMore": true,
@@ -1804,16 +1971,19 @@ export interface components {
              */
             createdAt: string;
             error: components["schemas"]["MessageError"];
+            /** @description The link of a `clicked` entry. */
+            link: string | null;
             /**
-             * @description `scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`.
+             * @description The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.
              * @enum {string}
              */
-            status: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled";
+            status: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled" | "received" | "opened" | "clicked" | "complained" | "delayed";
         };
         /**
          * @example {
          *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "channelType": "email",
+         *       "direction": "outbound",
          *       "to": "ada@example.com",
          *       "from": "Acme <hello@example.com>",
          *       "subject": "Your sign-in code",
@@ -1840,28 +2010,40 @@ export interface components {
          *       "sentAt": "2026-11-23T08:00:01.000Z",
          *       "deliveredAt": "2026-11-23T08:00:03.000Z",
          *       "failedAt": null,
+         *       "openedAt": "2026-11-23T08:04:00.000Z",
+         *       "clickedAt": null,
          *       "createdAt": "2026-11-23T08:00:00.000Z",
-         *       "updatedAt": "2026-11-23T08:00:03.000Z",
+         *       "updatedAt": "2026-11-23T08:04:00.000Z",
          *       "events": [
          *         {
          *           "status": "queued",
+         *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z"
          *         },
          *         {
          *           "status": "sending",
+         *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.500Z"
          *         },
          *         {
          *           "status": "sent",
+         *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:01.000Z"
          *         },
          *         {
          *           "status": "delivered",
+         *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:03.000Z"
+         *         },
+         *         {
+         *           "status": "opened",
+         *           "link": null,
+         *           "error": null,
+         *           "createdAt": "2026-11-23T08:04:00.000Z"
          *         }
          *       ]
          *     }
@@ -1973,6 +2155,39 @@ export interface components {
         };
         /**
          * @example {
+         *       "since": "2026-11-24T00:00:00Z",
+         *       "until": "2026-11-24T06:00:00Z",
+         *       "status": "failed"
+         *     }
+         */
+        ReplayWebhookBody: {
+            /**
+             * Format: date-time
+             * @description Deliveries created at or after this time.
+             */
+            since: string;
+            /**
+             * @description `failed`: only deliveries that gave up; absent: every delivery in the range.
+             * @enum {string}
+             */
+            status?: "failed";
+            /**
+             * Format: date-time
+             * @description Deliveries created before this time; now when absent.
+             */
+            until?: string;
+        };
+        /**
+         * @example {
+         *       "count": 42
+         *     }
+         */
+        ReplayWebhookResponse: {
+            /** @description How many deliveries will be sent again. */
+            count: number;
+        };
+        /**
+         * @example {
          *       "immediately": false
          *     }
          */
@@ -1989,6 +2204,33 @@ export interface components {
             code: "UNAUTHORIZED" | "FORBIDDEN" | "BAD_REQUEST" | "NOT_FOUND" | "CONFLICT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR";
             index: number;
             message: string;
+        };
+        /**
+         * @example {
+         *       "channelType": "sms",
+         *       "from": "+14155550123",
+         *       "to": "+15005550006",
+         *       "body": "STOP"
+         *     }
+         */
+        SandboxInboundBody: {
+            /** @description The SMS text (keywords STOP, START, HELP... act as they would). */
+            body?: string;
+            /** @enum {string} */
+            channelType: "email" | "sms";
+            /**
+             * @description The sender: an email address (email) or an E.164 number (sms).
+             * @example +14155550123
+             */
+            from: string;
+            html?: string;
+            subject?: string;
+            text?: string;
+            /**
+             * @description Your number or address it was sent to.
+             * @example +15005550006
+             */
+            to: string;
         };
         /**
          * @example {
@@ -2223,6 +2465,7 @@ export interface components {
          *         {
          *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *           "channelType": "email",
+         *           "direction": "outbound",
          *           "to": "ada@example.com",
          *           "from": "Acme <hello@example.com>",
          *           "subject": "Your sign-in code",
@@ -2249,8 +2492,10 @@ export interface components {
          *           "sentAt": "2026-11-23T08:00:01.000Z",
          *           "deliveredAt": "2026-11-23T08:00:03.000Z",
          *           "failedAt": null,
+         *           "openedAt": "2026-11-23T08:04:00.000Z",
+         *           "clickedAt": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z",
-         *           "updatedAt": "2026-11-23T08:00:03.000Z"
+         *           "updatedAt": "2026-11-23T08:04:00.000Z"
          *         },
          *         null
          *       ],
@@ -2351,6 +2596,54 @@ export interface components {
              * @example support@example.com
              */
             replyTo?: string;
+        };
+        /**
+         * @example {
+         *       "id": "sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
+         *       "channelType": "sms",
+         *       "address": "+14155550123",
+         *       "reason": "stopped",
+         *       "createdAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        Suppression: {
+            /** @description A lower-cased email address or an E.164 number, as sends compare it. */
+            address: string;
+            /** @enum {string} */
+            channelType: "email" | "sms";
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            /** @example sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10 */
+            id: string;
+            /**
+             * @description `bounced` and `complained`: the provider said so; `unsubscribed`: the contact was unsubscribed; `stopped`: the recipient texted STOP (or the SMS provider refused the send because they had); `manual`: added with suppression.create.
+             * @enum {string}
+             */
+            reason: "bounced" | "complained" | "unsubscribed" | "stopped" | "manual";
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
+         *           "channelType": "sms",
+         *           "address": "+14155550123",
+         *           "reason": "stopped",
+         *           "createdAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
+        SuppressionList: {
+            data: components["schemas"]["Suppression"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /**
          * @example {
@@ -2652,6 +2945,21 @@ export interface components {
             updatedAt: string;
             url: string;
         };
+        WebhookAttempt: {
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            at: string;
+            durationMs: number;
+            error: string | null;
+            /** @description 1 for the first try. */
+            number: number;
+            /** @description The first 64 KiB of the answer. */
+            responseBody: string | null;
+            /** @description What the endpoint answered; null when no answer came (refused, timeout, connection error). */
+            statusCode: number | null;
+        };
         /**
          * @example {
          *       "id": "dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
@@ -2710,6 +3018,60 @@ export interface components {
              */
             updatedAt: string;
             webhookId: string;
+        };
+        /**
+         * @example {
+         *       "id": "dlv_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
+         *       "webhookId": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "eventId": "evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "eventType": "message.delivered",
+         *       "status": "succeeded",
+         *       "attempts": 1,
+         *       "nextAttemptAt": null,
+         *       "lastAttempt": {
+         *         "statusCode": 200,
+         *         "durationMs": 84,
+         *         "error": null,
+         *         "at": "2026-11-23T08:05:00.120Z"
+         *       },
+         *       "createdAt": "2026-11-23T08:05:00.000Z",
+         *       "updatedAt": "2026-11-23T08:05:00.204Z",
+         *       "payload": {
+         *         "id": "evt_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *         "type": "message.delivered",
+         *         "createdAt": "2026-11-23T08:05:00.000Z",
+         *         "data": {
+         *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V"
+         *         }
+         *       },
+         *       "attemptLog": [
+         *         {
+         *           "number": 1,
+         *           "statusCode": 200,
+         *           "durationMs": 84,
+         *           "responseBody": "ok",
+         *           "error": null,
+         *           "at": "2026-11-23T08:05:00.120Z"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDeliveryDetail: components["schemas"]["WebhookDelivery"] & {
+            /** @description Every attempt, oldest first. */
+            attemptLog: components["schemas"]["WebhookAttempt"][];
+            /** @description The body POSTed: the event, whose `id` is also the `webhook-id` header. */
+            payload: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-23T08:00:00.000Z
+                 */
+                createdAt: string;
+                data: {
+                    [key: string]: unknown;
+                };
+                id: string;
+                type: components["schemas"]["EventType"];
+            } | null;
         };
         /**
          * @example {
@@ -5873,12 +6235,14 @@ export interface operations {
                 createdBefore?: string;
                 /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
                 cursor?: string;
+                /** @description `inbound`: someone sent it to one of your numbers or addresses. */
+                direction?: "outbound" | "inbound";
                 /** @description Items per page, 1..100. */
                 limit?: number;
                 /** @description Items to skip. Not together with `cursor`. */
                 offset?: number | null;
-                /** @description `scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`. */
-                status?: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled";
+                /** @description `scheduled -> queued -> sending -> sent -> delivered`; from `sending` or `sent` also `failed`, `bounced` (email) or `undelivered` (sms); `scheduled|queued -> canceled`. An inbound message is `received`. */
+                status?: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled" | "received";
                 tag?: string;
                 templateId?: string;
                 to?: string;
@@ -7421,6 +7785,165 @@ export interface operations {
             };
         };
     };
+    "sandbox.inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxInboundBody"];
+            };
+        };
+        responses: {
+            /** @description The inbound message */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "segment.list": {
         parameters: {
             query?: {
@@ -8102,6 +8625,427 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "Segment not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "suppression.list": {
+        parameters: {
+            query?: {
+                /** @description Exactly this address (case-insensitive for email). */
+                address?: string;
+                channelType?: "email" | "sms";
+                /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
+                cursor?: string;
+                /** @description Items per page, 1..100. */
+                limit?: number;
+                /** @description Items to skip. Not together with `cursor`. */
+                offset?: number | null;
+                /** @description `bounced` and `complained`: the provider said so; `unsubscribed`: the contact was unsubscribed; `stopped`: the recipient texted STOP (or the SMS provider refused the send because they had); `manual`: added with suppression.create. */
+                reason?: "bounced" | "complained" | "unsubscribed" | "stopped" | "manual";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "suppression.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSuppressionBody"];
+            };
+        };
+        responses: {
+            /** @description The suppression */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "suppression.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lifted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9700,6 +10644,423 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "Webhook not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook.getEvent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook.retryEvent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook.replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description How many deliveries will go out again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayWebhookResponse"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,25 +1,31 @@
-import type { Message, MessageStatus } from '@tidings/contracts';
+import type { Message, MessageHistoryStatus } from '@tidings/contracts';
 import { Table } from './list.tsx';
 import { Time } from './render.tsx';
 
-const FAILED: MessageStatus[] = ['failed', 'bounced', 'undelivered'];
-const DONE: MessageStatus[] = ['sent', 'delivered'];
+const FAILED: MessageHistoryStatus[] = ['failed', 'bounced', 'undelivered', 'complained'];
+const DONE: MessageHistoryStatus[] = ['sent', 'delivered', 'received', 'opened', 'clicked'];
 
 /** The colour family of a status: done (green), failed (red), or on its way / canceled (neutral). */
-function toneOf(status: MessageStatus): string {
+function toneOf(status: MessageHistoryStatus): string {
   if (DONE.includes(status)) return 'ok';
   if (FAILED.includes(status)) return 'bad';
   return status === 'canceled' ? 'off' : 'pending';
 }
 
 /** A message status as a coloured badge. */
-export function StatusBadge({ status }: { status: MessageStatus }) {
+export function StatusBadge({ status }: { status: MessageHistoryStatus }) {
   return <span class={`badge status-${toneOf(status)}`}>{status}</span>;
 }
 
-/** `Email` or `SMS`. */
-export function ChannelLabel({ message }: { message: Pick<Message, 'channelType'> }) {
-  return <span class="channel">{message.channelType === 'email' ? 'Email' : 'SMS'}</span>;
+/** `Email` or `SMS`, marked `inbound` for a message someone sent to the organization. */
+export function ChannelLabel({ message }: { message: Pick<Message, 'channelType' | 'direction'> }) {
+  const channel = message.channelType === 'email' ? 'Email' : 'SMS';
+  return (
+    <span class="channel">
+      {channel}
+      {message.direction === 'inbound' && <span class="badge inbound"> inbound</span>}
+    </span>
+  );
 }
 
 /** One line that tells messages apart in a table: the subject of an email, the start of an SMS. */
@@ -69,7 +75,7 @@ export function MessagesTable({ messages, linkBase, showProvider }: { messages: 
     <Table headers={['To', 'Message', 'Channel', 'Status', !!showProvider && 'Provider', 'Created']} class="striped messages">
       {messages.map((message) => (
         <tr data-message-id={message.id}>
-          <td class="name">{message.to}</td>
+          <td class="name">{message.direction === 'inbound' ? `from ${message.from}` : message.to}</td>
           <td class="summary">
             <a href={`${linkBase}/${message.id}`}>{summaryOf(message)}</a>
           </td>

@@ -158,6 +158,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
       id: newId('msg'),
       orgId: broadcast.orgId,
       channelType: broadcast.channelType,
+      direction: 'outbound',
       to,
       from: typeof from === 'string' ? from : '',
       ...(error ? { subject: null, html: null, text: null, body: null } : content),
@@ -178,6 +179,8 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
       sentAt: null,
       deliveredAt: null,
       failedAt: error ? now : null,
+      openedAt: null,
+      clickedAt: null,
       createdAt: now,
       updatedAt: now,
     } satisfies MessageRow;
@@ -199,10 +202,14 @@ async function writeChunk(
   chunk: number,
   rows: MessageRow[],
 ): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
+  // message.queued of a broadcast's messages is recorded only when an endpoint of the organization subscribes to
+  // it: 100,000 events nobody receives would double the fan-out's writes (broadcast.sending announces them all).
   const eventSource = Prisma.sql`
     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), m."orgId",
            CASE WHEN m."status" = 'queued' THEN 'message.queued' ELSE 'message.failed' END, ${messageJsonSql}, NULL::text
-    FROM new_messages m`;
+    FROM new_messages m
+    WHERE m."status" <> 'queued' OR EXISTS (
+      SELECT 1 FROM "Webhook" w WHERE w."orgId" = m."orgId" AND w."enabled" AND 'message.queued' = ANY (w."events"))`;
   const [result] = await deps.db.$queryRaw<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }[]>`
     WITH live AS (SELECT "id" FROM "Broadcast" WHERE "id" = ${broadcastId} AND "status" = 'sending' FOR SHARE),
     chunk_done AS (
@@ -289,7 +296,9 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
     return { kind: 'done', outcome: 'sent' };
   }
   const current = await deps.db.broadcast.findUnique({ where: { id: broadcastId }, select: { status: true, startedAt: true, chunkCount: true } });
-  if (!current || current.status !== 'sending') return { kind: 'done', outcome: current?.status ?? 'missing' };
+  // not started yet: look again later (finishing now would leave the broadcast without a finish job)
+  const isStarting = current?.status === 'scheduled' || (current?.status === 'sending' && !current.startedAt);
+  if (!current || (current.status !== 'sending' && !isStarting)) return { kind: 'done', outcome: current?.status ?? 'missing' };
   if (current.startedAt && now.getTime() - current.startedAt.getTime() > deps.config.strandedJobAfterMs) {
     const missing = await deps.db.$queryRaw<{ chunk: number }[]>`
       SELECT k AS "chunk" FROM generate_series(0, ${current.chunkCount - 1}) k
@@ -297,4 +306,27 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
     if (missing.length > 0) await addJobs(deps, chunkJobs(broadcastId, missing.map((m) => m.chunk)));
   }
   return { kind: 'not-yet', runAt: new Date(now.getTime() + FINISH_CHECK_EVERY_MS) };
+}
+
+/**
+ * The safety net for broadcasts whose step jobs Redis lost (it restarted without its data): a scheduled broadcast
+ * long past its time, or one `sending` unchanged this long, gets its start and finish jobs added again (jobId
+ * dedupes a job still there; a step that finds its work done does nothing). The finish step then re-adds lost
+ * chunks. One query over the broadcasts in flight; run by the send-worker's sweep with the stranded messages.
+ * @returns how many broadcasts it looked after
+ * @example await requeueStrandedBroadcasts(deps, { overdueMs: 10 * 60_000 });
+ */
+export async function requeueStrandedBroadcasts(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { overdueMs: number }): Promise<number> {
+  const cutoff = new Date(deps.now().getTime() - options.overdueMs);
+  const stranded = await deps.db.broadcast.findMany({
+    where: { OR: [{ status: 'scheduled', scheduledAt: { lt: cutoff } }, { status: 'sending', updatedAt: { lt: cutoff } }] },
+    select: { id: true, status: true },
+    take: 500,
+  });
+  const jobs = stranded.flatMap((b) => [
+    { queue: 'broadcasts' as const, jobId: broadcastJobId({ broadcastId: b.id, step: 'start' }) },
+    ...(b.status === 'sending' ? [finishJob(b.id, deps.now())] : []),
+  ]);
+  if (jobs.length > 0) await addJobs(deps, jobs);
+  return stranded.length;
 }

@@ -1,5 +1,7 @@
 import { Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
+import { recordEvents } from '../events.ts';
+import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { recordMessageOutcome } from './message-outcome.ts';
 import { changeMessageStatus } from './message-status.ts';
@@ -10,6 +12,8 @@ export type Claim =
   | { kind: 'done'; reason: string }
   /** A scheduled message whose job ran early: run again at `runAt`. */
   | { kind: 'not-yet'; runAt: Date };
+
+const SUPPRESSED_MESSAGE = 'The recipient is on the suppression list (bounced, complained, unsubscribed, stopped or added by hand)';
 
 const notSuppressed = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to")`;
 // A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
@@ -57,7 +61,7 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
     const failed = await changeMessageStatus(deps.db, messageId, {
       status: 'failed',
       at: now,
-      error: { code: 'SUPPRESSED', message: 'The recipient is on the suppression list (bounced, complained or unsubscribed)' },
+      error: { code: 'SUPPRESSED', message: SUPPRESSED_MESSAGE },
     });
     if (failed) {
       recordMessageOutcome(deps, failed.row, 'suppressed');
@@ -109,4 +113,18 @@ export async function markFailed(deps: Deps, messageId: string, error: { code: s
  */
 export async function recordAttemptError(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
   await deps.db.message.updateMany({ where: { id: messageId, status: 'sending' }, data: { errorCode: error.code, errorMessage: error.message } });
+}
+
+/**
+ * The SMS provider refused the send because the recipient opted out (Telnyx 40300): the number gets the same
+ * suppression an inbound STOP writes, and the message ends `failed` / `SUPPRESSED`, in one transaction.
+ * @example if (error.reason === RECIPIENT_STOPPED) await failAsRecipientStopped(deps, message);
+ */
+export async function failAsRecipientStopped(deps: Deps, message: Pick<MessageRow, 'id' | 'orgId' | 'to'>): Promise<void> {
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const optOut = await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to));
+    const failed = await changeMessageStatus(tx, message.id, { status: 'failed', at: deps.now(), error: { code: 'SUPPRESSED', message: `${SUPPRESSED_MESSAGE}: the provider reports the recipient texted STOP` } });
+    return [...optOut, ...(failed?.outbox ?? [])];
+  });
+  await dispatchOutbox(deps, outbox);
 }

@@ -8,5 +8,10 @@ export { listMessages, getMessage, type MessageFilter } from './query-messages.t
 export { cancelMessage } from './cancel-message.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, type Claim } from './delivery.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
+export { recordEngagement, type EngagementReport } from './engagement.ts';
+export { receiveInboundMessage, type InboundMessage, type InboundResult } from './inbound.ts';
+export { receiveSandboxInbound } from './sandbox-inbound.ts';
+export { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
+export { failAsRecipientStopped } from './delivery.ts';
 export { receiveProviderCallback } from './provider-callbacks.ts';
 export { requeueStrandedMessages } from './requeue-stranded.ts';

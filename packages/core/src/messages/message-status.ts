@@ -1,4 +1,4 @@
-import type { MessageStatus } from '@tidings/contracts';
+import type { MessageHistoryStatus, MessageStatus } from '@tidings/contracts';
 import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
@@ -19,10 +19,12 @@ export const ALLOWED_FROM: Record<MessageStatus, MessageStatus[]> = {
   undelivered: ['sending', 'sent'],
   failed: ['scheduled', 'queued', 'sending', 'sent'],
   canceled: ['scheduled', 'queued'],
+  // an inbound message is created received; nothing moves to it
+  received: [],
 };
 
-/** The webhook event type of each status; `scheduled` and `sending` have none. */
-export const EVENT_OF_STATUS: Partial<Record<MessageStatus, EventType>> = {
+/** The webhook event type of each status-history entry; `scheduled` and `sending` have none. */
+export const EVENT_OF_STATUS: Partial<Record<MessageHistoryStatus, EventType>> = {
   queued: 'message.queued',
   sent: 'message.sent',
   delivered: 'message.delivered',
@@ -30,6 +32,11 @@ export const EVENT_OF_STATUS: Partial<Record<MessageStatus, EventType>> = {
   bounced: 'message.bounced',
   undelivered: 'message.undelivered',
   canceled: 'message.canceled',
+  received: 'message.received',
+  opened: 'message.opened',
+  clicked: 'message.clicked',
+  complained: 'message.complained',
+  delayed: 'message.delayed',
 };
 
 export type StatusChange = {

@@ -8,6 +8,7 @@ export function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
     channelType: row.channelType,
+    direction: row.direction,
     to: row.to,
     from: row.from,
     subject: row.subject,
@@ -30,6 +31,8 @@ export function toMessage(row: MessageRow): Message {
     sentAt: iso(row.sentAt),
     deliveredAt: iso(row.deliveredAt),
     failedAt: iso(row.failedAt),
+    openedAt: iso(row.openedAt),
+    clickedAt: iso(row.clickedAt),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -42,19 +45,20 @@ const sqlIso = (column: string) => `to_char(m."${column}", 'YYYY-MM-DD"T"HH24:MI
  * (test/message-json.test.ts holds the two equal).
  */
 export const messageJsonSql = Prisma.raw(`jsonb_build_object(
-  'id', m."id", 'channelType', m."channelType", 'to', m."to", 'from', m."from", 'subject', m."subject", 'text', m."text",
+  'id', m."id", 'channelType', m."channelType", 'direction', m."direction", 'to', m."to", 'from', m."from", 'subject', m."subject", 'text', m."text",
   'html', m."html", 'body', m."body", 'templateId', m."templateId", 'templateVersion', m."templateVersion",
   'contactId', m."contactId", 'broadcastId', m."broadcastId", 'status', m."status", 'segments', m."segments", 'provider', m."provider",
   'providerMessageId', m."providerMessageId",
   'error', CASE WHEN m."errorCode" IS NULL THEN NULL ELSE jsonb_build_object('code', m."errorCode", 'message', coalesce(m."errorMessage", '')) END,
   'attempts', m."attempts", 'tags', to_jsonb(m."tags"), 'metadata', coalesce(m."metadata", '{}'::jsonb),
   'scheduledAt', ${sqlIso('scheduledAt')}, 'sentAt', ${sqlIso('sentAt')}, 'deliveredAt', ${sqlIso('deliveredAt')},
-  'failedAt', ${sqlIso('failedAt')}, 'createdAt', ${sqlIso('createdAt')}, 'updatedAt', ${sqlIso('updatedAt')})`);
+  'failedAt', ${sqlIso('failedAt')}, 'openedAt', ${sqlIso('openedAt')}, 'clickedAt', ${sqlIso('clickedAt')}, 'createdAt', ${sqlIso('createdAt')}, 'updatedAt', ${sqlIso('updatedAt')})`);
 
-/** One entry of a message's status history. */
+/** One entry of a message's status history: a status, or an engagement activity (with its link for a click). */
 export function toStatusEvent(row: MessageStatusEventRow): MessageStatusEvent {
   return {
-    status: row.status,
+    status: row.activity ?? row.status,
+    link: row.link,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
     createdAt: row.createdAt.toISOString(),
   };

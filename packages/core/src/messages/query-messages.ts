@@ -24,6 +24,7 @@ export async function listMessages({ db }: Deps, orgId: string, query: MessageFi
     orgId,
     ...(query.provider && { provider: query.provider }),
     ...(query.channelType && { channelType: query.channelType }),
+    ...(query.direction && { direction: query.direction }),
     ...(query.status && { status: query.status }),
     ...(query.to && { to: normalizeRecipient(query.to) }),
     ...(query.contactId && { contactId: query.contactId }),

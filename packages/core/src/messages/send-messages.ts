@@ -91,6 +91,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
         id: newId('msg'),
         orgId,
         channelType: item.channelType,
+        direction: 'outbound',
         to,
         from,
         ...content,
@@ -109,6 +110,8 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
         sentAt: null,
         deliveredAt: null,
         failedAt: null,
+        openedAt: null,
+        clickedAt: null,
         createdAt: now,
         updatedAt: now,
       };

@@ -1,11 +1,44 @@
-/** What a verified provider callback says about one message; null from a parser means "nothing to do". */
+/** What a verified provider callback says about one message's status; null from a parser means "nothing to do". */
 export type CallbackOutcome = {
   providerMessageId: string;
   /** Our message id when the provider echoes it back. */
   messageId?: string;
-  kind: 'delivered' | 'bounced' | 'complained' | 'undelivered' | 'failed';
+  kind: 'delivered' | 'bounced' | 'undelivered' | 'failed';
   error?: { code: string; message: string };
+  /** The provider refused because the recipient opted out (texted STOP): the number is suppressed as `stopped`. */
+  isRecipientStopped?: boolean;
 };
+
+/**
+ * Engagement with a message the provider delivered: the status stays, the history and the webhooks tell it.
+ * `complained` also suppresses the address.
+ */
+export type CallbackEngagement = {
+  kind: 'opened' | 'clicked' | 'complained' | 'delayed';
+  providerMessageId: string;
+  messageId?: string;
+  /** The link of a click. */
+  link?: string | null;
+};
+
+/**
+ * A message someone sent to one of our numbers or addresses. `to` is ours (it finds the organization), `from` is
+ * theirs. Email content may come separately: `contentId` names what to fetch when the callback carries none.
+ */
+export type CallbackInbound = {
+  kind: 'inbound';
+  channelType: 'email' | 'sms';
+  providerMessageId: string;
+  from: string;
+  to: string;
+  body?: string | null;
+  subject?: string | null;
+  text?: string | null;
+  html?: string | null;
+};
+
+/** Everything a verified callback can report. */
+export type CallbackReport = CallbackOutcome | CallbackEngagement | CallbackInbound;
 
 /** The callback's signature, timestamp or secret did not check out: answer 401 and change nothing. */
 export class CallbackSignatureError extends Error {

@@ -2,9 +2,12 @@ import type {
   CreateWebhookBody,
   EventType,
   ListWebhookEventsQuery,
+  ReplayWebhookBody,
+  ReplayWebhookResponse,
   UpdateWebhookBody,
   Webhook,
   WebhookDelivery,
+  WebhookDeliveryDetail,
   WebhookDeliveryStatus,
   WebhookDetail,
   WebhookWithSecret,
@@ -15,7 +18,8 @@ import type { ListParams, PageIterator } from '../pagination.ts';
 import { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookHeaders } from '../webhooks.ts';
 import { Resource } from './resource.ts';
 
-export type { EventType, Webhook, WebhookDelivery, WebhookDeliveryStatus, WebhookDetail, WebhookWithSecret };
+export type { EventType, ReplayWebhookResponse, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryStatus, WebhookDetail, WebhookWithSecret };
+export type ReplayWebhookParams = z.input<typeof ReplayWebhookBody>;
 export type CreateWebhookParams = z.input<typeof CreateWebhookBody>;
 export type UpdateWebhookParams = z.input<typeof UpdateWebhookBody>;
 export type ListWebhooksParams = ListParams;
@@ -85,6 +89,30 @@ export class Webhooks extends Resource {
    */
   rotateSecret(id: string, options?: RequestOptions): Promise<WebhookWithSecret> {
     return this.client.request({ method: 'POST', path: path`/webhooks/${id}/rotate-secret` }, options);
+  }
+
+  /**
+   * webhook.getEvent: one delivery with the payload it sends and every attempt.
+   * @example const { attemptLog } = await tidings.webhooks.getEvent('whk_123', 'dlv_456');
+   */
+  getEvent(id: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryDetail> {
+    return this.client.request({ method: 'GET', path: path`/webhooks/${id}/events/${deliveryId}` }, options);
+  }
+
+  /**
+   * webhook.retryEvent: delivers it again now, whatever its status (same `webhook-id`, fresh signature).
+   * @example await tidings.webhooks.retryEvent('whk_123', 'dlv_456');
+   */
+  retryEvent(id: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryDetail> {
+    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/events/${deliveryId}/retry` }, options);
+  }
+
+  /**
+   * webhook.replay: re-delivers the deliveries created in a range (only the failed ones with `status: 'failed'`).
+   * @example const { count } = await tidings.webhooks.replay('whk_123', { since: '2026-11-24T00:00:00Z', status: 'failed' });
+   */
+  replay(id: string, params: ReplayWebhookParams, options?: RequestOptions): Promise<ReplayWebhookResponse> {
+    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/replay`, body: params }, options);
   }
 
   /**

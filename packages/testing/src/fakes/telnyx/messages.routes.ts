@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 
 export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string };
-export type FakeTelnyxMessageState = { messages: FakeTelnyxMessage[] };
+export type FakeTelnyxMessageState = {
+  messages: FakeTelnyxMessage[];
+  /** Numbers that texted STOP: Telnyx refuses sends to them with error 40300, as the real one does. */
+  stoppedNumbers: Set<string>;
+};
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
-  return { messages: [] };
+  return { messages: [], stoppedNumbers: new Set() };
 }
 
 const invalid = (detail: string, pointer: string) => ({ errors: [{ code: '10005', title: 'Invalid parameter', detail, source: { pointer } }] });
@@ -16,6 +20,9 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body?.to || typeof body.to !== 'string') return c.json(invalid('The to field is required', '/to'), 422);
     if (!body.text && !body.media_urls) return c.json(invalid('text or media_urls is required', '/text'), 422);
+    if (state.stoppedNumbers.has(body.to)) {
+      return c.json({ errors: [{ code: '40300', title: 'Blocked due to STOP message', detail: 'The recipient has opted out of messages from this number.' }] }, 400);
+    }
     const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? '') };
     state.messages.push(message);
     return c.json(

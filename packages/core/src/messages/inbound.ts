@@ -1,0 +1,115 @@
+import type { Message } from '@tidings/contracts';
+import type { Message as MessageRow } from '@tidings/db';
+import { toE164 } from '../contacts/contact-fields.ts';
+import type { Deps } from '../deps.ts';
+import { recordEvents, type NewEvent } from '../events.ts';
+import { newId } from '../ids.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
+import { toMessage } from './message.mapper.ts';
+import { parseEmail } from './recipients.ts';
+import { sendMessages, type KeyMode } from './send-messages.ts';
+import { countSmsSegments } from '../sms/segments.ts';
+import { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
+
+/** A message someone sent to one of an organization's numbers or addresses, as any provider reports it. */
+export type InboundMessage = {
+  /** Who received it: `telnyx`, `resend`, any other provider, or `sandbox` (sandbox.inbound). */
+  provider: string;
+  /** Known for the sandbox (the caller's key); for a provider, found from `to` (the number, or the address's domain). */
+  orgId?: string;
+  channelType: 'email' | 'sms';
+  /** The provider's id of the inbound message: a repeated callback with it records nothing twice. */
+  providerMessageId?: string | null;
+  /** The sender (their address or number). */
+  from: string;
+  /** Ours: the number or address it was sent to. */
+  to: string;
+  body?: string | null;
+  subject?: string | null;
+  text?: string | null;
+  html?: string | null;
+};
+
+export type InboundResult = { message: Message | null; keyword: SmsKeyword | null };
+
+const normalize = (channelType: 'email' | 'sms', address: string) =>
+  channelType === 'email' ? (parseEmail(address.trim(), { allowName: true })?.address ?? address.trim().toLowerCase()) : (toE164(address) ?? address.trim());
+
+/** The organization that owns the number or the address's domain (a verified domain first). */
+async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
+  if (channelType === 'sms') return (await db.phoneNumber.findUnique({ where: { number: to }, select: { orgId: true } }))?.orgId ?? null;
+  const domain = to.slice(to.lastIndexOf('@') + 1);
+  const found = await db.emailDomain.findFirst({ where: { name: domain }, orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }], select: { orgId: true } });
+  return found?.orgId ?? null;
+}
+
+/**
+ * THE inbound path: every provider's inbound callback (Telnyx `message.received`, Resend `email.received`, and any
+ * provider added later) and sandbox.inbound call this, so the sandbox runs exactly what production runs. Records the
+ * message (`direction: inbound`, `status: received`, linked to the organization's contact with that phone or email)
+ * and `message.received` in one transaction; for SMS, a STOP-family keyword also suppresses the number (`stopped`,
+ * `smsSubscribed` false, `contact.unsubscribed`) and a START-family one lifts that, in the same transaction. After
+ * commit, HELP/INFO is answered with SMS_HELP_TEXT (when set) as an ordinary send from the number written to.
+ * A message to a number or domain no organization owns is ignored; one the provider reports again (same
+ * `providerMessageId`) is recorded once.
+ * @example const { message } = await receiveInboundMessage(deps, { provider: 'telnyx', channelType: 'sms', from: '+14155550123', to: '+15005550006', body: 'STOP' });
+ */
+export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage): Promise<InboundResult> {
+  const from = normalize(inbound.channelType, inbound.from);
+  const to = normalize(inbound.channelType, inbound.to);
+  const orgId = inbound.orgId ?? (await findOwner(deps, inbound.channelType, to));
+  if (!orgId) {
+    deps.logger.info({ provider: inbound.provider, channelType: inbound.channelType }, 'inbound message for a number or domain no organization owns');
+    return { message: null, keyword: null };
+  }
+  const providerMessageId = inbound.providerMessageId ?? null;
+  if (providerMessageId) {
+    const earlier = await deps.db.message.findFirst({ where: { orgId, provider: inbound.provider, providerMessageId, direction: 'inbound' } });
+    if (earlier) return { message: toMessage(earlier), keyword: null };
+  }
+
+  const keyword = inbound.channelType === 'sms' ? smsKeywordOf(inbound.body) : null;
+  const now = deps.now();
+  const { message, outbox } = await deps.db.$transaction(async (tx) => {
+    const contact = await tx.contact.findFirst({ where: { orgId, ...(inbound.channelType === 'email' ? { email: from } : { phone: from }) }, select: { id: true } });
+    const row: MessageRow = await tx.message.create({
+      data: {
+        id: newId('msg'),
+        orgId,
+        channelType: inbound.channelType,
+        direction: 'inbound',
+        to,
+        from,
+        subject: inbound.subject ?? null,
+        text: inbound.text ?? null,
+        html: inbound.html ?? null,
+        body: inbound.channelType === 'sms' ? (inbound.body ?? '') : null,
+        segments: inbound.channelType === 'sms' ? countSmsSegments(inbound.body ?? '').segments : null,
+        contactId: contact?.id ?? null,
+        status: 'received',
+        provider: inbound.provider,
+        providerMessageId,
+        createdAt: now,
+        updatedAt: now,
+        events: { create: { status: 'received', createdAt: now } },
+      },
+    });
+    const message = toMessage(row);
+    const events: NewEvent[] = [{ orgId, type: 'message.received', data: message }];
+    if (keyword === 'stop') events.push(...(await recordSmsOptOut(tx, orgId, from)));
+    if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from)));
+    return { message, outbox: await recordEvents(tx, events) };
+  });
+  await dispatchOutbox(deps, outbox);
+  if (keyword === 'help' && deps.config.smsHelpText) await answerHelp(deps, orgId, inbound.provider === 'sandbox' ? 'test' : 'live', message);
+  return { message, keyword };
+}
+
+/** Replies to HELP/INFO with SMS_HELP_TEXT from the number that was written to, through the ordinary send path. */
+async function answerHelp(deps: Deps, orgId: string, mode: KeyMode, inbound: Message): Promise<void> {
+  const { errors } = await sendMessages(deps, orgId, mode, [
+    { channelType: 'sms', to: inbound.from, from: inbound.to, body: deps.config.smsHelpText, ...(inbound.contactId ? { contactId: inbound.contactId } : {}) },
+  ]);
+  if (errors.length > 0) deps.logger.warn({ orgId, messageId: inbound.id, code: errors[0]!.code }, 'the HELP reply could not be sent');
+}

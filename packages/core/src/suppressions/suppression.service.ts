@@ -1,0 +1,70 @@
+import type { CreateSuppressionBody, Suppression, SuppressionListQuery } from '@tidings/contracts';
+import { Prisma, type Suppression as SuppressionRow } from '@tidings/db';
+import type { Deps } from '../deps.ts';
+import { AppError, foundOr404 } from '../errors.ts';
+import { parseE164, parseEmail } from '../messages/recipients.ts';
+import { paginate, type Page } from '../pagination.ts';
+
+/**
+ * The API's view of a suppression row; the channel follows from the recipient (email addresses hold an `@`).
+ * @example c.json(toSuppression(row), 201)
+ */
+export function toSuppression(row: SuppressionRow): Suppression {
+  return {
+    id: row.id,
+    channelType: row.recipient.includes('@') ? 'email' : 'sms',
+    address: row.recipient,
+    reason: row.reason,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The recipient as sends compare it (lower-cased email, E.164), or 400 naming `address`. */
+function normalizedAddress(channelType: 'email' | 'sms', address: string): string {
+  const normalized = channelType === 'email' ? (parseEmail(address.trim())?.address ?? null) : parseE164(address.trim());
+  if (!normalized) {
+    throw new AppError('BAD_REQUEST', channelType === 'email' ? 'address: must be a valid email address for channelType email' : 'address: must be a valid E.164 phone number for channelType sms');
+  }
+  return normalized;
+}
+
+/**
+ * suppression.list: newest first; filters `channelType`, `reason` and `address` (compared as sends compare it).
+ * @example const page = await listSuppressions(deps, orgId, { limit: 20, offset: 0, reason: 'stopped' });
+ */
+export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, query: SuppressionListQuery): Promise<Page<Suppression>> {
+  const where: Prisma.SuppressionWhereInput = {
+    orgId,
+    ...(query.reason && { reason: query.reason }),
+    ...(query.channelType === 'email' && { recipient: { contains: '@' } }),
+    ...(query.channelType === 'sms' && { NOT: { recipient: { contains: '@' } } }),
+    ...(query.address && { recipient: query.address.includes('@') ? query.address.trim().toLowerCase() : query.address.trim() }),
+  };
+  return paginate(query, ({ where: keyset, ...page }) => db.suppression.findMany({ where: { AND: [where, keyset] }, ...page }), toSuppression);
+}
+
+/**
+ * suppression.create: blocks sends to the address (reason `manual`); 409 when it is already suppressed, whatever
+ * the reason.
+ * @example await createSuppression(deps, orgId, { channelType: 'email', address: 'ada@example.com' });
+ */
+export async function createSuppression({ db }: Pick<Deps, 'db'>, orgId: string, input: CreateSuppressionBody): Promise<Suppression> {
+  const recipient = normalizedAddress(input.channelType, input.address);
+  const [row] = await db.$queryRaw<SuppressionRow[]>`
+    INSERT INTO "Suppression" ("orgId", "recipient", "reason", "createdAt")
+    VALUES (${orgId}, ${recipient}, ${input.reason ?? 'manual'}::"SuppressionReason", now() AT TIME ZONE 'UTC')
+    ON CONFLICT DO NOTHING
+    RETURNING *`;
+  if (!row) throw new AppError('CONFLICT', `${recipient} is already suppressed`);
+  return toSuppression(row);
+}
+
+/**
+ * suppression.delete: lifts it, whatever its reason, so the next send goes out (a bounced address can be tried
+ * again). The contact's subscription flags are left as they are.
+ * @example await deleteSuppression(deps, orgId, 'sup_...');
+ */
+export async function deleteSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<void> {
+  const { count } = await db.suppression.deleteMany({ where: { id, orgId } });
+  foundOr404(count === 0 ? null : count, 'Suppression');
+}

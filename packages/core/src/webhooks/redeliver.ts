@@ -1,0 +1,88 @@
+import type { EventType, ReplayWebhookBody, WebhookDeliveryDetail } from '@tidings/contracts';
+import { redeliveryJobId } from '@tidings/queue';
+import type { Deps } from '../deps.ts';
+import { AppError, foundOr404 } from '../errors.ts';
+import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { toDelivery } from './webhook-mappers.ts';
+
+/** Redelivery jobs enqueued by the request itself; the outbox relay enqueues the rest of a larger replay. */
+const DISPATCH_AT_ONCE = 1_000;
+
+async function enabledWebhook({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string) {
+  const webhook = foundOr404(await db.webhook.findFirst({ where: { id: webhookId, orgId }, select: { id: true, enabled: true } }), 'Webhook');
+  if (!webhook.enabled) throw new AppError('BAD_REQUEST', 'Webhook is disabled; enable it (webhook.update with enabled: true) to deliver to it again');
+  return webhook;
+}
+
+/**
+ * webhook.getEvent: one delivery with the payload it sends (the `webhook-id` header is `eventId`) and every attempt,
+ * oldest first: status code, duration, the first 64 KiB of the answer, or the error.
+ * @example const delivery = await getWebhookDelivery(deps, orgId, 'whk_...', 'dlv_...');
+ */
+export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+  const row = foundOr404(
+    await db.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId, orgId }, include: { attemptsLog: { orderBy: { number: 'asc' } } } }),
+    'Webhook delivery',
+  );
+  const event = await db.event.findFirst({ where: { id: row.eventId, orgId } });
+  return {
+    ...toDelivery({ ...row, attemptsLog: row.attemptsLog.slice(-1) }),
+    payload: event ? { id: event.id, type: event.type as EventType, createdAt: event.createdAt.toISOString(), data: event.data as Record<string, unknown> } : null,
+    attemptLog: row.attemptsLog.map((a) => ({
+      number: a.number,
+      statusCode: a.statusCode,
+      durationMs: a.durationMs,
+      responseBody: a.responseBody,
+      error: a.error,
+      at: a.createdAt.toISOString(),
+    })),
+  };
+}
+
+/**
+ * webhook.retryEvent: delivers it again now, whatever its status (pending, succeeded or failed): the delivery
+ * becomes pending, due now, with a job of its own. The payload and `webhook-id` stay those of the event, the
+ * signature is made afresh at sending (a new timestamp), so a receiver dedupes it. 400 when the endpoint is disabled.
+ * @example const delivery = await retryWebhookDelivery(deps, orgId, 'whk_...', 'dlv_...');
+ */
+export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+  await enabledWebhook(deps, orgId, webhookId);
+  const now = deps.now();
+  const [row] = await deps.db.webhookDelivery.updateManyAndReturn({
+    where: { id: deliveryId, webhookId, orgId },
+    data: { status: 'pending', nextAttemptAt: now, completedAt: null },
+  });
+  if (!row) throw new AppError('NOT_FOUND', 'Webhook delivery not found');
+  await dispatchOutbox(deps, [{ queue: 'webhooks', jobId: redeliveryJobId(row.id, row.attempts) }]);
+  return getWebhookDelivery(deps, orgId, webhookId, deliveryId);
+}
+
+/**
+ * webhook.replay: re-delivers every delivery of this endpoint created in `[since, until)` (only the failed ones with
+ * `status: "failed"`), in ONE statement that makes them pending and writes their jobs' outbox rows; the first
+ * thousand jobs are enqueued at once, the outbox relay enqueues the rest, and the webhook-worker works through them
+ * at its normal concurrency. Answers how many.
+ * @example const { count } = await replayWebhookDeliveries(deps, orgId, 'whk_...', { since: '2026-11-24T00:00:00Z', status: 'failed' });
+ */
+export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhookId: string, input: ReplayWebhookBody): Promise<{ count: number }> {
+  await enabledWebhook(deps, orgId, webhookId);
+  const since = new Date(input.since).toISOString();
+  const until = (input.until ? new Date(input.until) : deps.now()).toISOString();
+  if (since >= until) throw new AppError('BAD_REQUEST', 'since: must be before until');
+  const now = deps.now().toISOString();
+  const statuses = input.status ? [input.status] : ['pending', 'succeeded', 'failed'];
+  const [result] = await deps.db.$queryRaw<{ count: number; jobIds: string[] }[]>`
+    WITH replayed AS (
+      UPDATE "WebhookDelivery" SET "status" = 'pending', "nextAttemptAt" = ${now}::timestamp, "completedAt" = NULL, "updatedAt" = ${now}::timestamp
+      WHERE "webhookId" = ${webhookId} AND "orgId" = ${orgId} AND "createdAt" >= ${since}::timestamp AND "createdAt" < ${until}::timestamp
+        AND "status" = ANY (${statuses}::text[]::"WebhookDeliveryStatus"[])
+      -- the SQL form of redeliveryJobId
+      RETURNING "id" || '.redeliver-' || "attempts" AS "jobId", "createdAt"),
+    jobs AS (
+      INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
+      SELECT 'webhooks', "jobId", now() AT TIME ZONE 'UTC' FROM replayed ON CONFLICT DO NOTHING)
+    SELECT count(*)::int AS "count", ARRAY(SELECT "jobId" FROM replayed ORDER BY "createdAt" LIMIT ${DISPATCH_AT_ONCE}) AS "jobIds" FROM replayed`;
+  const jobs: OutboxItem[] = (result?.jobIds ?? []).map((jobId) => ({ queue: 'webhooks', jobId }));
+  await dispatchOutbox(deps, jobs);
+  return { count: result?.count ?? 0 };
+}

@@ -1,0 +1,16 @@
+import type { Message, SandboxInboundBody, z } from '@tidings/contracts';
+import type { RequestOptions } from '../client.ts';
+import { Resource } from './resource.ts';
+
+export type SandboxInboundParams = z.input<typeof SandboxInboundBody>;
+
+/** The sandbox's side of the conversation, for `sk_test_` keys. */
+export class Sandbox extends Resource {
+  /**
+   * sandbox.inbound: a person writes to you; it arrives as a provider's inbound would (keywords included). Test keys only.
+   * @example const message = await tidings.sandbox.inbound({ channelType: 'sms', from: '+14155550123', to: '+15005550006', body: 'STOP' });
+   */
+  inbound(params: SandboxInboundParams, options?: RequestOptions): Promise<Message> {
+    return this.client.request({ method: 'POST', path: '/sandbox/inbound', body: params }, options);
+  }
+}
