@@ -31,6 +31,11 @@ const NOUN_OF_GROUP: Record<string, string> = {
   suppression: 'Suppression',
 };
 
+/** NOT_FOUND messages of operations whose last path id names something else than their group's noun. */
+const NOT_FOUND_OF_OPERATION: Record<string, string> = {
+  'webhook.getEvent': 'Webhook delivery not found',
+};
+
 /** The 409s an operation gives besides Idempotency-Key reuse, as the core words them. */
 const CONFLICTS: Record<string, string> = {
   'contact.create': 'email: another contact in this organization has this email',
@@ -105,7 +110,8 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   } else delete responses['400'];
 
   const noun = NOUN_OF_GROUP[group];
-  if (hasPathId && noun) setExample(operation, '404', errorExample('NOT_FOUND', `${noun} not found`));
+  const notFound = NOT_FOUND_OF_OPERATION[id] ?? (noun && `${noun} not found`);
+  if (hasPathId && notFound) setExample(operation, '404', errorExample('NOT_FOUND', notFound));
   else if (id === 'message.send') setExample(operation, '404', errorExample('NOT_FOUND', 'Template not found'));
   else delete responses['404'];
 

@@ -6362,6 +6362,7 @@ export interface operations {
                      * @example {
                      *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
                      *       "channelType": "email",
+                     *       "direction": "outbound",
                      *       "to": "ada@example.com",
                      *       "from": "Acme <hello@example.com>",
                      *       "subject": "Your sign-in code",
@@ -6388,8 +6389,10 @@ export interface operations {
                      *       "sentAt": null,
                      *       "deliveredAt": null,
                      *       "failedAt": null,
+                     *       "openedAt": "2026-11-23T08:04:00.000Z",
+                     *       "clickedAt": null,
                      *       "createdAt": "2026-11-23T08:00:00.000Z",
-                     *       "updatedAt": "2026-11-23T08:00:03.000Z"
+                     *       "updatedAt": "2026-11-23T08:04:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -6665,6 +6668,7 @@ export interface operations {
                      * @example {
                      *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
                      *       "channelType": "email",
+                     *       "direction": "outbound",
                      *       "to": "ada@example.com",
                      *       "from": "Acme <hello@example.com>",
                      *       "subject": "Your sign-in code",
@@ -6691,8 +6695,10 @@ export interface operations {
                      *       "sentAt": null,
                      *       "deliveredAt": null,
                      *       "failedAt": null,
+                     *       "openedAt": "2026-11-23T08:04:00.000Z",
+                     *       "clickedAt": null,
                      *       "createdAt": "2026-11-23T08:00:00.000Z",
-                     *       "updatedAt": "2026-11-23T08:00:03.000Z"
+                     *       "updatedAt": "2026-11-23T08:04:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -6830,6 +6836,7 @@ export interface operations {
                      *         {
                      *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
                      *           "channelType": "email",
+                     *           "direction": "outbound",
                      *           "to": "ada@example.com",
                      *           "from": "Acme <hello@example.com>",
                      *           "subject": "Your sign-in code",
@@ -6856,8 +6863,10 @@ export interface operations {
                      *           "sentAt": null,
                      *           "deliveredAt": null,
                      *           "failedAt": null,
+                     *           "openedAt": "2026-11-23T08:04:00.000Z",
+                     *           "clickedAt": null,
                      *           "createdAt": "2026-11-23T08:00:00.000Z",
-                     *           "updatedAt": "2026-11-23T08:00:03.000Z"
+                     *           "updatedAt": "2026-11-23T08:04:00.000Z"
                      *         },
                      *         null
                      *       ],
@@ -7816,7 +7825,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7847,36 +7856,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8701,7 +8680,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8732,36 +8711,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8830,7 +8779,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8866,21 +8815,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -8890,7 +8824,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "ada@example.com is already suppressed"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8985,7 +8919,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9030,22 +8964,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Suppression not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10711,7 +10630,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10756,22 +10675,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook delivery not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10839,7 +10743,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10884,22 +10788,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10970,7 +10859,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "since: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11015,22 +10904,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
