@@ -80,6 +80,17 @@ function firstRequiredField(schema: Schema | undefined, document: OpenApiDocumen
   return undefined;
 }
 
+/** The `...Id` fields of a request body schema (ids of other things, 404 when not the organization's), following `$ref`s. */
+function idFieldsOf(schema: Schema | undefined, document: OpenApiDocument): string[] {
+  if (!schema) return [];
+  if (schema.$ref) return idFieldsOf(document.components?.schemas?.[schema.$ref.split('/').pop()!] as Schema | undefined, document);
+  const own = Object.keys(schema.properties ?? {}).filter((name) => /^[a-z]+Id$/.test(name));
+  return [...own, ...[...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].flatMap((part) => idFieldsOf(part, document))];
+}
+
+/** `templateId` -> `Template not found`, as the core names the kind of a missing id. */
+const notFoundOfField = (field: string) => `${field[0]!.toUpperCase()}${field.slice(1, -2)} not found`;
+
 /** Sets the example of one response, keeping its schema; a response without JSON content is left alone. */
 function setExample(operation: Operation, status: string, example: unknown): void {
   const json = operation.responses[status]?.content?.['application/json'];
@@ -111,8 +122,10 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
 
   const noun = NOUN_OF_GROUP[group];
   const notFound = NOT_FOUND_OF_OPERATION[id] ?? (noun && `${noun} not found`);
+  // ids in the body or query (templateId, segmentId, ...) are 404 too when they are not the organization's
+  const referencedIds = [...idFieldsOf(body, document), ...(operation.parameters ?? []).filter((p) => p.in === 'query' && /^[a-z]+Id$/.test(p.name)).map((p) => p.name)];
   if (hasPathId && notFound) setExample(operation, '404', errorExample('NOT_FOUND', notFound));
-  else if (id === 'message.send') setExample(operation, '404', errorExample('NOT_FOUND', 'Template not found'));
+  else if (referencedIds.length > 0) setExample(operation, '404', errorExample('NOT_FOUND', notFoundOfField(referencedIds[0]!)));
   else delete responses['404'];
 
   const conflict = CONFLICTS[id];

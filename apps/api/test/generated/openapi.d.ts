@@ -4092,6 +4092,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Template not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description BAD_REQUEST: the body is larger than the limit */
             413: {
                 headers: {
@@ -4756,6 +4771,21 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6302,6 +6332,21 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
