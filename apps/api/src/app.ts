@@ -1,12 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { createAuthenticator, type Deps } from '@tidings/core';
+import { opsRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import type { AppEnv } from './env.ts';
 import { auth } from './middleware/auth.ts';
 import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
 import { jsonBody, limitBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
@@ -15,7 +15,6 @@ import { segmentRoutes } from './routes/segments.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
-import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
@@ -25,8 +24,12 @@ import { sandboxRoutes } from './routes/sandbox.routes.ts';
 import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
+/** message.send and message.sendBatch: the two operations whose bodies may carry attachments. */
+const isSendRequest = (method: string, path: string) => method === 'POST' && (path === '/v1/messages' || path === '/v1/messages/batch');
+
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
-const isPublicPath = (path: string) => path === '/v1/openapi.json' || path.startsWith('/v1/provider-events/');
+const isProviderCallback = (path: string) => path.startsWith('/v1/provider-events/');
+const isPublicPath = (path: string) => path === '/v1/openapi.json' || isProviderCallback(path);
 
 /**
  * Builds the HTTP API over the given dependencies; `server.ts` runs it, tests call `app.request()`.
@@ -41,7 +44,7 @@ export function createApp(deps: Deps) {
     await next();
   });
   app.use('*', requestContext);
-  app.route('/', healthRoutes);
+  app.route('/', opsRoutes(deps));
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
 
@@ -49,8 +52,11 @@ export function createApp(deps: Deps) {
   const authenticated = auth(authenticate);
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : authenticated(c, next)));
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : rateLimit(c, next)));
-  v1.use('*', limitBody(deps.config.bodyLimitBytes));
-  v1.use('*', jsonBody);
+  const limitOtherBodies = limitBody(deps.config.bodyLimitBytes);
+  const limitSendBodies = limitBody(deps.config.sendBodyLimitBytes);
+  v1.use('*', async (c, next) => (isSendRequest(c.req.method, c.req.path) ? limitSendBodies(c, next) : limitOtherBodies(c, next)));
+  // provider callbacks come in the provider's format (SNS posts text/plain, Twilio a form); their routes read them raw
+  v1.use('*', async (c, next) => (isProviderCallback(c.req.path) ? next() : jsonBody(c, next)));
   v1.route('/', apiKeyRoutes);
   v1.route('/', emailDomainRoutes);
   v1.route('/', phoneNumberRoutes);

@@ -44,7 +44,7 @@ describe('broadcast.create, get, list, delete', () => {
       [{ ...org.body, templateId: org.sms.id }, /^templateId: the template is for sms, not email/],
       [{ ...org.body, templateVersion: 7 }, /^templateVersion: the template has no version 7/],
       [{ ...org.body, extra: true }, /extra: unknown field/],
-      [{ ...org.body, variables: { nested: { no: 1 } } }, /^variables/],
+      [{ ...org.body, variables: { a: { b: { c: { d: { e: { f: 1 } } } } } } }, /^variables\.a\.b\.c\.d\.e: nested deeper than 5 levels/],
     ];
     for (const [body, message] of cases) {
       const res = await create(org, body);

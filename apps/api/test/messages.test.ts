@@ -71,8 +71,8 @@ describe('message.send', () => {
     [{ channelType: 'email', to: 'a@example.com', templateId: 'tpl_x', subject: 'x' }, /^subject: give either templateId or literal content/],
     [{ channelType: 'fax', to: 'a@example.com' }, /^channelType:/],
     [email({ channelType: undefined }), /^channelType: required$/],
-    [email({ to: undefined }), /^to: required$/],
-    [sms({ to: undefined }), /^to: required$/],
+    [email({ to: undefined }), /^to: required \(or give contactId/],
+    [sms({ to: undefined }), /^to: required \(or give contactId/],
   ])('refuses a bad body with a message naming the field (%#), creating nothing', async (body, message) => {
     const { api, orgId } = await t.org({ mode: 'test' });
     const res = await api.post('/v1/messages', body);
@@ -233,7 +233,8 @@ describe('message.sendBatch', () => {
 describe('message.list and message.get', () => {
   it('filters by channelType, status, to, contactId, tag and creation time, newest first, and pages with cursors', async () => {
     const { api } = await t.org({ mode: 'test' });
-    const a = (await api.post('/v1/messages', email({ to: 'a@example.com', tags: ['news'], contactId: 'con_1' }))).body;
+    const contact = (await api.post('/v1/contacts', { email: 'a@example.com' })).body;
+    const a = (await api.post('/v1/messages', email({ to: 'a@example.com', tags: ['news'], contactId: contact.id }))).body;
     const b = (await api.post('/v1/messages', sms({ tags: ['news', 'promo'] }))).body;
     const c = (await api.post('/v1/messages', email({ to: 'c@example.com', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }))).body;
     const ids = async (query: string) => (await api.get(`/v1/messages${query}`)).body.data.map((m: { id: string }) => m.id);
@@ -243,7 +244,7 @@ describe('message.list and message.get', () => {
     expect(await ids('?status=scheduled')).toEqual([c.id]);
     expect(await ids('?to=A@Example.com')).toEqual([a.id]);
     expect(await ids('?to=%2B14155550123')).toEqual([b.id]);
-    expect(await ids('?contactId=con_1')).toEqual([a.id]);
+    expect(await ids(`?contactId=${contact.id}`)).toEqual([a.id]);
     expect(await ids('?tag=news')).toEqual([b.id, a.id]);
     expect(await ids('?tag=promo')).toEqual([b.id]);
     expect(await ids(`?createdAfter=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);

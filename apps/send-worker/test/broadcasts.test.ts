@@ -1,4 +1,4 @@
-import { expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts } from '@tidings/core';
+import { expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts, startBroadcast } from '@tidings/core';
 import { sampleValue, serveHttp } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
 
@@ -159,6 +159,76 @@ describe('a broadcast to a segment (sandbox)', () => {
     expect((await api.get(`/v1/broadcasts/${b.id}`)).body.startedAt).toBeNull();
     const sent = await untilStatus(api, b.id, 'sent');
     expect(new Date(sent.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime() - 1000);
+    expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
+  });
+});
+
+describe('an SMS broadcast', () => {
+  it('texts every contact with a phone and smsSubscribed, rendered; the others are suppressed or not recipients', async () => {
+    const { api, orgId } = await h.testOrg();
+    const created = await api.post('/v1/contacts/bulk', {
+      contacts: [
+        { phone: '+14155550101', firstName: 'Ann' },
+        { phone: '+14155550102', firstName: 'Ben', smsSubscribed: false },
+        { email: 'only-email@example.com', firstName: 'Cat' },
+      ],
+    });
+    const ann = created.body.created.find((c: { firstName: string }) => c.firstName === 'Ann').id;
+    const tpl = (await api.post('/v1/templates', { name: 'Text', channelType: 'sms', body: 'Hi {{ contact.firstName }}, {{ offer }}' })).body;
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'sms', templateId: tpl.id, variables: { offer: '20% off' } })).body;
+    await api.post(`/v1/broadcasts/${b.id}/send`, {});
+    const sent = await untilStatus(api, b.id, 'sent');
+    expect(sent.counts).toMatchObject({ recipients: 2, suppressed: 1 });
+    const messages = await h.deps.db.message.findMany({ where: { orgId, broadcastId: b.id } });
+    expect(messages.map((m) => ({ to: m.to, body: m.body, contactId: m.contactId, segments: m.segments }))).toEqual([
+      { to: '+14155550101', body: 'Hi Ann, 20% off', contactId: ann, segments: 1 },
+    ]);
+  });
+});
+
+describe('engagement counts', () => {
+  it('opened and clicked count the messages the sandbox reports opened and clicked', async () => {
+    const { api } = await h.testOrg();
+    await api.post('/v1/contacts/bulk', {
+      contacts: ['open@example.com', 'click@example.com', 'plain@example.com'].map((email) => ({ email, firstName: 'X', attributes: { plan: 'pro', city: 'Oslo' } })),
+    });
+    const segment = (await api.post('/v1/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } })).body;
+    const tpl = (await api.post('/v1/templates', template)).body;
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await api.post(`/v1/broadcasts/${b.id}/send`, {});
+    const engaged = await waitFor(async () => {
+      const got = (await api.get(`/v1/broadcasts/${b.id}`)).body;
+      return got.counts.clicked === 1 && got.counts.opened === 2 ? got : null;
+    }, 30_000, 'the opens and clicks');
+    expect(engaged.counts).toMatchObject({ recipients: 3, delivered: 3, opened: 2, clicked: 1 });
+  });
+});
+
+describe('a slow start', () => {
+  it('fixing the recipients may take longer than the 5 s default of an interactive transaction', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl } = await audience(api);
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await h.deps.queues.broadcasts.pause(); // this test runs the start itself
+    try {
+      await api.post(`/v1/broadcasts/${b.id}/send`, {});
+      // The fault: another transaction holds the broadcast's row for 6 s, as a start over a large audience on a busy
+      // database runs that long; the start waits for it inside its transaction.
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const locking = h.deps.db.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT "id" FROM "Broadcast" WHERE "id" = ${b.id} FOR UPDATE`;
+        await held;
+      }, { timeout: 30_000 });
+      const started = startBroadcast(h.deps, b.id);
+      setTimeout(() => release(), 6000);
+      await locking;
+      expect(await started).toEqual({ kind: 'done', outcome: 'started' });
+      expect(await h.deps.db.broadcastRecipient.count({ where: { broadcastId: b.id } })).toBe(3);
+    } finally {
+      await h.deps.queues.broadcasts.resume();
+    }
+    await untilStatus(api, b.id, 'sent');
     expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
   });
 });

@@ -1,6 +1,7 @@
 import { ListQuery, Timestamp } from './common.ts';
 import { storableText } from './contacts.ts';
 import { ChannelType, MESSAGE_LIMITS, SendMessageBody } from './messages.ts';
+import { VariableValue } from './templates.ts';
 import { z } from './z.ts';
 
 export const BroadcastStatus = z.enum(['draft', 'scheduled', 'sending', 'sent', 'canceled']).openapi({
@@ -54,7 +55,7 @@ export const Broadcast = z
     templateVersion: z.number().int().nullable().openapi({ description: 'The version sent; null until sending starts when none was named (then the latest).' }),
     segmentId: z.string().nullable().openapi({ description: 'Null: every contact of the organization.' }),
     from: z.string().nullable(),
-    variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+    variables: z.record(z.string(), VariableValue),
     tags: z.array(z.string()),
     status: BroadcastStatus,
     scheduledAt: Timestamp.nullable(),

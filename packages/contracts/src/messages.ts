@@ -1,4 +1,5 @@
 import { ListQuery, Timestamp } from './common.ts';
+import { TemplateVariables } from './templates.ts';
 import { z } from './z.ts';
 
 /** Size limits of the send body; the OpenAPI document states them through the schemas below. */
@@ -13,10 +14,31 @@ export const MESSAGE_LIMITS = {
   metadataKeys: 20,
   metadataKey: 40,
   metadataValue: 500,
-  variables: 100,
-  variableValue: 10_000,
   scheduleDaysAhead: 30,
+  /** `to`, `cc` and `bcc` together. */
+  recipients: 50,
+  replyTo: 10,
+  headers: 50,
+  headerName: 100,
+  headerValue: 2000,
+  attachments: 20,
+  /** Decoded bytes of all of a message's attachments together. */
+  attachmentBytes: 40 * 1024 * 1024,
+  filename: 255,
+  contentType: 255,
+  contentId: 255,
+  url: 2048,
+  mediaUrls: 10,
 } as const;
+
+/** Header names the API sets itself (compared case-insensitively; `Content-*` as a prefix). */
+export const RESERVED_HEADERS = ['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'reply-to'] as const;
+
+/** Whether a custom header name is one the API sets itself. */
+export function isReservedHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (RESERVED_HEADERS as readonly string[]).includes(lower) || lower.startsWith('content-');
+}
 
 export const ChannelType = z.enum(['email', 'sms']);
 export type ChannelType = z.infer<typeof ChannelType>;
@@ -36,25 +58,84 @@ export type MessageHistoryStatus = z.infer<typeof MessageHistoryStatus>;
 
 const L = MESSAGE_LIMITS;
 
+const Address = z.string().trim().min(1).max(L.address);
+const HttpsUrl = z
+  .string()
+  .max(L.url)
+  .refine((v) => URL.canParse(v) && new URL(v).protocol === 'https:', 'must be an absolute https URL');
+
+/** One attachment: base64 `content` or an https `path` fetched at send time, exactly one of them. */
+export const SendAttachment = z
+  .strictObject({
+    filename: z.string().trim().min(1).max(L.filename).refine((v) => !/[\u0000-\u001f/\\]/.test(v), 'must not contain control characters or slashes'),
+    content: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
+      .refine((v) => v.length % 4 === 0, 'must be base64 (its length a multiple of 4)')
+      .optional()
+      .openapi({ description: 'The file, base64-encoded.' }),
+    path: HttpsUrl.optional().openapi({ description: 'An https URL the worker fetches at send time (public addresses only, no redirects).' }),
+    contentType: z.string().trim().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a MIME type like application/pdf').max(L.contentType).optional().openapi({ description: 'Derived from the filename when absent.' }),
+    contentId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(L.contentId)
+      .regex(/^[^\s<>]+$/, 'must not contain spaces or angle brackets')
+      .optional()
+      .openapi({ description: 'Makes it an inline image: reference it in `html` as `<img src="cid:...">`.' }),
+  })
+  .refine((a) => (a.content === undefined) !== (a.path === undefined), { message: 'give exactly one of content or path' })
+  .openapi('SendAttachment');
+export type SendAttachment = z.infer<typeof SendAttachment>;
+
 export const SendMessageBody = z
   .strictObject({
     channelType: ChannelType,
-    to: z.string().trim().min(1).max(L.address).openapi({ description: 'An email address (email) or an E.164 number (sms).', example: 'ada@example.com' }),
+    to: z
+      .string()
+      .trim()
+      .min(1)
+      .max(L.address)
+      .optional()
+      .openapi({ description: 'An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact\'s email or phone is used.', example: 'ada@example.com' }),
     from: z.string().trim().min(1).max(L.address).optional().openapi({
       description:
         'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
     }),
+    cc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
+    bcc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: blind copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
+    replyTo: z.union([Address, z.array(Address).min(1).max(L.replyTo)]).optional().openapi({ description: 'email: one address or up to 10.' }),
+    headers: z
+      .record(
+        z.string(),
+        z.string().max(L.headerValue).refine((v) => !/[\r\n\u0000]/.test(v), 'must not contain line breaks'),
+      )
+      .superRefine((headers, ctx) => {
+        if (Object.keys(headers).length > L.headers) ctx.addIssue({ code: 'custom', message: `at most ${L.headers} headers` });
+        for (const name of Object.keys(headers)) {
+          // RFC 5322 field names: printable ASCII without the colon
+          if (!/^[!-9;-~]+$/.test(name) || name.length > L.headerName) {
+            ctx.addIssue({ code: 'custom', path: [name], message: `must be a header field name (printable ASCII, no colon or space, at most ${L.headerName} characters)` });
+          } else if (isReservedHeader(name)) ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set by Tidings and cannot be given as a custom header` });
+        }
+      })
+      .optional()
+      .openapi({ description: 'email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused.' }),
     subject: z.string().min(1).max(L.subject).optional(),
     html: z.string().min(1).max(L.html).optional(),
     text: z.string().min(1).max(L.text).optional(),
+    attachments: z
+      .array(SendAttachment)
+      .max(L.attachments)
+      .optional()
+      .openapi({ description: 'email: up to 20 files, at most 40 MiB decoded together. The message shows their metadata, never their content.' }),
     body: z.string().min(1).max(L.smsBody).optional().openapi({ description: 'The SMS text.' }),
+    mediaUrls: z.array(HttpsUrl).min(1).max(L.mediaUrls).optional().openapi({ description: 'sms: up to 10 https URLs of media, sent as MMS where the provider supports it.' }),
     templateId: z.string().min(1).max(64).optional().openapi({ description: 'Render this template instead of literal content.' }),
     templateVersion: z.number().int().min(1).optional().openapi({ description: 'A version of the template; the latest when absent.' }),
-    variables: z
-      .record(z.string().min(1).max(100), z.union([z.string().max(L.variableValue), z.number(), z.boolean()]))
-      .refine((v) => Object.keys(v).length <= L.variables, `at most ${L.variables} variables`)
-      .optional(),
-    contactId: z.string().min(1).max(64).optional(),
+    variables: TemplateVariables.optional(),
+    contactId: z.string().min(1).max(64).optional().openapi({ description: 'Links the message to a contact of the organization (404 when there is none); without `to`, sends to it.' }),
     scheduledAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
     tags: z.array(z.string().trim().min(1).max(L.tag)).max(L.tags).optional(),
     metadata: z
@@ -68,10 +149,17 @@ export const SendMessageBody = z
       channelType: 'email',
       to: 'ada@example.com',
       from: 'Acme <hello@example.com>',
-      subject: 'Your sign-in code',
-      html: '<p>Your code is <strong>123456</strong>.</p>',
-      text: 'Your code is 123456.',
-      tags: ['auth'],
+      cc: ['billing@example.com'],
+      replyTo: 'support@example.com',
+      subject: 'Your invoice',
+      html: '<p>Your invoice is attached. <img src="cid:logo"></p>',
+      text: 'Your invoice is attached.',
+      attachments: [
+        { filename: 'invoice-1042.pdf', content: 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+PgplbmRvYmoKdHJhaWxlcgo8PC9Sb290IDEgMCBSPj4KJSVFT0YK', contentType: 'application/pdf' },
+        { filename: 'logo.png', path: 'https://example.com/logo.png', contentId: 'logo' },
+      ],
+      headers: { 'X-Entity-Ref-ID': 'invoice-1042' },
+      tags: ['billing'],
       metadata: { userId: 'usr_42' },
     },
   });
@@ -83,10 +171,16 @@ const messageExample = {
   direction: 'outbound',
   to: 'ada@example.com',
   from: 'Acme <hello@example.com>',
+  cc: [],
+  bcc: [],
+  replyTo: [],
+  headers: {},
   subject: 'Your sign-in code',
   text: 'Your code is 123456.',
   html: '<p>Your code is <strong>123456</strong>.</p>',
   body: null,
+  mediaUrls: [],
+  attachments: [],
   templateId: null,
   templateVersion: null,
   contactId: 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
@@ -109,6 +203,17 @@ const messageExample = {
   updatedAt: '2026-11-23T08:04:00.000Z',
 } as const;
 
+export const AttachmentMetadata = z
+  .object({
+    id: z.string().openapi({ example: 'att_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
+    filename: z.string(),
+    contentType: z.string(),
+    size: z.number().int().nullable().openapi({ description: 'Decoded bytes; null for a `path` attachment (fetched at send time).' }),
+    contentId: z.string().nullable(),
+  })
+  .openapi('AttachmentMetadata');
+export type AttachmentMetadata = z.infer<typeof AttachmentMetadata>;
+
 export const MessageError = z.object({ code: z.string(), message: z.string() }).openapi('MessageError');
 
 export const Message = z
@@ -118,17 +223,25 @@ export const Message = z
     direction: MessageDirection,
     to: z.string(),
     from: z.string(),
+    cc: z.array(z.string()).openapi({ description: 'email only; empty for sms.' }),
+    bcc: z.array(z.string()),
+    replyTo: z.array(z.string()),
+    headers: z.record(z.string(), z.string()),
     subject: z.string().nullable(),
     text: z.string().nullable(),
     html: z.string().nullable(),
     body: z.string().nullable(),
+    mediaUrls: z.array(z.string()).openapi({ description: 'sms only: the MMS media.' }),
+    attachments: z.array(AttachmentMetadata).openapi({ description: 'email only: metadata of the attachments, never their content.' }),
     templateId: z.string().nullable(),
     templateVersion: z.number().int().nullable(),
     contactId: z.string().nullable(),
     broadcastId: z.string().nullable().openapi({ description: 'The broadcast that sent this message, if any.' }),
     status: MessageStatus,
     segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
-    provider: z.enum(['resend', 'telnyx', 'sandbox']).openapi({ description: 'Who sent it, or for an inbound message who received it.' }),
+    provider: z.enum(['resend', 'smtp', 'ses', 'telnyx', 'twilio', 'sandbox']).openapi({
+      description: 'Who sent it (until then the first provider planned: the sandbox for a test key), or for an inbound message who received it.',
+    }),
     providerMessageId: z.string().nullable(),
     error: MessageError.nullable(),
     attempts: z.number().int(),
@@ -150,6 +263,9 @@ export const MessageStatusEvent = z
   .object({
     status: MessageHistoryStatus.openapi({ description: 'The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.' }),
     link: z.string().nullable().openapi({ description: 'The link of a `clicked` entry.' }),
+    provider: z.string().nullable().openapi({
+      description: 'The provider this step was about: each one tried (a failed try is a `sending` entry with its error), the one that sent it.',
+    }),
     error: MessageError.nullable(),
     createdAt: Timestamp,
   })
@@ -162,11 +278,11 @@ export const MessageWithEvents = Message.extend({
   example: {
     ...messageExample,
     events: [
-      { status: 'queued', link: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
-      { status: 'sending', link: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
-      { status: 'sent', link: null, error: null, createdAt: '2026-11-23T08:00:01.000Z' },
-      { status: 'delivered', link: null, error: null, createdAt: '2026-11-23T08:00:03.000Z' },
-      { status: 'opened', link: null, error: null, createdAt: '2026-11-23T08:04:00.000Z' },
+      { status: 'queued', provider: null, link: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
+      { status: 'sending', provider: null, link: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
+      { status: 'sent', provider: 'resend', link: null, error: null, createdAt: '2026-11-23T08:00:01.000Z' },
+      { status: 'delivered', provider: 'resend', link: null, error: null, createdAt: '2026-11-23T08:00:03.000Z' },
+      { status: 'opened', provider: null, link: null, error: null, createdAt: '2026-11-23T08:04:00.000Z' },
     ],
   },
 });

@@ -134,7 +134,10 @@ function checkGroup(value: unknown, path: (string | number)[], depth: number, ct
   items.forEach((item, index) => {
     const at = [...path, joiner, index];
     const isGroup = item && typeof item === 'object' && ('all' in item || 'any' in item);
-    if (isGroup) return checkGroup(item, at, depth + 1, ctx, budget);
+    if (isGroup) {
+      checkGroup(item, at, depth + 1, ctx, budget);
+      return;
+    }
     budget.conditions += 1;
     if (budget.conditions === MAX_CONDITIONS + 1) ctx.addIssue({ code: 'custom', path: at, message: `at most ${MAX_CONDITIONS} conditions` });
     const parsed = SegmentConditionSchema.safeParse(item);

@@ -1,5 +1,5 @@
 import { ListQuery, Timestamp } from './common.ts';
-import { QueryBoolean, storableText } from './contacts.ts';
+import { QueryBoolean, storableText, type JsonValue } from './contacts.ts';
 import { z } from './z.ts';
 
 /** Versions are a Postgres integer. */
@@ -111,10 +111,52 @@ export const TemplateVersionsQuery = ListQuery.safeExtend({
 });
 export type TemplateVersionsQuery = z.infer<typeof TemplateVersionsQuery>;
 
+/** A variable's value: any JSON value (a request body is parsed JSON already; the limits are checked on the whole). */
+export const VariableValue = z
+  .custom<JsonValue>(() => true)
+  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], description: 'Any JSON value.' } as object);
+
+/** Limits of `variables`, the same for message.send, message.sendBatch and template.preview. */
+export const VARIABLE_LIMITS = { depth: 5, keys: 100, keyLength: 100, serializedBytes: 64 * 1024 } as const;
+
+/** Why `value` breaks VARIABLE_LIMITS (naming where), or null: nesting depth, keys in all, serialized size. */
+function variablesProblem(value: Record<string, unknown>): { path: (string | number)[]; message: string } | null {
+  let keys = 0;
+  const walk = (node: unknown, path: (string | number)[], depth: number): { path: (string | number)[]; message: string } | null => {
+    if (node === null || typeof node !== 'object') return null;
+    if (depth > VARIABLE_LIMITS.depth) return { path, message: `nested deeper than ${VARIABLE_LIMITS.depth} levels` };
+    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
+    for (const [key, child] of entries) {
+      if (typeof key === 'string') {
+        keys += 1;
+        if (keys > VARIABLE_LIMITS.keys) return { path: [], message: `at most ${VARIABLE_LIMITS.keys} keys in all` };
+        if (key.length === 0 || key.length > VARIABLE_LIMITS.keyLength) return { path: [...path, key], message: `keys must be 1..${VARIABLE_LIMITS.keyLength} characters` };
+      }
+      const problem = walk(child, [...path, key], depth + 1);
+      if (problem) return problem;
+    }
+    return null;
+  };
+  const problem = walk(value, [], 1);
+  if (problem) return problem;
+  if (new TextEncoder().encode(JSON.stringify(value)).length > VARIABLE_LIMITS.serializedBytes) return { path: [], message: `at most ${VARIABLE_LIMITS.serializedBytes} bytes as JSON` };
+  return null;
+}
+
+/**
+ * Values for a template's placeholders: any JSON object (`{{ order.number }}` reads `{ order: { number: 42 } }`),
+ * nested at most 5 levels, at most 100 keys in all, at most 64 KiB as JSON.
+ */
 export const TemplateVariables = z
-  .record(z.string().min(1).max(100), z.unknown())
-  .refine((v) => Object.keys(v).length <= 100, 'at most 100 variables')
-  .openapi({ description: 'Values for the placeholders: strings, numbers, booleans, lists or objects.', example: { firstName: 'Ada', code: '123456' } });
+  .record(z.string(), VariableValue)
+  .superRefine((value, ctx) => {
+    const problem = variablesProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+  })
+  .openapi({
+    description: 'Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.',
+    example: { firstName: 'Ada', order: { number: 1042 } },
+  });
 export type TemplateVariables = z.infer<typeof TemplateVariables>;
 
 export const PreviewTemplateBody = z

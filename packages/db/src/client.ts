@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/client.ts';
 
 export type Db = PrismaClient;
@@ -30,9 +31,26 @@ function statementNamer(): (query: { sql: string }) => string {
  * @example const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 10 });
  */
 export function createDb(options: { databaseUrl: string; poolSize?: number; preparedStatements?: boolean }): Db {
-  const adapter = new PrismaPg(
-    { connectionString: options.databaseUrl, max: options.poolSize ?? 10 },
-    options.preparedStatements === false ? {} : { statementNameGenerator: statementNamer() },
-  );
-  return new PrismaClient({ adapter });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+  const adapter = new PrismaPg(pool, {
+    disposeExternalPool: true,
+    ...(options.preparedStatements === false ? {} : { statementNameGenerator: statementNamer() }),
+  });
+  const db = new PrismaClient({ adapter });
+  pools.set(db, pool);
+  return db;
+}
+
+const pools = new WeakMap<Db, pg.Pool>();
+
+/**
+ * The pg pool under a client made by createDb, for the few statements Prisma handles badly: a Buffer parameter
+ * through Prisma's raw queries costs several times its size in memory (measured: 45 MiB for 9 MiB), while pg sends
+ * it as a binary parameter as it is.
+ * @example await pgPoolOf(db).query('INSERT INTO "AttachmentContent" ("key", "orgId", "bytes") VALUES ($1, $2, $3)', [key, orgId, bytes]);
+ */
+export function pgPoolOf(db: Db): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('pgPoolOf: this client was not made by createDb');
+  return pool;
 }

@@ -1,3 +1,18 @@
+import type { Readable } from 'node:stream';
+import type { EmailProviderName, SmsProviderName } from '@tidings/config';
+
+export type { EmailProviderName, SmsProviderName } from '@tidings/config';
+
+/** Which kind of API key made a request: `test` keys never reach a real provider. */
+export type KeyMode = 'live' | 'test';
+
+/**
+ * One attachment on its way to a provider: its bytes as a stream (read from the attachment store, or fetched from
+ * the sender's URL), read once. A provider with a streaming transport (SMTP) pipes it; one with a JSON API reads it
+ * into a buffer for that one request.
+ */
+export type OutgoingAttachment = { filename: string; contentType: string; contentId: string | null; content: Readable };
+
 /** What a provider needs to send one email. `messageId` doubles as the provider's idempotency key. */
 export type OutgoingEmail = {
   messageId: string;
@@ -6,22 +21,34 @@ export type OutgoingEmail = {
   subject: string;
   html?: string | null;
   text?: string | null;
-  /** Extra header fields (a broadcast's List-Unsubscribe and List-Unsubscribe-Post). */
+  cc?: string[];
+  bcc?: string[];
+  replyTo?: string[];
+  /** Custom header fields (the sender's, and a broadcast's List-Unsubscribe and List-Unsubscribe-Post). */
   headers?: Record<string, string>;
+  attachments?: OutgoingAttachment[];
 };
-/** What a provider needs to send one SMS. */
-export type OutgoingSms = { messageId: string; from: string; to: string; body: string };
+/** What a provider needs to send one SMS; `mediaUrls` make it an MMS. */
+export type OutgoingSms = { messageId: string; from: string; to: string; body: string; mediaUrls?: string[] };
 
-export type ProviderName = 'resend' | 'telnyx' | 'sandbox';
+export type ProviderName = EmailProviderName | SmsProviderName;
+
+/** What every sending provider tells about itself. */
+type SendingProvider<Name> = {
+  readonly name: Name;
+  /**
+   * Whether a repeated call with the same message id is recognised as the same send (Resend's Idempotency-Key, the
+   * sandbox's derived id). Without it a repeat after a lost answer may reach the recipient twice.
+   */
+  readonly dedupesRepeats: boolean;
+};
 
 /** Sends email; throws ProviderError (retryable or not) when the provider does not accept it. */
-export interface EmailProvider {
-  readonly name: ProviderName;
+export interface EmailProvider extends SendingProvider<EmailProviderName> {
   sendEmail(email: OutgoingEmail): Promise<{ providerMessageId: string }>;
 }
 
 /** Sends SMS; throws ProviderError (retryable or not) when the provider does not accept it. */
-export interface SmsProvider {
-  readonly name: ProviderName;
+export interface SmsProvider extends SendingProvider<SmsProviderName> {
   sendSms(sms: OutgoingSms): Promise<{ providerMessageId: string }>;
 }

@@ -1,6 +1,7 @@
 import { Resend } from 'resend';
 import { ProviderError, isRetryableStatus } from './provider-error.ts';
 import type { EmailProvider, OutgoingEmail } from './provider.types.ts';
+import { readAttachment } from './read-attachment.ts';
 
 /** Resend error names that no retry will fix (their API answers these with a 4xx). */
 const PERMANENT_ERRORS = new Set([
@@ -31,7 +32,13 @@ export function createResendProvider(options: { apiKey: string; baseUrl?: string
   const client = new Resend(options.apiKey, { baseUrl: options.baseUrl });
   return {
     name: 'resend',
+    dedupesRepeats: true,
     async sendEmail(email: OutgoingEmail) {
+      // Resend takes files inside its JSON body (base64), so each is read whole here, one request at a time.
+      const attachments = [];
+      for (const a of email.attachments ?? []) {
+        attachments.push({ filename: a.filename, content: await readAttachment(a), contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) });
+      }
       const { data, error } = await client.emails.send(
         {
           from: email.from,
@@ -39,7 +46,11 @@ export function createResendProvider(options: { apiKey: string; baseUrl?: string
           subject: email.subject,
           ...(email.html ? { html: email.html } : {}),
           text: email.text ?? undefined,
-          ...(email.headers ? { headers: email.headers } : {}),
+          ...(email.cc?.length ? { cc: email.cc } : {}),
+          ...(email.bcc?.length ? { bcc: email.bcc } : {}),
+          ...(email.replyTo?.length ? { replyTo: email.replyTo } : {}),
+          ...(email.headers && Object.keys(email.headers).length ? { headers: email.headers } : {}),
+          ...(attachments.length ? { attachments } : {}),
           tags: [{ name: RESEND_MESSAGE_TAG, value: email.messageId }],
         } as Parameters<typeof client.emails.send>[0],
         { idempotencyKey: email.messageId, signal: AbortSignal.timeout(options.timeoutMs) } as never,

@@ -3,14 +3,20 @@ import type { EmailProvider, OutgoingEmail, OutgoingSms, SmsProvider } from './p
 export type SandboxOutcome = 'delivered' | 'bounced' | 'failed' | 'undelivered';
 
 /**
- * The sandbox: nothing leaves the machine. The message row already holds the full rendered content (the
- * dashboard's sandbox inbox reads it), so "sending" only hands back an id derived from the message id, which makes
- * a repeated send the same send. The outcome follows a moment later through the same status path as real callbacks.
+ * The sandbox: nothing leaves the machine. The message row already holds the full rendered content, recipients and
+ * headers, and the attachment store its files (the dashboard's sandbox inbox reads them), so "sending" only reads each
+ * attachment through (a `path` that cannot be fetched fails here as it would at a real provider) and hands back an id
+ * derived from the message id, which makes a repeated send the same send. The outcome follows a moment later through
+ * the same status path as real callbacks.
  * @example const sandbox = createSandboxProvider(); await sandbox.sendEmail(email);
  */
-export function createSandboxProvider(): EmailProvider & SmsProvider {
-  const accept = async (m: OutgoingEmail | OutgoingSms) => ({ providerMessageId: `sandbox_${m.messageId}` });
-  return { name: 'sandbox', sendEmail: accept, sendSms: accept };
+export function createSandboxProvider(): EmailProvider & SmsProvider & { name: 'sandbox' } {
+  const accept = async (m: OutgoingEmail | OutgoingSms) => {
+    // read through and dropped: the bytes are already in the store
+    for (const attachment of 'attachments' in m ? (m.attachments ?? []) : []) for await (const _ of attachment.content) void _;
+    return { providerMessageId: `sandbox_${m.messageId}` };
+  };
+  return { name: 'sandbox', dedupesRepeats: true, sendEmail: accept, sendSms: accept };
 }
 
 /**

@@ -18,9 +18,10 @@ export function createTelnyxProvider(options: { apiKey: string; baseUrl?: string
   const client = new Telnyx({ apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs });
   return {
     name: 'telnyx',
+    dedupesRepeats: false,
     async sendSms(sms: OutgoingSms) {
       try {
-        const response = await client.messages.send({ from: sms.from, to: sms.to, text: sms.body });
+        const response = await client.messages.send({ from: sms.from, to: sms.to, text: sms.body, ...(sms.mediaUrls?.length ? { media_urls: sms.mediaUrls } : {}) });
         const id = response.data?.id;
         if (!id) throw new ProviderError('telnyx', 'Telnyx answered without a message id', { isRetryable: true });
         return { providerMessageId: id };

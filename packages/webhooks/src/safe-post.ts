@@ -33,7 +33,7 @@ export type PostOptions = UrlPolicy & {
 };
 
 /** A lookup that answers with the already-checked addresses, so the socket dials exactly what was checked. */
-function pinnedLookup(target: CheckedTarget): LookupFunction {
+export function pinnedLookup(target: CheckedTarget): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, target.addresses);
     else callback(null, target.addresses[0]!.address, target.addresses[0]!.family);

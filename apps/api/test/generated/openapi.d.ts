@@ -367,7 +367,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description Accepts an email or SMS for delivery: 202 with status `queued`, or `scheduled` when `scheduledAt` is in the future (up to 30 days). Takes `Idempotency-Key`. Limits: `to`/`from` 320 chars, `subject` 998, `html` 512 KiB, `text` 256 KiB, `body` 1600, `tags` 10 of 100 chars, `metadata` 20 keys (40 chars) of 500-char values, `variables` 100; the whole request at most BODY_LIMIT_BYTES (1 MiB by default).
+         * @description Accepts an email or SMS for delivery: 202 with status `queued`, or `scheduled` when `scheduledAt` is in the future (up to 30 days). Takes `Idempotency-Key`. Limits: `to`/`from` 320 chars, `subject` 998, `html` 512 KiB, `text` 256 KiB, `body` 1600, `tags` 10 of 100 chars, `metadata` 20 keys (40 chars) of 500-char values, `to`+`cc`+`bcc` 50 recipients, `replyTo` 10, `headers` 50, `attachments` 20 and 40 MiB decoded, `mediaUrls` 10, `variables` any JSON object nested at most 5 levels with at most 100 keys in all and 64 KiB; the whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default). Every problem is a 400 naming the field and index (`cc.3`, `attachments.0.path`), and nothing is stored.
          */
         post: operations["message.send"];
         delete?: never;
@@ -427,7 +427,7 @@ export interface paths {
         put?: never;
         /**
          * Send up to 100 messages
-         * @description Each item is a message.send body, validated on its own: valid items are accepted even when others fail. `data[i]` is the message or null, `errors` lists the failed indexes. Takes `Idempotency-Key`.
+         * @description Each item is a message.send body, validated on its own: valid items are accepted even when others fail. `data[i]` is the message or null, `errors` lists the failed indexes. Takes `Idempotency-Key`. The whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default).
          */
         post: operations["message.sendBatch"];
         delete?: never;
@@ -1029,6 +1029,15 @@ export interface components {
              */
             key: string;
         };
+        AttachmentMetadata: {
+            contentId: string | null;
+            contentType: string;
+            filename: string;
+            /** @example att_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            /** @description Decoded bytes; null for a `path` attachment (fetched at send time). */
+            size: number | null;
+        };
         /**
          * @example {
          *       "number": "+14155550123",
@@ -1174,7 +1183,7 @@ export interface components {
              */
             updatedAt: string;
             variables: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
         };
         BroadcastCounts: {
@@ -1454,9 +1463,17 @@ export interface components {
             templateId: string;
             /** @description A version of the template; the latest when absent. */
             templateVersion?: number;
-            /** @description Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`. */
+            /**
+             * @description Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.
+             * @example {
+             *       "firstName": "Ada",
+             *       "order": {
+             *         "number": 1042
+             *       }
+             *     }
+             */
             variables?: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
         };
         /**
@@ -1798,10 +1815,16 @@ export interface components {
          *       "direction": "outbound",
          *       "to": "ada@example.com",
          *       "from": "Acme <hello@example.com>",
+         *       "cc": [],
+         *       "bcc": [],
+         *       "replyTo": [],
+         *       "headers": {},
          *       "subject": "Your sign-in code",
          *       "text": "Your code is 123456.",
          *       "html": "<p>Your code is <strong>123456</strong>.</p>",
          *       "body": null,
+         *       "mediaUrls": [],
+         *       "attachments": [],
          *       "templateId": null,
          *       "templateVersion": null,
          *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
@@ -1829,10 +1852,15 @@ export interface components {
          *     }
          */
         Message: {
+            /** @description email only: metadata of the attachments, never their content. */
+            attachments: components["schemas"]["AttachmentMetadata"][];
             attempts: number;
+            bcc: string[];
             body: string | null;
             /** @description The broadcast that sent this message, if any. */
             broadcastId: string | null;
+            /** @description email only; empty for sms. */
+            cc: string[];
             /** @enum {string} */
             channelType: "email" | "sms";
             /**
@@ -1864,9 +1892,14 @@ export interface components {
              */
             failedAt: string | null;
             from: string;
+            headers: {
+                [key: string]: string;
+            };
             html: string | null;
             /** @example msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
             id: string;
+            /** @description sms only: the MMS media. */
+            mediaUrls: string[];
             metadata: {
                 [key: string]: string;
             };
@@ -1877,11 +1910,12 @@ export interface components {
              */
             openedAt: string | null;
             /**
-             * @description Who sent it, or for an inbound message who received it.
+             * @description Who sent it (until then the first provider planned: the sandbox for a test key), or for an inbound message who received it.
              * @enum {string}
              */
-            provider: "resend" | "telnyx" | "sandbox";
+            provider: "resend" | "smtp" | "ses" | "telnyx" | "twilio" | "sandbox";
             providerMessageId: string | null;
+            replyTo: string[];
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1924,10 +1958,16 @@ export interface components {
          *           "direction": "outbound",
          *           "to": "ada@example.com",
          *           "from": "Acme <hello@example.com>",
+         *           "cc": [],
+         *           "bcc": [],
+         *           "replyTo": [],
+         *           "headers": {},
          *           "subject": "Your sign-in code",
          *           "text": "Your code is 123456.",
          *           "html": "<p>Your code is <strong>123456</strong>.</p>",
          *           "body": null,
+         *           "mediaUrls": [],
+         *           "attachments": [],
          *           "templateId": null,
          *           "templateVersion": null,
          *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
@@ -1973,6 +2013,8 @@ export interface components {
             error: components["schemas"]["MessageError"];
             /** @description The link of a `clicked` entry. */
             link: string | null;
+            /** @description The provider this step was about: each one tried (a failed try is a `sending` entry with its error), the one that sent it. */
+            provider: string | null;
             /**
              * @description The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.
              * @enum {string}
@@ -1986,10 +2028,16 @@ export interface components {
          *       "direction": "outbound",
          *       "to": "ada@example.com",
          *       "from": "Acme <hello@example.com>",
+         *       "cc": [],
+         *       "bcc": [],
+         *       "replyTo": [],
+         *       "headers": {},
          *       "subject": "Your sign-in code",
          *       "text": "Your code is 123456.",
          *       "html": "<p>Your code is <strong>123456</strong>.</p>",
          *       "body": null,
+         *       "mediaUrls": [],
+         *       "attachments": [],
          *       "templateId": null,
          *       "templateVersion": null,
          *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
@@ -2017,30 +2065,35 @@ export interface components {
          *       "events": [
          *         {
          *           "status": "queued",
+         *           "provider": null,
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z"
          *         },
          *         {
          *           "status": "sending",
+         *           "provider": null,
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.500Z"
          *         },
          *         {
          *           "status": "sent",
+         *           "provider": "resend",
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:01.000Z"
          *         },
          *         {
          *           "status": "delivered",
+         *           "provider": "resend",
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:03.000Z"
          *         },
          *         {
          *           "status": "opened",
+         *           "provider": null,
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:04:00.000Z"
@@ -2125,15 +2178,17 @@ export interface components {
          */
         PreviewTemplateBody: {
             /**
-             * @description Values for the placeholders: strings, numbers, booleans, lists or objects.
+             * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
              * @default {}
              * @example {
              *       "firstName": "Ada",
-             *       "code": "123456"
+             *       "order": {
+             *         "number": 1042
+             *       }
              *     }
              */
             variables?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
             /** @description The version to render; the latest when absent. */
             version?: number;
@@ -2437,6 +2492,17 @@ export interface components {
             /** @description Contacts matching the criteria now. */
             contactCount: number;
         };
+        SendAttachment: {
+            /** @description The file, base64-encoded. */
+            content?: string;
+            /** @description Makes it an inline image: reference it in `html` as `<img src="cid:...">`. */
+            contentId?: string;
+            /** @description Derived from the filename when absent. */
+            contentType?: string;
+            filename: string;
+            /** @description An https URL the worker fetches at send time (public addresses only, no redirects). */
+            path?: string;
+        };
         /**
          * @example {
          *       "messages": [
@@ -2468,10 +2534,16 @@ export interface components {
          *           "direction": "outbound",
          *           "to": "ada@example.com",
          *           "from": "Acme <hello@example.com>",
+         *           "cc": [],
+         *           "bcc": [],
+         *           "replyTo": [],
+         *           "headers": {},
          *           "subject": "Your sign-in code",
          *           "text": "Your code is 123456.",
          *           "html": "<p>Your code is <strong>123456</strong>.</p>",
          *           "body": null,
+         *           "mediaUrls": [],
+         *           "attachments": [],
          *           "templateId": null,
          *           "templateVersion": null,
          *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
@@ -2530,11 +2602,30 @@ export interface components {
          *       "channelType": "email",
          *       "to": "ada@example.com",
          *       "from": "Acme <hello@example.com>",
-         *       "subject": "Your sign-in code",
-         *       "html": "<p>Your code is <strong>123456</strong>.</p>",
-         *       "text": "Your code is 123456.",
+         *       "cc": [
+         *         "billing@example.com"
+         *       ],
+         *       "replyTo": "support@example.com",
+         *       "subject": "Your invoice",
+         *       "html": "<p>Your invoice is attached. <img src=\"cid:logo\"></p>",
+         *       "text": "Your invoice is attached.",
+         *       "attachments": [
+         *         {
+         *           "filename": "invoice-1042.pdf",
+         *           "content": "JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+PgplbmRvYmoKdHJhaWxlcgo8PC9Sb290IDEgMCBSPj4KJSVFT0YK",
+         *           "contentType": "application/pdf"
+         *         },
+         *         {
+         *           "filename": "logo.png",
+         *           "path": "https://example.com/logo.png",
+         *           "contentId": "logo"
+         *         }
+         *       ],
+         *       "headers": {
+         *         "X-Entity-Ref-ID": "invoice-1042"
+         *       },
          *       "tags": [
-         *         "auth"
+         *         "billing"
          *       ],
          *       "metadata": {
          *         "userId": "usr_42"
@@ -2542,18 +2633,33 @@ export interface components {
          *     }
          */
         SendMessageBody: {
+            /** @description email: up to 20 files, at most 40 MiB decoded together. The message shows their metadata, never their content. */
+            attachments?: components["schemas"]["SendAttachment"][];
+            /** @description email: blind copy recipients; `to`, `cc` and `bcc` together at most 50. */
+            bcc?: string[];
             /** @description The SMS text. */
             body?: string;
+            /** @description email: copy recipients; `to`, `cc` and `bcc` together at most 50. */
+            cc?: string[];
             /** @enum {string} */
             channelType: "email" | "sms";
+            /** @description Links the message to a contact of the organization (404 when there is none); without `to`, sends to it. */
             contactId?: string;
             /** @description email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys. */
             from?: string;
+            /** @description email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused. */
+            headers?: {
+                [key: string]: string;
+            };
             html?: string;
+            /** @description sms: up to 10 https URLs of media, sent as MMS where the provider supports it. */
+            mediaUrls?: string[];
             /** @description A flat map of strings, up to 20 keys. */
             metadata?: {
                 [key: string]: string;
             };
+            /** @description email: one address or up to 10. */
+            replyTo?: string | string[];
             /**
              * Format: date-time
              * @description Send at this time, up to 30 days ahead.
@@ -2567,12 +2673,21 @@ export interface components {
             templateVersion?: number;
             text?: string;
             /**
-             * @description An email address (email) or an E.164 number (sms).
+             * @description An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.
              * @example ada@example.com
              */
-            to: string;
+            to?: string;
+            /**
+             * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
+             * @example {
+             *       "firstName": "Ada",
+             *       "order": {
+             *         "number": 1042
+             *       }
+             *     }
+             */
             variables?: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
             };
         };
         /**

@@ -4,7 +4,7 @@ import { renderError } from '../views/render.tsx';
 
 /** A path inside the dashboard to return to after signing in; anything else (another site, `//host`) becomes `/`. */
 export function safeNext(next: string | undefined | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
 }
 
 /** Sends a visitor to the sign-in page, coming back here afterwards. */

@@ -5,7 +5,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
-import type { KeyMode } from '../messages/send-messages.ts';
+import type { KeyMode } from '@tidings/providers';
 import { loadSenderResolver } from '../messages/resolve-sender.ts';
 import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
 import { paginate, type Page } from '../pagination.ts';
@@ -61,12 +61,14 @@ export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, qu
 
 /**
  * The counts of broadcast.get: recipients, suppressed and unsubscribed are kept on the broadcast row; the message
- * counts are one GROUP BY over the partial index on ("broadcastId", "status"), an index-only aggregate that stays
- * cheap while the broadcast's messages are in flight.
+ * counts (opens and clicks too) are one GROUP BY over the partial index on ("broadcastId", "status") that carries
+ * "openedAt" and "clickedAt", an index-only aggregate: no table rows are read.
  */
 async function countsOf({ db }: Pick<Deps, 'db'>, row: BroadcastRow): Promise<BroadcastCounts> {
-  const byStatus = await db.$queryRaw<{ status: string; count: number }[]>`
-    SELECT "status"::text AS "status", count(*)::int AS "count" FROM "Message" WHERE "broadcastId" = ${row.id} GROUP BY "status"`;
+  const byStatus = await db.$queryRaw<{ status: string; count: number; opened: number; clicked: number }[]>`
+    SELECT "status"::text AS "status", count(*)::int AS "count",
+           count("openedAt")::int AS "opened", count("clickedAt")::int AS "clicked"
+    FROM "Message" WHERE "broadcastId" = ${row.id} GROUP BY "status"`;
   const count = (...statuses: string[]) => byStatus.filter((s) => statuses.includes(s.status)).reduce((sum, s) => sum + s.count, 0);
   return {
     recipients: row.recipientCount,
@@ -77,9 +79,8 @@ async function countsOf({ db }: Pick<Deps, 'db'>, row: BroadcastRow): Promise<Br
     bounced: count('bounced'),
     suppressed: row.suppressedCount,
     unsubscribed: row.unsubscribedCount,
-    // engagement (opens, clicks) is not recorded on messages yet
-    opened: 0,
-    clicked: 0,
+    opened: byStatus.reduce((sum, s) => sum + s.opened, 0),
+    clicked: byStatus.reduce((sum, s) => sum + s.clicked, 0),
   };
 }
 

@@ -7,7 +7,6 @@ import { eventsCte, deliveryJobs, recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { messageJsonSql } from '../messages/message.mapper.ts';
 import { loadSenderResolver } from '../messages/resolve-sender.ts';
-import { providerFor } from '../messages/send-messages.ts';
 import { addJobs, dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { compileCriteria } from '../segments/criteria-sql.ts';
 import { countSmsSegments } from '../sms/segments.ts';
@@ -20,6 +19,8 @@ export type StepResult = { kind: 'done'; outcome: string } | { kind: 'not-yet'; 
 
 /** A start job that runs this much before `scheduledAt` starts anyway (clock skew between Redis and the worker). */
 const EARLY_TOLERANCE_MS = 1000;
+/** How long the start's transaction (fixing every recipient) may take. */
+const START_TIMEOUT_MS = 10 * 60_000;
 /** How often the finish step looks whether every message of a broadcast has reached a provider. */
 export const FINISH_CHECK_EVERY_MS = 1000;
 
@@ -70,6 +71,8 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
   const criteria = segment ? compileCriteria(segment.criteria as SegmentCriteria) : Prisma.sql`true`;
   const chunkSize = deps.config.broadcasts.chunkSize;
   const at = now.toISOString();
+  // Fixing a large audience takes seconds (100,000 contacts under load: more than Prisma's 5 s default for an
+  // interactive transaction, which failed the start again and again), hence START_TIMEOUT_MS.
   const result = await deps.db.$transaction(async (tx) => {
     const [started] = await tx.$queryRaw<BroadcastRow[]>`
       WITH matching AS MATERIALIZED (
@@ -93,7 +96,7 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
     await tx.$executeRaw(outboxInsert(jobs));
     const events = await recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.sending', data: toBroadcast(started) }]);
     return { started, outbox: [...jobs, ...events] };
-  });
+  }, { timeout: START_TIMEOUT_MS, maxWait: 30_000 });
   if (!result) return { kind: 'done', outcome: 'changed meanwhile' };
   await dispatchOutbox(deps, result.outbox);
   deps.logger.info({ broadcastId, orgId: row.orgId, recipients: result.started.recipientCount, chunks: result.started.chunkCount }, 'broadcast started');
@@ -134,7 +137,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
   }
   const { publicApiUrl, broadcasts } = deps.config;
   const shared = (broadcast.variables ?? {}) as Record<string, unknown>;
-  const provider = providerFor(deps.config, broadcast.mode, broadcast.channelType);
+  const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
   return contacts.map((contact) => {
     const to = (broadcast.channelType === 'email' ? contact.email : contact.phone)!;
     let content = { subject: null as string | null, html: null as string | null, text: null as string | null, body: null as string | null };
@@ -161,6 +164,12 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
       direction: 'outbound',
       to,
       from: typeof from === 'string' ? from : '',
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      headers: {},
+      mediaUrls: [],
+      attachments: [],
       ...(error ? { subject: null, html: null, text: null, body: null } : content),
       templateId: broadcast.templateId,
       templateVersion: broadcast.templateVersion,

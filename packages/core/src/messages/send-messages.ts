@@ -1,5 +1,5 @@
 import { MESSAGE_LIMITS, SendMessageBody, type BatchItemError, type Message, type z } from '@tidings/contracts';
-import type { Config } from '@tidings/config';
+import type { KeyMode } from '@tidings/providers';
 import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -8,21 +8,16 @@ import { storeIdempotentAnswer, type IdempotentAnswer } from '../idempotency.ts'
 import { newId } from '../ids.ts';
 import { dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
-import { parseE164, parseEmail } from './recipients.ts';
+import { attachmentStore, type StoredContent } from '../attachments/attachment-store.ts';
+import { pathPolicyOf, prepareAttachments } from './attachments.ts';
+import { resolveEnvelope } from './envelope.ts';
+import { loadRecipientResolver } from './resolve-recipient.ts';
 import { resolveContent } from './resolve-content.ts';
 import { renderTemplatesForSend } from '../templates/render-for-send.ts';
 import { loadSenderResolver } from './resolve-sender.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 
-export type KeyMode = 'live' | 'test';
 export type BatchResult = { data: (Message | null)[]; errors: BatchItemError[] };
-
-/** The provider a message will go through: test keys always the sandbox; live keys the real one when configured. */
-export function providerFor(config: Config, mode: KeyMode, channelType: 'email' | 'sms'): 'resend' | 'telnyx' | 'sandbox' {
-  if (mode === 'test') return 'sandbox';
-  if (channelType === 'email') return config.resend.apiKey ? 'resend' : 'sandbox';
-  return config.telnyx.apiKey ? 'telnyx' : 'sandbox';
-}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -34,20 +29,12 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-function checkRecipientAndSchedule(item: SendMessageBody, now: Date): { to: string; scheduledAt: Date | null } {
-  let to: string | null;
-  if (item.channelType === 'email') {
-    to = parseEmail(item.to)?.address ?? null;
-    if (!to) throw new AppError('BAD_REQUEST', 'to: must be a valid email address for channelType email');
-  } else {
-    to = parseE164(item.to);
-    if (!to) throw new AppError('BAD_REQUEST', 'to: must be a valid E.164 phone number (like +14155550123) for channelType sms');
-  }
+function checkSchedule(item: SendMessageBody, now: Date): Date | null {
   const scheduledAt = item.scheduledAt ? new Date(item.scheduledAt) : null;
   if (scheduledAt && scheduledAt.getTime() > now.getTime() + MESSAGE_LIMITS.scheduleDaysAhead * 86_400_000) {
     throw new AppError('BAD_REQUEST', `scheduledAt: must be at most ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead`);
   }
-  return { to, scheduledAt };
+  return scheduledAt;
 }
 
 /**
@@ -73,19 +60,26 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   });
   const valid = parsed.filter((p): p is SendMessageBody => p !== null);
   const withTemplate = valid.filter((p) => p.templateId !== undefined);
-  const [senderOf, renderings] = await Promise.all([
+  const [senderOf, recipientOf, renderings] = await Promise.all([
     loadSenderResolver(deps, orgId, mode, valid),
+    loadRecipientResolver(deps, orgId, valid),
     renderTemplatesForSend(deps, orgId, withTemplate.map((p) => ({ ...p, templateId: p.templateId! }))),
   ]);
   const renderingOf = new Map(withTemplate.map((p, i) => [p, renderings[i]]));
 
   const rows: MessageRow[] = [];
-  parsed.forEach((item, index) => {
-    if (!item) return;
+  const contents: StoredContent[] = [];
+  for (const [index, item] of parsed.entries()) {
+    if (!item) continue;
     try {
-      const { to, scheduledAt } = checkRecipientAndSchedule(item, now);
+      const to = recipientOf(item);
+      const scheduledAt = checkSchedule(item, now);
+      const envelope = resolveEnvelope(item);
       const from = senderOf(item);
       const content = resolveContent(item, renderingOf.get(item));
+      // last: it may look up DNS, and it decodes the attachments only once everything else is known to be right
+      const { attachments, contents: itemContents } = await prepareAttachments(item, orgId, pathPolicyOf(deps.config));
+      contents.push(...itemContents);
       const isScheduled = scheduledAt !== null && scheduledAt > now;
       rows[index] = {
         id: newId('msg'),
@@ -94,12 +88,14 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
         direction: 'outbound',
         to,
         from,
+        ...envelope,
         ...content,
+        attachments,
         contactId: item.contactId ?? null,
         broadcastId: null,
         status: isScheduled ? 'scheduled' : 'queued',
         segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
-        provider: providerFor(deps.config, mode, item.channelType),
+        provider: deps.providers.plannedFor(mode, item.channelType),
         providerMessageId: null,
         errorCode: null,
         errorMessage: null,
@@ -118,7 +114,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
     } catch (error) {
       fail(index, error);
     }
-  });
+  }
 
   const data = items.map((_, index) => (rows[index] ? toMessage(rows[index]) : null));
   errors.sort((a, b) => a.index - b.index);
@@ -126,7 +122,16 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   const accepted = rows.flatMap((row, index) => (row ? [{ row, message: data[index]! }] : []));
   if (accepted.length > 0) {
     const storeAnswer = answer ? storeIdempotentAnswer(orgId, answer.key, answer.status, answer.body(result)) : Prisma.sql`SELECT 1`;
-    await writeMessages(deps, orgId, accepted, storeAnswer);
+    // The bytes go to the store first (once, never into the message statement or a job); if the messages cannot
+    // be written they are removed again, so a failed request leaves nothing behind.
+    const store = attachmentStore(deps);
+    await store.put(contents);
+    try {
+      await writeMessages(deps, orgId, accepted, storeAnswer);
+    } catch (error) {
+      await store.remove(contents.map((c) => c.key)).catch((cleanupError) => deps.logger.warn({ err: cleanupError }, 'could not remove the attachments of a failed send'));
+      throw error;
+    }
   }
   return result;
 }

@@ -1,0 +1,168 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startSendWorker, type SendWorker } from '../src/send-worker.ts';
+import { startPipeline, waitFor } from './harness.ts';
+
+// cc, bcc, replyTo, headers, attachments (inline and fetched by path) and MMS media through the real providers' SDKs
+// against the fakes, and through the sandbox; suppressed copies; a path that fails at send time.
+
+// A throwaway certificate for `localhost`, made for this run: the https server the `path` attachments come from.
+const dir = mkdtempSync(path.join(os.tmpdir(), 'tidings-tls-'));
+execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
+  '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+const cert = readFileSync(`${dir}/cert.pem`, 'utf8');
+const key = readFileSync(`${dir}/key.pem`, 'utf8');
+rmSync(dir, { recursive: true });
+
+const LOGO = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 1, 2, 3]);
+/** The next answers of /flaky, in order; then 200 with LOGO. */
+let flakyStatuses: number[] = [];
+const fileRequests: string[] = [];
+const files = https.createServer({ cert, key }, (req, res) => {
+  fileRequests.push(req.url!);
+  if (req.url === '/logo.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(LOGO);
+  if (req.url === '/flaky') {
+    const status = flakyStatuses.shift();
+    if (status) return void res.writeHead(status).end('not now');
+    return void res.writeHead(200).end(LOGO);
+  }
+  res.writeHead(404).end('no such file');
+});
+
+let h: Awaited<ReturnType<typeof startPipeline>>;
+let worker: SendWorker;
+let filesUrl = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  filesUrl = `https://localhost:${(files.address() as AddressInfo).port}`;
+  h = await startPipeline({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  worker = await startSendWorker(h.deps, { attachmentFetch: { ca: cert, resolve: async () => [{ address: '127.0.0.1', family: 4 }] } });
+});
+afterAll(async () => {
+  await worker.close();
+  await h.close();
+  await new Promise((resolve) => {
+    files.close(resolve);
+    files.closeAllConnections();
+  });
+});
+beforeEach(() => {
+  h.resend.reset();
+  h.resend.state.emails.length = 0;
+  h.telnyx.reset();
+  h.telnyx.state.messages.length = 0;
+});
+
+type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
+const until = (api: Api, id: string, statuses: string[]) =>
+  waitFor(async () => {
+    const m = (await api.get(`/v1/messages/${id}`)).body;
+    return statuses.includes(m.status) ? m : null;
+  }, 15_000, `message ${id} to be ${statuses.join('|')}`);
+
+describe('through Resend (live key)', () => {
+  it('sends cc, bcc, reply_to, headers and attachments (inline content and a fetched path) with the official SDK', async () => {
+    const { api } = await h.liveOrg();
+    const pdf = Buffer.from('%PDF-1.4 invoice 1042');
+    const sent = await api.post('/v1/messages', {
+      channelType: 'email',
+      to: 'ada@example.com',
+      cc: ['bo@example.com'],
+      bcc: ['cy@example.com'],
+      replyTo: ['Support <help@acme.test>'],
+      headers: { 'X-Entity-Ref-ID': 'inv-1042' },
+      subject: 'Your invoice',
+      html: '<p>Attached. <img src="cid:logo"></p>',
+      attachments: [
+        { filename: 'invoice.pdf', content: pdf.toString('base64') },
+        { filename: 'logo.png', path: `${filesUrl}/logo.png`, contentId: 'logo' },
+      ],
+    });
+    expect(sent.status).toBe(202);
+    const done = await until(api, sent.body.id, ['sent']);
+    expect(done.error).toBeNull();
+    const [email] = h.resend.state.emails;
+    expect(email).toMatchObject({
+      to: ['ada@example.com'],
+      cc: ['bo@example.com'],
+      bcc: ['cy@example.com'],
+      replyTo: ['Support <help@acme.test>'],
+      headers: { 'X-Entity-Ref-ID': 'inv-1042' },
+      idempotencyKey: sent.body.id,
+    });
+    expect(email!.attachments).toEqual([
+      { filename: 'invoice.pdf', content: pdf, contentType: 'application/pdf' },
+      { filename: 'logo.png', content: LOGO, contentType: 'image/png', contentId: 'logo' },
+    ]);
+  });
+
+  it('drops a suppressed cc or bcc, names it in the status history, and still sends to the rest', async () => {
+    const { api, orgId } = await h.liveOrg();
+    await h.deps.db.suppression.createMany({ data: [{ orgId, recipient: 'gone@example.com', reason: 'bounced' }, { orgId, recipient: 'quit@example.com', reason: 'unsubscribed' }] });
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', cc: ['gone@example.com', 'bo@example.com'], bcc: ['quit@example.com'], subject: 'Hi', text: 'x' });
+    const done = await until(api, sent.body.id, ['sent']);
+    expect(h.resend.state.emails[0]).toMatchObject({ to: ['ada@example.com'], cc: ['bo@example.com'] });
+    expect(h.resend.state.emails[0]!.bcc).toBeUndefined();
+    const note = done.events.find((e: { error: { code: string } | null }) => e.error?.code === 'SUPPRESSED');
+    expect(note).toMatchObject({ status: 'sending', error: { code: 'SUPPRESSED', message: expect.stringContaining('cc gone@example.com, bcc quit@example.com') } });
+    // the message itself is not failed, and still lists what was asked for
+    expect(done).toMatchObject({ status: 'sent', error: null, cc: ['gone@example.com', 'bo@example.com'] });
+  });
+
+  it('fails a path that answers 404 with ATTACHMENT_UNAVAILABLE at once, without calling Resend', async () => {
+    const { api } = await h.liveOrg();
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [{ filename: 'gone.pdf', path: `${filesUrl}/gone.pdf` }] });
+    const failed = await until(api, sent.body.id, ['failed']);
+    expect(failed.error).toEqual({ code: 'ATTACHMENT_UNAVAILABLE', message: 'attachments.0 (gone.pdf) could not be fetched: HTTP 404' });
+    expect(failed.attempts).toBe(1);
+    expect(h.resend.requests).toHaveLength(0);
+  });
+
+  it('retries a path that answers 503, and sends once it answers', async () => {
+    const { api } = await h.liveOrg();
+    flakyStatuses = [503, 502];
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [{ filename: 'f.png', path: `${filesUrl}/flaky` }] });
+    const done = await until(api, sent.body.id, ['sent']);
+    expect(done).toMatchObject({ attempts: 3, error: null });
+    expect(h.resend.state.emails).toHaveLength(1);
+    expect(h.resend.state.emails[0]!.attachments![0]!.content).toEqual(LOGO);
+  });
+});
+
+describe('through Telnyx (live key)', () => {
+  it('sends mediaUrls as an MMS (media_urls)', async () => {
+    const { api } = await h.liveOrg();
+    const sent = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', body: 'Your cat', mediaUrls: ['https://example.com/cat.png'] });
+    await until(api, sent.body.id, ['sent']);
+    expect(h.telnyx.state.messages).toEqual([expect.objectContaining({ to: '+14155550123', text: 'Your cat', mediaUrls: ['https://example.com/cat.png'] })]);
+    expect(fileRequests).not.toContain('/cat.png'); // Telnyx fetches media itself
+  });
+});
+
+describe('through the sandbox (test key)', () => {
+  it('keeps recipients, headers and attachments, and reaches delivered', async () => {
+    const { api } = await h.testOrg();
+    const before = fileRequests.length;
+    const sent = await api.post('/v1/messages', {
+      channelType: 'email',
+      to: 'ada@example.com',
+      cc: ['bo@example.com'],
+      headers: { 'X-Test': '1' },
+      subject: 'Hi',
+      text: 'x',
+      attachments: [
+        { filename: 'a.txt', content: Buffer.from('hello').toString('base64') },
+        { filename: 'logo.png', path: `${filesUrl}/logo.png` },
+      ],
+    });
+    const done = await until(api, sent.body.id, ['delivered']);
+    expect(done).toMatchObject({ provider: 'sandbox', cc: ['bo@example.com'], headers: { 'X-Test': '1' } });
+    expect(done.attachments.map((a: { filename: string }) => a.filename)).toEqual(['a.txt', 'logo.png']);
+    expect(fileRequests.length).toBe(before + 1); // the path was fetched, as a real send would
+    expect(h.resend.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,47 @@
+import type { SendMessageBody } from '@tidings/contracts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { parseE164, parseEmail } from './recipients.ts';
+
+type ContactAddress = { email: string | null; phone: string | null };
+
+/** `to` as given, checked for the channel: a lower-cased email address or an E.164 number. */
+function parseTo(channelType: 'email' | 'sms', to: string): string {
+  if (channelType === 'email') {
+    const address = parseEmail(to)?.address;
+    if (!address) throw new AppError('BAD_REQUEST', 'to: must be a valid email address for channelType email');
+    return address;
+  }
+  const number = parseE164(to);
+  if (!number) throw new AppError('BAD_REQUEST', 'to: must be a valid E.164 phone number (like +14155550123) for channelType sms');
+  return number;
+}
+
+/**
+ * Loads the contacts a request names (one query, only this organization's) and returns a function that decides one
+ * item's recipient: `to`, or with `contactId` alone the contact's email (email) or phone (sms); with both they must
+ * agree. A `contactId` not in the organization is NOT_FOUND "Contact not found", like an id in a path.
+ * @example const recipientOf = await loadRecipientResolver(deps, orgId, items); const to = recipientOf(items[0]);
+ */
+export async function loadRecipientResolver({ db }: Pick<Deps, 'db'>, orgId: string, items: SendMessageBody[]): Promise<(item: SendMessageBody) => string> {
+  const ids = [...new Set(items.flatMap((i) => (i.contactId === undefined ? [] : [i.contactId])))];
+  const contacts = ids.length ? await db.contact.findMany({ where: { orgId, id: { in: ids } }, select: { id: true, email: true, phone: true } }) : [];
+  const byId = new Map<string, ContactAddress>(contacts.map((c) => [c.id, c]));
+  return (item) => {
+    if (item.contactId === undefined) {
+      if (item.to === undefined) throw new AppError('BAD_REQUEST', 'to: required (or give contactId to send to that contact)');
+      return parseTo(item.channelType, item.to);
+    }
+    const contact = byId.get(item.contactId);
+    if (!contact) throw new AppError('NOT_FOUND', 'Contact not found');
+    const kind = item.channelType === 'email' ? 'email address' : 'phone number';
+    const own = item.channelType === 'email' ? contact.email?.toLowerCase() : contact.phone;
+    if (item.to === undefined) {
+      if (!own) throw new AppError('BAD_REQUEST', `contactId: the contact has no ${kind}; give to`);
+      return own;
+    }
+    const to = parseTo(item.channelType, item.to);
+    if (own !== to) throw new AppError('BAD_REQUEST', `to: does not match the contact's ${kind} (give one of them, or both agreeing)`);
+    return to;
+  };
+}
