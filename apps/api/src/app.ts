@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { withGlobalTags } from './openapi.ts';
 import { createAuthenticator, type Deps } from '@tidings/core';
 import { opsRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
@@ -20,6 +19,7 @@ import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
 import { sandboxRoutes } from './routes/sandbox.routes.ts';
 import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
@@ -28,7 +28,8 @@ import { validationHook } from './validation-hook.ts';
 const isSendRequest = (method: string, path: string) => method === 'POST' && (path === '/v1/messages' || path === '/v1/messages/batch');
 
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
-const isPublicPath = (path: string) => path === '/v1/openapi.json' || path.startsWith('/v1/provider-events/');
+const isProviderCallback = (path: string) => path.startsWith('/v1/provider-events/');
+const isPublicPath = (path: string) => path === '/v1/openapi.json' || isProviderCallback(path);
 
 /**
  * Builds the HTTP API over the given dependencies; `server.ts` runs it, tests call `app.request()`.
@@ -54,7 +55,8 @@ export function createApp(deps: Deps) {
   const limitOtherBodies = limitBody(deps.config.bodyLimitBytes);
   const limitSendBodies = limitBody(deps.config.sendBodyLimitBytes);
   v1.use('*', async (c, next) => (isSendRequest(c.req.method, c.req.path) ? limitSendBodies(c, next) : limitOtherBodies(c, next)));
-  v1.use('*', jsonBody);
+  // provider callbacks come in the provider's format (SNS posts text/plain, Twilio a form); their routes read them raw
+  v1.use('*', async (c, next) => (isProviderCallback(c.req.path) ? next() : jsonBody(c, next)));
   v1.route('/', apiKeyRoutes);
   v1.route('/', emailDomainRoutes);
   v1.route('/', phoneNumberRoutes);
@@ -73,17 +75,9 @@ export function createApp(deps: Deps) {
     scheme: 'bearer',
     description: 'An API key: `sk_live_...` or `sk_test_...`.',
   });
-  const documentConfig = {
-    openapi: '3.1.0',
-    info: {
-      title: 'Tidings API',
-      version: '1.0.0',
-      description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, broadcasts, domains and numbers around them.',
-      contact: { name: 'Tidings' },
-    },
-    servers: [{ url: '/v1' }],
-  };
-  v1.get('/openapi.json', (c) => c.json(withGlobalTags(v1.getOpenAPI31Document(documentConfig))));
+  // built on first request, once every route is registered
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  v1.get('/openapi.json', (c) => c.json((document ??= buildOpenApiDocument(v1))));
 
   app.route('/v1', v1);
   app.notFound(notFoundOrWrongMethod(app));

@@ -37,28 +37,3 @@ export function route<const D extends OperationDefinition>(definition: D) {
     responses: { ...errorResponses, ...(config.request?.body ? bodyErrorResponses : {}), ...config.responses },
   });
 }
-
-/** What each group of operations is for, shown beside the tag in API references. */
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  Messages: 'Send email and SMS, one or a batch, and follow each message through its status history.',
-  Contacts: 'The people you send to, with their subscriptions and attributes.',
-  Templates: 'Versioned Liquid templates for email and SMS, rendered at send time.',
-  Webhooks: 'Endpoints that receive signed events, and their delivery history.',
-  Segments: 'Saved criteria over contacts, evaluated when used.',
-  'Email domains': 'Domains you send email from, with the DNS records that verify them.',
-  'Phone numbers': 'Numbers you send SMS from.',
-  'API keys': 'The keys of this organization.',
-};
-
-/**
- * Declares every tag the operations use at the top of the document (in order of first use), as OpenAPI linters
- * expect, so a group added later is listed without anyone remembering to.
- * @example withGlobalTags(app.getOpenAPI31Document(config)).tags // [{ name: 'Messages', description: '...' }, ...]
- */
-export function withGlobalTags<D extends { paths?: object }>(document: D): D & { tags: { name: string; description: string }[] } {
-  const names = new Set<string>();
-  for (const operations of Object.values(document.paths ?? {}) as Record<string, { tags?: string[] }>[]) {
-    for (const operation of Object.values(operations)) for (const tag of operation.tags ?? []) names.add(tag);
-  }
-  return { ...document, tags: [...names].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${name} operations.` })) };
-}

@@ -238,7 +238,9 @@ export const Message = z
     broadcastId: z.string().nullable().openapi({ description: 'The broadcast that sent this message, if any.' }),
     status: MessageStatus,
     segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
-    provider: z.enum(['resend', 'telnyx', 'sandbox']).openapi({ description: 'Who sent it, or for an inbound message who received it.' }),
+    provider: z.enum(['resend', 'smtp', 'ses', 'telnyx', 'twilio', 'sandbox']).openapi({
+      description: 'Who sent it (until then the first provider planned: the sandbox for a test key), or for an inbound message who received it.',
+    }),
     providerMessageId: z.string().nullable(),
     error: MessageError.nullable(),
     attempts: z.number().int(),
@@ -260,6 +262,9 @@ export const MessageStatusEvent = z
   .object({
     status: MessageHistoryStatus.openapi({ description: 'The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.' }),
     link: z.string().nullable().openapi({ description: 'The link of a `clicked` entry.' }),
+    provider: z.string().nullable().openapi({
+      description: 'The provider this step was about: each one tried (a failed try is a `sending` entry with its error), the one that sent it.',
+    }),
     error: MessageError.nullable(),
     createdAt: Timestamp,
   })
@@ -272,11 +277,11 @@ export const MessageWithEvents = Message.extend({
   example: {
     ...messageExample,
     events: [
-      { status: 'queued', link: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
-      { status: 'sending', link: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
-      { status: 'sent', link: null, error: null, createdAt: '2026-11-23T08:00:01.000Z' },
-      { status: 'delivered', link: null, error: null, createdAt: '2026-11-23T08:00:03.000Z' },
-      { status: 'opened', link: null, error: null, createdAt: '2026-11-23T08:04:00.000Z' },
+      { status: 'queued', provider: null, link: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
+      { status: 'sending', provider: null, link: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
+      { status: 'sent', provider: 'resend', link: null, error: null, createdAt: '2026-11-23T08:00:01.000Z' },
+      { status: 'delivered', provider: 'resend', link: null, error: null, createdAt: '2026-11-23T08:00:03.000Z' },
+      { status: 'opened', provider: null, link: null, error: null, createdAt: '2026-11-23T08:04:00.000Z' },
     ],
   },
 });

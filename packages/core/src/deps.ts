@@ -1,5 +1,6 @@
 import type { Config } from '@tidings/config';
 import type { Db } from '@tidings/db';
+import type { Providers } from '@tidings/providers';
 import type { Queues, Redis } from '@tidings/queue';
 import type { Logger, Metrics, Readiness } from '@tidings/runtime';
 import type { TemplateRenderer } from './templates/template-renderer.ts';
@@ -12,6 +13,8 @@ export type Deps = {
   queues: Queues;
   config: Config;
   logger: Logger;
+  /** Every email, SMS, domain and number provider, built once from `config` (tests may pass their own). */
+  providers: Providers;
   /** This process's Prometheus metrics. */
   metrics: Metrics;
   /** Whether Postgres and Redis answer (`/readyz`). */

@@ -10,6 +10,8 @@ export type MetricSources = {
   queueJobCounts(): Promise<Record<string, Record<string, number>>>;
   /** Outbox rows not yet moved to Redis. */
   outboxBacklog(): Promise<number>;
+  /** Each provider's circuit in this process (`closed`, `open`, `half_open`). */
+  circuitStates?(): Record<string, 'closed' | 'open' | 'half_open'>;
 };
 
 // A scrape-time look-up that takes longer leaves its gauge out of this scrape rather than hold up the rest.
@@ -19,7 +21,7 @@ const LOOKUP_TIMEOUT_MS = 2000;
  * The Prometheus metrics of one process. Gauges that need a look at Postgres or Redis (queue depth, outbox backlog)
  * are read when scraped, so they cost nothing between scrapes; while their store is unreachable they are absent, and
  * the rest of the scrape still answers (the outbox backlog matters most while Redis is down).
- * @example const metrics = createMetrics({ queueJobCounts, outboxBacklog }); metrics.providerCalls.inc({ provider: 'resend', outcome: 'sent' });
+ * @example const metrics = createMetrics({ queueJobCounts, outboxBacklog, circuitStates }); metrics.providerCalls.inc({ provider: 'resend', channel: 'email', outcome: 'sent' });
  */
 export function createMetrics(sources: MetricSources) {
   const registry = new Registry();
@@ -34,9 +36,26 @@ export function createMetrics(sources: MetricSources) {
   });
   const providerCalls = new Counter({
     name: 'tidings_provider_calls_total',
-    help: 'Calls to email/SMS providers by provider and outcome (sent, retryable_error, permanent_error)',
-    labelNames: ['provider', 'outcome'] as const,
+    help: 'Calls to email/SMS providers by provider, channel and outcome (sent, retryable_error, permanent_error)',
+    labelNames: ['provider', 'channel', 'outcome'] as const,
     registers: [registry],
+  });
+  const unconfirmedRepeats = new Counter({
+    name: 'tidings_provider_unconfirmed_repeats_total',
+    help: 'Sends repeated after an earlier call to a provider without idempotency keys ended unanswered (a crash): the recipient may get it twice',
+    labelNames: ['provider'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tidings_provider_circuit_state',
+    help: "Each provider's circuit in this process: 0 closed, 1 open (skipped while cooling down), 2 half-open (next call decides)",
+    labelNames: ['provider'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const codes = { closed: 0, open: 1, half_open: 2 } as const;
+      for (const [provider, state] of Object.entries(sources.circuitStates?.() ?? {})) this.set({ provider }, codes[state]);
+    },
   });
   const webhookDeliveries = new Counter({
     name: 'tidings_webhook_deliveries_total',
@@ -99,7 +118,7 @@ export function createMetrics(sources: MetricSources) {
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
+  return { registry, httpRequestDuration, providerCalls, unconfirmedRepeats, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
