@@ -19,6 +19,7 @@ import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
 import { sandboxRoutes } from './routes/sandbox.routes.ts';
 import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
@@ -74,15 +75,9 @@ export function createApp(deps: Deps) {
     scheme: 'bearer',
     description: 'An API key: `sk_live_...` or `sk_test_...`.',
   });
-  v1.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Tidings API',
-      version: '1.0.0',
-      description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, broadcasts, domains and numbers around them.',
-    },
-    servers: [{ url: '/v1' }],
-  });
+  // built on first request, once every route is registered
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  v1.get('/openapi.json', (c) => c.json((document ??= buildOpenApiDocument(v1))));
 
   app.route('/v1', v1);
   app.notFound(notFoundOrWrongMethod(app));

@@ -9,6 +9,7 @@ import type { DashEnv, NavEntry } from './env.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { requireSignedIn } from './middleware/require.ts';
 import { loadSession } from './middleware/session.ts';
+import { refuseUnstorableInput } from './middleware/storable-input.ts';
 import { authRoutes } from './pages/auth.page.tsx';
 import { pages } from './pages/index.ts';
 import { renderError } from './views/render.tsx';
@@ -43,6 +44,7 @@ export function createDashboard(deps: Deps) {
   // the request log and metrics, and /healthz, /readyz and /metrics, answered before any session work
   app.use('*', requestContext);
   app.route('/', opsRoutes(deps));
+  app.use('*', refuseUnstorableInput);
   app.use('*', loadSession);
   app.use(BULL_BOARD_PATH, guardBullBoard);
   app.use(`${BULL_BOARD_PATH}/*`, guardBullBoard);

@@ -49,6 +49,10 @@ const EnvSchema = z.object({
   SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
   /** Dashboard sign-in attempts per 15 minutes per email address (five times as many per client address). */
   SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
+  /** Time every template render of one request (a send, a batch, a preview) may take together; past it, a 400. */
+  TEMPLATE_RENDER_BUDGET_MS: z.coerce.number().int().min(10).max(10_000).default(250),
+  /** Worker threads per process that render templates, off the event loop. */
+  TEMPLATE_RENDER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   RESEND_API_KEY: z.string().min(1).optional(),
   RESEND_BASE_URL: z.url().optional(),
   TELNYX_API_KEY: z.string().min(1).optional(),
@@ -176,6 +180,7 @@ export type Config = {
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
+  templateRender: { budgetMs: number; threads: number };
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string; messagingProfileId?: string };
   smtp: { url?: string; poolSize: number };
@@ -301,6 +306,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
+    templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS },
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY, messagingProfileId: e.TELNYX_MESSAGING_PROFILE_ID },
     smtp: { url: e.SMTP_URL, poolSize: e.SMTP_POOL_SIZE },

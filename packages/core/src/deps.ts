@@ -3,6 +3,7 @@ import type { Db } from '@tidings/db';
 import type { Providers } from '@tidings/providers';
 import type { Queues, Redis } from '@tidings/queue';
 import type { Logger, Metrics, Readiness } from '@tidings/runtime';
+import type { TemplateRenderer } from './templates/template-renderer.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
 export type Deps = {
@@ -18,6 +19,8 @@ export type Deps = {
   metrics: Metrics;
   /** Whether Postgres and Redis answer (`/readyz`). */
   readiness(): Promise<Readiness>;
+  /** Renders templates on worker threads, within a time budget per request. */
+  renderer: TemplateRenderer;
   /** The current time; tests may pin it. */
   now: () => Date;
 };

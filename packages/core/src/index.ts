@@ -28,6 +28,7 @@ export * from './contacts/query-contacts.ts';
 export * from './templates/template.service.ts';
 export * from './templates/template-engine.ts';
 export * from './templates/render-for-send.ts';
+export * from './templates/template-renderer.ts';
 export * from './segments/criteria-sql.ts';
 export * from './segments/segment.service.ts';
 export * from './messages/index.ts';

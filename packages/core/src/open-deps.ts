@@ -1,5 +1,6 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
+import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
 import { checkReadiness, createLogger, createMetrics } from '@tidings/runtime';
@@ -18,6 +19,7 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
   const providers = options.providers ?? buildProviders(config);
   // ioredis reconnects by itself; say so once per failure in the JSON log rather than on the console
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  const renderer = createTemplateRenderer(config.templateRender);
   for (const queue of Object.values(queues)) queue.on('error', (error: Error) => logger.warn({ err: error, queue: queue.name }, 'queue error'));
   return {
     db,
@@ -35,11 +37,12 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
       circuitStates: () => providers.circuit.states(),
     }),
     readiness: () => checkReadiness({ postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() }),
+    renderer,
     now: () => new Date(),
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
       providers.close();
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      await Promise.allSettled([db.$disconnect(), redis.quit(), renderer.close()]);
     },
   };
 }

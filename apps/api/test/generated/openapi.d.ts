@@ -3359,7 +3359,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3390,36 +3390,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3488,7 +3458,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3519,36 +3489,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3643,7 +3583,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3689,21 +3629,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3770,7 +3695,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3816,21 +3741,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3897,7 +3807,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3943,21 +3853,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4028,7 +3923,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4074,21 +3969,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4192,7 +4072,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4223,36 +4103,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4321,7 +4171,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4366,22 +4216,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4478,7 +4313,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4523,22 +4358,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4603,7 +4423,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4648,7 +4468,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4663,7 +4483,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast is sending: only draft broadcasts can be"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4730,7 +4550,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4775,7 +4595,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4790,7 +4610,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast is sent: only scheduled or sending broadcasts can be"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4861,7 +4681,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4906,7 +4726,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4921,7 +4741,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast is sending: only draft broadcasts can be"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5035,7 +4855,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5080,22 +4900,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5164,7 +4969,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5200,21 +5005,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -5224,7 +5014,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "email: another contact in this organization has this email"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5321,7 +5111,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5366,22 +5156,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5446,7 +5221,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5491,22 +5266,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5577,7 +5337,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5622,7 +5382,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5637,7 +5397,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "phone: another contact in this organization has this phone"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5736,7 +5496,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "contacts: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5767,21 +5527,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5898,7 +5643,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5929,36 +5674,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6027,7 +5742,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6063,21 +5778,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -6087,7 +5787,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain example.com is already added to this organization"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6202,7 +5902,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6247,22 +5947,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6327,7 +6012,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6372,22 +6057,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6476,7 +6146,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "fromName: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6521,22 +6191,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6633,7 +6288,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6678,22 +6333,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6776,7 +6416,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6806,7 +6446,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6821,22 +6461,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6893,6 +6518,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "channelType": "email",
+                     *       "direction": "outbound",
+                     *       "to": "ada@example.com",
+                     *       "from": "Acme <hello@example.com>",
+                     *       "cc": [],
+                     *       "bcc": [],
+                     *       "replyTo": [],
+                     *       "headers": {},
+                     *       "subject": "Your sign-in code",
+                     *       "text": "Your code is 123456.",
+                     *       "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *       "body": null,
+                     *       "mediaUrls": [],
+                     *       "attachments": [],
+                     *       "templateId": null,
+                     *       "templateVersion": null,
+                     *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "broadcastId": null,
+                     *       "status": "queued",
+                     *       "segments": null,
+                     *       "provider": "resend",
+                     *       "providerMessageId": null,
+                     *       "error": null,
+                     *       "attempts": 0,
+                     *       "tags": [
+                     *         "auth"
+                     *       ],
+                     *       "metadata": {
+                     *         "userId": "usr_42"
+                     *       },
+                     *       "scheduledAt": null,
+                     *       "sentAt": null,
+                     *       "deliveredAt": null,
+                     *       "failedAt": null,
+                     *       "openedAt": "2026-11-23T08:04:00.000Z",
+                     *       "clickedAt": null,
+                     *       "createdAt": "2026-11-23T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T08:04:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -6905,7 +6573,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6935,7 +6603,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6950,7 +6618,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7062,7 +6730,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7092,7 +6760,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7107,22 +6775,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Message not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7177,6 +6830,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "channelType": "email",
+                     *       "direction": "outbound",
+                     *       "to": "ada@example.com",
+                     *       "from": "Acme <hello@example.com>",
+                     *       "cc": [],
+                     *       "bcc": [],
+                     *       "replyTo": [],
+                     *       "headers": {},
+                     *       "subject": "Your sign-in code",
+                     *       "text": "Your code is 123456.",
+                     *       "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *       "body": null,
+                     *       "mediaUrls": [],
+                     *       "attachments": [],
+                     *       "templateId": null,
+                     *       "templateVersion": null,
+                     *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "broadcastId": null,
+                     *       "status": "canceled",
+                     *       "segments": null,
+                     *       "provider": "resend",
+                     *       "providerMessageId": null,
+                     *       "error": null,
+                     *       "attempts": 1,
+                     *       "tags": [
+                     *         "auth"
+                     *       ],
+                     *       "metadata": {
+                     *         "userId": "usr_42"
+                     *       },
+                     *       "scheduledAt": null,
+                     *       "sentAt": null,
+                     *       "deliveredAt": null,
+                     *       "failedAt": null,
+                     *       "openedAt": "2026-11-23T08:04:00.000Z",
+                     *       "clickedAt": null,
+                     *       "createdAt": "2026-11-23T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T08:04:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -7189,7 +6885,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7234,7 +6930,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Message not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7249,7 +6945,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Message is sent: only scheduled or queued messages can be canceled"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7306,6 +7002,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *           "channelType": "email",
+                     *           "direction": "outbound",
+                     *           "to": "ada@example.com",
+                     *           "from": "Acme <hello@example.com>",
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "replyTo": [],
+                     *           "headers": {},
+                     *           "subject": "Your sign-in code",
+                     *           "text": "Your code is 123456.",
+                     *           "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *           "body": null,
+                     *           "mediaUrls": [],
+                     *           "attachments": [],
+                     *           "templateId": null,
+                     *           "templateVersion": null,
+                     *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *           "broadcastId": null,
+                     *           "status": "queued",
+                     *           "segments": null,
+                     *           "provider": "resend",
+                     *           "providerMessageId": null,
+                     *           "error": null,
+                     *           "attempts": 0,
+                     *           "tags": [
+                     *             "auth"
+                     *           ],
+                     *           "metadata": {
+                     *             "userId": "usr_42"
+                     *           },
+                     *           "scheduledAt": null,
+                     *           "sentAt": null,
+                     *           "deliveredAt": null,
+                     *           "failedAt": null,
+                     *           "openedAt": "2026-11-23T08:04:00.000Z",
+                     *           "clickedAt": null,
+                     *           "createdAt": "2026-11-23T08:00:00.000Z",
+                     *           "updatedAt": "2026-11-23T08:04:00.000Z"
+                     *         },
+                     *         null
+                     *       ],
+                     *       "errors": [
+                     *         {
+                     *           "index": 1,
+                     *           "code": "BAD_REQUEST",
+                     *           "message": "to: must be an E.164 phone number"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SendBatchResponse"];
                 };
             };
@@ -7318,7 +7069,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "messages: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7349,21 +7100,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7480,7 +7216,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7511,36 +7247,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7609,7 +7315,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "number: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7645,21 +7351,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -7669,7 +7360,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number +14155550123 is no longer available; search again and pick another"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7784,7 +7475,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7829,22 +7520,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7909,7 +7585,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7954,22 +7630,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8058,7 +7719,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8103,22 +7764,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8240,7 +7886,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8271,36 +7917,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8387,7 +8003,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8418,36 +8034,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8549,7 +8135,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8580,36 +8166,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8678,7 +8234,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8709,36 +8265,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8835,7 +8361,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8880,22 +8406,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8960,7 +8471,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9005,22 +8516,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9091,7 +8587,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9136,22 +8632,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9255,7 +8736,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9300,22 +8781,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9392,7 +8858,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9423,36 +8889,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9521,7 +8957,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9557,21 +8993,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -9581,7 +9002,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "ada@example.com is already suppressed"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9676,7 +9097,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9721,22 +9142,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Suppression not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9813,7 +9219,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9844,36 +9250,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9942,7 +9318,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9973,36 +9349,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10104,7 +9450,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10149,22 +9495,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10229,7 +9560,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10274,22 +9605,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10360,7 +9676,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10405,22 +9721,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10521,7 +9822,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10566,22 +9867,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10687,7 +9973,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10732,22 +10018,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10819,7 +10090,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10850,36 +10121,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10948,7 +10189,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "url: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10979,36 +10220,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11105,7 +10316,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11150,22 +10361,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11232,7 +10428,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11277,22 +10473,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11363,7 +10544,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11408,22 +10589,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11529,7 +10695,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11574,22 +10740,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11657,7 +10808,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11702,22 +10853,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook delivery not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11785,7 +10921,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11830,22 +10966,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11916,7 +11037,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "since: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11961,22 +11082,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12073,7 +11179,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12118,22 +11224,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12200,7 +11291,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12245,22 +11336,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
