@@ -27,7 +27,9 @@ export type Api = { url: string; child: ChildProcess };
 
 const children = new Set<ChildProcess>();
 // a phase that throws must not leave its processes running
-process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
 
 /** Prints a progress line with the elapsed time, so a long run shows where it is. */
 export function progress(message: string): void {

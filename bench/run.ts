@@ -17,6 +17,7 @@ import { BATCH_CONNECTIONS, measureBatch } from './phases/batch.ts';
 import { measureContacts } from './phases/contacts.ts';
 import { LIST_CONNECTIONS, measureList } from './phases/list.ts';
 import { measureApiSend, measureFloorSend, SEND_CONNECTIONS } from './phases/send.ts';
+import { ATTACHMENT_CONNECTIONS, measureSendWithAttachment } from './phases/send-attachment.ts';
 import { measureWebhooks } from './phases/webhooks.ts';
 import { measureWorkerDrain } from './phases/worker-drain.ts';
 
@@ -62,6 +63,7 @@ async function main() {
     const floorSend = await measureFloorSend(bench, apiKey.key);
     const api = await startApi(bench);
     const send = await measureApiSend(bench, api, apiKey.key);
+    const withAttachment = await measureSendWithAttachment(bench, api, apiKey.key);
     const batch = await measureBatch(bench, api, apiKey.key);
     const contacts = await measureContacts(bench, api, apiKey.key, CONTACT_RUNS);
     const list = await measureList(bench, api, LIST_ROWS);
@@ -93,6 +95,14 @@ async function main() {
         connections: BATCH_CONNECTIONS,
         errors: batch.errors,
         statusCodes: batch.statusCodes,
+      },
+      sendWithAttachment: {
+        connections: ATTACHMENT_CONNECTIONS,
+        throughput: withAttachment.requestsPerSecond,
+        p50: withAttachment.p50,
+        p99: withAttachment.p99,
+        apiPeakRssMiB: withAttachment.peakRssMiB,
+        errors: withAttachment.errors,
       },
       worker: {
         messagesPerSecond: drain.real.messagesPerSecond,
@@ -135,6 +145,7 @@ async function main() {
 function printTable(r: {
   api: { throughput: number; p50: number; p99: number; floorThroughput: number; floorP99: number; ratio: number; p99Ratio: number; errors: number };
   batch: { messagesPerSecond: number; ratio: number; errors: number };
+  sendWithAttachment: { throughput: number; p99: number; apiPeakRssMiB: number; errors: number };
   worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
   webhooks: { deliveriesPerSecond: number };
   broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number };
@@ -147,6 +158,9 @@ function printTable(r: {
     'message.send req/s': row(r.api.throughput, r.api.floorThroughput, r.api.ratio, '>= 0.8', r.api.errors),
     'message.send p50 ms': row(r.api.p50, '', '', ''),
     'message.send p99 ms': row(r.api.p99, r.api.floorP99, r.api.p99Ratio, '<= 1.5'),
+    'message.send + 1 MiB attachment req/s (10 conn.)': row(r.sendWithAttachment.throughput, '', '', '', r.sendWithAttachment.errors),
+    'message.send + 1 MiB attachment p99 ms': row(r.sendWithAttachment.p99, '', '', ''),
+    'API peak RSS MiB (1 MiB attachments)': row(r.sendWithAttachment.apiPeakRssMiB, '', '', ''),
     'sendBatch(100) messages/s': row(r.batch.messagesPerSecond, r.api.floorThroughput, r.batch.ratio, '>= 10', r.batch.errors),
     'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.8', r.worker.failed),
     'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),

@@ -1,6 +1,6 @@
 // `npm start`: migrate, then run every app on local defaults in one terminal. In production each app runs alone.
 import path from 'node:path';
-import { ConfigError, loadConfig } from '@tidings/config';
+import { ConfigError, loadConfig, type Config } from '@tidings/config';
 import { migrate } from '@tidings/db';
 import { superviseApps } from './supervise.ts';
 
@@ -18,7 +18,7 @@ const localEnv: Record<string, string> = isProduction ? {} : { WEBHOOK_ALLOW_LOO
 const log = (line: string) => console.error(`[start] ${new Date().toISOString()} ${line}`);
 
 async function main() {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

@@ -13,7 +13,7 @@ export function thousandContacts(run: number) {
   }));
 }
 
-export async function measureContacts(bench: Bench, api: Api, apiKey: string, runs: number) {
+export async function measureContacts(_bench: Bench, api: Api, apiKey: string, runs: number) {
   progress(`api: POST /v1/contacts/bulk of 1,000, ${runs} runs after a warm-up`);
   const timings: number[] = [];
   for (let run = 0; run <= runs; run += 1) {

@@ -7,6 +7,9 @@ import {
   createTestDeps,
   makeOrganization,
   startFakeResend,
+  startFakeTelnyx,
+  startFakeTwilio,
+  startSmtpServer,
   startTcpProxy,
   startWebhookReceiver,
   type FakeResend,
@@ -15,6 +18,15 @@ import {
 } from '@tidings/testing';
 
 const root = path.resolve(__dirname, '../..');
+
+/**
+ * FAULTS_BUILT=1 runs the built apps (`node apps/<app>/dist/<entry>.js`, as production does; `npm run build` first),
+ * otherwise their sources through tsx as a loader (not the tsx CLI: one process, so SIGKILL reaches the app itself).
+ */
+const runBuilt = process.env.FAULTS_BUILT === '1';
+function nodeArgs(entry: string): string[] {
+  return runBuilt ? [path.join(root, entry.replace('/src/', '/dist/').replace(/\.ts$/, '.js'))] : ['--import', 'tsx', path.join(root, entry)];
+}
 
 /** One running process of ours: its last log lines are kept for the error message when a run goes wrong. */
 export type AppProcess = { name: string; proc: ChildProcess; tail: string[] };
@@ -50,7 +62,10 @@ async function startRedisServer(port: number): Promise<ChildProcess> {
   const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await waitUntil(
     () => new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => (socket.end(), resolve(true))).on('error', () => resolve(false));
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      }).on('error', () => resolve(false));
     }),
     10_000,
     () => `redis-server on port ${port} did not start`,
@@ -68,7 +83,8 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
 }
 
 /**
- * The whole product as separate processes, the way it runs in production: the API (apps/api/src/server.ts),
+ * The whole product as separate processes, the way it runs in production: the API (apps/api/src/server.ts, or its
+ * build with FAULTS_BUILT=1),
  * send-workers and a webhook-worker, on the run's test database and a Redis prefix of their own, with the real
  * Resend SDK talking to the fake Resend and webhooks going to a real HTTP receiver. Optionally Postgres and/or Redis
  * sit behind TCP proxies the test can cut. Timings are short (locks, stalled checks, backoff, webhook retries) so
@@ -81,6 +97,7 @@ export async function startRig(options: RigOptions = {}) {
   let redisServer = redisPort ? await startRedisServer(redisPort) : null;
   const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...(redisPort ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}) });
   const resend: FakeResend = await startFakeResend();
+  const [smtp, telnyx, twilio] = await Promise.all([startSmtpServer(), startFakeTelnyx(), startFakeTwilio()]);
   const receiverPort = await freePort();
   let receiver: WebhookReceiver | null = await startWebhookReceiver({ port: receiverPort });
   const receivedWebhookIds: string[] = [];
@@ -107,6 +124,13 @@ export async function startRig(options: RigOptions = {}) {
     RATE_LIMIT_PER_MINUTE: '1000000',
     RESEND_API_KEY: 're_test_key',
     RESEND_BASE_URL: resend.url,
+    // the other providers are ready too; EMAIL_PROVIDERS / SMS_PROVIDERS in a scenario's env choose (Resend, Telnyx by default)
+    SMTP_URL: smtp.url,
+    TELNYX_API_KEY: 'KEY_fault_test',
+    TELNYX_BASE_URL: `${telnyx.url}/v2`,
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_BASE_URL: twilio.url,
     SEND_WORKER_CONCURRENCY: '10',
     SEND_MAX_ATTEMPTS: '8',
     SEND_BACKOFF_BASE_MS: '100',
@@ -127,8 +151,7 @@ export async function startRig(options: RigOptions = {}) {
   const processes = new Set<AppProcess>();
 
   function start(name: string, entry: string, ownEnv: Record<string, string> = {}): AppProcess {
-    // node with tsx as a loader, not the tsx CLI: one process, so SIGKILL reaches the app itself
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env: { ...process.env, ...env, ...ownEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, nodeArgs(entry), { cwd: root, env: { ...process.env, ...env, ...ownEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     const app: AppProcess = { name, proc, tail: [] };
     const keep = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) app.tail.push(`${name}[${proc.pid}]: ${line.slice(0, 300)}`);
@@ -166,12 +189,18 @@ export async function startRig(options: RigOptions = {}) {
   await deps.db.emailDomain.create({
     data: { id: newId('dom'), orgId: org.orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@acme.test' },
   });
+  await deps.db.phoneNumber.create({
+    data: { id: newId('pn'), orgId: org.orgId, number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`, isDefault: true, type: 'local', provider: 'telnyx' },
+  });
   await createWebhook(deps, org.orgId, { url: `${receiver.url}/hook`, events: ['message.queued', 'message.sent', 'message.failed'] });
 
   return {
     deps,
     env,
     resend,
+    smtp,
+    telnyx,
+    twilio,
     dbProxy,
     redisProxy,
     apiUrl,
@@ -183,6 +212,21 @@ export async function startRig(options: RigOptions = {}) {
       redisServer!.kill('SIGKILL');
       await exited;
       redisServer = await startRedisServer(redisPort!);
+    },
+    api,
+    /** Sends `signal` to one of the processes and resolves with its exit code once it has exited. */
+    async signal(app: AppProcess, signal: NodeJS.Signals): Promise<number | null> {
+      const exited = new Promise<number | null>((resolve) => app.proc.once('exit', (code) => resolve(code)));
+      app.proc.kill(signal);
+      const code = await exited;
+      processes.delete(app);
+      return code;
+    },
+    /** Starts one more send-worker. */
+    addSendWorker(): AppProcess {
+      const worker = start(`send-worker-${sendWorkers.length}`, 'apps/send-worker/src/worker.ts');
+      sendWorkers.push(worker);
+      return worker;
     },
     /** Kills a send-worker (SIGKILL: no goodbye) and starts a new one in its place. */
     async killAndRestartSendWorker(index: number) {
@@ -210,7 +254,7 @@ export async function startRig(options: RigOptions = {}) {
     logs: () => [...processes].flatMap((p) => p.tail).join('\n'),
     async close() {
       await Promise.all([...processes].map((p) => stop(p, 'SIGKILL')));
-      await Promise.all([resend.close(), receiver?.close(), dbProxy?.close(), redisProxy?.close()]);
+      await Promise.all([resend.close(), smtp.close(), telnyx.close(), twilio.close(), receiver?.close(), dbProxy?.close(), redisProxy?.close()]);
       await deps.close();
       redisServer?.kill('SIGKILL');
     },
@@ -223,12 +267,16 @@ export type Rig = Awaited<ReturnType<typeof startRig>>;
 export type Load = { accepted: Map<number, string>; retries: number; seconds: number };
 
 /**
- * Sends `count` emails through the API process, `concurrency` requests at a time, as a careful client does: every
+ * Sends `count` emails (or, by `channelOf`, some SMS) through the API process, `concurrency` requests at a time, as a careful client does: every
  * request carries an Idempotency-Key and is retried with it after a network error, a timeout, a 5xx or a 409 (the
  * first try still running), until a 202. So every message counts once, whatever failed on the way.
  * `onProgress` hears the number accepted so far (the fault scenarios start their faults from it).
  */
-export async function sendLoad(rig: Rig, count: number, options: { concurrency?: number; onProgress?: (accepted: number) => void } = {}): Promise<Load> {
+export async function sendLoad(
+  rig: Rig,
+  count: number,
+  options: { concurrency?: number; onProgress?: (accepted: number) => void; channelOf?: (i: number) => 'email' | 'sms' } = {},
+): Promise<Load> {
   const run = randomUUID().slice(0, 8);
   const accepted = new Map<number, string>();
   let retries = 0;
@@ -236,7 +284,11 @@ export async function sendLoad(rig: Rig, count: number, options: { concurrency?:
   const started = performance.now();
   const deadline = Date.now() + 120_000 + count * 100;
   async function sendOne(i: number) {
-    const body = JSON.stringify({ channelType: 'email', to: `r${i}@example.com`, subject: `fault ${run} #${i}`, text: `message ${i}` });
+    const body = JSON.stringify(
+      (options.channelOf?.(i) ?? 'email') === 'email'
+        ? { channelType: 'email', to: `r${i}@example.com`, subject: `fault ${run} #${i}`, text: `message ${i}` }
+        : { channelType: 'sms', to: `+1415${String(i).padStart(7, '0')}`, body: `fault ${run} #${i}` },
+    );
     for (;;) {
       if (Date.now() > deadline) throw new Error(`message ${i} was still not accepted at the deadline\n${rig.logs()}`);
       const response = await fetch(`${rig.apiUrl}/v1/messages`, {

@@ -15,14 +15,18 @@ export type Reached = (fraction: number) => Promise<void>;
  * Returns the figures and the (closed) rig, whose proxies still tell how many connections they took.
  * @example await runScenario('redis cut', { proxyRedis: true }, async (rig, reached) => { await reached(0.3); rig.redisProxy!.cut(); ... });
  */
-export async function runScenario(name: string, options: RigOptions & { mayFail?: boolean }, inject: (rig: Rig, reached: Reached) => Promise<void>): Promise<{ rig: Rig; verdict: Verdict }> {
+export async function runScenario(
+  name: string,
+  options: RigOptions & { mayFail?: boolean; mayRepeat?: boolean; channelOf?: (i: number) => 'email' | 'sms' },
+  inject: (rig: Rig, reached: Reached) => Promise<void>,
+): Promise<{ rig: Rig; verdict: Verdict }> {
   const rig = await startRig(options);
   try {
     let accepted = 0;
     const reached: Reached = (fraction) => waitUntil(() => accepted >= Math.ceil(fraction * MESSAGES), 600_000, () => `${fraction} of the load`);
-    const [load] = await Promise.all([sendLoad(rig, MESSAGES, { onProgress: (n) => (accepted = n) }), inject(rig, reached)]);
+    const [load] = await Promise.all([sendLoad(rig, MESSAGES, { onProgress: (n) => (accepted = n), channelOf: options.channelOf }), inject(rig, reached)]);
     const settleSeconds = await waitUntilSettled(rig, 90_000 + MESSAGES * 100);
-    const verdict = await expectNothingLostOrDoubled(rig, load, MESSAGES, { mayFail: options.mayFail });
+    const verdict = await expectNothingLostOrDoubled(rig, load, MESSAGES, { mayFail: options.mayFail, mayRepeat: options.mayRepeat });
     report(name, MESSAGES, load, settleSeconds, verdict);
     return { rig, verdict };
   } finally {

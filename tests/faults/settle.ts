@@ -1,4 +1,4 @@
-import { RESEND_MESSAGE_TAG } from '@tidings/providers';
+import { RESEND_MESSAGE_TAG, SMTP_MESSAGE_ID_HEADER } from '@tidings/providers';
 import { waitUntil, type Load, type Rig } from './rig.ts';
 
 const NOT_FINAL = ['scheduled', 'queued', 'sending'] as const;
@@ -39,25 +39,64 @@ export type Verdict = {
   events: number;
   /** Webhook attempts that did not get a 2xx (refused, timed out, 5xx). */
   failedWebhookAttempts: number;
+  /** Messages each provider accepted, repeats included. */
+  acceptedBy: Record<string, number>;
+  /** Per provider: acceptances beyond a message's first (the provider could not tell it was the same send). */
+  repeats: Record<string, number>;
+  /** Per provider without idempotency keys: calls whose answer was lost (the claim in the history stayed unanswered). */
+  unansweredClaims: Record<string, number>;
 };
+
+type Acceptance = { provider: string; messageId: string | undefined; providerMessageId: string };
+
+/** What every fake provider accepted, by our message id (Resend's tag, SMTP's header, the unique SMS text). */
+function acceptances(rig: Rig, messageIdOfText: Map<string, string>): Acceptance[] {
+  const tagOf = (e: (typeof rig.resend.state.emails)[number]) => e.tags?.find((t) => t.name === RESEND_MESSAGE_TAG)?.value;
+  return [
+    ...rig.resend.state.emails.map((e) => ({ provider: 'resend', messageId: tagOf(e), providerMessageId: e.id })),
+    ...rig.smtp.received.map((m) => ({ provider: 'smtp', messageId: m.parsed.headers.get(SMTP_MESSAGE_ID_HEADER.toLowerCase()) as string | undefined, providerMessageId: m.messageId ?? '' })),
+    ...rig.telnyx.state.messages.map((m) => ({ provider: 'telnyx', messageId: messageIdOfText.get(m.text), providerMessageId: m.id })),
+    ...rig.twilio.state.messages.map((m) => ({ provider: 'twilio', messageId: messageIdOfText.get(m.body), providerMessageId: m.sid })),
+  ];
+}
+
+/** Claims (a `sending` entry naming a provider, without an error) that no error entry or `sent` by that provider answered. */
+async function countUnansweredClaims(rig: Rig): Promise<Record<string, number>> {
+  const rows = await rig.deps.db.$queryRaw<{ provider: string; unanswered: bigint }[]>`
+    SELECT "provider", sum("unanswered")::bigint AS "unanswered" FROM (
+      SELECT e."provider",
+             greatest(0, count(*) FILTER (WHERE e."status" = 'sending' AND e."errorCode" IS NULL)
+               - count(*) FILTER (WHERE e."status" = 'sending' AND e."errorCode" IS NOT NULL)
+               - count(*) FILTER (WHERE e."status" IN ('sent', 'failed'))) AS "unanswered"
+      FROM "MessageStatusEvent" e JOIN "Message" m ON m."id" = e."messageId"
+      WHERE m."orgId" = ${rig.org.orgId} AND e."provider" IN ('smtp', 'ses', 'telnyx', 'twilio')
+      GROUP BY e."messageId", e."provider") per_message
+    GROUP BY "provider"`;
+  return Object.fromEntries(rows.map((r) => [r.provider, Number(r.unanswered)]));
+}
 
 /**
  * The promises of the pipeline, checked from the database and the fakes' records once settled:
  * - every request got exactly one message (the Idempotency-Key retries made no second one), and no other exists;
  * - every message is final (`sent`, or `failed` after its last attempt when `mayFail`), none left `sending`;
- * - the provider accepted each message at most once, counted by our message id (the email's tag) and by its subject,
- *   and exactly once with the stored provider id when `sent`;
+ * - the providers together accepted each message exactly once when `sent` (by our message id: Resend's tag, the SMTP
+ *   header, the SMS text), the provider the message records with the stored provider id; Resend, which takes our id
+ *   as idempotency key, never twice. Only with `mayRepeat` may a provider without keys have accepted a message again,
+ *   and then no more often than the history shows calls whose answer was lost (unanswered claims);
  * - every event (`message.queued` and one final event per message) has a delivery, every delivery succeeded, and
  *   the receiver got every event id; nothing is left in the outbox.
  */
-export async function expectNothingLostOrDoubled(rig: Rig, load: Load, count: number, options: { mayFail?: boolean } = {}): Promise<Verdict> {
+export async function expectNothingLostOrDoubled(rig: Rig, load: Load, count: number, options: { mayFail?: boolean; mayRepeat?: boolean } = {}): Promise<Verdict> {
   const { db } = rig.deps;
   const { orgId } = rig.org;
   expect(load.accepted.size).toBe(count);
-  const messages = await db.message.findMany({ where: { orgId }, select: { id: true, status: true, subject: true, providerMessageId: true, attempts: true } });
-  const bySubject = new Map<string, string[]>();
-  for (const m of messages) bySubject.set(m.subject!, [...(bySubject.get(m.subject!) ?? []), m.id]);
-  expect([...bySubject].filter(([, ids]) => ids.length > 1)).toEqual([]); // one request, one message
+  const messages = await db.message.findMany({
+    where: { orgId },
+    select: { id: true, status: true, subject: true, body: true, provider: true, providerMessageId: true, attempts: true },
+  });
+  const byText = new Map<string, string[]>(); // the subject of an email, the body of an SMS: unique per request
+  for (const m of messages) byText.set((m.subject ?? m.body)!, [...(byText.get((m.subject ?? m.body)!) ?? []), m.id]);
+  expect([...byText].filter(([, ids]) => ids.length > 1)).toEqual([]); // one request, one message
   expect(messages).toHaveLength(count);
   expect(new Set(messages.map((m) => m.id))).toEqual(new Set(load.accepted.values()));
 
@@ -69,14 +108,23 @@ export async function expectNothingLostOrDoubled(rig: Rig, load: Load, count: nu
 
   const emails = rig.resend.state.emails;
   const tagOf = (e: (typeof emails)[number]) => e.tags?.find((t) => t.name === RESEND_MESSAGE_TAG)?.value;
-  const emailsByMessage = new Map<string, typeof emails>();
-  for (const email of emails) emailsByMessage.set(tagOf(email) ?? 'untagged', [...(emailsByMessage.get(tagOf(email) ?? 'untagged') ?? []), email]);
-  const sentTwice = [...emailsByMessage].filter(([, list]) => list.length > 1).map(([id]) => id);
-  expect(sentTwice).toEqual([]);
-  expect(new Set(emails.map((e) => e.subject)).size).toBe(emails.length);
   expect(emails.every((e) => e.idempotencyKey === tagOf(e))).toBe(true);
+  const accepted = acceptances(rig, new Map(messages.flatMap((m) => (m.body ? [[m.body, m.id] as const] : []))));
+  expect(accepted.filter((a) => !a.messageId).map((a) => a.provider)).toEqual([]); // every acceptance is one of our messages
+  const acceptancesOf = new Map<string, Acceptance[]>();
+  for (const a of accepted) acceptancesOf.set(a.messageId!, [...(acceptancesOf.get(a.messageId!) ?? []), a]);
+  const repeats: Record<string, number> = {};
+  for (const list of acceptancesOf.values()) for (const again of list.slice(1)) repeats[again.provider] = (repeats[again.provider] ?? 0) + 1;
+  const unansweredClaims = await countUnansweredClaims(rig);
+  expect(repeats.resend ?? 0).toBe(0); // the idempotency key holds
+  if (options.mayRepeat) {
+    for (const [provider, n] of Object.entries(repeats)) expect({ provider, repeats: n }).toEqual({ provider, repeats: Math.min(n, unansweredClaims[provider] ?? 0) });
+  } else {
+    expect(repeats).toEqual({});
+  }
   for (const m of messages.filter((m) => m.status === 'sent')) {
-    expect({ id: m.id, providerMessageId: emailsByMessage.get(m.id)?.[0]?.id }).toEqual({ id: m.id, providerMessageId: m.providerMessageId });
+    const atProvider = (acceptancesOf.get(m.id) ?? []).filter((a) => a.provider === m.provider).map((a) => a.providerMessageId);
+    expect({ id: m.id, accepted: atProvider.includes(m.providerMessageId!) }).toEqual({ id: m.id, accepted: true });
   }
 
   const events = await db.event.findMany({ where: { orgId }, select: { id: true, type: true, data: true } });
@@ -100,6 +148,9 @@ export async function expectNothingLostOrDoubled(rig: Rig, load: Load, count: nu
     failedWebhookAttempts,
     providerRequests: rig.resend.requests.filter((r) => r.path === '/emails').length,
     emailsAccepted: emails.length,
+    acceptedBy: Object.fromEntries(['resend', 'smtp', 'telnyx', 'twilio'].map((p) => [p, accepted.filter((a) => a.provider === p).length]).filter(([, n]) => n)),
+    repeats,
+    unansweredClaims,
     webhookRequests: rig.webhookIdsReceived().length,
     events: events.length,
   };
@@ -109,7 +160,8 @@ export async function expectNothingLostOrDoubled(rig: Rig, load: Load, count: nu
 export function report(name: string, count: number, load: Load, settleSeconds: number, verdict: Verdict): void {
   process.stderr.write(
     `[faults] ${name}: ${count} messages accepted in ${load.seconds.toFixed(1)} s (${load.retries} client retries), settled ${settleSeconds.toFixed(1)} s later; ` +
-      `statuses ${JSON.stringify(verdict.statuses)}; provider calls ${verdict.providerRequests} for ${verdict.emailsAccepted} emails; ` +
+      `statuses ${JSON.stringify(verdict.statuses)}; Resend calls ${verdict.providerRequests} for ${verdict.emailsAccepted} emails; ` +
+      `accepted by provider ${JSON.stringify(verdict.acceptedBy)}, repeats ${JSON.stringify(verdict.repeats)}, unanswered claims ${JSON.stringify(verdict.unansweredClaims)}; ` +
       `${verdict.events} events, ${verdict.webhookRequests} webhook requests, ${verdict.failedWebhookAttempts} failed webhook attempts\n`,
   );
 }

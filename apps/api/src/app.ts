@@ -1,12 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { createAuthenticator, type Deps } from '@tidings/core';
+import { opsRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import type { AppEnv } from './env.ts';
 import { auth } from './middleware/auth.ts';
 import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
 import { jsonBody, limitBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { requestContext } from './middleware/request-id.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
@@ -15,11 +15,11 @@ import { segmentRoutes } from './routes/segments.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
-import { healthRoutes } from './routes/health.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
 import { sandboxRoutes } from './routes/sandbox.routes.ts';
 import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
@@ -28,7 +28,8 @@ import { validationHook } from './validation-hook.ts';
 const isSendRequest = (method: string, path: string) => method === 'POST' && (path === '/v1/messages' || path === '/v1/messages/batch');
 
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
-const isPublicPath = (path: string) => path === '/v1/openapi.json' || path.startsWith('/v1/provider-events/');
+const isProviderCallback = (path: string) => path.startsWith('/v1/provider-events/');
+const isPublicPath = (path: string) => path === '/v1/openapi.json' || isProviderCallback(path);
 
 /**
  * Builds the HTTP API over the given dependencies; `server.ts` runs it, tests call `app.request()`.
@@ -43,7 +44,7 @@ export function createApp(deps: Deps) {
     await next();
   });
   app.use('*', requestContext);
-  app.route('/', healthRoutes);
+  app.route('/', opsRoutes(deps));
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
 
@@ -54,7 +55,8 @@ export function createApp(deps: Deps) {
   const limitOtherBodies = limitBody(deps.config.bodyLimitBytes);
   const limitSendBodies = limitBody(deps.config.sendBodyLimitBytes);
   v1.use('*', async (c, next) => (isSendRequest(c.req.method, c.req.path) ? limitSendBodies(c, next) : limitOtherBodies(c, next)));
-  v1.use('*', jsonBody);
+  // provider callbacks come in the provider's format (SNS posts text/plain, Twilio a form); their routes read them raw
+  v1.use('*', async (c, next) => (isProviderCallback(c.req.path) ? next() : jsonBody(c, next)));
   v1.route('/', apiKeyRoutes);
   v1.route('/', emailDomainRoutes);
   v1.route('/', phoneNumberRoutes);
@@ -73,15 +75,9 @@ export function createApp(deps: Deps) {
     scheme: 'bearer',
     description: 'An API key: `sk_live_...` or `sk_test_...`.',
   });
-  v1.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Tidings API',
-      version: '1.0.0',
-      description: 'Send email and SMS, and manage the contacts, templates, webhooks, segments, broadcasts, domains and numbers around them.',
-    },
-    servers: [{ url: '/v1' }],
-  });
+  // built on first request, once every route is registered
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  v1.get('/openapi.json', (c) => c.json((document ??= buildOpenApiDocument(v1))));
 
   app.route('/v1', v1);
   app.notFound(notFoundOrWrongMethod(app));

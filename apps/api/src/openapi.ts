@@ -1,5 +1,6 @@
-import { createRoute, type RouteConfig } from '@hono/zod-openapi';
-import { ErrorBody } from '@tidings/contracts';
+import { createRoute } from '@hono/zod-openapi';
+import { ErrorBody, type OperationDefinition } from '@tidings/contracts';
+import { idempotent } from './middleware/idempotency.ts';
 import { requireFullPermission } from './middleware/permission.ts';
 
 const errorContent = (code: string, message: string) => ({ 'application/json': { schema: ErrorBody, example: { code, message } } });
@@ -21,19 +22,18 @@ const bodyErrorResponses = {
   415: { description: 'BAD_REQUEST: a body whose Content-Type is not application/json', content: errorContent('BAD_REQUEST', 'Content-Type must be application/json (got "text/plain")') },
 } as const;
 
-type OperationConfig = RouteConfig & { operationId: string; summary: string; description: string };
-
 /**
- * An authenticated operation of the public API: adds bearer security, the shared error responses and, unless
- * `sendingKeyAllowed`, the check that refuses `sending` keys.
- * @example export const getThing = operation({ operationId: 'thing.get', method: 'get', path: '/things/{id}', ... });
+ * The route of an operation declared in @tidings/contracts, ready for `.openapi(route, handler)`: adds bearer
+ * security, the shared error responses, the check that refuses `sending` keys (unless `permission: 'sending'`) and
+ * Idempotency-Key handling (when `idempotent`).
+ * @example export const thingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route(ops.get), async (c) => ...);
  */
-export function operation<const R extends OperationConfig>(config: R & { sendingKeyAllowed?: boolean }) {
-  const { sendingKeyAllowed, ...route } = config;
+export function route<const D extends OperationDefinition>(definition: D) {
+  const { permission, idempotent: isIdempotent, ...config } = definition;
   return createRoute({
-    ...route,
+    ...config,
     security: [{ bearerAuth: [] }],
-    middleware: [...(sendingKeyAllowed ? [] : [requireFullPermission]), ...((route.middleware as []) ?? [])],
-    responses: { ...errorResponses, ...(route.request?.body ? bodyErrorResponses : {}), ...route.responses },
+    middleware: [...(permission === 'sending' ? [] : [requireFullPermission]), ...(isIdempotent ? [idempotent] : [])] as [],
+    responses: { ...errorResponses, ...(config.request?.body ? bodyErrorResponses : {}), ...config.responses },
   });
 }

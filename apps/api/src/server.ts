@@ -1,4 +1,11 @@
+// The API process: `node apps/api/dist/server.js` (built) or `tsx apps/api/src/server.ts`, configured only by the environment.
+import { openDeps } from '@tidings/core';
+import { runProcess, serveHttp } from '@tidings/runtime';
 import { createApp } from './app.ts';
-import { runServer } from './run-server.ts';
 
-runServer('api', { port: (config) => config.apiPort, build: createApp });
+// On SIGTERM the server stops accepting and the requests in flight are answered before the pools close.
+runProcess('api', {
+  open: (config) => openDeps(config, 'api'),
+  stopWithinMs: () => 15_000,
+  start: (deps) => serveHttp(createApp(deps).fetch, deps.config.apiPort),
+});

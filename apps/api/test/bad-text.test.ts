@@ -27,7 +27,7 @@ describe('strings Postgres cannot store are 400 naming the field, never 500', ()
       [api.post('/v1/templates', { name: 'n', channelType: 'email', subject: 's', html: NUL }), 'html:'],
       [api.patch(`/v1/templates/${tpl.body.id}`, { body: NUL }), 'body:'],
       [api.get(`/v1/templates?name=${q}`), 'name:'],
-      [api.post(`/v1/templates/${tpl.body.id}/preview`, { variables: { v: NUL } }), 'variables:'],
+      [api.post(`/v1/templates/${tpl.body.id}/preview`, { variables: { v: NUL } }), 'variables.v:'],
       [api.post('/v1/segments', { name: NUL, criteria: { all: [{ field: 'email', op: 'exists' }] } }), 'name:'],
       [api.post('/v1/segments', { name: 'n', criteria: { all: [{ field: 'firstName', op: 'eq', value: NUL }] } }), 'criteria.all.0.value:'],
       [api.post('/v1/segments', { name: 'n', criteria: { any: [{ field: 'attributes.a', op: 'in', value: ['ok', NUL] }] } }), 'criteria.any.0.value:'],

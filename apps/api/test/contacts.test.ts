@@ -79,7 +79,7 @@ describe('contact.create', () => {
       [{ email: 'x@example.com', nickname: 'x' }, /^nickname: unknown field/],
       [{ email: 'x@example.com', attributes: { 'bad key': 1 } }, /^attributes/],
       [{ email: 'x@example.com', attributes: { big: 'x'.repeat(5000) } }, /^attributes\.big: at most 4096 characters as JSON/],
-      [{ email: 'x@example.com', attributes: { deep: { a: { b: { c: { d: { e: { f: 1 } } } } } } } }, /^attributes\.deep: nests deeper than 5 levels/],
+      [{ email: 'x@example.com', attributes: { deep: { a: { b: { c: { d: { e: { f: 1 } } } } } } } }, /^attributes\.deep: a\.b\.c\.d\.e: nests deeper than 5 levels/],
       [{ email: 'x@example.com', emailSubscribed: 'no' }, /^emailSubscribed:/],
     ];
     for (const [body, message] of cases) {

@@ -96,7 +96,14 @@ describe('the served OpenAPI document', () => {
       if (!op.description) problems.push(`${where}: no description`);
       if (!op.tags?.length) problems.push(`${where}: no tag`);
       if (!op.security?.some((s) => 'bearerAuth' in s)) problems.push(`${where}: no bearer auth`);
-      for (const status of ['400', '401', '403', '404', '429', '500']) {
+      // 404 only where the path names something, 400 only where there is input to refuse
+      const hasPathId = op.parameters?.some((p) => p.in === 'path') ?? false;
+      const hasInput = hasPathId || Boolean(op.requestBody) || (op.parameters?.some((p) => p.in === 'query') ?? false);
+      const expected = ['401', '403', '429', '500', ...(hasInput ? ['400'] : []), ...(hasPathId ? ['404'] : [])];
+      // without an id in its path, body or query an operation has nothing to not find
+      const namesAnId = hasPathId || Boolean(op.requestBody) || (op.parameters?.some((p) => p.in === 'query' && /^[a-z]+Id$/.test(p.name)) ?? false);
+      if (!namesAnId && op.responses['404']) problems.push(`${where}: documents a 404 it cannot give`);
+      for (const status of expected) {
         const media = op.responses[status]?.content?.['application/json'];
         if (!media) problems.push(`${where}: no ${status} response`);
         else if (resolve(media.schema) !== doc.components.schemas.Error || !hasExample(media)) problems.push(`${where}: ${status} is not the Error shape with an example`);
@@ -149,6 +156,86 @@ describe('the served OpenAPI document', () => {
     }
     expect(problems).toEqual([]);
   });
+});
+
+describe('what /docs shows', () => {
+  it('opens with an introduction to authentication, test and live keys, errors, pagination, idempotency, rate limits and webhooks', async () => {
+    const doc = await servedDocument();
+    const headings = [...(doc.info.description as string).matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings).toEqual(['Authentication', 'Test and live keys', 'Errors', 'Pagination', 'Idempotency', 'Rate limits', 'Webhooks']);
+    expect(doc.info.description).toContain('Authorization: Bearer sk_test_...');
+  });
+
+  it('orders the sidebar Messages first and API keys last, and lists every tag in use', async () => {
+    const doc = await servedDocument();
+    const order = (doc.tags as { name: string }[]).map((tag) => tag.name);
+    expect(order[0]).toBe('Messages');
+    expect(order.at(-1)).toBe('API keys');
+    const used = new Set(operationsOf(doc).flatMap(({ op }) => op.tags ?? []));
+    expect([...used].filter((tag) => !order.includes(tag))).toEqual([]);
+  });
+
+  it('shows each operation’s own answers: message.send 202 is queued, message.cancel canceled', async () => {
+    const doc = await servedDocument();
+    const example = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].example;
+    expect(example('/messages', 'post', '202')).toMatchObject({ status: 'queued', sentAt: null, deliveredAt: null });
+    expect(example('/messages/batch', 'post', '202').data.every((m: { status: string } | null) => m === null || m.status === 'queued')).toBe(true);
+    expect(example('/messages/{id}/cancel', 'post', '200')).toMatchObject({ status: 'canceled' });
+  });
+
+  it('documents error examples that are what each operation answers: 404 for an unknown id, 400 for missing input, 403 for a sending key', async () => {
+    const doc = await servedDocument();
+    // one request per documented error: more than the default rate limit allows in a minute
+    const local = setupApi({ RATE_LIMIT_PER_MINUTE: '10000' });
+    try {
+      const full = await local.org({ mode: 'test' });
+      const sending = await local.org({ mode: 'test' });
+      const sendingKey = (await local.deps.db.apiKey.findFirstOrThrow({ where: { orgId: sending.orgId } })).id;
+      await local.deps.db.apiKey.update({ where: { id: sendingKey }, data: { permission: 'sending' } });
+      const resolve = (schema: Record<string, unknown> | undefined): Record<string, any> | undefined =>
+        schema && typeof schema.$ref === 'string' ? resolve(doc.components.schemas[schema.$ref.split('/').pop()!]) : schema;
+      const call = (api: typeof full.api, method: string, url: string, body?: unknown) =>
+        method === 'get' ? api.get(url) : method === 'delete' ? api.delete(url) : method === 'patch' ? api.patch(url, body ?? {}) : method === 'put' ? api.put(url, body ?? {}) : api.post(url, body ?? {});
+
+      const problems: string[] = [];
+      let checked = 0;
+      for (const { path, method, op } of operationsOf(doc)) {
+        const where = `${op.operationId} (${method.toUpperCase()} ${path})`;
+        const documented = (status: string) => op.responses[status]?.content?.['application/json']?.example as { code: string; message: string } | undefined;
+        const bodyMedia = op.requestBody?.content['application/json'];
+        const validBody = bodyMedia ? (bodyMedia.example ?? resolve(bodyMedia.schema)?.example) : undefined;
+        const query = (op.parameters ?? []).filter((p) => p.in === 'query' && (p as { required?: boolean }).required).map((p) => `${p.name}=US`);
+        const url = (id: string) => `/v1${path.replace(/\{[^}]+\}/g, id)}${query.length ? `?${query.join('&')}` : ''}`;
+
+        const notFound = documented('404');
+        if (notFound && path.includes('{')) {
+          const res = await call(full.api, method, url('zz_01JD8Z5Q9X4N7W2M3K6P0R1T5V'), validBody);
+          checked += 1;
+          if (res.status !== 404 || res.body.message !== notFound.message) problems.push(`${where}: documents 404 "${notFound.message}", answers ${res.status} "${res.body.message}"`);
+        }
+        const badRequest = documented('400');
+        if (badRequest) {
+          const isUnknownField = badRequest.message === 'nickname: unknown field';
+          const isUnknownQuery = badRequest.message === 'stauts: unknown query parameter';
+          const isLongId = badRequest.message.startsWith('id: ');
+          const target = isLongId ? url('x'.repeat(65)) : isUnknownQuery ? `${url('zz_1')}${query.length ? '&' : '?'}stauts=failed` : url('zz_1');
+          const res = await call(full.api, method, target, isUnknownField ? { nickname: 1 } : isLongId ? validBody : {});
+          checked += 1;
+          if (res.status !== 400 || !res.body.message.split('; ').includes(badRequest.message)) problems.push(`${where}: documents 400 "${badRequest.message}", answers ${res.status} "${res.body.message}"`);
+        }
+        const forbidden = documented('403');
+        if (forbidden?.message.startsWith('This API key has sending permission only')) {
+          const res = await call(sending.api, method, url('zz_1'), validBody);
+          checked += 1;
+          if (res.status !== 403 || res.body.message !== forbidden.message) problems.push(`${where}: documents 403 "${forbidden.message}", answers ${res.status} "${res.body.message}"`);
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(checked).toBeGreaterThan(80);
+    } finally {
+      await local.close();
+    }
+  }, 300_000);
 });
 
 describe('/docs', () => {

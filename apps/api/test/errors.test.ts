@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createLogger } from '@tidings/core';
+import { createLogger } from '@tidings/runtime';
 import { Prisma } from '@tidings/db';
 import { Hono } from 'hono';
 import type { AppEnv } from '../src/env.ts';
@@ -173,7 +173,10 @@ describe('error shape', () => {
 
   it('500 hides internals from the caller and logs them with the request id', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _enc, done) => {
+        lines.push(String(chunk));
+        done();
+      } }));
     const local = setupApi();
     local.deps.logger = logger;
     local.app.get('/explode', () => {

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
+import { mutate, mutateQuery, queryString, sampleBody, sampleQuery, seededRandom, sweepMutations, sweepQueries, type OpenApiDocument } from './openapi-mutations.ts';
 import { setupApi } from './setup.ts';
 
 // Every operation of the served OpenAPI document, hit with wrong bodies, queries, ids and headers: the answer is
 // never a 500, always exactly {code, message}, and a refused request writes nothing.
-const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000000' });
+const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_LOOPBACK: 'true' });
 afterAll(() => t.close());
 
 type Operation = { method: string; path: string; operationId: string; hasBody: boolean; queryNames: string[] };
@@ -115,7 +116,7 @@ describe('fuzzing bad input', () => {
         { numRuns: 10 },
       );
     }
-  });
+  }, 120_000);
 
   it('bad headers: Authorization and Idempotency-Key of every shape are 4xx with the error shape', async () => {
     await fc.assert(
@@ -127,4 +128,82 @@ describe('fuzzing bad input', () => {
       { numRuns: 50 },
     );
   });
+});
+
+// Valid requests generated from the served OpenAPI document (openapi-sampler, from each schema's examples and types),
+// then mutated: NUL, lone surrogates, out-of-range dates, huge numbers, wrong types, extra fields, forged cursors.
+// Ids in paths are real resources of the caller's organization half of the time, so the mutations reach past the
+// lookups. Seeded: FUZZ_SEED=<n> replays a run.
+describe('OpenAPI-driven fuzzing', () => {
+  const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  // besides the sweep (every value of a valid request poisoned in turn), this many random mutations per operation
+  const RANDOM_BODIES_PER_OPERATION = 15;
+  const RANDOM_QUERIES_PER_OPERATION = 6;
+  // loopback only: a sampled webhook URL (example.com) would otherwise be resolved through the network
+  const LOOPBACK_URL = 'http://127.0.0.1:9/hook';
+
+  /** Ids of real resources of the organization, by the path they live under (none for those that reach a provider or DNS). */
+  async function realIds(api: Awaited<ReturnType<typeof t.org>>['api']): Promise<Record<string, string>> {
+    const contact = await api.post('/v1/contacts', { email: 'fuzz@example.com' });
+    const template = await api.post('/v1/templates', { name: 'fuzz', channelType: 'sms', body: 'Hi {{ name }}' });
+    const segment = await api.post('/v1/segments', { name: 'fuzz', criteria: { all: [{ field: 'email', op: 'exists' }] } });
+    const webhook = await api.post('/v1/webhooks', { url: LOOPBACK_URL, events: ['message.sent'] });
+    const key = await api.post('/v1/api-keys', { name: 'fuzz target', permission: 'full' });
+    const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+    const message = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', body: 'hi', scheduledAt });
+    for (const res of [contact, template, segment, webhook, key, message]) expect(res.status).toBeLessThan(300);
+    return {
+      '/contacts/': contact.body.id,
+      '/templates/': template.body.id,
+      '/segments/': segment.body.id,
+      '/webhooks/': webhook.body.id,
+      '/api-keys/': key.body.id,
+      '/messages/': message.body.id,
+    };
+  }
+
+  it(`sends mutated bodies and queries to every operation; no answer is a 5xx (seed ${seed})`, async () => {
+    const random = seededRandom(seed);
+    const document = (await (await t.app.request('/v1/openapi.json')).json()) as OpenApiDocument;
+    const { api } = await t.org({ mode: 'test' });
+    const ids = await realIds(api);
+    const failures: string[] = [];
+    let requests = 0;
+
+    const pathFor = (path: string) =>
+      `/v1${path.replace(/\{[^}]+\}/g, () => {
+        const real = Object.entries(ids).find(([prefix]) => path.startsWith(prefix))?.[1];
+        return encodeURIComponent(real && random.next() < 0.5 ? real : random.pick(['con_nope', 'x', 'a\u0000b', 'x'.repeat(65), '%00']));
+      })}`;
+    const check = (status: number, body: unknown, what: string) => {
+      requests += 1;
+      const shapeOk = status < 400 || (body !== null && typeof body === 'object' && Object.keys(body).sort().join() === 'code,message');
+      if (status >= 500 || !shapeOk) failures.push(`${status} ${what} -> ${String(JSON.stringify(body)).slice(0, 300)}`);
+    };
+
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const valid = sampleBody(document, operation);
+        if (valid !== null) {
+          const withLoopback = JSON.parse(JSON.stringify(valid).replace(/"url":"[^"]*"/g, `"url":"${LOOPBACK_URL}"`));
+          const bodies = [...sweepMutations(withLoopback), ...Array.from({ length: RANDOM_BODIES_PER_OPERATION }, () => mutate(withLoopback, random))];
+          for (const body of bodies) {
+            const target = pathFor(path);
+            const res = await api.call(method.toUpperCase(), target, JSON.stringify(body));
+            check(res.status, res.body, `${operation.operationId} ${method.toUpperCase()} ${target} ${String(JSON.stringify(body)).slice(0, 300)}`);
+          }
+        }
+        const validQuery = sampleQuery(document, operation);
+        const queries = [...sweepQueries(validQuery), ...Array.from({ length: RANDOM_QUERIES_PER_OPERATION }, () => mutateQuery(validQuery, random))];
+        for (const query of queries) {
+          const target = `${pathFor(path)}${queryString(query)}`;
+          const res = await api.call(method.toUpperCase(), target, valid === null ? undefined : JSON.stringify(valid));
+          check(res.status, res.body, `${operation.operationId} ${method.toUpperCase()} ${target.slice(0, 300)}`);
+        }
+      }
+    }
+    if (failures.length > 0) throw new Error(`FUZZ_SEED=${seed}: ${failures.length} of ${requests} requests failed:\n${failures.slice(0, 20).join('\n')}`);
+    expect(requests).toBeGreaterThan(1_500);
+    expect(requests).toBeLessThan(5_000);
+  }, 180_000);
 });

@@ -1,7 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@tidings/contracts';
-import { idempotent } from '../src/middleware/idempotency.ts';
-import { operation } from '../src/openapi.ts';
+import { route } from '../src/openapi.ts';
 import type { AppEnv } from '../src/env.ts';
 import { validationHook } from '../src/validation-hook.ts';
 import { setupApi } from './setup.ts';
@@ -11,13 +10,15 @@ import { setupApi } from './setup.ts';
 const t = setupApi();
 let runs = 0;
 let release: (() => void) | undefined;
-const probe = operation({
+const probe = route({
   operationId: 'probe.create',
   method: 'post',
   path: '/probe',
   summary: 'probe',
   description: 'probe',
-  middleware: [idempotent],
+  permission: 'full',
+  idempotent: true,
+  tags: ['Probe'],
   request: { body: { required: true, content: { 'application/json': { schema: z.strictObject({ n: z.number(), wait: z.boolean().optional() }) } } } },
   responses: { 201: { description: 'ok', content: { 'application/json': { schema: z.object({ run: z.number(), n: z.number() }) } } } },
 });

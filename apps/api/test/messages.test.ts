@@ -98,15 +98,15 @@ describe('message.send', () => {
     expect(pinned.body).toMatchObject({ subject: 'Hi Bo', templateVersion: 1 });
   });
 
-  it('a template send with a missing variable, an unknown or a deleted template is 400 and sends nothing', async () => {
+  it('a template send with a missing variable or a deleted template is 400, an unknown one 404, and sends nothing', async () => {
     const { api, orgId } = await t.org({ mode: 'test' });
     const template = await api.post('/v1/templates', { name: 'OTP', channelType: 'sms', body: 'Code {{ code }}' });
     const missing = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', templateId: template.body.id, variables: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toMatch(/code/);
     const unknown = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', templateId: 'tpl_nope', variables: { code: '1' } });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.message).toMatch(/^templateId: /);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ code: 'NOT_FOUND', message: 'templateId: Template not found' });
     await api.delete(`/v1/templates/${template.body.id}`);
     const deleted = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', templateId: template.body.id, variables: { code: '1' } });
     expect(deleted.status).toBe(400);

@@ -124,3 +124,40 @@ describe('phone numbers through Telnyx', () => {
     expect(telnyx.requests).toEqual([]);
   });
 });
+
+describe('the Telnyx messaging profile', () => {
+  const sendFrom = (deps: typeof t.deps, from: string) => deps.providers.sms('telnyx')!.sendSms({ messageId: 'msg_profile', from, to: '+14155550199', body: 'hi' });
+
+  it('orders numbers onto TELNYX_MESSAGING_PROFILE_ID, so a purchased number can send at once; one without a profile cannot', async () => {
+    const withProfile = setupApi({ TELNYX_API_KEY: TELNYX_KEY, TELNYX_BASE_URL: `${telnyx.url}/v2`, TELNYX_MESSAGING_PROFILE_ID: 'mp_fake_default' });
+    try {
+      const { api } = await withProfile.org({ mode: 'live' });
+      const number = await searchOne(api, 'country=US&areaCode=646&limit=1');
+      expect((await api.post('/v1/phone-numbers', { number })).status).toBe(201);
+      expect(requestsTo('POST', '/v2/number_orders')[0]!.body).toMatchObject({ messaging_profile_id: 'mp_fake_default' });
+      await expect(sendFrom(withProfile.deps, number)).resolves.toEqual({ providerMessageId: expect.any(String) });
+    } finally {
+      await withProfile.close();
+    }
+
+    // without the setting the order carries no profile, and Telnyx refuses to send from the number
+    const { api } = await t.org({ mode: 'live' });
+    const bare = await searchOne(api, 'country=US&areaCode=718&limit=1');
+    expect((await api.post('/v1/phone-numbers', { number: bare })).status).toBe(201);
+    await expect(sendFrom(t.deps, bare)).rejects.toMatchObject({ name: 'ProviderError', isRetryable: false, status: 422 });
+  });
+
+  it('refuses an order naming a profile Telnyx does not know, and stores no number', async () => {
+    const unknown = setupApi({ TELNYX_API_KEY: TELNYX_KEY, TELNYX_BASE_URL: `${telnyx.url}/v2`, TELNYX_MESSAGING_PROFILE_ID: 'mp_not_ours' });
+    try {
+      const { api, orgId } = await unknown.org({ mode: 'live' });
+      const number = await searchOne(api, 'country=US&areaCode=917&limit=1');
+      const res = await api.post('/v1/phone-numbers', { number });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(await unknown.deps.db.phoneNumber.count({ where: { orgId } })).toBe(0);
+    } finally {
+      await unknown.close();
+    }
+  });
+});

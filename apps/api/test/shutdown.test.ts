@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { createTestDeps, freePort, makeOrganization } from '@tidings/testing';
 
 const deps = createTestDeps();
+// each test starts the API as a process (tsx compiling its sources): on a busy machine that alone can take 30 s
+const PROCESS_TEST_TIMEOUT_MS = 120_000;
 afterAll(() => deps.close());
 
 describe('graceful shutdown', () => {
@@ -39,5 +42,36 @@ describe('graceful shutdown', () => {
     expect(await exitCode).toBe(0);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     expect(await deps.db.apiKey.count({ where: { orgId, name: 'created during shutdown' } })).toBe(1);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('a port already in use: exits 1 with one line that says so, not a stack', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
+        env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      server.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+      const exitCode = await new Promise<number | null>((resolve) => server.once('exit', resolve));
+      expect(exitCode).toBe(1);
+      expect(stderr.trim().split('\n')).toEqual([`api: port ${port} is already in use (another process listens there)`]);
+    } finally {
+      taken.close();
+    }
+  }, PROCESS_TEST_TIMEOUT_MS);
+
+  it('a bad setting: exits 1 naming it', async () => {
+    const server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
+      env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: 'eighty', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    server.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+    expect(await new Promise<number | null>((resolve) => server.once('exit', resolve))).toBe(1);
+    expect(stderr).toMatch(/^api: Invalid configuration:[\s\S]*API_PORT/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  }, PROCESS_TEST_TIMEOUT_MS);
 });

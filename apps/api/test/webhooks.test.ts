@@ -79,6 +79,12 @@ describe('webhook operations', () => {
     ['http://[::ffff:192.168.1.1]/hook', 'private'],
     ['http://100.64.0.1/hook', 'carrierGradeNat'],
     ['http://0.0.0.0:8080/hook', 'unspecified'],
+    // IPv6 forms that carry a refused IPv4 address (the URL parser stores [::127.0.0.1] as [::7f00:1])
+    ['http://[::127.0.0.1]/hook', 'ipv4Compatible'],
+    ['http://[::a9fe:a9fe]/latest/meta-data/', 'ipv4Compatible'],
+    ['http://[::10.0.0.8]/hook', 'ipv4Compatible'],
+    ['http://[64:ff9b::a9fe:a9fe]/hook', 'rfc6052'],
+    ['http://[2002:a9fe:a9fe::1]/hook', '6to4'],
   ])('create refuses %s (%s) with 400', async (url, reason) => {
     const { api, orgId } = await t.org();
     const res = await api.post('/v1/webhooks', { url, events: ['contact.created'] });

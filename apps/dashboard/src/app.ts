@@ -1,5 +1,5 @@
-import { healthRoutes, requestContext } from '@tidings/api';
 import { AppError, isSignUpOpen, switchSessionOrg, type Deps } from '@tidings/core';
+import { opsRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import { createAssetRoutes } from './assets.routes.ts';
 import { setFlash } from './auth/cookies.ts';
@@ -9,6 +9,7 @@ import type { DashEnv, NavEntry } from './env.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { requireSignedIn } from './middleware/require.ts';
 import { loadSession } from './middleware/session.ts';
+import { refuseUnstorableInput } from './middleware/storable-input.ts';
 import { authRoutes } from './pages/auth.page.tsx';
 import { pages } from './pages/index.ts';
 import { renderError } from './views/render.tsx';
@@ -40,9 +41,10 @@ export function createDashboard(deps: Deps) {
       c.header('X-Frame-Options', 'DENY');
     }
   });
-  // the API's request log and metrics, and its /healthz, /readyz and /metrics, answered before any session work
+  // the request log and metrics, and /healthz, /readyz and /metrics, answered before any session work
   app.use('*', requestContext);
-  app.route('/', healthRoutes);
+  app.route('/', opsRoutes(deps));
+  app.use('*', refuseUnstorableInput);
   app.use('*', loadSession);
   app.use(BULL_BOARD_PATH, guardBullBoard);
   app.use(`${BULL_BOARD_PATH}/*`, guardBullBoard);

@@ -1,4 +1,10 @@
-import { runServer } from '@tidings/api';
+// The dashboard process: `node apps/dashboard/dist/server.js` (built) or `tsx apps/dashboard/src/server.ts`.
+import { openDeps } from '@tidings/core';
+import { runProcess, serveHttp } from '@tidings/runtime';
 import { createDashboard } from './app.ts';
 
-runServer('dashboard', { port: (config) => config.dashboardPort, build: createDashboard });
+runProcess('dashboard', {
+  open: (config) => openDeps(config, 'dashboard'),
+  stopWithinMs: () => 15_000,
+  start: (deps) => serveHttp(createDashboard(deps).fetch, deps.config.dashboardPort),
+});

@@ -210,3 +210,33 @@ describe('the sandbox inbox', () => {
     expect(page.html).not.toContain('<iframe');
   });
 });
+
+describe('recipients and attachments', () => {
+  it('the sandbox inbox and the message page list cc, reply-to and attachments; the inbox downloads an attachment of this organization only', async () => {
+    const { orgId, browser } = await signedInOrg();
+    const bytes = Buffer.from('%PDF-1.4 invoice');
+    const message = await sendMessage(deps, orgId, 'test', {
+      channelType: 'email',
+      to: 'ada@example.com',
+      cc: ['bo@example.com'],
+      replyTo: 'help@example.com',
+      subject: 'Invoice',
+      text: 'Attached',
+      attachments: [{ filename: 'invoice.pdf', content: bytes.toString('base64') }],
+    });
+    const attachment = message.attachments[0]!;
+    const inbox = await browser.get(`/sandbox/${message.id}`);
+    expect(inbox.html).toContain('bo@example.com');
+    expect(inbox.html).toContain('help@example.com');
+    expect(inbox.html).toContain(`href="/sandbox/${message.id}/attachments/${attachment.id}"`);
+    expect((await browser.get(`/messages/${message.id}`)).html).toContain('invoice.pdf');
+
+    const download = await browser.get(`/sandbox/${message.id}/attachments/${attachment.id}`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''invoice.pdf");
+    expect(download.html).toBe(bytes.toString()); // the body as text: the bytes are ASCII
+
+    const stranger = await signedInOrg();
+    expect((await stranger.browser.get(`/sandbox/${message.id}/attachments/${attachment.id}`)).status).toBe(404);
+  });
+});

@@ -1,6 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import {
   attachmentFailure,
+  attemptErrorOf,
   backoffDelayMs,
   claimForSending,
   failAsRecipientStopped,
@@ -10,27 +11,30 @@ import {
   outgoingEmail,
   outgoingSms,
   recordAttemptError,
+  SendAttemptFailed,
+  sendThroughProviders,
   type AttachmentFetchOptions,
   type Deps,
 } from '@tidings/core';
 import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
-import type { Providers } from './providers.ts';
 
 /**
  * Sends one message (the job carries only its id). Idempotent: a message past `sending` or canceled finishes
- * without a provider call; the provider call carries the message id as idempotency key (Resend). Transient
- * failures come back after exponential backoff with jitter until `SEND_MAX_ATTEMPTS`, then `failed`; permanent
- * ones fail at once (UnrecoverableError). Our own failures (Postgres) never fail the job: it runs again after backoff.
+ * without a provider call; the provider call carries the message id as idempotency key where the provider takes one
+ * (Resend), and as the Message-ID over SMTP. Each attempt goes through the providers in order, failing over on
+ * retryable errors (sendThroughProviders). When every provider failed, the attempt comes back after exponential
+ * backoff with jitter until `SEND_MAX_ATTEMPTS`, then `failed`; a permanent refusal fails at once (UnrecoverableError).
+ * Our own failures (Postgres) never fail the job: it runs again after backoff.
  *
  * The window between the provider's answer and our `sent` update (a crash, a lost connection): the job runs again
- * and calls the provider again with the same key. Resend answers with the first email's id, so email is
- * effectively once; the sandbox derives its id from ours, so it is once too; Telnyx takes no key, so SMS is
- * at-least-once in that window only.
+ * and calls the provider again with the same key. Resend answers with the first email's id and the sandbox derives
+ * its id from ours, so those are once; SMTP, SES, Telnyx and Twilio take no key, so a repeat in that window can
+ * reach the recipient twice (it is counted in tidings_provider_unconfirmed_repeats_total).
  */
-export const sendMessageProcessor = (deps: Deps, providers: Providers, fetchOptions: AttachmentFetchOptions = {}) => async (job: Job<{ messageId: string }>, token?: string) => {
+export const sendMessageProcessor = (deps: Deps, fetchOptions: AttachmentFetchOptions = {}) => async (job: Job<{ messageId: string }>, token?: string) => {
   try {
-    return await sendOnce(deps, providers, fetchOptions, job, token);
+    return await sendOnce(deps, fetchOptions, job, token);
   } catch (error) {
     if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
     // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
@@ -43,7 +47,7 @@ export const sendMessageProcessor = (deps: Deps, providers: Providers, fetchOpti
   }
 };
 
-async function sendOnce(deps: Deps, providers: Providers, fetchOptions: AttachmentFetchOptions, job: Job<{ messageId: string }>, token?: string) {
+async function sendOnce(deps: Deps, fetchOptions: AttachmentFetchOptions, job: Job<{ messageId: string }>, token?: string) {
   const { messageId } = job.data;
   const claim = await claimForSending(deps, messageId);
   if (claim.kind === 'done') return { outcome: claim.reason };
@@ -52,54 +56,51 @@ async function sendOnce(deps: Deps, providers: Providers, fetchOptions: Attachme
     throw new DelayedError();
   }
   const message = claim.message;
-  const log = deps.logger.child({ messageId, orgId: message.orgId, provider: message.provider, attempt: message.attempts });
+  const log = deps.logger.child({ messageId, orgId: message.orgId, attempt: message.attempts });
   const settings = deps.config.sendWorker;
+  // a broadcast's List-Unsubscribe headers go to whichever provider sends it
   const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
+  let sent: Awaited<ReturnType<typeof sendThroughProviders>>;
   try {
-    const { providerMessageId } =
-      message.channelType === 'email'
-        ? await providers.email(message.provider).sendEmail(await outgoingEmail(deps, message, fetchOptions, headers))
-        : await providers.sms(message.provider).sendSms(outgoingSms(message));
-    const followUps =
-      message.provider === 'sandbox'
-        ? [{ queue: 'maintenance' as const, jobId: sandboxOutcomeJobId(messageId), runAt: new Date(deps.now().getTime() + settings.sandboxOutcomeDelayMs) }]
-        : [];
-    await markSent(deps, messageId, providerMessageId, followUps);
-    log.info('sent');
-    return { outcome: 'sent' };
+    // built again for each provider tried: attachments are streams, read once
+    sent = await sendThroughProviders(deps, message, { email: () => outgoingEmail(deps, message, fetchOptions, headers), sms: () => outgoingSms(message) });
   } catch (error) {
+    const failed = error instanceof SendAttemptFailed ? error : null;
+    const cause = failed ? failed.cause : error;
     // An attachment that could not be read (a `path` that failed, when opened or half-way) is reported as such,
     // and retried like a provider's transient failure while it is a timeout, a 5xx or a dropped connection.
-    const attachment = attachmentFailure(error);
-    const providerError = error instanceof ProviderError ? error : null;
-    const detail = attachment
-      ? { code: 'ATTACHMENT_UNAVAILABLE', message: attachment.message }
-      : { code: (providerError?.reason ?? 'internal_error').toUpperCase(), message: providerError?.message ?? 'The send failed; it will be retried' };
-    if (attachment && !attachment.isRetryable) {
-      await markFailed(deps, messageId, detail);
-      log.warn({ reason: detail.message }, 'an attachment is unavailable for good');
+    const attachment = attachmentFailure(cause);
+    if (!failed && !attachment) throw error; // our own failure: the outer handler retries the job
+    const detail = attachment ? { code: 'ATTACHMENT_UNAVAILABLE', message: attachment.message } : attemptErrorOf(cause);
+    const provider = failed?.provider;
+    if (cause instanceof ProviderError && cause.reason === RECIPIENT_STOPPED) {
+      await failAsRecipientStopped(deps, message);
+      log.warn({ provider }, 'provider refused the message: the recipient opted out; number suppressed');
       throw new UnrecoverableError(detail.message);
     }
-    if (providerError?.reason === RECIPIENT_STOPPED) {
-      await failAsRecipientStopped(deps, message);
-      log.warn('provider refused the message: the recipient opted out; number suppressed');
-      throw new UnrecoverableError(providerError.message);
-    }
-    if (providerError && !providerError.isRetryable) {
-      await markFailed(deps, messageId, detail);
-      log.warn({ reason: providerError.reason, status: providerError.status }, 'provider refused the message for good');
-      throw new UnrecoverableError(providerError.message);
+    if (attachment ? !attachment.isRetryable : !failed!.isRetryable) {
+      await markFailed(deps, messageId, detail, provider);
+      log.warn({ provider, reason: detail.code }, 'the message was refused for good');
+      throw new UnrecoverableError(detail.message);
     }
     if (message.attempts >= settings.maxAttempts) {
-      await markFailed(deps, messageId, detail);
-      log.warn({ err: error }, 'send failed after the last attempt');
+      await markFailed(deps, messageId, detail, provider);
+      log.warn({ provider, reason: detail.code }, 'send failed after the last attempt');
       throw new UnrecoverableError(detail.message);
     }
-    // Our own failure (database, network) after the provider call is retried the same way: the repeat is safe.
-    if (providerError || attachment) await recordAttemptError(deps, messageId, detail);
+    // an attachment that failed before any provider was called is not in the history yet
+    if (!failed) await recordAttemptError(deps, messageId, detail);
     const delayMs = backoffDelayMs(message.attempts, { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs });
-    log.info({ err: error, delayMs }, 'send failed; retrying later');
+    log.info({ provider, reason: detail.code, delayMs }, 'send failed; retrying later');
     await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
   }
+  const followUps =
+    sent.provider === 'sandbox'
+      ? [{ queue: 'maintenance' as const, jobId: sandboxOutcomeJobId(messageId), runAt: new Date(deps.now().getTime() + settings.sandboxOutcomeDelayMs) }]
+      : [];
+  // Our own failure here (the database) is retried by the outer handler: the repeat is safe where the provider dedupes.
+  await markSent(deps, messageId, sent, followUps);
+  log.info({ provider: sent.provider }, 'sent');
+  return { outcome: 'sent' };
 }

@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
-import { measureJobs, type AttachmentFetchOptions, type Deps } from '@tidings/core';
+import type { AttachmentFetchOptions, Deps } from '@tidings/core';
+import { measureJobs } from '@tidings/runtime';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
-import { buildProviders, countProviderCalls, type Providers } from './providers.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
 
@@ -9,14 +9,14 @@ export type SendWorker = { workers: Worker[]; close(): Promise<void> };
 
 /**
  * Starts the send-worker's BullMQ workers on `deps`: one per configured channel queue (SEND_WORKER_QUEUES) with
- * the configured concurrency and stalled-job settings, one on `broadcasts` (the fan-out) when configured, and one on `maintenance` that runs the outbox relay as a
- * job scheduler every OUTBOX_RELAY_INTERVAL_MS. Every provider call and job run is measured in `deps.metrics`.
+ * the configured concurrency and stalled-job settings, one on `broadcasts` (the fan-out) when configured, and one on
+ * `maintenance` that runs the outbox relay as a job scheduler every OUTBOX_RELAY_INTERVAL_MS. Messages go out through
+ * `deps.providers`. Every provider call and job run is measured in `deps.metrics`.
  * `close()` waits for in-flight jobs (graceful shutdown).
  * @example const worker = await startSendWorker(deps); process.once('SIGTERM', () => worker.close());
  */
-export async function startSendWorker(deps: Deps, options: { providers?: Providers; attachmentFetch?: AttachmentFetchOptions } = {}): Promise<SendWorker> {
+export async function startSendWorker(deps: Deps, options: { attachmentFetch?: AttachmentFetchOptions } = {}): Promise<SendWorker> {
   const settings = deps.config.sendWorker;
-  const providers = countProviderCalls(deps.metrics, options.providers ?? buildProviders(deps.config));
   const common = {
     connection: deps.redis,
     prefix: `${deps.config.redisPrefix}:bull`,
@@ -28,7 +28,7 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 60 * 60 },
   };
-  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, providers, options.attachmentFetch));
+  const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, options.attachmentFetch));
   const channels = settings.queues.filter((queue) => queue !== 'broadcasts');
   const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
   if (settings.queues.includes('broadcasts')) {
@@ -63,5 +63,3 @@ export async function startSendWorker(deps: Deps, options: { providers?: Provide
     },
   };
 }
-
-export { buildProviders, type Providers } from './providers.ts';

@@ -1,10 +1,12 @@
-// The send-worker process: `node`/`tsx apps/send-worker/src/worker.ts`, configured only by the environment.
-import { runWorkerProcess } from '@tidings/core';
+// The send-worker process: `node apps/send-worker/dist/worker.js` (built) or `tsx apps/send-worker/src/worker.ts`.
+import { openDeps } from '@tidings/core';
+import { runProcess } from '@tidings/runtime';
 import { startSendWorker } from './send-worker.ts';
 
 // A message whose job is cut off by the exit is never sent twice by our side: the job is taken over as stalled.
-runWorkerProcess('send-worker', {
-  metricsPort: (config) => config.sendWorker.metricsPort,
+runProcess('send-worker', {
+  open: (config) => openDeps(config, 'send-worker'),
+  opsPort: (config) => config.sendWorker.metricsPort,
   stopWithinMs: () => 30_000,
   async start(deps) {
     const worker = await startSendWorker(deps);

@@ -10,7 +10,11 @@ import {
   makeTelnyxKeyPair,
   spawnService,
   startFakeResend,
+  startFakeSes,
+  startFakeSns,
   startFakeTelnyx,
+  startFakeTwilio,
+  startSmtpServer,
   type FakeResend,
   type FakeTelnyx,
   type TestDeps,
@@ -21,14 +25,26 @@ export const RESEND_WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64')
 
 /**
  * The whole pipeline in one test file: the HTTP app, a real send-worker, real Postgres and Redis, and the real
- * Resend and Telnyx SDKs talking to loopback fakes. Fast retry, stall and sandbox timings.
+ * Resend, Telnyx, SES and Twilio SDKs and nodemailer talking to loopback fakes and a real SMTP server. Resend and
+ * Telnyx are the providers unless `env` lists others (EMAIL_PROVIDERS, SMS_PROVIDERS). Fast retry, stall and sandbox
+ * timings.
  * @example const h = await startPipeline(); ... afterAll(() => h.close());
  */
 export async function startPipeline(env: Record<string, string> = {}) {
   const resend: FakeResend = await startFakeResend();
   const telnyx: FakeTelnyx = await startFakeTelnyx();
   const telnyxKeys = makeTelnyxKeyPair();
+  const [smtp, ses, sns, twilio] = await Promise.all([startSmtpServer(), startFakeSes(), startFakeSns(), startFakeTwilio()]);
   const deps: TestDeps = createTestDeps({
+    SMTP_URL: smtp.url,
+    SES_REGION: 'us-east-1',
+    SES_ACCESS_KEY_ID: 'AKIAFAKEFAKEFAKE',
+    SES_SECRET_ACCESS_KEY: 'fake-secret-access-key',
+    SES_ENDPOINT: ses.url,
+    SNS_URL_PATTERN: sns.urlPattern,
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_BASE_URL: twilio.url,
     RESEND_API_KEY: 're_test_key',
     RESEND_BASE_URL: resend.url,
     RESEND_WEBHOOK_SECRET,
@@ -54,6 +70,10 @@ export async function startPipeline(env: Record<string, string> = {}) {
     resend,
     telnyx,
     telnyxKeys,
+    smtp,
+    ses,
+    sns,
+    twilio,
     anonymous: apiClient(app),
     async startWorker() {
       worker = await startSendWorker(deps);
@@ -81,7 +101,7 @@ export async function startPipeline(env: Record<string, string> = {}) {
     },
     async close() {
       await worker?.close();
-      await Promise.all([resend.close(), telnyx.close()]);
+      await Promise.all([resend.close(), telnyx.close(), smtp.close(), ses.close(), sns.close(), twilio.close()]);
       await deps.close();
     },
   };

@@ -1,6 +1,6 @@
 // Each message's final outcome is one log line and one count of tidings_messages_total{channel,status}.
 import { Writable } from 'node:stream';
-import { createLogger } from '@tidings/core';
+import { createLogger } from '@tidings/runtime';
 import { sampleValue } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
 

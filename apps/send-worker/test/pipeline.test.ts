@@ -130,7 +130,14 @@ describe('end to end with a live key (real SDKs against the fakes)', () => {
     expect(failed.attempts).toBe(3);
     expect(failed.error).toEqual({ code: 'PROVIDER_UNAVAILABLE', message: expect.stringContaining('503') });
     expect(emailsTo('flaky@example.com')).toHaveLength(0);
-    expect(history(failed)).toEqual(['queued', 'sending', 'failed']);
+    // each failed call is in the history with the provider and its error; the last one failed the message
+    expect(history(failed)).toEqual(['queued', 'sending', 'sending', 'sending', 'sending', 'failed']);
+    expect(failed.events.slice(2).map((e: { provider: string; error: { code: string } }) => [e.provider, e.error.code])).toEqual([
+      ['resend', 'PROVIDER_UNAVAILABLE'],
+      ['resend', 'PROVIDER_UNAVAILABLE'],
+      ['resend', 'PROVIDER_UNAVAILABLE'],
+      ['resend', 'PROVIDER_UNAVAILABLE'],
+    ]);
   });
 
   it('fails a permanent 422 at once, without retrying', async () => {

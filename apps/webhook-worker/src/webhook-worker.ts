@@ -1,4 +1,5 @@
-import { measureJobs, type Deps } from '@tidings/core';
+import type { Deps } from '@tidings/core';
+import { measureJobs } from '@tidings/runtime';
 import type { JobData } from '@tidings/queue';
 import { Worker } from 'bullmq';
 import { deliverWebhook, type DeliverOptions } from './deliver-webhook.processor.ts';

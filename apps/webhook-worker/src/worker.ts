@@ -1,9 +1,11 @@
-// The webhook-worker process: `tsx apps/webhook-worker/src/worker.ts`, configured only by the environment.
-import { requeueOverdueDeliveries, runWorkerProcess } from '@tidings/core';
+// The webhook-worker process: `node apps/webhook-worker/dist/worker.js` (built) or `tsx apps/webhook-worker/src/worker.ts`.
+import { openDeps, requeueOverdueDeliveries } from '@tidings/core';
+import { runProcess } from '@tidings/runtime';
 import { startWebhookWorker } from './webhook-worker.ts';
 
-runWorkerProcess('webhook-worker', {
-  metricsPort: (config) => config.webhooks.workerMetricsPort,
+runProcess('webhook-worker', {
+  open: (config) => openDeps(config, 'webhook-worker'),
+  opsPort: (config) => config.webhooks.workerMetricsPort,
   // each delivery in flight is capped by its timeout
   stopWithinMs: (config) => config.webhooks.timeoutMs + 10_000,
   async start(deps) {

@@ -1,8 +1,8 @@
-import { ConfigError, loadConfig } from '@tidings/config';
+import { ConfigError, loadConfig, type Config } from '@tidings/config';
 import { runCli } from './cli.ts';
 
 async function main() {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

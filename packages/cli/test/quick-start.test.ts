@@ -138,3 +138,17 @@ describe("the README's quick start", () => {
     expect(startLog.slice(logBefore)).not.toMatch(/(send-worker|webhook-worker|dashboard) (exited|started)/);
   }, 120_000);
 });
+
+describe('npm start without a reachable PostgreSQL', () => {
+  it('says what to check, and does not tell you to create the database (it is created when missing)', async () => {
+    const unreachable = { ...process.env, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/tidings', LOG_LEVEL: 'silent' };
+    const failed = await run('npm', ['start'], { cwd: root, env: unreachable }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('could not migrate 127.0.0.1:1');
+    expect(failed.stderr).toContain('Is PostgreSQL running there, and may the user in DATABASE_URL create databases?');
+    expect(failed.stderr).not.toMatch(/createdb/);
+  }, 120_000);
+});

@@ -1,5 +1,27 @@
 import { z } from 'zod';
 
+export const EMAIL_PROVIDER_NAMES = ['resend', 'smtp', 'ses', 'sandbox'] as const;
+export const SMS_PROVIDER_NAMES = ['telnyx', 'twilio', 'sandbox'] as const;
+export type EmailProviderName = (typeof EMAIL_PROVIDER_NAMES)[number];
+export type SmsProviderName = (typeof SMS_PROVIDER_NAMES)[number];
+
+/** A comma list of distinct provider names out of `names`. */
+function providerList<const T extends readonly string[]>(names: T) {
+  return z
+    .string()
+    .transform((v) => v.split(',').map((name) => name.trim()))
+    .pipe(z.array(z.enum(names)).min(1).refine((list) => new Set(list).size === list.length, 'a provider is listed twice'));
+}
+
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false; // not a valid pattern: the refinement reports it
+  }
+}
+
 const booleanFromString = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -27,12 +49,49 @@ const EnvSchema = z.object({
   SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
   /** Dashboard sign-in attempts per 15 minutes per email address (five times as many per client address). */
   SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
+  /** Time every template render of one request (a send, a batch, a preview) may take together; past it, a 400. */
+  TEMPLATE_RENDER_BUDGET_MS: z.coerce.number().int().min(10).max(10_000).default(250),
+  /** Worker threads per process that render templates, off the event loop. */
+  TEMPLATE_RENDER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   RESEND_API_KEY: z.string().min(1).optional(),
   RESEND_BASE_URL: z.url().optional(),
   TELNYX_API_KEY: z.string().min(1).optional(),
   TELNYX_BASE_URL: z.url().optional(),
   TELNYX_PUBLIC_KEY: z.string().min(1).optional(),
   RESEND_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Numbers ordered through Tidings are put on this Telnyx messaging profile, so they can send at once. */
+  TELNYX_MESSAGING_PROFILE_ID: z.string().min(1).optional(),
+  // ---- providers: which ones, in which order, and their settings
+  /** Email providers in the order they are tried (`resend`, `smtp`, `ses`, `sandbox`); see providerLists below. */
+  EMAIL_PROVIDERS: providerList(EMAIL_PROVIDER_NAMES).optional(),
+  /** SMS providers in the order they are tried (`telnyx`, `twilio`, `sandbox`). */
+  SMS_PROVIDERS: providerList(SMS_PROVIDER_NAMES).optional(),
+  /** `smtps://user:pass@host:465` (TLS) or `smtp://user:pass@host:587` (STARTTLS when the server offers it). */
+  SMTP_URL: z.url().refine((v) => /^smtps?:\/\//.test(v), 'expected smtp:// or smtps://').optional(),
+  /** Connections kept open to the SMTP server. */
+  SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
+  SES_REGION: z.string().min(1).optional(),
+  SES_ACCESS_KEY_ID: z.string().min(1).optional(),
+  SES_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Another SES endpoint (a VPC endpoint, or a local fake in tests); the region's public one when unset. */
+  SES_ENDPOINT: z.url().optional(),
+  SES_CONFIGURATION_SET: z.string().min(1).optional(),
+  /** Where SNS certificates and subscription confirmations may be fetched from: a regular expression over the URL. */
+  SNS_URL_PATTERN: z
+    .string()
+    .min(1)
+    .refine(isRegExp, 'expected a regular expression')
+    .default('^https://sns\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?/'),
+  /** Only notifications of this SNS topic are accepted, when set. */
+  SES_SNS_TOPIC_ARN: z.string().min(1).optional(),
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Another Twilio API origin (a local fake in tests); api.twilio.com when unset. */
+  TWILIO_BASE_URL: z.url().optional(),
+  /** Consecutive failures after which a provider is skipped while another one is available. */
+  PROVIDER_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** How long a provider is skipped before it is tried again. */
+  PROVIDER_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
   /** The answer to an inbound SMS `HELP` or `INFO`; unset: such a message is recorded and not answered. */
   SMS_HELP_TEXT: z.string().trim().min(1).max(1600).optional(),
   WEBHOOK_ALLOW_LOOPBACK: booleanFromString.default(false),
@@ -121,8 +180,15 @@ export type Config = {
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
+  templateRender: { budgetMs: number; threads: number };
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
-  telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string };
+  telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string; messagingProfileId?: string };
+  smtp: { url?: string; poolSize: number };
+  ses: { region?: string; accessKeyId?: string; secretAccessKey?: string; endpoint?: string; configurationSet?: string; snsUrlPattern: string; snsTopicArn?: string };
+  twilio: { accountSid?: string; authToken?: string; baseUrl?: string };
+  /** The providers live messages go through, in order of preference (test keys always use the sandbox). */
+  providerLists: { email: EmailProviderName[]; sms: SmsProviderName[] };
+  circuit: { failures: number; cooldownMs: number };
   /** SMS_HELP_TEXT: the reply to an inbound HELP/INFO. */
   smsHelpText?: string;
   webhookAllowLoopback: boolean;
@@ -176,6 +242,31 @@ function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | und
   return `  ${issue.path.join('.')}: ${problem}${given}`;
 }
 
+/** Each listed provider needs its settings; a list naming one without them fails at start-up, not at the first send. */
+function providerSettingsMissing(e: z.infer<typeof EnvSchema>): string[] {
+  const needs: Record<string, [string, unknown][]> = {
+    resend: [['RESEND_API_KEY', e.RESEND_API_KEY]],
+    smtp: [['SMTP_URL', e.SMTP_URL]],
+    ses: [
+      ['SES_REGION', e.SES_REGION],
+      ['SES_ACCESS_KEY_ID', e.SES_ACCESS_KEY_ID],
+      ['SES_SECRET_ACCESS_KEY', e.SES_SECRET_ACCESS_KEY],
+    ],
+    telnyx: [['TELNYX_API_KEY', e.TELNYX_API_KEY]],
+    twilio: [
+      ['TWILIO_ACCOUNT_SID', e.TWILIO_ACCOUNT_SID],
+      ['TWILIO_AUTH_TOKEN', e.TWILIO_AUTH_TOKEN],
+    ],
+  };
+  const lists = [
+    ['EMAIL_PROVIDERS', e.EMAIL_PROVIDERS ?? []],
+    ['SMS_PROVIDERS', e.SMS_PROVIDERS ?? []],
+  ] as const;
+  return lists.flatMap(([list, names]) =>
+    names.flatMap((name) => (needs[name] ?? []).filter(([, value]) => !value).map(([setting]) => `  ${list}: ${name} needs ${setting}`)),
+  );
+}
+
 /** Thrown by loadConfig; the message lists every bad variable by name. */
 export class ConfigError extends Error {}
 
@@ -192,12 +283,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const productionIssues = [
+  const issues = [
+    ...providerSettingsMissing(e),
     e.NODE_ENV === 'production' && !e.WEBHOOK_SECRET_KEY && '  WEBHOOK_SECRET_KEY: required in production',
     e.NODE_ENV === 'production' && !e.UNSUBSCRIBE_SECRET && '  UNSUBSCRIBE_SECRET: required in production',
     e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_LOOPBACK && '  WEBHOOK_ALLOW_LOOPBACK: never allowed in production',
   ].filter(Boolean);
-  if (productionIssues.length) throw new ConfigError(`Invalid configuration:\n${productionIssues.join('\n')}`);
+  if (issues.length) throw new ConfigError(`Invalid configuration:\n${issues.join('\n')}`);
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
@@ -214,8 +306,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
+    templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS },
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
-    telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY },
+    telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY, messagingProfileId: e.TELNYX_MESSAGING_PROFILE_ID },
+    smtp: { url: e.SMTP_URL, poolSize: e.SMTP_POOL_SIZE },
+    ses: {
+      region: e.SES_REGION,
+      accessKeyId: e.SES_ACCESS_KEY_ID,
+      secretAccessKey: e.SES_SECRET_ACCESS_KEY,
+      endpoint: e.SES_ENDPOINT,
+      configurationSet: e.SES_CONFIGURATION_SET,
+      snsUrlPattern: e.SNS_URL_PATTERN,
+      snsTopicArn: e.SES_SNS_TOPIC_ARN,
+    },
+    twilio: { accountSid: e.TWILIO_ACCOUNT_SID, authToken: e.TWILIO_AUTH_TOKEN, baseUrl: e.TWILIO_BASE_URL },
+    providerLists: {
+      // Without a list: the provider whose credentials are set, as before lists existed, else the sandbox.
+      email: e.EMAIL_PROVIDERS ?? [e.RESEND_API_KEY ? 'resend' : 'sandbox'],
+      sms: e.SMS_PROVIDERS ?? [e.TELNYX_API_KEY ? 'telnyx' : 'sandbox'],
+    },
+    circuit: { failures: e.PROVIDER_CIRCUIT_FAILURES, cooldownMs: e.PROVIDER_CIRCUIT_COOLDOWN_MS },
     smsHelpText: e.SMS_HELP_TEXT,
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,

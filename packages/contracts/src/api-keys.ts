@@ -1,4 +1,4 @@
-import { Timestamp } from './common.ts';
+import { storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
 export const ApiKeyPermission = z.enum(['full', 'sending']).openapi({
@@ -46,7 +46,7 @@ export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecret>;
 
 export const CreateApiKeyBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(100),
+    name: storableText().trim().min(1).max(100),
     permission: ApiKeyPermission.default('full'),
     mode: ApiKeyMode.optional().openapi({
       description: "Defaults to the calling key's mode. A `test` key can only create `test` keys.",

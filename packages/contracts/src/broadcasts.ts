@@ -1,5 +1,4 @@
-import { ListQuery, Timestamp } from './common.ts';
-import { storableText } from './contacts.ts';
+import { ListQuery, StorableDateTime, storableText, Timestamp } from './common.ts';
 import { ChannelType, MESSAGE_LIMITS, SendMessageBody } from './messages.ts';
 import { VariableValue } from './templates.ts';
 import { z } from './z.ts';
@@ -82,9 +81,9 @@ export const CreateBroadcastBody = z
   .strictObject({
     name: storableText().trim().min(1).max(200),
     channelType: ChannelType,
-    templateId: z.string().min(1).max(64),
+    templateId: storableText().min(1).max(64),
     templateVersion: messageFields.templateVersion,
-    segmentId: z.string().min(1).max(64).optional().openapi({ description: 'Absent: every contact of the organization.' }),
+    segmentId: storableText().min(1).max(64).optional().openapi({ description: 'Absent: every contact of the organization.' }),
     from: messageFields.from,
     variables: messageFields.variables.openapi({
       description: 'Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.',
@@ -98,7 +97,7 @@ export type CreateBroadcastBody = z.infer<typeof CreateBroadcastBody>;
 
 export const SendBroadcastBody = z
   .strictObject({
-    scheduledAt: z.iso.datetime({ offset: true }).optional().openapi({ description: `Start at this time, up to ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead; now when absent.` }),
+    scheduledAt: StorableDateTime.optional().openapi({ description: `Start at this time, up to ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead; now when absent.` }),
   })
   .openapi('SendBroadcastBody', { example: { scheduledAt: '2026-11-24T09:00:00Z' } });
 export type SendBroadcastBody = z.infer<typeof SendBroadcastBody>;

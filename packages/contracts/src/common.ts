@@ -20,6 +20,72 @@ export const ErrorBody = z
   .openapi('Error');
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
+/**
+ * Why Postgres cannot store `value` as it is, or null. Text columns refuse NUL (U+0000); jsonb also refuses a lone
+ * UTF-16 surrogate (which a text column would silently turn into U+FFFD), so both are bad input everywhere.
+ * @example unstorableText('a\u0000b') // 'must not contain the NUL character (U+0000)'
+ */
+export function unstorableText(value: string): string | null {
+  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  // in a u-mode pattern a surrogate pair is one code point, so \p{Cs} matches only a lone surrogate
+  if (/\p{Cs}/u.test(value)) return 'must not contain a lone surrogate (U+D800 to U+DFFF); send well-formed Unicode';
+  return null;
+}
+
+/**
+ * A string the API may store: every caller-given text (fields, names, tags, map keys, query values) uses it, so text
+ * Postgres cannot hold is a 400 naming the field, never a database error.
+ * @example z.strictObject({ name: storableText().trim().min(1).max(100) })
+ */
+export const storableText = () =>
+  z.string().superRefine((value, ctx) => {
+    const problem = unstorableText(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/**
+ * Why `value` is not a JSON value Postgres can store in jsonb (text as `unstorableText` says, keys too, finite
+ * numbers, at most `maxDepth` levels of nesting), or null; a problem inside names its path.
+ * @example storableJsonProblem({ a: ['\ud800'] }) // 'a.0: must not contain a lone surrogate ...'
+ */
+export function storableJsonProblem(value: unknown, maxDepth = 5): string | null {
+  const walk = (item: unknown, path: string[]): string | null => {
+    const at = (problem: string) => (path.length ? `${path.join('.')}: ${problem}` : problem);
+    if (item === null || typeof item === 'boolean') return null;
+    if (typeof item === 'number') return Number.isFinite(item) ? null : at('numbers must be finite');
+    if (typeof item === 'string') {
+      const problem = unstorableText(item);
+      return problem && at(problem);
+    }
+    if (typeof item !== 'object') return at('must be a JSON value');
+    if (path.length >= maxDepth) return at(`nests deeper than ${maxDepth} levels`);
+    for (const [key, child] of Object.entries(item)) {
+      const keyProblem = unstorableText(key);
+      if (keyProblem) return at(`keys ${keyProblem}`);
+      const problem = walk(child, [...path, key]);
+      if (problem) return problem;
+    }
+    return null;
+  };
+  return walk(value, []);
+}
+
+/** The earliest and latest instants the API accepts (years 1 to 9999): Postgres has no year 0, JavaScript dates end sooner than Postgres's. */
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An ISO-8601 date-time given by a caller (offset allowed), between the years 0001 and 9999, so it can be stored and
+ * compared by Postgres (year 0000 and the far ends of JavaScript's range are a 400 naming the field).
+ * @example z.object({ createdAfter: StorableDateTime.optional() })
+ */
+export const StorableDateTime = z.iso
+  .datetime({ offset: true })
+  .refine((value) => {
+    const time = new Date(value).getTime();
+    return time >= EARLIEST && time <= LATEST;
+  }, 'must be a date-time between the years 0001 and 9999');
+
 /** An ISO-8601 UTC timestamp as the API returns it. */
 export const Timestamp = z.iso.datetime().openapi({ example: '2026-11-23T08:00:00.000Z' });
 
@@ -31,8 +97,7 @@ export const ListQuery = z
   .strictObject({
     limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: 'Items per page, 1..100.' }),
     offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({ description: 'Items to skip. Not together with `cursor`.' }),
-    cursor: z
-      .string()
+    cursor: storableText()
       .min(1)
       .max(500)
       .optional()
@@ -60,8 +125,8 @@ export function idParam(prefix: string) {
       .string()
       .min(1)
       .max(64)
-      // Postgres text cannot hold NUL: such an id is bad input, not a database error
-      .refine((v) => !v.includes('\u0000'), 'must not contain the NUL character')
+      // text Postgres cannot hold is bad input, not a database error
+      .refine((v) => unstorableText(v) === null, 'must not contain the NUL character or a lone surrogate')
       .openapi({ param: { name: 'id', in: 'path' }, example: `${prefix}_01JD8Z5Q9X4N7W2M3K6P0R1T5V` }),
   });
 }

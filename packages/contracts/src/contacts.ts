@@ -1,8 +1,6 @@
-import { ErrorCode, ListQuery, Timestamp } from './common.ts';
+import { ErrorCode, ListQuery, storableJsonProblem, StorableDateTime, storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
-/** Text that Postgres can store: it refuses NUL (U+0000), so such input is a 400 naming the field, not a 500. */
-export const storableText = () => z.string().refine((v) => !v.includes('\u0000'), 'must not contain the NUL character (U+0000)');
 
 /** A query-string boolean: `true` or `false`. */
 export const QueryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -14,31 +12,17 @@ export const AttributeKey = z
 const MAX_ATTRIBUTES = 50;
 const MAX_ATTRIBUTE_JSON = 4096;
 
-/** Why `value` is not a JSON value Postgres can store in jsonb (no NUL anywhere, finite numbers, depth <= 5), or null. */
-function jsonProblem(value: unknown, depth = 0): string | null {
-  if (value === null || typeof value === 'boolean') return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? null : 'numbers must be finite';
-  if (typeof value === 'string') return value.includes('\u0000') ? 'must not contain the NUL character (U+0000)' : null;
-  if (typeof value !== 'object') return 'must be a JSON value';
-  if (depth >= 5) return 'nests deeper than 5 levels';
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return 'keys must not contain the NUL character (U+0000)';
-    const problem = jsonProblem(item, depth + 1);
-    if (problem) return problem;
-  }
-  return null;
-}
-
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Any JSON value: segment criteria compare strings, numbers, booleans and ISO dates; lists and objects are kept as given. */
 export const AttributeValue = z
   .custom<JsonValue>(() => true)
   .superRefine((value, ctx) => {
-    const problem = jsonProblem(value) ?? (JSON.stringify(value).length > MAX_ATTRIBUTE_JSON ? `at most ${MAX_ATTRIBUTE_JSON} characters as JSON` : null);
+    const problem = storableJsonProblem(value) ?? (JSON.stringify(value).length > MAX_ATTRIBUTE_JSON ? `at most ${MAX_ATTRIBUTE_JSON} characters as JSON` : null);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
-  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.` } as object);
+  // `items: {}`: a list may hold any JSON values (OpenAPI linters want every array type to say what it holds)
+  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], items: {}, description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.` } as object);
 
 export const ContactAttributes = z.record(z.string(), AttributeValue).openapi({
   description: 'A JSON object; criteria address its top-level keys as `attributes.<key>`.',
@@ -156,7 +140,7 @@ export const ContactListQuery = ListQuery.safeExtend({
   subscribed: QueryBoolean.optional().openapi({
     description: '`true`: subscribed to email or SMS (or both). `false`: unsubscribed from both.',
   }),
-  createdAfter: z.iso.datetime({ offset: true }).optional(),
-  createdBefore: z.iso.datetime({ offset: true }).optional(),
+  createdAfter: StorableDateTime.optional(),
+  createdBefore: StorableDateTime.optional(),
 });
 export type ContactListQuery = z.infer<typeof ContactListQuery>;

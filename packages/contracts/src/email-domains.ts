@@ -1,4 +1,4 @@
-import { Timestamp } from './common.ts';
+import { storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
 export const DnsRecordStatus = z.enum(['pending', 'verified', 'failed']).openapi({
@@ -61,7 +61,7 @@ export type EmailDomain = z.infer<typeof EmailDomain>;
 
 export const AddEmailDomainBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(253).openapi({
+    name: storableText().trim().min(1).max(253).openapi({
       description: 'A registrable domain or a subdomain of one, such as `example.com` or `mail.example.com`; no scheme or path.',
       example: 'example.com',
     }),
@@ -71,7 +71,7 @@ export type AddEmailDomainBody = z.infer<typeof AddEmailDomainBody>;
 
 export const SetDefaultSenderBody = z
   .strictObject({
-    fromName: z.string().trim().min(1).max(100).openapi({ example: 'Acme' }),
+    fromName: storableText().trim().min(1).max(100).openapi({ example: 'Acme' }),
     fromAddress: z.email().max(254).openapi({ description: 'An address on this domain.', example: 'hello@example.com' }),
     replyTo: z.email().max(254).optional().openapi({ example: 'support@example.com' }),
   })

@@ -1,13 +1,4 @@
 export { z } from './z.ts';
-export * from './common.ts';
-export * from './api-keys.ts';
-export * from './email-domains.ts';
-export * from './phone-numbers.ts';
-export * from './webhooks.ts';
-export * from './contacts.ts';
-export * from './templates.ts';
-export * from './segments.ts';
-export * from './messages.ts';
-export * from './suppressions.ts';
-export * from './sandbox.ts';
-export * from './broadcasts.ts';
+export * from './schemas.ts';
+export * from './operation.ts';
+export * from './operations/index.ts';

@@ -1,4 +1,4 @@
-import { ListQuery, Timestamp } from './common.ts';
+import { ListQuery, StorableDateTime, storableText, Timestamp } from './common.ts';
 import { TemplateVariables } from './templates.ts';
 import { z } from './z.ts';
 
@@ -58,16 +58,15 @@ export type MessageHistoryStatus = z.infer<typeof MessageHistoryStatus>;
 
 const L = MESSAGE_LIMITS;
 
-const Address = z.string().trim().min(1).max(L.address);
-const HttpsUrl = z
-  .string()
+const Address = storableText().trim().min(1).max(L.address);
+const HttpsUrl = storableText()
   .max(L.url)
   .refine((v) => URL.canParse(v) && new URL(v).protocol === 'https:', 'must be an absolute https URL');
 
 /** One attachment: base64 `content` or an https `path` fetched at send time, exactly one of them. */
 export const SendAttachment = z
   .strictObject({
-    filename: z.string().trim().min(1).max(L.filename).refine((v) => !/[\u0000-\u001f/\\]/.test(v), 'must not contain control characters or slashes'),
+    filename: storableText().trim().min(1).max(L.filename).refine((v) => !/[\u0000-\u001f/\\]/.test(v), 'must not contain control characters or slashes'),
     content: z
       .string()
       .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
@@ -75,7 +74,7 @@ export const SendAttachment = z
       .optional()
       .openapi({ description: 'The file, base64-encoded.' }),
     path: HttpsUrl.optional().openapi({ description: 'An https URL the worker fetches at send time (public addresses only, no redirects).' }),
-    contentType: z.string().trim().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a MIME type like application/pdf').max(L.contentType).optional().openapi({ description: 'Derived from the filename when absent.' }),
+    contentType: storableText().trim().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a MIME type like application/pdf').max(L.contentType).optional().openapi({ description: 'Derived from the filename when absent.' }),
     contentId: z
       .string()
       .trim()
@@ -99,7 +98,7 @@ export const SendMessageBody = z
       .max(L.address)
       .optional()
       .openapi({ description: 'An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact\'s email or phone is used.', example: 'ada@example.com' }),
-    from: z.string().trim().min(1).max(L.address).optional().openapi({
+    from: storableText().trim().min(1).max(L.address).optional().openapi({
       description:
         'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
     }),
@@ -108,8 +107,8 @@ export const SendMessageBody = z
     replyTo: z.union([Address, z.array(Address).min(1).max(L.replyTo)]).optional().openapi({ description: 'email: one address or up to 10.' }),
     headers: z
       .record(
-        z.string(),
-        z.string().max(L.headerValue).refine((v) => !/[\r\n\u0000]/.test(v), 'must not contain line breaks'),
+        storableText(),
+        storableText().max(L.headerValue).refine((v) => !/[\r\n\u0000]/.test(v), 'must not contain line breaks'),
       )
       .superRefine((headers, ctx) => {
         if (Object.keys(headers).length > L.headers) ctx.addIssue({ code: 'custom', message: `at most ${L.headers} headers` });
@@ -122,24 +121,24 @@ export const SendMessageBody = z
       })
       .optional()
       .openapi({ description: 'email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused.' }),
-    subject: z.string().min(1).max(L.subject).optional(),
-    html: z.string().min(1).max(L.html).optional(),
-    text: z.string().min(1).max(L.text).optional(),
+    subject: storableText().min(1).max(L.subject).optional(),
+    html: storableText().min(1).max(L.html).optional(),
+    text: storableText().min(1).max(L.text).optional(),
     attachments: z
       .array(SendAttachment)
       .max(L.attachments)
       .optional()
       .openapi({ description: 'email: up to 20 files, at most 40 MiB decoded together. The message shows their metadata, never their content.' }),
-    body: z.string().min(1).max(L.smsBody).optional().openapi({ description: 'The SMS text.' }),
+    body: storableText().min(1).max(L.smsBody).optional().openapi({ description: 'The SMS text.' }),
     mediaUrls: z.array(HttpsUrl).min(1).max(L.mediaUrls).optional().openapi({ description: 'sms: up to 10 https URLs of media, sent as MMS where the provider supports it.' }),
-    templateId: z.string().min(1).max(64).optional().openapi({ description: 'Render this template instead of literal content.' }),
+    templateId: storableText().min(1).max(64).optional().openapi({ description: 'Render this template instead of literal content.' }),
     templateVersion: z.number().int().min(1).optional().openapi({ description: 'A version of the template; the latest when absent.' }),
     variables: TemplateVariables.optional(),
-    contactId: z.string().min(1).max(64).optional().openapi({ description: 'Links the message to a contact of the organization (404 when there is none); without `to`, sends to it.' }),
-    scheduledAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
-    tags: z.array(z.string().trim().min(1).max(L.tag)).max(L.tags).optional(),
+    contactId: storableText().min(1).max(64).optional().openapi({ description: 'Links the message to a contact of the organization (404 when there is none); without `to`, sends to it.' }),
+    scheduledAt: StorableDateTime.optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
+    tags: z.array(storableText().trim().min(1).max(L.tag)).max(L.tags).optional(),
     metadata: z
-      .record(z.string().min(1).max(L.metadataKey), z.string().max(L.metadataValue))
+      .record(storableText().min(1).max(L.metadataKey), storableText().max(L.metadataValue))
       .refine((m) => Object.keys(m).length <= L.metadataKeys, `at most ${L.metadataKeys} keys`)
       .optional()
       .openapi({ description: 'A flat map of strings, up to 20 keys.' }),
@@ -239,7 +238,9 @@ export const Message = z
     broadcastId: z.string().nullable().openapi({ description: 'The broadcast that sent this message, if any.' }),
     status: MessageStatus,
     segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
-    provider: z.enum(['resend', 'telnyx', 'sandbox']).openapi({ description: 'Who sent it, or for an inbound message who received it.' }),
+    provider: z.enum(['resend', 'smtp', 'ses', 'telnyx', 'twilio', 'sandbox']).openapi({
+      description: 'Who sent it (until then the first provider planned: the sandbox for a test key), or for an inbound message who received it.',
+    }),
     providerMessageId: z.string().nullable(),
     error: MessageError.nullable(),
     attempts: z.number().int(),
@@ -261,6 +262,9 @@ export const MessageStatusEvent = z
   .object({
     status: MessageHistoryStatus.openapi({ description: 'The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.' }),
     link: z.string().nullable().openapi({ description: 'The link of a `clicked` entry.' }),
+    provider: z.string().nullable().openapi({
+      description: 'The provider this step was about: each one tried (a failed try is a `sending` entry with its error), the one that sent it.',
+    }),
     error: MessageError.nullable(),
     createdAt: Timestamp,
   })
@@ -273,11 +277,11 @@ export const MessageWithEvents = Message.extend({
   example: {
     ...messageExample,
     events: [
-      { status: 'queued', link: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
-      { status: 'sending', link: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
-      { status: 'sent', link: null, error: null, createdAt: '2026-11-23T08:00:01.000Z' },
-      { status: 'delivered', link: null, error: null, createdAt: '2026-11-23T08:00:03.000Z' },
-      { status: 'opened', link: null, error: null, createdAt: '2026-11-23T08:04:00.000Z' },
+      { status: 'queued', provider: null, link: null, error: null, createdAt: '2026-11-23T08:00:00.000Z' },
+      { status: 'sending', provider: null, link: null, error: null, createdAt: '2026-11-23T08:00:00.500Z' },
+      { status: 'sent', provider: 'resend', link: null, error: null, createdAt: '2026-11-23T08:00:01.000Z' },
+      { status: 'delivered', provider: 'resend', link: null, error: null, createdAt: '2026-11-23T08:00:03.000Z' },
+      { status: 'opened', provider: null, link: null, error: null, createdAt: '2026-11-23T08:04:00.000Z' },
     ],
   },
 });
@@ -322,11 +326,11 @@ export const MessageListQuery = ListQuery.safeExtend({
   channelType: ChannelType.optional(),
   direction: MessageDirection.optional(),
   status: MessageStatus.optional(),
-  to: z.string().trim().min(1).max(L.address).optional(),
-  contactId: z.string().min(1).max(64).optional(),
-  templateId: z.string().min(1).max(64).optional(),
-  tag: z.string().min(1).max(L.tag).optional(),
-  createdAfter: z.iso.datetime({ offset: true }).optional(),
-  createdBefore: z.iso.datetime({ offset: true }).optional(),
+  to: storableText().trim().min(1).max(L.address).optional(),
+  contactId: storableText().min(1).max(64).optional(),
+  templateId: storableText().min(1).max(64).optional(),
+  tag: storableText().min(1).max(L.tag).optional(),
+  createdAfter: StorableDateTime.optional(),
+  createdBefore: StorableDateTime.optional(),
 });
 export type MessageListQuery = z.infer<typeof MessageListQuery>;

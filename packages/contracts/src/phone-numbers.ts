@@ -1,4 +1,4 @@
-import { Timestamp } from './common.ts';
+import { storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
 export const PhoneNumberType = z.enum(['local', 'tollFree', 'mobile']);
@@ -76,14 +76,14 @@ export type PhoneNumber = z.infer<typeof PhoneNumber>;
 export const PurchasePhoneNumberBody = z
   .strictObject({
     number: E164.openapi({ description: 'A number from phoneNumber.searchAvailable, in E.164.', example: '+14155550123' }),
-    friendlyName: z.string().trim().min(1).max(100).optional().openapi({ example: 'Support line' }),
+    friendlyName: storableText().trim().min(1).max(100).optional().openapi({ example: 'Support line' }),
   })
   .openapi('PurchasePhoneNumberBody', { example: { number: '+14155550123', friendlyName: 'Support line' } });
 export type PurchasePhoneNumberBody = z.infer<typeof PurchasePhoneNumberBody>;
 
 export const UpdatePhoneNumberBody = z
   .strictObject({
-    friendlyName: z.string().trim().min(1).max(100).nullable().optional().openapi({ description: '`null` clears it.' }),
+    friendlyName: storableText().trim().min(1).max(100).nullable().optional().openapi({ description: '`null` clears it.' }),
     isDefault: z.boolean().optional().openapi({ description: '`true` makes this the default and unsets the previous one.' }),
   })
   .refine((b) => b.friendlyName !== undefined || b.isDefault !== undefined, { message: 'give friendlyName or isDefault', path: ['friendlyName'] })

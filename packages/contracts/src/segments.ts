@@ -1,5 +1,5 @@
 import { Timestamp } from './common.ts';
-import { storableText } from './contacts.ts';
+import { storableText, unstorableText } from './common.ts';
 import { z } from './z.ts';
 
 export const SEGMENT_MAX_DEPTH = 5;
@@ -59,8 +59,7 @@ export function parseIsoDate(value: string): Date | null {
 
 const isScalar = (v: unknown): v is ConditionScalar => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 const isDateString = (v: unknown) => typeof v === 'string' && parseIsoDate(v) !== null;
-// Postgres text and jsonb cannot hold NUL (U+0000).
-const isText = (v: unknown, min = 0): v is string => typeof v === 'string' && v.length >= min && v.length <= 1000 && !v.includes('\u0000');
+const isText = (v: unknown, min = 0): v is string => typeof v === 'string' && v.length >= min && v.length <= 1000 && unstorableText(v) === null;
 
 /** The value an operator needs on a kind of field, or null when the pair is not allowed. */
 function valueRule(kind: NonNullable<ReturnType<typeof fieldKind>>, op: SegmentOp): { check: (v: unknown) => boolean; needs: string } | null {
@@ -68,7 +67,7 @@ function valueRule(kind: NonNullable<ReturnType<typeof fieldKind>>, op: SegmentO
     return kind === 'string' || kind === 'attribute' ? { check: (v) => v === undefined, needs: 'no value' } : null;
   }
   const scalar = {
-    string: { check: (v: unknown) => isText(v), needs: 'a string (up to 1,000 characters, no NUL)' },
+    string: { check: (v: unknown) => isText(v), needs: 'a string (up to 1,000 characters, no NUL or lone surrogate)' },
     boolean: { check: (v: unknown) => typeof v === 'boolean', needs: 'true or false' },
     date: { check: isDateString, needs: 'an ISO-8601 date or date-time' },
     attribute: { check: (v: unknown) => isScalar(v) && (typeof v !== 'string' || isText(v)), needs: 'a string, number or boolean' },
@@ -134,7 +133,10 @@ function checkGroup(value: unknown, path: (string | number)[], depth: number, ct
   items.forEach((item, index) => {
     const at = [...path, joiner, index];
     const isGroup = item && typeof item === 'object' && ('all' in item || 'any' in item);
-    if (isGroup) return checkGroup(item, at, depth + 1, ctx, budget);
+    if (isGroup) {
+      checkGroup(item, at, depth + 1, ctx, budget);
+      return;
+    }
     budget.conditions += 1;
     if (budget.conditions === MAX_CONDITIONS + 1) ctx.addIssue({ code: 'custom', path: at, message: `at most ${MAX_CONDITIONS} conditions` });
     const parsed = SegmentConditionSchema.safeParse(item);

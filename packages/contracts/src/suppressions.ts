@@ -1,4 +1,4 @@
-import { ListQuery, Timestamp } from './common.ts';
+import { ListQuery, storableText, Timestamp } from './common.ts';
 import { ChannelType } from './messages.ts';
 import { z } from './z.ts';
 
@@ -24,7 +24,7 @@ export type Suppression = z.infer<typeof Suppression>;
 export const CreateSuppressionBody = z
   .strictObject({
     channelType: ChannelType,
-    address: z.string().trim().min(1).max(320).openapi({ description: 'An email address (email) or an E.164 number (sms).' }),
+    address: storableText().trim().min(1).max(320).openapi({ description: 'An email address (email) or an E.164 number (sms).' }),
     reason: z.enum(['manual']).optional().openapi({ description: 'Always `manual`; the other reasons are written by what they name.' }),
   })
   .openapi('CreateSuppressionBody', { example: { channelType: 'email', address: 'ada@example.com' } });
@@ -33,6 +33,6 @@ export type CreateSuppressionBody = z.infer<typeof CreateSuppressionBody>;
 export const SuppressionListQuery = ListQuery.safeExtend({
   channelType: ChannelType.optional(),
   reason: SuppressionReason.optional(),
-  address: z.string().trim().min(1).max(320).optional().openapi({ description: 'Exactly this address (case-insensitive for email).' }),
+  address: storableText().trim().min(1).max(320).optional().openapi({ description: 'Exactly this address (case-insensitive for email).' }),
 });
 export type SuppressionListQuery = z.infer<typeof SuppressionListQuery>;

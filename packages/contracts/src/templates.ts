@@ -1,5 +1,5 @@
-import { ListQuery, Timestamp } from './common.ts';
-import { QueryBoolean, storableText, type JsonValue } from './contacts.ts';
+import { ListQuery, storableJsonProblem, storableText, Timestamp, unstorableText } from './common.ts';
+import { QueryBoolean, type JsonValue } from './contacts.ts';
 import { z } from './z.ts';
 
 /** Versions are a Postgres integer. */
@@ -114,7 +114,7 @@ export type TemplateVersionsQuery = z.infer<typeof TemplateVersionsQuery>;
 /** A variable's value: any JSON value (a request body is parsed JSON already; the limits are checked on the whole). */
 export const VariableValue = z
   .custom<JsonValue>(() => true)
-  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], description: 'Any JSON value.' } as object);
+  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], items: {}, description: 'Any JSON value.' } as object);
 
 /** Limits of `variables`, the same for message.send, message.sendBatch and template.preview. */
 export const VARIABLE_LIMITS = { depth: 5, keys: 100, keyLength: 100, serializedBytes: 64 * 1024 } as const;
@@ -152,6 +152,11 @@ export const TemplateVariables = z
   .superRefine((value, ctx) => {
     const problem = variablesProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+    // rendered text is stored with a message: text Postgres cannot hold is refused here, naming the variable
+    for (const [name, item] of Object.entries(value)) {
+      const storable = unstorableText(name) ?? storableJsonProblem(item, Infinity);
+      if (storable) ctx.addIssue({ code: 'custom', path: [name], message: storable });
+    }
   })
   .openapi({
     description: 'Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.',

@@ -1,4 +1,4 @@
-import { ListQuery, Timestamp } from './common.ts';
+import { ListQuery, StorableDateTime, storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
 /** Every event type a webhook can subscribe to (API.md). */
@@ -32,8 +32,7 @@ export const EventType = z
   .openapi('EventType');
 export type EventType = z.infer<typeof EventType>;
 
-const WebhookUrl = z
-  .string()
+const WebhookUrl = storableText()
   .trim()
   .max(2048)
   .openapi({
@@ -138,7 +137,7 @@ export const CreateWebhookBody = z
   .strictObject({
     url: WebhookUrl,
     events: Events,
-    description: z.string().trim().max(500).optional().openapi({ example: 'Delivery receipts for the CRM' }),
+    description: storableText().trim().max(500).optional().openapi({ example: 'Delivery receipts for the CRM' }),
   })
   .openapi('CreateWebhookBody', {
     example: { url: 'https://example.com/webhooks/tidings', events: ['message.delivered', 'message.bounced'], description: 'Delivery receipts for the CRM' },
@@ -149,7 +148,7 @@ export const UpdateWebhookBody = z
   .strictObject({
     url: WebhookUrl.optional(),
     events: Events.optional(),
-    description: z.string().trim().max(500).nullable().optional(),
+    description: storableText().trim().max(500).nullable().optional(),
     enabled: z.boolean().optional().openapi({ description: '`true` re-enables a disabled endpoint.' }),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, events, description, enabled' })
@@ -208,8 +207,8 @@ export type WebhookDeliveryDetail = z.infer<typeof WebhookDeliveryDetail>;
 
 export const ReplayWebhookBody = z
   .strictObject({
-    since: z.iso.datetime({ offset: true }).openapi({ description: 'Deliveries created at or after this time.' }),
-    until: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Deliveries created before this time; now when absent.' }),
+    since: StorableDateTime.openapi({ description: 'Deliveries created at or after this time.' }),
+    until: StorableDateTime.optional().openapi({ description: 'Deliveries created before this time; now when absent.' }),
     status: z.enum(['failed']).optional().openapi({ description: '`failed`: only deliveries that gave up; absent: every delivery in the range.' }),
   })
   .openapi('ReplayWebhookBody', { example: { since: '2026-11-24T00:00:00Z', until: '2026-11-24T06:00:00Z', status: 'failed' } });

@@ -9,7 +9,10 @@ describe('backoffDelayMs', () => {
     expect(backoffDelayMs(3, options, () => 1)).toBe(4000);
     const spread = new Set(Array.from({ length: 50 }, () => backoffDelayMs(4, options)));
     expect(spread.size).toBeGreaterThan(10);
-    for (const delay of spread) expect(delay).toBeGreaterThanOrEqual(4000), expect(delay).toBeLessThanOrEqual(8000);
+    for (const delay of spread) {
+      expect(delay).toBeGreaterThanOrEqual(4000);
+      expect(delay).toBeLessThanOrEqual(8000);
+    }
   });
   it('never waits longer than the cap', () => {
     expect(backoffDelayMs(30, options, () => 1)).toBe(60_000);

@@ -1,8 +1,9 @@
 import type { Config } from '@tidings/config';
 import type { Db } from '@tidings/db';
+import type { Providers } from '@tidings/providers';
 import type { Queues, Redis } from '@tidings/queue';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
+import type { Logger, Metrics, Readiness } from '@tidings/runtime';
+import type { TemplateRenderer } from './templates/template-renderer.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
 export type Deps = {
@@ -12,8 +13,14 @@ export type Deps = {
   queues: Queues;
   config: Config;
   logger: Logger;
+  /** Every email, SMS, domain and number provider, built once from `config` (tests may pass their own). */
+  providers: Providers;
   /** This process's Prometheus metrics. */
   metrics: Metrics;
+  /** Whether Postgres and Redis answer (`/readyz`). */
+  readiness(): Promise<Readiness>;
+  /** Renders templates on worker threads, within a time budget per request. */
+  renderer: TemplateRenderer;
   /** The current time; tests may pin it. */
   now: () => Date;
 };

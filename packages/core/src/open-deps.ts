@@ -1,21 +1,25 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
-import { createLogger } from './logger.ts';
-import { createMetrics } from './metrics.ts';
+import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { createDb } from '@tidings/db';
-import { closeQueues, createQueues, createRedis } from '@tidings/queue';
+import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
+import { checkReadiness, createLogger, createMetrics } from '@tidings/runtime';
+import { buildProviders, type Providers } from '@tidings/providers';
 
 /**
- * Opens the connections one process needs, and closes them again.
+ * Opens the connections one process needs, builds its providers from `config` (unless `options.providers` is given),
+ * and closes them again.
  * @example const deps = openDeps(loadConfig(), 'api'); ... await deps.close();
  */
-export function openDeps(config: Config, name: string): Deps & { close(): Promise<void> } {
+export function openDeps(config: Config, name: string, options: { providers?: Providers } = {}): Deps & { close(): Promise<void> } {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, preparedStatements: config.databasePreparedStatements });
   const redis = createRedis(config.redisUrl);
   const queues = createQueues(redis, config.redisPrefix);
   const logger = createLogger({ level: config.logLevel, name });
+  const providers = options.providers ?? buildProviders(config);
   // ioredis reconnects by itself; say so once per failure in the JSON log rather than on the console
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  const renderer = createTemplateRenderer(config.templateRender);
   for (const queue of Object.values(queues)) queue.on('error', (error: Error) => logger.warn({ err: error, queue: queue.name }, 'queue error'));
   return {
     db,
@@ -23,11 +27,22 @@ export function openDeps(config: Config, name: string): Deps & { close(): Promis
     queues,
     config,
     logger,
-    metrics: createMetrics({ db, queues }),
+    providers,
+    metrics: createMetrics({
+      async queueJobCounts() {
+        const counts = await Promise.all(QUEUE_NAMES.map((name) => queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized')));
+        return Object.fromEntries(QUEUE_NAMES.map((name, i) => [name, counts[i]]));
+      },
+      outboxBacklog: () => db.outboxEntry.count(),
+      circuitStates: () => providers.circuit.states(),
+    }),
+    readiness: () => checkReadiness({ postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() }),
+    renderer,
     now: () => new Date(),
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      providers.close();
+      await Promise.allSettled([db.$disconnect(), redis.quit(), renderer.close()]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ListQuery } from '@tidings/contracts';
+import { StorableDateTime, unstorableText, type ListQuery } from '@tidings/contracts';
 import { AppError } from './errors.ts';
 
 export type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
@@ -10,12 +10,17 @@ export function encodeCursor(row: Keyset): string {
   return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
 }
 
-/** Decodes a cursor from `encodeCursor`; a cursor that is not one is BAD_REQUEST. */
+/**
+ * Decodes a cursor from `encodeCursor`. A cursor is caller input: one that is not ours, or a forged one whose date or
+ * id Postgres could not compare (year 0, NUL), is BAD_REQUEST.
+ * @example decodeCursor(encodeCursor({ createdAt, id })) // { createdAt, id }
+ */
 export function decodeCursor(cursor: string): Keyset {
-  const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
-  return { createdAt, id };
+  const [iso, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!iso || !id || rest.length > 0 || !StorableDateTime.safeParse(iso).success || unstorableText(id) !== null) {
+    throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
+  }
+  return { createdAt: new Date(iso), id };
 }
 
 /** The Prisma `where` fragment for "older than the cursor" in `createdAt desc, id desc` order. */

@@ -46,8 +46,8 @@ describe('renderTemplateForSend', () => {
     expect(await send({ variables: { code: '1', user: {} } })).toEqual({ code: 'BAD_REQUEST', message: "variables.user.name: missing; the template's body uses it" });
     expect(await send({ channelType: 'email' })).toEqual({ code: 'BAD_REQUEST', message: 'templateId: the template is for sms, not email' });
     expect(await send({ templateVersion: 4 })).toEqual({ code: 'BAD_REQUEST', message: 'templateVersion: the template has no version 4' });
-    expect(await send({ templateId: 'tpl_missing' })).toEqual({ code: 'BAD_REQUEST', message: 'templateId: no such template' });
-    expect(await send({}, other.orgId)).toEqual({ code: 'BAD_REQUEST', message: 'templateId: no such template' });
+    expect(await send({ templateId: 'tpl_missing' })).toEqual({ code: 'NOT_FOUND', message: 'templateId: Template not found' });
+    expect(await send({}, other.orgId)).toEqual({ code: 'NOT_FOUND', message: 'templateId: Template not found' });
 
     await deleteTemplate(deps, orgId, tpl.id);
     expect(await send({})).toEqual({ code: 'BAD_REQUEST', message: 'templateId: the template is deleted' });
@@ -61,7 +61,10 @@ describe('renderTemplatesForSend', () => {
     await updateTemplate(deps, orgId, sms.id, { body: 'v2 {{ code }}' });
     const email = await createTemplate(deps, orgId, { name: 'Hi', channelType: 'email', subject: 'Hi {{ n }}', text: 'x' });
     const queries: string[] = [];
-    const counting = { db: deps.db.$extends({ query: { $allOperations: async ({ model, operation, args, query }) => (queries.push(`${model}.${operation}`), query(args)) } }) as unknown as typeof deps.db };
+    const counting = { db: deps.db.$extends({ query: { $allOperations: async ({ model, operation, args, query }) => {
+            queries.push(`${model}.${operation}`);
+            return query(args);
+          } } }) as unknown as typeof deps.db, renderer: deps.renderer };
 
     const inputs = [
       ...Array.from({ length: 50 }, (_, i) => ({ templateId: sms.id, variables: { code: String(i) }, channelType: 'sms' as const })),
@@ -79,7 +82,7 @@ describe('renderTemplatesForSend', () => {
     expect(results[51]).toEqual({ subject: 'Hi Ada', text: 'x', templateId: email.id, templateVersion: 1 });
     expect(results.slice(52).map((r) => (r as AppError).message)).toEqual([
       "variables.n: missing; the template's subject uses it",
-      'templateId: no such template',
+      'templateId: Template not found',
       'templateVersion: the template has no version 3000000000',
     ]);
   });

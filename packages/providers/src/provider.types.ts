@@ -1,4 +1,10 @@
 import type { Readable } from 'node:stream';
+import type { EmailProviderName, SmsProviderName } from '@tidings/config';
+
+export type { EmailProviderName, SmsProviderName } from '@tidings/config';
+
+/** Which kind of API key made a request: `test` keys never reach a real provider. */
+export type KeyMode = 'live' | 'test';
 
 /**
  * One attachment on its way to a provider: its bytes as a stream (read from the attachment store, or fetched from
@@ -25,16 +31,24 @@ export type OutgoingEmail = {
 /** What a provider needs to send one SMS; `mediaUrls` make it an MMS. */
 export type OutgoingSms = { messageId: string; from: string; to: string; body: string; mediaUrls?: string[] };
 
-export type ProviderName = 'resend' | 'telnyx' | 'sandbox';
+export type ProviderName = EmailProviderName | SmsProviderName;
+
+/** What every sending provider tells about itself. */
+type SendingProvider<Name> = {
+  readonly name: Name;
+  /**
+   * Whether a repeated call with the same message id is recognised as the same send (Resend's Idempotency-Key, the
+   * sandbox's derived id). Without it a repeat after a lost answer may reach the recipient twice.
+   */
+  readonly dedupesRepeats: boolean;
+};
 
 /** Sends email; throws ProviderError (retryable or not) when the provider does not accept it. */
-export interface EmailProvider {
-  readonly name: ProviderName;
+export interface EmailProvider extends SendingProvider<EmailProviderName> {
   sendEmail(email: OutgoingEmail): Promise<{ providerMessageId: string }>;
 }
 
 /** Sends SMS; throws ProviderError (retryable or not) when the provider does not accept it. */
-export interface SmsProvider {
-  readonly name: ProviderName;
+export interface SmsProvider extends SendingProvider<SmsProviderName> {
   sendSms(sms: OutgoingSms): Promise<{ providerMessageId: string }>;
 }

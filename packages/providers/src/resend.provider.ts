@@ -32,6 +32,7 @@ export function createResendProvider(options: { apiKey: string; baseUrl?: string
   const client = new Resend(options.apiKey, { baseUrl: options.baseUrl });
   return {
     name: 'resend',
+    dedupesRepeats: true,
     async sendEmail(email: OutgoingEmail) {
       // Resend takes files inside its JSON body (base64), so each is read whole here, one request at a time.
       const attachments = [];

@@ -10,13 +10,13 @@ export type SandboxOutcome = 'delivered' | 'bounced' | 'failed' | 'undelivered';
  * the same status path as real callbacks.
  * @example const sandbox = createSandboxProvider(); await sandbox.sendEmail(email);
  */
-export function createSandboxProvider(): EmailProvider & SmsProvider {
+export function createSandboxProvider(): EmailProvider & SmsProvider & { name: 'sandbox' } {
   const accept = async (m: OutgoingEmail | OutgoingSms) => {
     // read through and dropped: the bytes are already in the store
     for (const attachment of 'attachments' in m ? (m.attachments ?? []) : []) for await (const _ of attachment.content) void _;
     return { providerMessageId: `sandbox_${m.messageId}` };
   };
-  return { name: 'sandbox', sendEmail: accept, sendSms: accept };
+  return { name: 'sandbox', dedupesRepeats: true, sendEmail: accept, sendSms: accept };
 }
 
 /**

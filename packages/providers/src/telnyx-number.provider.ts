@@ -34,7 +34,7 @@ async function call<T>(operation: string, run: () => Promise<T>, options?: { una
  * @example const numbers = createTelnyxNumberProvider({ apiKey: config.telnyx.apiKey!, baseUrl: config.telnyx.baseUrl });
  * const found = await numbers.searchAvailable({ country: 'US', areaCode: '415', limit: 5 });
  */
-export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: string }): NumberProvider {
+export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: string; messagingProfileId?: string }): NumberProvider {
   const telnyx = new Telnyx({ apiKey: options.apiKey, baseURL: options.baseUrl, timeout: REQUEST_TIMEOUT_MS, maxRetries: 1, logLevel: 'off' });
 
   async function findNumberId(number: string): Promise<string | null> {
@@ -78,7 +78,11 @@ export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: 
       // No retry of the order itself: a second POST could buy twice. A 4xx means the number is gone.
       const response = await call(
         'number order',
-        () => telnyx.numberOrders.create({ phone_numbers: [{ phone_number: number }], customer_reference: reference }, { maxRetries: 0 }),
+        () => telnyx.numberOrders.create(
+            // on the messaging profile, so the number can send as soon as it is ours
+            { phone_numbers: [{ phone_number: number }], customer_reference: reference, messaging_profile_id: options.messagingProfileId },
+            { maxRetries: 0 },
+          ),
         { unavailableOn4xx: true },
       );
       const order = response.data;

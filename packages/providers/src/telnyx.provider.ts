@@ -18,6 +18,7 @@ export function createTelnyxProvider(options: { apiKey: string; baseUrl?: string
   const client = new Telnyx({ apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs });
   return {
     name: 'telnyx',
+    dedupesRepeats: false,
     async sendSms(sms: OutgoingSms) {
       try {
         const response = await client.messages.send({ from: sms.from, to: sms.to, text: sms.body, ...(sms.mediaUrls?.length ? { media_urls: sms.mediaUrls } : {}) });

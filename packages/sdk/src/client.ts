@@ -1,5 +1,6 @@
 import { codeForStatus, TidingsError } from './errors.ts';
 import { PageIterator, type Page, type QueryParams } from './pagination.ts';
+import { operations, type OperationId } from './operations.generated.ts';
 import { backoffDelay, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryOptions } from './retry.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -32,7 +33,7 @@ export type RequestOptions = {
 /** One API operation as a resource method describes it. */
 export type RequestSpec = {
   method: HttpMethod;
-  /** Below the base URL, with path parameters already encoded (use the `path` tag). */
+  /** Below the base URL, with path parameters already encoded. */
   path: string;
   query?: QueryParams;
   body?: unknown;
@@ -40,14 +41,24 @@ export type RequestSpec = {
   acceptsIdempotencyKey?: boolean;
 };
 
+/** What one call of an operation sends: `{name}` path parameters, query and JSON body. */
+export type OperationInput = { params?: Record<string, string>; query?: QueryParams; body?: unknown };
+
 type RawResponse = { status: number; headers: Headers; text: string };
 
 /**
- * Builds a path with each interpolated value URL-encoded.
- * @example path`/api-keys/${id}/rotate`
+ * The request of an operation: its method and path from the table generated from the API's declarations, path
+ * parameters encoded, and an Idempotency-Key when the operation takes one.
+ * @example operationRequest('message.get', { params: { id: 'msg_1' } }) // { method: 'GET', path: '/messages/msg_1', ... }
  */
-export function path(strings: TemplateStringsArray, ...values: Array<string | number>): string {
-  return strings.reduce((out, part, i) => out + part + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '');
+export function operationRequest(operationId: OperationId, input: OperationInput = {}): RequestSpec {
+  const { method, path: template, idempotent } = operations[operationId];
+  const filled = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = input.params?.[name];
+    if (value === undefined) throw new TypeError(`${operationId}: missing path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+  return { method, path: filled, query: input.query, body: input.body, acceptsIdempotencyKey: idempotent };
 }
 
 /**
@@ -102,9 +113,20 @@ export class HttpClient {
     }
   }
 
-  /** A list operation: one page with `.page()`, or every item with `for await`. */
-  list<T>(path: string, query: QueryParams = {}, options: RequestOptions = {}): PageIterator<T> {
-    return new PageIterator<T>((pageQuery) => this.request<Page<T>>({ method: 'GET', path, query: pageQuery }, options), query);
+  /**
+   * Calls an operation of the API by its id (method and path come from the API's own declarations).
+   * @example const message = await client.call<Message>('message.get', { params: { id } });
+   */
+  call<T>(operationId: OperationId, input: OperationInput = {}, options: RequestOptions = {}): Promise<T> {
+    return this.request<T>(operationRequest(operationId, input), options);
+  }
+
+  /**
+   * A list operation: one page with `.page()`, or every item with `for await`.
+   * @example for await (const contact of client.list<Contact>('contact.list', { query: { limit: 100 } })) ...
+   */
+  list<T>(operationId: OperationId, input: { params?: Record<string, string>; query?: QueryParams } = {}, options: RequestOptions = {}): PageIterator<T> {
+    return new PageIterator<T>((pageQuery) => this.call<Page<T>>(operationId, { params: input.params, query: pageQuery }, options), input.query ?? {});
   }
 
   private url(path: string, query: QueryParams = {}): string {

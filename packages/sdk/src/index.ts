@@ -1,7 +1,8 @@
 export { Tidings, type TidingsOptions } from './tidings.ts';
 export { TidingsError, type TidingsErrorCode } from './errors.ts';
 export { PageIterator, type Page, type ListParams, type QueryParams } from './pagination.ts';
-export type { RequestOptions, RequestSpec, HttpMethod } from './client.ts';
+export type { RequestOptions, RequestSpec, HttpMethod, OperationInput } from './client.ts';
+export { operations, type OperationId } from './operations.generated.ts';
 export type { RetryOptions } from './retry.ts';
 export { verifyWebhook, webhookSignature, type WebhookEvent, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks.ts';
 export * from './resources/api-keys.resource.ts';

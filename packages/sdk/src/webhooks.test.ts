@@ -48,7 +48,7 @@ describe('webhook signatures (Standard Webhooks)', () => {
   });
 
   it('accepts a matching signature among several (secret rotation) and bytes as the payload', async () => {
-    const other = 'v1,' + Buffer.alloc(32, 7).toString('base64');
+    const other = `v1,${Buffer.alloc(32, 7).toString('base64')}`;
     const event = await verifyWebhook(new TextEncoder().encode(BODY), headersFor(`${other} ${EXPECTED}`), SECRET, { now: at(TIMESTAMP) });
     expect(event).toEqual({ test: 2432232314 });
   });
@@ -56,7 +56,7 @@ describe('webhook signatures (Standard Webhooks)', () => {
   it('rejects a changed body, another secret, a wrong id, and missing headers', async () => {
     const now = at(TIMESTAMP);
     await rejection(verifyWebhook('{"test": 2432232315}', headersFor(EXPECTED), SECRET, { now }));
-    await rejection(verifyWebhook(BODY, headersFor(EXPECTED), 'whsec_' + Buffer.alloc(24, 1).toString('base64'), { now }));
+    await rejection(verifyWebhook(BODY, headersFor(EXPECTED), `whsec_${Buffer.alloc(24, 1).toString('base64')}`, { now }));
     await rejection(verifyWebhook(BODY, headersFor(EXPECTED, TIMESTAMP, 'msg_other'), SECRET, { now }));
     await rejection(verifyWebhook(BODY, { 'webhook-id': ID, 'webhook-timestamp': String(TIMESTAMP) }, SECRET, { now }));
   });

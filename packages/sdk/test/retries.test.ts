@@ -1,8 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@tidings/contracts';
 import { serveHttp, startFaultProxy, type FaultProxy } from '@tidings/testing';
-import { idempotent } from '../../../apps/api/src/middleware/idempotency.ts';
-import { operation } from '../../../apps/api/src/openapi.ts';
+import { route } from '../../../apps/api/src/openapi.ts';
 import { validationHook } from '../../../apps/api/src/validation-hook.ts';
 import { Tidings, TidingsError } from '../src/index.ts';
 import { recordingFetch, startApi } from './setup.ts';
@@ -17,13 +16,15 @@ beforeAll(async () => {
   api = await startApi({ RATE_LIMIT_PER_MINUTE: '2', RATE_LIMIT_WINDOW_MS: '2000' });
   // The operations that take Idempotency-Key arrive with their own issues; this probe stands in for them behind the
   // real idempotency middleware, auth and rate limit, and counts how often it really runs.
-  const probe = operation({
+  const probe = route({
     operationId: 'probe.create',
     method: 'post',
     path: '/probe',
     summary: 'probe',
     description: 'probe',
-    middleware: [idempotent],
+    permission: 'full',
+    idempotent: true,
+    tags: ['Probe'],
     request: { body: { required: true, content: { 'application/json': { schema: z.strictObject({ n: z.number() }) } } } },
     responses: { 201: { description: 'ok', content: { 'application/json': { schema: z.object({ run: z.number() }) } } } },
   });
@@ -171,7 +172,10 @@ describe('network errors', () => {
   it('a caller’s abort during a request ends it with the caller’s reason, not retried', async () => {
     const hanging = await serveHttp(() => new Promise<Response>(() => {}));
     const wire = { attempts: 0 };
-    const tidings = new Tidings({ apiKey: 'sk_live_x', baseUrl: `${hanging.url}/v1`, fetch: (input, init) => ((wire.attempts += 1), fetch(input, init)) });
+    const tidings = new Tidings({ apiKey: 'sk_live_x', baseUrl: `${hanging.url}/v1`, fetch: (input, init) => {
+        wire.attempts += 1;
+        return fetch(input, init);
+      } });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('navigated away')), 50);
     await expect(tidings.apiKeys.list({}, { signal: controller.signal }).page()).rejects.toThrow('navigated away');

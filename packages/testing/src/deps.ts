@@ -7,10 +7,10 @@ export type TestDeps = ReturnType<typeof openDeps>;
 
 /**
  * Real Postgres (the run's test database) and real Redis under a prefix of this test file's own, with logs off.
- * Close it in afterAll.
+ * Close it in afterAll. `options.providers` replaces the providers built from the configuration.
  * @example const deps = createTestDeps({ RATE_LIMIT_PER_MINUTE: '5' });
  */
-export function createTestDeps(env: Record<string, string> = {}): TestDeps {
+export function createTestDeps(env: Record<string, string> = {}, options: Parameters<typeof openDeps>[2] = {}): TestDeps {
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: process.env.TEST_DATABASE_URL ?? testDatabaseUrl().url,
@@ -20,5 +20,5 @@ export function createTestDeps(env: Record<string, string> = {}): TestDeps {
     NODE_ENV: 'test',
     ...env,
   });
-  return openDeps(config, 'test');
+  return openDeps(config, 'test', options);
 }

@@ -12,6 +12,10 @@ export { startWebhookReceiver, type WebhookReceiver, type ReceiverReply, type Re
 export { startFakeResend, type FakeResend } from './fakes/fake-resend.ts';
 export { startFakeTelnyx, type FakeTelnyx } from './fakes/fake-telnyx.ts';
 export { signResendCallback, makeTelnyxKeyPair, signTelnyxCallback } from './fakes/provider-callbacks.ts';
+export { startFakeSes, type FakeSes, type FakeSesEmail } from './fakes/fake-ses.ts';
+export { startFakeSns, type FakeSns, type SnsPost } from './fakes/fake-sns.ts';
+export { startFakeTwilio, signTwilioCallback, type FakeTwilio, type FakeTwilioMessage } from './fakes/fake-twilio.ts';
+export { startSmtpServer, type TestSmtpServer, type ReceivedMail } from './fakes/smtp-server.ts';
 export { freePort } from './free-port.ts';
 export { sampleValue } from './prometheus.ts';
 export { spawnService } from './spawn-service.ts';

@@ -102,7 +102,9 @@ export async function startWebhookReceiver(options: { host?: string; port?: numb
     port,
     requests,
     replyNext: (...replies) => void queue.push(...replies),
-    setDefault: (reply) => void (fallback = reply),
+    setDefault: (reply) => {
+      fallback = reply;
+    },
     waitForRequests(count, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -30,6 +30,16 @@ describe('address policy', () => {
     ['64:ff9b::a00:1', 'rfc6052'],
     ['2002:a00:1::', '6to4'],
     ['192.0.2.1', 'reserved'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::127.0.0.1', 'loopback'],
+    ['::a9fe:a9fe', 'ipv4Compatible'],
+    ['::a00:1', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'],
+    ['::ffff:0:a00:1', 'rfc6145'],
+    ['64:ff9b::7f00:1', 'rfc6052'],
+    ['64:ff9b:1::a9fe:a9fe', 'rfc6052'],
+    ['2002:7f00:1::', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(refusalOf(address, strict)).toBe(reason);
   });
@@ -40,6 +50,6 @@ describe('address policy', () => {
 
   it('WEBHOOK_ALLOW_LOOPBACK allows loopback and only loopback', () => {
     for (const address of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1']) expect(refusalOf(address, loopbackOk)).toBeNull();
-    for (const address of ['10.0.0.1', '169.254.169.254', 'fd00::1', '0.0.0.0', '100.64.0.1']) expect(refusalOf(address, loopbackOk)).not.toBeNull();
+    for (const address of ['10.0.0.1', '169.254.169.254', 'fd00::1', '0.0.0.0', '100.64.0.1', '::7f00:1', '64:ff9b::7f00:1']) expect(refusalOf(address, loopbackOk)).not.toBeNull();
   });
 });

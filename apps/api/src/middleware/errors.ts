@@ -1,11 +1,7 @@
-import { AppError } from '@tidings/core';
-import { Prisma } from '@tidings/db';
+import { AppError, isDatabaseBusy } from '@tidings/core';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
-
-/** Prisma's "unable to start a transaction in the given time" (P2028) and "timed out fetching a connection" (P2024). */
-const isDatabaseBusy = (error: Error) => error instanceof Prisma.PrismaClientKnownRequestError && (error.code === 'P2028' || error.code === 'P2024');
 
 /** Turns anything thrown into `{code, message}`: AppErrors as they are, the rest as a logged 500 that hides internals. */
 export function handleError(error: Error, c: Context<AppEnv>) {

@@ -1910,10 +1910,10 @@ export interface components {
              */
             openedAt: string | null;
             /**
-             * @description Who sent it, or for an inbound message who received it.
+             * @description Who sent it (until then the first provider planned: the sandbox for a test key), or for an inbound message who received it.
              * @enum {string}
              */
-            provider: "resend" | "telnyx" | "sandbox";
+            provider: "resend" | "smtp" | "ses" | "telnyx" | "twilio" | "sandbox";
             providerMessageId: string | null;
             replyTo: string[];
             /**
@@ -2013,6 +2013,8 @@ export interface components {
             error: components["schemas"]["MessageError"];
             /** @description The link of a `clicked` entry. */
             link: string | null;
+            /** @description The provider this step was about: each one tried (a failed try is a `sending` entry with its error), the one that sent it. */
+            provider: string | null;
             /**
              * @description The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.
              * @enum {string}
@@ -2063,30 +2065,35 @@ export interface components {
          *       "events": [
          *         {
          *           "status": "queued",
+         *           "provider": null,
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.000Z"
          *         },
          *         {
          *           "status": "sending",
+         *           "provider": null,
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:00.500Z"
          *         },
          *         {
          *           "status": "sent",
+         *           "provider": "resend",
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:01.000Z"
          *         },
          *         {
          *           "status": "delivered",
+         *           "provider": "resend",
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:00:03.000Z"
          *         },
          *         {
          *           "status": "opened",
+         *           "provider": null,
          *           "link": null,
          *           "error": null,
          *           "createdAt": "2026-11-23T08:04:00.000Z"
@@ -3352,7 +3359,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3383,36 +3390,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3481,7 +3458,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3512,36 +3489,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3636,7 +3583,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3682,21 +3629,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3763,7 +3695,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3809,21 +3741,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3890,7 +3807,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3936,21 +3853,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4021,7 +3923,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4067,21 +3969,6 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4185,7 +4072,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4216,36 +4103,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4314,7 +4171,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4359,22 +4216,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4471,7 +4313,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4516,22 +4358,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4596,7 +4423,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4641,7 +4468,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4656,7 +4483,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast is sending: only draft broadcasts can be"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4723,7 +4550,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4768,7 +4595,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4783,7 +4610,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast is sent: only scheduled or sending broadcasts can be"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4854,7 +4681,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4899,7 +4726,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4914,7 +4741,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Broadcast is sending: only draft broadcasts can be"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5028,7 +4855,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5073,22 +4900,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5157,7 +4969,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5193,21 +5005,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -5217,7 +5014,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "email: another contact in this organization has this email"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5314,7 +5111,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5359,22 +5156,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5439,7 +5221,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5484,22 +5266,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5570,7 +5337,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5615,7 +5382,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5630,7 +5397,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "phone: another contact in this organization has this phone"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5729,7 +5496,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "contacts: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5760,21 +5527,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5891,7 +5643,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5922,36 +5674,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6020,7 +5742,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6056,21 +5778,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -6080,7 +5787,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain example.com is already added to this organization"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6195,7 +5902,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6240,22 +5947,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6320,7 +6012,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6365,22 +6057,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6469,7 +6146,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "fromName: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6514,22 +6191,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6626,7 +6288,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6671,22 +6333,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Email domain not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6769,7 +6416,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6799,7 +6446,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6814,22 +6461,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Contact not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6886,6 +6518,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "channelType": "email",
+                     *       "direction": "outbound",
+                     *       "to": "ada@example.com",
+                     *       "from": "Acme <hello@example.com>",
+                     *       "cc": [],
+                     *       "bcc": [],
+                     *       "replyTo": [],
+                     *       "headers": {},
+                     *       "subject": "Your sign-in code",
+                     *       "text": "Your code is 123456.",
+                     *       "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *       "body": null,
+                     *       "mediaUrls": [],
+                     *       "attachments": [],
+                     *       "templateId": null,
+                     *       "templateVersion": null,
+                     *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "broadcastId": null,
+                     *       "status": "queued",
+                     *       "segments": null,
+                     *       "provider": "resend",
+                     *       "providerMessageId": null,
+                     *       "error": null,
+                     *       "attempts": 0,
+                     *       "tags": [
+                     *         "auth"
+                     *       ],
+                     *       "metadata": {
+                     *         "userId": "usr_42"
+                     *       },
+                     *       "scheduledAt": null,
+                     *       "sentAt": null,
+                     *       "deliveredAt": null,
+                     *       "failedAt": null,
+                     *       "openedAt": "2026-11-23T08:04:00.000Z",
+                     *       "clickedAt": null,
+                     *       "createdAt": "2026-11-23T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T08:04:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -6898,7 +6573,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6928,7 +6603,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6943,7 +6618,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7055,7 +6730,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7085,7 +6760,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7100,22 +6775,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Message not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7170,6 +6830,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "channelType": "email",
+                     *       "direction": "outbound",
+                     *       "to": "ada@example.com",
+                     *       "from": "Acme <hello@example.com>",
+                     *       "cc": [],
+                     *       "bcc": [],
+                     *       "replyTo": [],
+                     *       "headers": {},
+                     *       "subject": "Your sign-in code",
+                     *       "text": "Your code is 123456.",
+                     *       "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *       "body": null,
+                     *       "mediaUrls": [],
+                     *       "attachments": [],
+                     *       "templateId": null,
+                     *       "templateVersion": null,
+                     *       "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *       "broadcastId": null,
+                     *       "status": "canceled",
+                     *       "segments": null,
+                     *       "provider": "resend",
+                     *       "providerMessageId": null,
+                     *       "error": null,
+                     *       "attempts": 1,
+                     *       "tags": [
+                     *         "auth"
+                     *       ],
+                     *       "metadata": {
+                     *         "userId": "usr_42"
+                     *       },
+                     *       "scheduledAt": null,
+                     *       "sentAt": null,
+                     *       "deliveredAt": null,
+                     *       "failedAt": null,
+                     *       "openedAt": "2026-11-23T08:04:00.000Z",
+                     *       "clickedAt": null,
+                     *       "createdAt": "2026-11-23T08:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T08:04:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -7182,7 +6885,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7227,7 +6930,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
+                     *       "message": "Message not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7242,7 +6945,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Message is sent: only scheduled or queued messages can be canceled"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7299,6 +7002,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *           "channelType": "email",
+                     *           "direction": "outbound",
+                     *           "to": "ada@example.com",
+                     *           "from": "Acme <hello@example.com>",
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "replyTo": [],
+                     *           "headers": {},
+                     *           "subject": "Your sign-in code",
+                     *           "text": "Your code is 123456.",
+                     *           "html": "<p>Your code is <strong>123456</strong>.</p>",
+                     *           "body": null,
+                     *           "mediaUrls": [],
+                     *           "attachments": [],
+                     *           "templateId": null,
+                     *           "templateVersion": null,
+                     *           "contactId": "con_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+                     *           "broadcastId": null,
+                     *           "status": "queued",
+                     *           "segments": null,
+                     *           "provider": "resend",
+                     *           "providerMessageId": null,
+                     *           "error": null,
+                     *           "attempts": 0,
+                     *           "tags": [
+                     *             "auth"
+                     *           ],
+                     *           "metadata": {
+                     *             "userId": "usr_42"
+                     *           },
+                     *           "scheduledAt": null,
+                     *           "sentAt": null,
+                     *           "deliveredAt": null,
+                     *           "failedAt": null,
+                     *           "openedAt": "2026-11-23T08:04:00.000Z",
+                     *           "clickedAt": null,
+                     *           "createdAt": "2026-11-23T08:00:00.000Z",
+                     *           "updatedAt": "2026-11-23T08:04:00.000Z"
+                     *         },
+                     *         null
+                     *       ],
+                     *       "errors": [
+                     *         {
+                     *           "index": 1,
+                     *           "code": "BAD_REQUEST",
+                     *           "message": "to: must be an E.164 phone number"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SendBatchResponse"];
                 };
             };
@@ -7311,7 +7069,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "messages: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7342,21 +7100,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7473,7 +7216,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7504,36 +7247,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7602,7 +7315,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "number: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7638,21 +7351,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -7662,7 +7360,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number +14155550123 is no longer available; search again and pick another"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7777,7 +7475,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7822,22 +7520,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7902,7 +7585,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7947,22 +7630,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8051,7 +7719,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8096,22 +7764,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Phone number not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8233,7 +7886,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8264,36 +7917,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8380,7 +8003,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8411,36 +8034,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8542,7 +8135,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8573,36 +8166,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8671,7 +8234,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8702,36 +8265,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8828,7 +8361,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8873,22 +8406,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8953,7 +8471,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8998,22 +8516,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9084,7 +8587,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9129,22 +8632,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9248,7 +8736,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9293,22 +8781,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9385,7 +8858,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9416,36 +8889,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9514,7 +8957,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "channelType: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9550,21 +8993,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
@@ -9574,7 +9002,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "ada@example.com is already suppressed"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9669,7 +9097,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9714,22 +9142,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Suppression not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9806,7 +9219,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9837,36 +9250,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9935,7 +9318,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "name: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9966,36 +9349,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10097,7 +9450,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10142,22 +9495,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10222,7 +9560,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10267,22 +9605,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10353,7 +9676,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10398,22 +9721,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10514,7 +9822,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10559,22 +9867,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10680,7 +9973,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10725,22 +10018,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Template not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10812,7 +10090,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10843,36 +10121,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10941,7 +10189,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "url: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10972,36 +10220,6 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such resource in this organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11098,7 +10316,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11143,22 +10361,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11225,7 +10428,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11270,22 +10473,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11356,7 +10544,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "nickname: unknown field"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11401,22 +10589,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11522,7 +10695,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "stauts: unknown query parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11567,22 +10740,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11650,7 +10808,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11695,22 +10853,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook delivery not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11778,7 +10921,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11823,22 +10966,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11909,7 +11037,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "since: required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11954,22 +11082,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12066,7 +11179,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12111,22 +11224,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12193,7 +11291,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "BAD_REQUEST",
-                     *       "message": "name: Too small: expected string to have >=1 characters"
+                     *       "message": "id: Too big: expected string to have <=64 characters"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12238,22 +11336,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "NOT_FOUND",
-                     *       "message": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "CONFLICT",
-                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *       "message": "Webhook not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

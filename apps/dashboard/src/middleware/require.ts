@@ -2,9 +2,28 @@ import type { MiddlewareHandler } from 'hono';
 import { canManage, type DashEnv } from '../env.ts';
 import { renderError } from '../views/render.tsx';
 
-/** A path inside the dashboard to return to after signing in; anything else (another site, `//host`) becomes `/`. */
+// Any base works: only whether the result stays on it matters.
+const SAME_ORIGIN_BASE = 'http://dashboard.invalid';
+
+/**
+ * A path inside the dashboard to return to after signing in; anything else becomes `/`. Browsers drop tabs and
+ * newlines from a URL and read `\\` as `/`, so `/\t/host` would reach another host: control characters and
+ * backslashes are refused outright, and what remains must resolve to this origin. The answer is the normalised,
+ * percent-encoded path (always safe in a Location header).
+ * @example safeNext('/messages?status=failed') // '/messages?status=failed'; safeNext('/%09/evil.example') // '/'
+ */
 export function safeNext(next: string | undefined | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  if (!next || !next.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(next)) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, SAME_ORIGIN_BASE);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== SAME_ORIGIN_BASE) return '/';
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // `/.//host` normalises into `//host`, which a browser reads as another site
+  return path.startsWith('//') ? '/' : path;
 }
 
 /** Sends a visitor to the sign-in page, coming back here afterwards. */

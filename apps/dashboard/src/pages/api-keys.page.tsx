@@ -214,7 +214,7 @@ confirmedAction(routes, 'rotate', {
       <>
         <p>A new secret replaces this key's secret and is shown once. Update your servers with it.</p>
         <label>
-          <input type="checkbox" name="immediately" value="true" role="switch" />
+          <input type="checkbox" name="immediately" value="true" role="switch" aria-checked="false" />
           Stop the old secret immediately (otherwise it keeps working for 24 hours)
         </label>
       </>

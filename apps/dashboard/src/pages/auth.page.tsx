@@ -178,7 +178,7 @@ authRoutes.get('/sign-up', async (c) => {
 authRoutes.post('/sign-up', async (c) => {
   const form = await formOf(c);
   const input = { email: form.email ?? '', password: form.password ?? '', organizationName: form.organizationName ?? '', name: form.name };
-  let user;
+  let user: Awaited<ReturnType<typeof signUpFirstOwner>>['user'];
   let joinedExisting = false;
   try {
     ({ user, joinedExisting } = await signUpFirstOwner(c.var.deps, input));

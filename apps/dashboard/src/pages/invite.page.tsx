@@ -58,7 +58,7 @@ routes.post('/:token', async (c) => {
   const form = await c.req.parseBody();
   const input = { password: String(form.password ?? ''), name: String(form.name ?? '') };
   const invitation = await findInvitation(c.var.deps, token);
-  let userId;
+  let userId: string;
   try {
     ({ id: userId } = await acceptInvitation(c.var.deps, token, input));
   } catch (error) {

@@ -1,5 +1,6 @@
 import { ChannelType } from '@tidings/contracts';
-import { AppError, getMessage, listMessages } from '@tidings/core';
+import { Readable } from 'node:stream';
+import { AppError, attachmentStore, getMessage, listMessages } from '@tidings/core';
 import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
@@ -102,13 +103,29 @@ async function sandboxMessagePage(c: Env) {
           </dd>
         </dl>
         <hr />
-        <MessageContent message={message} />
+        <MessageContent message={message} downloadBase={`${BASE}/${message.id}/attachments`} />
       </section>
     </Layout>,
   );
 }
 
-const routes = pageRoutes().get('/', inboxPage).get('/:id', sandboxMessagePage);
+/** Downloads an attachment of a sandbox message, streamed from the attachment store (this organization's only). */
+async function downloadAttachment(c: Env) {
+  const message = await getMessage(c.var.deps, orgOf(c), c.req.param('id')!);
+  const attachment = message.provider === 'sandbox' ? message.attachments.find((a) => a.id === c.req.param('attachmentId')) : undefined;
+  const content = attachment ? await attachmentStore(c.var.deps).open(orgOf(c), attachment.id) : null;
+  if (!attachment || !content) throw new AppError('NOT_FOUND', 'Attachment not found');
+  return new Response(Readable.toWeb(content) as ReadableStream, {
+    headers: {
+      // always a download, never rendered in the dashboard's origin (an HTML or SVG file could carry script)
+      'content-type': 'application/octet-stream',
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(attachment.filename)}`,
+      'x-content-type-options': 'nosniff',
+    },
+  });
+}
+
+const routes = pageRoutes().get('/', inboxPage).get('/:id', sandboxMessagePage).get('/:id/attachments/:attachmentId', downloadAttachment);
 
 /** The sandbox inbox: what the sandbox provider "sent", shown as the recipient would see it. */
 export const sandboxPage: DashboardPage = {

@@ -42,11 +42,56 @@ export function EmailFrame({ html, title }: { html: string; title: string }) {
   return <iframe class="email-frame" sandbox="" srcdoc={html} title={title} referrerpolicy="no-referrer"></iframe>;
 }
 
+const sizeOf = (bytes: number | null) => (bytes === null ? 'fetched at send time' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);
+
+/**
+ * An email's copies, reply-to and attachments (each a download link when `downloadBase` is given), or an MMS's media;
+ * nothing for a message without them.
+ */
+export function MessageExtras({ message, downloadBase }: { message: Message; downloadBase?: string }) {
+  const lists: [string, string[]][] = [
+    ['Cc', message.cc],
+    ['Bcc', message.bcc],
+    ['Reply-To', message.replyTo],
+    ['Media', message.mediaUrls],
+  ];
+  const shown = lists.filter(([, values]) => values.length > 0);
+  if (shown.length === 0 && message.attachments.length === 0) return null;
+  return (
+    <div class="message-extras">
+      {shown.length > 0 && (
+        <dl class="mail-headers">
+          {shown.map(([label, values]) => (
+            <>
+              <dt>{label}</dt>
+              <dd>{values.join(', ')}</dd>
+            </>
+          ))}
+        </dl>
+      )}
+      {message.attachments.length > 0 && (
+        <ul class="attachments" aria-label="Attachments">
+          {message.attachments.map((a) => (
+            <li data-attachment-id={a.id}>
+              {downloadBase && a.size !== null ? <a href={`${downloadBase}/${a.id}`}>{a.filename}</a> : a.filename}{' '}
+              <small class="muted">
+                {a.contentType} · {sizeOf(a.size)}
+                {a.contentId ? ` · inline (cid:${a.contentId})` : ''}
+              </small>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 /** What was sent, as the recipient would see it: the HTML (framed) and the text part of an email, or the SMS. */
-export function MessageContent({ message }: { message: Message }) {
+export function MessageContent({ message, downloadBase }: { message: Message; downloadBase?: string }) {
   if (message.channelType === 'sms') {
     return (
       <div class="sms-thread">
+        <MessageExtras message={message} />
         <p class="sms-bubble">{message.body}</p>
         <small class="muted">
           {message.segments ?? 1} segment{message.segments === 1 ? '' : 's'} · from {message.from}
@@ -56,6 +101,7 @@ export function MessageContent({ message }: { message: Message }) {
   }
   return (
     <>
+      <MessageExtras message={message} downloadBase={downloadBase} />
       {message.html ? (
         <EmailFrame html={message.html} title={`HTML of “${message.subject ?? ''}”`} />
       ) : (

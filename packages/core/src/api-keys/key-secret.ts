@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyMode } from '@tidings/providers';
 
-export type KeyMode = 'live' | 'test';
+export type { KeyMode } from '@tidings/providers';
 
 /** A new secret key: `sk_live_` or `sk_test_` and 32 random URL-safe characters (192 bits). */
 export function generateKey(mode: KeyMode): string {

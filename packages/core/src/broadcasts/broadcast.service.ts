@@ -5,7 +5,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
-import type { KeyMode } from '../messages/send-messages.ts';
+import type { KeyMode } from '@tidings/providers';
 import { loadSenderResolver } from '../messages/resolve-sender.ts';
 import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
 import { paginate, type Page } from '../pagination.ts';

@@ -7,7 +7,6 @@ import { eventsCte, deliveryJobs, recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { messageJsonSql } from '../messages/message.mapper.ts';
 import { loadSenderResolver } from '../messages/resolve-sender.ts';
-import { providerFor } from '../messages/send-messages.ts';
 import { addJobs, dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { compileCriteria } from '../segments/criteria-sql.ts';
 import { countSmsSegments } from '../sms/segments.ts';
@@ -138,7 +137,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
   }
   const { publicApiUrl, broadcasts } = deps.config;
   const shared = (broadcast.variables ?? {}) as Record<string, unknown>;
-  const provider = providerFor(deps.config, broadcast.mode, broadcast.channelType);
+  const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
   return contacts.map((contact) => {
     const to = (broadcast.channelType === 'email' ? contact.email : contact.phone)!;
     let content = { subject: null as string | null, html: null as string | null, text: null as string | null, body: null as string | null };

@@ -80,18 +80,22 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
   const errors: RowError[] = [];
   const candidates: { index: number; row: NewContact }[] = [];
   const firstIndexOf = new Map<string, number>();
-  rows.forEach((raw, index) => {
+  for (const [index, raw] of rows.entries()) {
     const row = prepareRow(orgId, raw);
-    if (typeof row === 'string') return errors.push({ index, code: 'BAD_REQUEST', message: row });
+    if (typeof row === 'string') {
+      errors.push({ index, code: 'BAD_REQUEST', message: row });
+      continue;
+    }
     const keys = [row.email && `email:${row.email}`, row.phone && `phone:${row.phone}`].filter((k): k is string => !!k);
     const repeated = keys.find((k) => firstIndexOf.has(k));
     if (repeated) {
       const field = repeated.split(':')[0];
-      return errors.push({ index, code: 'CONFLICT', message: `${field}: same ${field} as row ${firstIndexOf.get(repeated)} of this batch` });
+      errors.push({ index, code: 'CONFLICT', message: `${field}: same ${field} as row ${firstIndexOf.get(repeated)} of this batch` });
+      continue;
     }
-    keys.forEach((k) => firstIndexOf.set(k, index));
+    for (const k of keys) firstIndexOf.set(k, index);
     candidates.push({ index, row });
-  });
+  }
 
   const emails = candidates.flatMap((c) => (c.row.email ? [c.row.email] : []));
   const phones = candidates.flatMap((c) => (c.row.phone ? [c.row.phone] : []));

@@ -1,6 +1,6 @@
 import type { AddEmailDomainBody, DnsRecord, EmailDomain, ListQuery, SetDefaultSenderBody } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
-import { domainProviderFor, ProviderError, type KeyMode } from '@tidings/providers';
+import { ProviderError, type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -45,7 +45,7 @@ export async function addEmailDomain(deps: Deps, orgId: string, mode: KeyMode, i
   const conflict = () => new AppError('CONFLICT', `Email domain ${name} is already added to this organization`);
   if (await deps.db.emailDomain.findFirst({ where: { orgId, name }, select: { id: true } })) throw conflict();
 
-  const provider = domainProviderFor(deps.config, { mode });
+  const provider = deps.providers.domains({ mode });
   const provisioned = await provider.create(name).catch((error) => {
     if (error instanceof ProviderError && error.reason === 'invalid_domain') {
       throw new AppError('BAD_REQUEST', `name: the email provider does not accept ${name} (it may be registered in another account)`);
@@ -108,7 +108,7 @@ export async function setDefaultSender(deps: Deps, orgId: string, id: string, in
 export async function deleteEmailDomain(deps: Deps, orgId: string, id: string): Promise<void> {
   const domain = await findEmailDomain(deps, orgId, id);
   if (domain.providerDomainId) {
-    await domainProviderFor(deps.config, { name: domain.provider })
+    await deps.providers.domains({ name: domain.provider })
       .delete(domain.providerDomainId)
       .catch((error) => {
         throw providerFailure(deps, error, PROVIDER);

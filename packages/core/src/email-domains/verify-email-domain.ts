@@ -1,7 +1,6 @@
 import type { promises as dns } from 'node:dns';
 import type { DnsRecord, EmailDomain } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
-import { domainProviderFor } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
@@ -49,7 +48,7 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
   });
   await dispatchOutbox(deps, outbox);
 
-  const provider = domainProviderFor(deps.config, { name: row.provider });
+  const provider = deps.providers.domains({ name: row.provider });
   if (changed && status === 'verified' && provider.verify && row.providerDomainId) {
     // Our check passed; the provider runs its own before it sends. Best effort: a later verify asks again.
     await provider.verify(row.providerDomainId).catch((error) => deps.logger.warn({ err: error, domainId: row.id }, 'provider domain verify failed'));

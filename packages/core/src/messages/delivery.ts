@@ -85,34 +85,61 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
 }
 
 /**
- * The provider accepted the message: `sending -> sent` with its id, plus any follow-up jobs (the sandbox's
- * outcome) in the same statement. When a callback got there first (the message is already delivered), only the
- * provider id is filled in.
- * @example await markSent(deps, messageId, 'b7d...', []);
+ * The provider accepted the message: `sending -> sent` with the provider that took it and its id, plus any
+ * follow-up jobs (the sandbox's outcome) in the same statement. When a callback got there first (the message is
+ * already delivered), only the provider id is filled in.
+ * @example await markSent(deps, messageId, { provider: 'resend', providerMessageId: 'b7d...' });
  */
-export async function markSent(deps: Deps, messageId: string, providerMessageId: string, followUps: OutboxItem[] = []): Promise<void> {
-  const moved = await changeMessageStatus(deps.db, messageId, { status: 'sent', at: deps.now(), error: null, providerMessageId, followUps });
+export async function markSent(deps: Deps, messageId: string, sent: { provider: string; providerMessageId: string }, followUps: OutboxItem[] = []): Promise<void> {
+  const moved = await changeMessageStatus(deps.db, messageId, { status: 'sent', at: deps.now(), error: null, ...sent, followUps });
   if (moved) await dispatchOutbox(deps, moved.outbox);
-  else await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: { providerMessageId } });
+  else await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
 }
 
 /**
- * The send failed for good (a permanent provider error, or the last attempt): `sending -> failed` with the error.
- * @example await markFailed(deps, messageId, { code: 'provider_rejected', message: 'Resend answered 422: ...' });
+ * The send failed for good (a permanent provider error, or the last attempt): `sending -> failed` with the error,
+ * naming the provider whose answer ended it when there is one.
+ * @example await markFailed(deps, messageId, { code: 'provider_rejected', message: 'Resend answered 422: ...' }, 'resend');
  */
-export async function markFailed(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
-  const moved = await changeMessageStatus(deps.db, messageId, { status: 'failed', at: deps.now(), error });
+export async function markFailed(deps: Deps, messageId: string, error: { code: string; message: string }, provider?: string): Promise<void> {
+  const moved = await changeMessageStatus(deps.db, messageId, { status: 'failed', at: deps.now(), error, provider });
   if (!moved) return;
   recordMessageOutcome(deps, moved.row, 'failed');
   await dispatchOutbox(deps, moved.outbox);
 }
 
 /**
- * A transient failure that will be retried: the message stays `sending` and shows the last error.
- * @example await recordAttemptError(deps, messageId, { code: 'provider_unavailable', message: 'Resend answered 500' });
+ * One provider failed this attempt (the next one may take it, or the attempt is retried): the message stays
+ * `sending` and shows the error, and its history gains a `sending` entry naming the provider and the error.
+ * @example await recordAttemptError(deps, messageId, { code: 'PROVIDER_UNAVAILABLE', message: 'Resend answered 500' }, 'resend');
  */
-export async function recordAttemptError(deps: Deps, messageId: string, error: { code: string; message: string }): Promise<void> {
-  await deps.db.message.updateMany({ where: { id: messageId, status: 'sending' }, data: { errorCode: error.code, errorMessage: error.message } });
+export async function recordAttemptError(deps: Deps, messageId: string, error: { code: string; message: string }, provider: string | null = null): Promise<void> {
+  await deps.db.$executeRaw`
+    WITH updated AS (
+      UPDATE "Message" SET "errorCode" = ${error.code}, "errorMessage" = ${error.message}, "updatedAt" = ${deps.now().toISOString()}::timestamp
+      WHERE "id" = ${messageId} AND "status" = 'sending' RETURNING "id")
+    INSERT INTO "MessageStatusEvent" ("messageId", "status", "provider", "errorCode", "errorMessage", "createdAt")
+    SELECT "id", 'sending', ${provider}, ${error.code}, ${error.message}, ${deps.now().toISOString()}::timestamp FROM updated`;
+}
+
+/**
+ * Records, before the call, that this attempt hands the message to `provider` (one without idempotency keys): a
+ * `sending` entry naming it without an error. If the process dies during the call, the next attempt finds this entry
+ * last and knows the provider may already have the message (see lastUnansweredProvider).
+ * @example await recordProviderClaim(deps, messageId, 'smtp'); await smtp.sendEmail(email);
+ */
+export async function recordProviderClaim(deps: Deps, messageId: string, provider: string): Promise<void> {
+  await deps.db.messageStatusEvent.create({ data: { messageId, status: 'sending', provider, createdAt: deps.now() } });
+}
+
+/**
+ * The provider of an earlier attempt whose call never got an answer recorded (its claim is the message's last
+ * history entry): the process died during the call, so that provider may have sent it. Null otherwise.
+ * @example const unanswered = await lastUnansweredProvider(deps, messageId);
+ */
+export async function lastUnansweredProvider(deps: Deps, messageId: string): Promise<string | null> {
+  const last = await deps.db.messageStatusEvent.findFirst({ where: { messageId }, orderBy: { id: 'desc' }, select: { status: true, provider: true, errorCode: true } });
+  return last?.status === 'sending' && last.provider && !last.errorCode ? last.provider : null;
 }
 
 /**

@@ -8,7 +8,8 @@ import { dispatchOutbox } from '../outbox.ts';
 import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { toMessage } from './message.mapper.ts';
 import { parseEmail } from './recipients.ts';
-import { sendMessages, type KeyMode } from './send-messages.ts';
+import type { KeyMode } from '@tidings/providers';
+import { sendMessages } from './send-messages.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 import { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
 

@@ -44,6 +44,8 @@ export type StatusChange = {
   error?: { code: string; message: string } | null;
   at: Date;
   providerMessageId?: string;
+  /** The provider the change is about: recorded on the status event and, when set, as the message's provider. */
+  provider?: string;
   /** The change starts a send attempt: `attempts` counts it. */
   countsAttempt?: boolean;
   /** A further condition on the row (aliased "Message") for the change to happen. */
@@ -86,6 +88,7 @@ export async function changeMessageStatus(
   if (column) sets.push(Prisma.sql`${Prisma.raw(`"${column}"`)} = ${at}::timestamp`);
   if (change.error !== undefined) sets.push(Prisma.sql`"errorCode" = ${change.error?.code ?? null}, "errorMessage" = ${change.error?.message ?? null}`);
   if (change.providerMessageId !== undefined) sets.push(Prisma.sql`"providerMessageId" = ${change.providerMessageId}`);
+  if (change.provider !== undefined) sets.push(Prisma.sql`"provider" = ${change.provider}`);
   if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
   const type = EVENT_OF_STATUS[change.status];
   const followUps = change.followUps ?? [];
@@ -95,8 +98,8 @@ export async function changeMessageStatus(
       WHERE "id" = ${messageId} AND "status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[]) AND ${change.onlyIf ?? Prisma.sql`true`}
       RETURNING ${columnsOf(Prisma.MessageScalarFieldEnum)}),
     status_event AS (
-      INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
-      SELECT "id", "status", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),
+      INSERT INTO "MessageStatusEvent" ("messageId", "status", "provider", "errorCode", "errorMessage", "createdAt")
+      SELECT "id", "status", ${change.provider ?? null}, ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),
     follow_ups AS (${outboxInsert(followUps, Prisma.sql`EXISTS (SELECT 1 FROM moved)`)}),
     ${eventsCte(type ? Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
     SELECT moved.*, ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds" FROM moved`;

@@ -73,6 +73,7 @@ export const messageJsonSql = Prisma.raw(`jsonb_build_object(
 export function toStatusEvent(row: MessageStatusEventRow): MessageStatusEvent {
   return {
     status: row.activity ?? row.status,
+    provider: row.provider,
     link: row.link,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
     createdAt: row.createdAt.toISOString(),

@@ -1,32 +1,55 @@
-import { CallbackSignatureError, fetchResendReceivedEmail, verifyResendCallback, verifyTelnyxCallback, type CallbackReport } from '@tidings/providers';
+import {
+  CallbackSignatureError,
+  confirmSnsSubscription,
+  fetchResendReceivedEmail,
+  twilioCallbackUrl,
+  verifyResendCallback,
+  verifySesCallback,
+  verifyTelnyxCallback,
+  verifyTwilioCallback,
+  type CallbackReport,
+  type SesCallback,
+} from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEngagement } from './engagement.ts';
 import { receiveInboundMessage } from './inbound.ts';
 import { applyProviderOutcome } from './provider-outcome.ts';
 
-type Provider = 'resend' | 'telnyx';
+export type CallbackProvider = 'resend' | 'telnyx' | 'twilio' | 'ses';
+
+/** Verifies one provider's callback its own way; throws CallbackSignatureError when it does not check out. */
+async function verify(deps: Deps, provider: CallbackProvider, rawBody: string, headers: Record<string, string | undefined>): Promise<SesCallback> {
+  const { config } = deps;
+  switch (provider) {
+    case 'resend':
+      return verifyResendCallback(rawBody, headers, config.resend.webhookSecret);
+    case 'telnyx':
+      return verifyTelnyxCallback(rawBody, headers, config.telnyx.publicKey, deps.now().getTime());
+    case 'twilio':
+      return verifyTwilioCallback(rawBody, headers, { authToken: config.twilio.authToken, url: twilioCallbackUrl(config) });
+    case 'ses':
+      return verifySesCallback(rawBody, { urlPattern: config.ses.snsUrlPattern, topicArn: config.ses.snsTopicArn });
+  }
+}
 
 /**
- * POST /v1/provider-events/{resend|telnyx}: verifies the provider's signature (401 and nothing changes when it does
- * not check out), then hands what it reports to the one core function of its kind - `applyProviderOutcome` (status),
- * `recordEngagement` (opened, clicked, complained, delayed) or `receiveInboundMessage` (inbound) - the same ones the
- * sandbox uses and any other provider's callback must call. An event about a message we do not know, or one that
- * changes nothing, is still acknowledged so the provider stops resending it.
+ * POST /v1/provider-events/{resend|telnyx|twilio|ses}: verifies the provider's signature (401 and nothing changes
+ * when it does not check out), confirms an SNS subscription, then hands what it reports to the one core function of
+ * its kind - `applyProviderOutcome` (status), `recordEngagement` (opened, clicked, complained, delayed) or
+ * `receiveInboundMessage` (inbound) - the same ones the sandbox uses. An event about a message we do not know, or one
+ * that changes nothing, is still acknowledged so the provider stops resending it.
  * @example const result = await receiveProviderCallback(deps, 'resend', rawBody, headers);
  */
 export async function receiveProviderCallback(
   deps: Deps,
-  provider: Provider,
+  provider: CallbackProvider,
   rawBody: string,
   headers: Record<string, string | undefined>,
 ): Promise<{ received: true; applied: boolean }> {
-  let report: CallbackReport | null;
+  let report: SesCallback;
   try {
-    report =
-      provider === 'resend'
-        ? verifyResendCallback(rawBody, headers, deps.config.resend.webhookSecret)
-        : verifyTelnyxCallback(rawBody, headers, deps.config.telnyx.publicKey, deps.now().getTime());
+    report = await verify(deps, provider, rawBody, headers);
   } catch (error) {
     if (error instanceof CallbackSignatureError) {
       deps.logger.warn({ provider, reason: error.message }, 'provider callback refused');
@@ -35,12 +58,23 @@ export async function receiveProviderCallback(
     throw error;
   }
   if (!report) return { received: true, applied: false };
+  if (report.kind === 'subscription') {
+    try {
+      await confirmSnsSubscription(report.subscribeUrl, deps.config.ses.snsUrlPattern);
+    } catch (error) {
+      deps.logger.warn({ provider, err: error }, 'could not confirm the SNS subscription');
+      // SNS sends the confirmation again; answering 503 tells it to
+      throw new AppError('INTERNAL_SERVER_ERROR', 'The SNS subscription could not be confirmed; it will be retried', 503);
+    }
+    deps.logger.info({ provider }, 'SNS subscription confirmed');
+    return { received: true, applied: true };
+  }
   const applied = await applyReport(deps, provider, report);
   if (!applied) deps.logger.info({ provider, kind: report.kind, providerMessageId: report.providerMessageId }, 'provider callback changed nothing');
   return { received: true, applied };
 }
 
-async function applyReport(deps: Deps, provider: Provider, report: CallbackReport): Promise<boolean> {
+async function applyReport(deps: Deps, provider: CallbackProvider, report: CallbackReport): Promise<boolean> {
   switch (report.kind) {
     case 'inbound': {
       const content = report.channelType === 'email' && provider === 'resend' ? await receivedEmailContent(deps, report.providerMessageId) : {};

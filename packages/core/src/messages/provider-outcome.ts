@@ -1,3 +1,4 @@
+import type { ProviderName } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
@@ -36,6 +37,7 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
     const moved = await changeMessageStatus(tx, message.id, {
       status: STATUS_OF_KIND[outcome.kind],
       at: deps.now(),
+      provider: outcome.provider,
       ...(outcome.kind === 'delivered' ? {} : { error: outcome.error ?? { code: outcome.kind, message: `The provider reported the message ${outcome.kind}` } }),
     });
     return { moved, optOut };

@@ -16,7 +16,7 @@ export function parseEmail(input: string, options: { allowName?: boolean } = {})
   const plain = PLAIN_ADDRESS.exec(input);
   if (plain) return { address: input.toLowerCase(), name: null, domain: plain[1]!.toLowerCase() };
   const parsed = parseOneAddress({ input, rejectTLD: true });
-  if (!parsed || parsed.type !== 'mailbox') return null;
+  if (parsed?.type !== 'mailbox') return null;
   const mailbox = parsed as ParsedMailbox;
   if (mailbox.name && !options.allowName) return null;
   const address = mailbox.address.toLowerCase();

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { receiveInboundMessage } from './inbound.ts';
 import { parseE164, parseEmail } from './recipients.ts';
-import type { KeyMode } from './send-messages.ts';
+import type { KeyMode } from '@tidings/providers';
 
 /**
  * sandbox.inbound: plays a person writing to the organization, for `sk_test_` keys only (a live key is 403). It is

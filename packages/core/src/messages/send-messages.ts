@@ -1,5 +1,5 @@
 import { MESSAGE_LIMITS, SendMessageBody, type BatchItemError, type Message, type z } from '@tidings/contracts';
-import type { Config } from '@tidings/config';
+import type { KeyMode } from '@tidings/providers';
 import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -17,15 +17,7 @@ import { renderTemplatesForSend } from '../templates/render-for-send.ts';
 import { loadSenderResolver } from './resolve-sender.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 
-export type KeyMode = 'live' | 'test';
 export type BatchResult = { data: (Message | null)[]; errors: BatchItemError[] };
-
-/** The provider a message will go through: test keys always the sandbox; live keys the real one when configured. */
-export function providerFor(config: Config, mode: KeyMode, channelType: 'email' | 'sms'): 'resend' | 'telnyx' | 'sandbox' {
-  if (mode === 'test') return 'sandbox';
-  if (channelType === 'email') return config.resend.apiKey ? 'resend' : 'sandbox';
-  return config.telnyx.apiKey ? 'telnyx' : 'sandbox';
-}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -103,7 +95,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
         broadcastId: null,
         status: isScheduled ? 'scheduled' : 'queued',
         segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
-        provider: providerFor(deps.config, mode, item.channelType),
+        provider: deps.providers.plannedFor(mode, item.channelType),
         providerMessageId: null,
         errorCode: null,
         errorMessage: null,

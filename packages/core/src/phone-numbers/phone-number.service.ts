@@ -1,6 +1,6 @@
 import type { AvailablePhoneNumber, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
 import type { PhoneNumber as PhoneNumberRow, Prisma } from '@tidings/db';
-import { numberProviderFor, type KeyMode } from '@tidings/providers';
+import { type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
 import { paginate, type Page } from '../pagination.ts';
@@ -41,8 +41,8 @@ export async function lockDefaultNumber(tx: Prisma.TransactionClient, orgId: str
  * numbers someone on this install already owns.
  * @example const { data } = await searchAvailableNumbers(deps, orgId, 'live', { country: 'US', areaCode: '415', limit: 5 });
  */
-export async function searchAvailableNumbers(deps: Deps, orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
-  const provider = numberProviderFor(deps.config, { mode });
+export async function searchAvailableNumbers(deps: Deps, _orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
+  const provider = deps.providers.numbers({ mode });
   const found = await provider.searchAvailable(query).catch((error) => {
     throw providerFailure(deps, error, NUMBER_PROVIDER);
   });
@@ -70,7 +70,7 @@ export async function getPhoneNumber(deps: Deps, orgId: string, id: string): Pro
 export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, input: UpdatePhoneNumberBody): Promise<PhoneNumber> {
   const current = await findPhoneNumber(deps, orgId, id);
   if (input.friendlyName !== undefined && input.friendlyName !== current.friendlyName) {
-    await numberProviderFor(deps.config, { name: current.provider })
+    await deps.providers.numbers({ name: current.provider })
       .update(current.number, current.providerNumberId, { friendlyName: input.friendlyName })
       .catch((error) => {
         throw providerFailure(deps, error, NUMBER_PROVIDER);

@@ -1,6 +1,6 @@
 import type { PhoneNumber, PurchasePhoneNumberBody } from '@tidings/contracts';
 import type { Prisma } from '@tidings/db';
-import { numberProviderFor, ProviderError, type KeyMode } from '@tidings/providers';
+import { ProviderError, type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents } from '../events.ts';
@@ -27,7 +27,7 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
   if (existing) throw alreadyOwned(number, existing.orgId === orgId);
 
   const id = newId('pn');
-  const provider = numberProviderFor(deps.config, { mode });
+  const provider = deps.providers.numbers({ mode });
   const ordered = await provider.order(number, { reference: id }).catch((error) => {
     if (error instanceof ProviderError && error.reason === 'number_unavailable') {
       throw new AppError('CONFLICT', `Phone number ${number} is no longer available; search again and pick another`);
@@ -72,7 +72,7 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
  */
 export async function releasePhoneNumber(deps: Deps, orgId: string, id: string): Promise<void> {
   const current = await findPhoneNumber(deps, orgId, id);
-  await numberProviderFor(deps.config, { name: current.provider })
+  await deps.providers.numbers({ name: current.provider })
     .release(current.number, current.providerNumberId)
     .catch((error) => {
       throw providerFailure(deps, error, NUMBER_PROVIDER);

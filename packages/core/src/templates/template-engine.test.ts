@@ -1,5 +1,7 @@
 import { AppError } from '../errors.ts';
-import { renderContent, templateVariables } from './template-engine.ts';
+import { renderContent, RenderBudgetExceeded, templateVariables } from './template-engine.ts';
+
+const render = (content: Parameters<typeof renderContent>[0], variables: Record<string, unknown>) => renderContent(content, variables, { renderLimitMs: 1_000 });
 
 describe('templateVariables', () => {
   it('lists the top-level names in order of first use, leaving out loop and assigned names', () => {
@@ -29,22 +31,34 @@ describe('renderContent', () => {
   const variables = { name: `<script>alert("x")</script> & 'co'`, n: 3 };
 
   it('escapes HTML in html only (known answers)', () => {
-    expect(renderContent({ subject: '{{ name }}', html: '<p>{{ name }}</p>', text: '{{ name }}', body: null }, variables)).toEqual({
+    expect(render({ subject: '{{ name }}', html: '<p>{{ name }}</p>', text: '{{ name }}', body: null }, variables)).toEqual({
       subject: `<script>alert("x")</script> & 'co'`,
       html: '<p>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &#39;co&#39;</p>',
       text: `<script>alert("x")</script> & 'co'`,
       body: null,
     });
-    expect(renderContent({ body: '{{ name }} x{{ n }}' }, variables).body).toBe(`<script>alert("x")</script> & 'co' x3`);
+    expect(render({ body: '{{ name }} x{{ n }}' }, variables).body).toBe(`<script>alert("x")</script> & 'co' x3`);
   });
 
   it('a missing variable, top-level or nested, is BAD_REQUEST naming it; an if on a missing one is just false', () => {
-    expect(() => renderContent({ text: 'Hi {{ who }}' }, {})).toThrow("variables.who: missing; the template's text uses it");
-    expect(() => renderContent({ html: '{{ user.email }}' }, { user: { name: 'x' } })).toThrow("variables.user.email: missing; the template's html uses it");
-    expect(renderContent({ body: '{% if vip %}VIP {% endif %}hi' }, {}).body).toBe('hi');
+    expect(() => render({ text: 'Hi {{ who }}' }, {})).toThrow("variables.who: missing; the template's text uses it");
+    expect(() => render({ html: '{{ user.email }}' }, { user: { name: 'x' } })).toThrow("variables.user.email: missing; the template's html uses it");
+    expect(render({ body: '{% if vip %}VIP {% endif %}hi' }, {}).body).toBe('hi');
+  });
+
+  it('stops a render that passes its time limit, all parts together', () => {
+    const loops = '{% for i in (1..2000) %}{% for j in (1..2000) %}{% endfor %}{% endfor %}';
+    const started = performance.now();
+    expect(() => renderContent({ subject: loops, text: loops }, {}, { renderLimitMs: 50 })).toThrow(RenderBudgetExceeded);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('refuses rendered text Postgres cannot store', () => {
+    expect(() => render({ body: 'x{{ v }}' }, { v: 'a\u0000' })).toThrow('body: the rendered template must not contain the NUL character');
+    expect(() => render({ text: 'x{{ v }}' }, { v: '\ud800' })).toThrow('text: the rendered template must not contain a lone surrogate');
   });
 
   it('never reads inherited properties of the values given', () => {
-    expect(() => renderContent({ text: '{{ user.constructor }}' }, { user: {} })).toThrow(/variables\.user\.constructor: missing/);
+    expect(() => render({ text: '{{ user.constructor }}' }, { user: {} })).toThrow(/variables\.user\.constructor: missing/);
   });
 });

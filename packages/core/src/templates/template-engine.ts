@@ -1,15 +1,18 @@
 import { Liquid, UndefinedVariableError } from 'liquidjs';
+import { unstorableText } from '@tidings/contracts';
 import { AppError } from '../errors.ts';
 
 // Liquid (`{{ name }}` placeholders) in strict mode: a variable the caller did not give is an error, not an empty
 // string. `templates: {}` gives include/render an empty in-memory file system, so a template can never read a file;
-// the limits stop a hostile template (a huge loop) from tying up the process.
+// the limits stop a hostile template (a huge loop). Rendering runs on worker threads (template-renderer.ts), each
+// render limited to what is left of its request's budget.
 const common = {
   strictVariables: true,
   lenientIf: true,
   ownPropertyOnly: true,
   templates: {},
   parseLimit: 1_000_000,
+  // the limit of a render given none (a broadcast's, in its worker); callers with a budget pass their own
   renderLimit: 1_000,
   memoryLimit: 10_000_000,
 } as const;
@@ -17,6 +20,17 @@ const escaping = new Liquid({ ...common, outputEscape: 'escape' });
 const verbatim = new Liquid(common);
 
 export type TemplateContent = { subject?: string | null; html?: string | null; text?: string | null; body?: string | null };
+
+/** Rendering ran out of the time it was given (`renderLimitMs`). */
+export class RenderBudgetExceeded extends Error {
+  constructor() {
+    super('template render limit exceeded');
+    this.name = 'RenderBudgetExceeded';
+  }
+}
+
+/** Liquid's own words when a render passes its time limit (it throws a plain error wrapped in a RenderError). */
+const isRenderLimit = (error: unknown) => error instanceof Error && error.message.includes('template render limit exceeded');
 const PARTS = ['subject', 'html', 'text', 'body'] as const;
 
 /** The engine's own words (they say where in the template), kept short for a 400 message. */
@@ -45,10 +59,13 @@ export function templateVariables(content: TemplateContent): string[] {
 
 /**
  * Parses each part once and returns a renderer for many sets of variables (a broadcast renders one template for
- * thousands of contacts). Rendering follows `renderContent`'s rules and errors.
+ * thousands of contacts). `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not. A variable
+ * the template uses but `variables` lacks is BAD_REQUEST naming it. All parts of one call together may take
+ * `renderLimitMs` (RenderBudgetExceeded past it; the engine's 1 s per part when absent). Synchronous: render on a
+ * worker thread (template-renderer.ts) when the template is a caller's.
  * @example const render = compileContent({ subject: 'Hi {{ contact.firstName }}' }); render({ contact: { firstName: 'Ada' } }).subject // 'Hi Ada'
  */
-export function compileContent(content: TemplateContent): (variables: Record<string, unknown>) => Required<TemplateContent> {
+export function compileContent(content: TemplateContent): (variables: Record<string, unknown>, limits?: { renderLimitMs: number }) => Required<TemplateContent> {
   const parsed = PARTS.flatMap((part) => {
     const source = content[part];
     if (source === null || source === undefined) return [];
@@ -59,12 +76,16 @@ export function compileContent(content: TemplateContent): (variables: Record<str
       throw new AppError('BAD_REQUEST', `${part}: could not render the template: ${engineMessage(error)}`);
     }
   });
-  return (variables) => {
+  return (variables, limits) => {
     const out: Required<TemplateContent> = { subject: null, html: null, text: null, body: null };
+    const deadline = limits ? performance.now() + limits.renderLimitMs : Infinity;
     for (const { part, engine, templates } of parsed) {
+      const remainingMs = deadline - performance.now();
+      if (remainingMs <= 0) throw new RenderBudgetExceeded();
       try {
-        out[part] = engine.renderSync(templates, variables) as string;
+        out[part] = engine.renderSync(templates, variables, Number.isFinite(remainingMs) ? { renderLimit: remainingMs } : undefined) as string;
       } catch (error) {
+        if (isRenderLimit(error) || isRenderLimit((error as { originalError?: unknown }).originalError)) throw new RenderBudgetExceeded();
         const cause = error instanceof UndefinedVariableError ? error : (error as { originalError?: unknown }).originalError;
         if (error instanceof UndefinedVariableError || cause instanceof UndefinedVariableError) {
           const name = /undefined variable: ([^,\s]+)/.exec(engineMessage(error))?.[1] ?? 'unknown';
@@ -73,19 +94,20 @@ export function compileContent(content: TemplateContent): (variables: Record<str
         throw new AppError('BAD_REQUEST', `${part}: could not render the template: ${engineMessage(error)}`);
       }
     }
-    // The rendered text is stored with the message, and Postgres text cannot hold NUL.
+    // The rendered text is stored with the message: what Postgres cannot hold (NUL from a value, a lone surrogate from
+    // a filter that cut a pair in two) is the caller's 400, not a database error.
     for (const part of PARTS) {
-      if (out[part]?.includes('\u0000')) throw new AppError('BAD_REQUEST', `variables: a value puts the NUL character (U+0000) into the ${part}`);
+      const problem = out[part] === null ? null : unstorableText(out[part]);
+      if (problem) throw new AppError('BAD_REQUEST', `${part}: the rendered template ${problem}`);
     }
     return out;
   };
 }
 
 /**
- * Renders each part with `variables`: `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not.
- * A variable the template uses but `variables` lacks is BAD_REQUEST naming it.
- * @example renderContent({ html: '<p>{{ name }}</p>' }, { name: '<Ada>' }) // { html: '<p>&lt;Ada&gt;</p>' }
+ * Renders each part with `variables` once (see `compileContent` for the rules), all parts within `renderLimitMs`.
+ * @example renderContent({ html: '<p>{{ name }}</p>' }, { name: '<Ada>' }, { renderLimitMs: 250 }) // { html: '<p>&lt;Ada&gt;</p>' }
  */
-export function renderContent(content: TemplateContent, variables: Record<string, unknown>): Required<TemplateContent> {
-  return compileContent(content)(variables);
+export function renderContent(content: TemplateContent, variables: Record<string, unknown>, limits: { renderLimitMs: number }): Required<TemplateContent> {
+  return compileContent(content)(variables, limits);
 }

@@ -14,7 +14,7 @@ import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor, paginate, type Page } from '../pagination.ts';
 import { countSmsSegments } from '../sms/segments.ts';
-import { renderContent, templateVariables, type TemplateContent } from './template-engine.ts';
+import { templateVariables, type TemplateContent } from './template-engine.ts';
 import { findTemplateVersion, toTemplate } from './template-versions.ts';
 
 const notFound = (reason: 'template' | 'deleted' | 'version') =>
@@ -130,7 +130,8 @@ export async function listTemplateVersions({ db }: Pick<Deps, 'db'>, orgId: stri
   const found = await findTemplateVersion(db, orgId, id, { includeDeleted: query.includeDeleted });
   if (!found.found) throw notFound(found.reason);
   const before = query.cursor ? Number(decodeCursor(query.cursor).id) : undefined;
-  if (before !== undefined && !Number.isInteger(before)) throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
+  // the version column is an int4: a forged cursor outside it is bad input, not a database error
+  if (before !== undefined && !(Number.isInteger(before) && before >= 1 && before <= 2_147_483_647)) throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
   const rows = await db.templateVersion.findMany({
     where: { templateId: found.template.id, ...(before !== undefined ? { version: { lt: before } } : {}) },
     orderBy: { version: 'desc' },
@@ -151,10 +152,11 @@ export async function listTemplateVersions({ db }: Pick<Deps, 'db'>, orgId: stri
  * template.preview: renders a version (the latest by default) with `variables`; sends nothing. SMS gets its segments.
  * @example await previewTemplate(deps, orgId, id, { variables: { code: '42' } }) // { body: 'Your code is 42', segments: 1, encoding: 'GSM-7', ... }
  */
-export async function previewTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: string, input: PreviewTemplateBody): Promise<TemplatePreview> {
+export async function previewTemplate({ db, renderer }: Pick<Deps, 'db' | 'renderer'>, orgId: string, id: string, input: PreviewTemplateBody): Promise<TemplatePreview> {
   const found = await findTemplateVersion(db, orgId, id, { version: input.version });
   if (!found.found) throw notFound(found.reason);
-  const rendered = renderContent(found.version, input.variables);
+  const [rendered] = await renderer.render([{ templateId: found.template.id, content: found.version, variables: input.variables }]);
+  if (rendered instanceof AppError) throw rendered;
   const sms = found.template.channelType === 'sms' && rendered.body !== null ? countSmsSegments(rendered.body) : null;
   return {
     templateId: found.template.id,

@@ -84,7 +84,7 @@ export type AttemptOutcome =
   | { kind: 'disabled'; reason: 'gone' | 'failing' };
 
 // Postgres text cannot hold NUL; a response may contain anything.
-const storable = (text: string | null) => (text === null ? null : text.replace(/\u0000/g, ''));
+const storable = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', ''));
 
 /**
  * Records one attempt and its consequences in one transaction: the attempt row (status, duration, response

@@ -1,5 +1,5 @@
 import type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -15,7 +15,7 @@ export class ApiKeys extends Resource {
    * @example const { key } = await tidings.apiKeys.create({ name: 'CI', permission: 'sending' });
    */
   create(params: CreateApiKeyParams, options?: RequestOptions): Promise<ApiKeyWithSecret> {
-    return this.client.request({ method: 'POST', path: '/api-keys', body: params }, options);
+    return this.client.call('apiKey.create', { body: params }, options);
   }
 
   /**
@@ -23,7 +23,7 @@ export class ApiKeys extends Resource {
    * @example for await (const key of tidings.apiKeys.list({ limit: 100 })) console.log(key.prefix);
    */
   list(params: ListApiKeysParams = {}, options?: RequestOptions): PageIterator<ApiKey> {
-    return this.client.list<ApiKey>('/api-keys', params, options);
+    return this.client.list<ApiKey>('apiKey.list', { query: params }, options);
   }
 
   /**
@@ -31,7 +31,7 @@ export class ApiKeys extends Resource {
    * @example const { key } = await tidings.apiKeys.rotate('key_123', { immediately: true });
    */
   rotate(id: string, params: RotateApiKeyParams = {}, options?: RequestOptions): Promise<ApiKeyWithSecret> {
-    return this.client.request({ method: 'POST', path: path`/api-keys/${id}/rotate`, body: params }, options);
+    return this.client.call('apiKey.rotate', { params: { id }, body: params }, options);
   }
 
   /**
@@ -39,7 +39,7 @@ export class ApiKeys extends Resource {
    * @example await tidings.apiKeys.disable('key_123');
    */
   disable(id: string, options?: RequestOptions): Promise<ApiKey> {
-    return this.client.request({ method: 'POST', path: path`/api-keys/${id}/disable` }, options);
+    return this.client.call('apiKey.disable', { params: { id } }, options);
   }
 
   /**
@@ -47,7 +47,7 @@ export class ApiKeys extends Resource {
    * @example await tidings.apiKeys.enable('key_123');
    */
   enable(id: string, options?: RequestOptions): Promise<ApiKey> {
-    return this.client.request({ method: 'POST', path: path`/api-keys/${id}/enable` }, options);
+    return this.client.call('apiKey.enable', { params: { id } }, options);
   }
 
   /**
@@ -55,6 +55,6 @@ export class ApiKeys extends Resource {
    * @example await tidings.apiKeys.delete('key_123');
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/api-keys/${id}` }, options);
+    return this.client.call('apiKey.delete', { params: { id } }, options);
   }
 }

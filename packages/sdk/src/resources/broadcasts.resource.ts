@@ -1,5 +1,5 @@
 import type { Broadcast, BroadcastCounts, BroadcastListQuery, BroadcastStatus, BroadcastWithCounts, CreateBroadcastBody, SendBroadcastBody, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -15,7 +15,7 @@ export class Broadcasts extends Resource {
    * @example await tidings.broadcasts.create({ name: 'News', channelType: 'email', templateId: 'tpl_123', segmentId: 'seg_123' });
    */
   create(params: CreateBroadcastParams, options?: RequestOptions): Promise<Broadcast> {
-    return this.client.request({ method: 'POST', path: '/broadcasts', body: params }, options);
+    return this.client.call('broadcast.create', { body: params }, options);
   }
 
   /**
@@ -23,7 +23,7 @@ export class Broadcasts extends Resource {
    * @example for await (const broadcast of tidings.broadcasts.list({ status: 'sending' })) console.log(broadcast.name);
    */
   list(params: ListBroadcastsParams = {}, options?: RequestOptions): PageIterator<Broadcast> {
-    return this.client.list<Broadcast>('/broadcasts', params, options);
+    return this.client.list<Broadcast>('broadcast.list', { query: params }, options);
   }
 
   /**
@@ -31,7 +31,7 @@ export class Broadcasts extends Resource {
    * @example const { counts } = await tidings.broadcasts.get('brd_123');
    */
   get(id: string, options?: RequestOptions): Promise<BroadcastWithCounts> {
-    return this.client.request({ method: 'GET', path: path`/broadcasts/${id}` }, options);
+    return this.client.call('broadcast.get', { params: { id } }, options);
   }
 
   /**
@@ -39,7 +39,7 @@ export class Broadcasts extends Resource {
    * @example await tidings.broadcasts.send('brd_123', { scheduledAt: '2026-12-01T09:00:00Z' });
    */
   send(id: string, params: SendBroadcastParams = {}, options?: RequestOptions): Promise<Broadcast> {
-    return this.client.request({ method: 'POST', path: path`/broadcasts/${id}/send`, body: params }, options);
+    return this.client.call('broadcast.send', { params: { id }, body: params }, options);
   }
 
   /**
@@ -47,7 +47,7 @@ export class Broadcasts extends Resource {
    * @example await tidings.broadcasts.cancel('brd_123');
    */
   cancel(id: string, options?: RequestOptions): Promise<Broadcast> {
-    return this.client.request({ method: 'POST', path: path`/broadcasts/${id}/cancel` }, options);
+    return this.client.call('broadcast.cancel', { params: { id } }, options);
   }
 
   /**
@@ -55,6 +55,6 @@ export class Broadcasts extends Resource {
    * @example await tidings.broadcasts.delete('brd_123');
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/broadcasts/${id}` }, options);
+    return this.client.call('broadcast.delete', { params: { id } }, options);
   }
 }

@@ -1,5 +1,5 @@
 import type { BulkCreateContactsResult, Contact, ContactListQuery, CreateContactBody, RowError, UpdateContactBody, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -16,7 +16,7 @@ export class Contacts extends Resource {
    * @example const contact = await tidings.contacts.create({ email: 'ada@example.com', firstName: 'Ada' });
    */
   create(params: CreateContactParams, options?: RequestOptions): Promise<Contact> {
-    return this.client.request({ method: 'POST', path: '/contacts', body: params, acceptsIdempotencyKey: true }, options);
+    return this.client.call('contact.create', { body: params }, options);
   }
 
   /**
@@ -24,7 +24,7 @@ export class Contacts extends Resource {
    * @example for await (const contact of tidings.contacts.list({ q: 'ada' })) console.log(contact.email);
    */
   list(params: ListContactsParams = {}, options?: RequestOptions): PageIterator<Contact> {
-    return this.client.list<Contact>('/contacts', params, options);
+    return this.client.list<Contact>('contact.list', { query: params }, options);
   }
 
   /**
@@ -32,7 +32,7 @@ export class Contacts extends Resource {
    * @example const contact = await tidings.contacts.get('con_123');
    */
   get(id: string, options?: RequestOptions): Promise<Contact> {
-    return this.client.request({ method: 'GET', path: path`/contacts/${id}` }, options);
+    return this.client.call('contact.get', { params: { id } }, options);
   }
 
   /**
@@ -40,7 +40,7 @@ export class Contacts extends Resource {
    * @example await tidings.contacts.update('con_123', { attributes: { plan: 'team' } });
    */
   update(id: string, params: UpdateContactParams, options?: RequestOptions): Promise<Contact> {
-    return this.client.request({ method: 'PATCH', path: path`/contacts/${id}`, body: params }, options);
+    return this.client.call('contact.update', { params: { id }, body: params }, options);
   }
 
   /**
@@ -48,7 +48,7 @@ export class Contacts extends Resource {
    * @example await tidings.contacts.delete('con_123');
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/contacts/${id}` }, options);
+    return this.client.call('contact.delete', { params: { id } }, options);
   }
 
   /**
@@ -56,6 +56,6 @@ export class Contacts extends Resource {
    * @example const { created, errors } = await tidings.contacts.bulkCreate({ contacts: [{ email: 'a@example.com' }] });
    */
   bulkCreate(params: BulkCreateContactsParams, options?: RequestOptions): Promise<BulkCreateContactsResult> {
-    return this.client.request({ method: 'POST', path: '/contacts/bulk', body: params, acceptsIdempotencyKey: true }, options);
+    return this.client.call('contact.bulkCreate', { body: params }, options);
   }
 }

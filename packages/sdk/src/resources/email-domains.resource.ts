@@ -1,5 +1,5 @@
 import type { AddEmailDomainBody, DnsRecord, EmailDomain, SetDefaultSenderBody, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -15,7 +15,7 @@ export class EmailDomains extends Resource {
    * @example const { id, records } = await tidings.emailDomains.add({ name: 'example.com' });
    */
   add(params: AddEmailDomainParams, options?: RequestOptions): Promise<EmailDomain> {
-    return this.client.request({ method: 'POST', path: '/email-domains', body: params }, options);
+    return this.client.call('emailDomain.add', { body: params }, options);
   }
 
   /**
@@ -23,7 +23,7 @@ export class EmailDomains extends Resource {
    * @example for await (const domain of tidings.emailDomains.list()) console.log(domain.name, domain.status);
    */
   list(params: ListEmailDomainsParams = {}, options?: RequestOptions): PageIterator<EmailDomain> {
-    return this.client.list<EmailDomain>('/email-domains', params, options);
+    return this.client.list<EmailDomain>('emailDomain.list', { query: params }, options);
   }
 
   /**
@@ -31,7 +31,7 @@ export class EmailDomains extends Resource {
    * @example const domain = await tidings.emailDomains.get('dom_123');
    */
   get(id: string, options?: RequestOptions): Promise<EmailDomain> {
-    return this.client.request({ method: 'GET', path: path`/email-domains/${id}` }, options);
+    return this.client.call('emailDomain.get', { params: { id } }, options);
   }
 
   /**
@@ -39,7 +39,7 @@ export class EmailDomains extends Resource {
    * @example const { status } = await tidings.emailDomains.verify('dom_123');
    */
   verify(id: string, options?: RequestOptions): Promise<EmailDomain> {
-    return this.client.request({ method: 'POST', path: path`/email-domains/${id}/verify` }, options);
+    return this.client.call('emailDomain.verify', { params: { id } }, options);
   }
 
   /**
@@ -47,7 +47,7 @@ export class EmailDomains extends Resource {
    * @example await tidings.emailDomains.setDefault('dom_123', { fromName: 'Acme', fromAddress: 'hello@example.com' });
    */
   setDefault(id: string, params: SetDefaultSenderParams, options?: RequestOptions): Promise<EmailDomain> {
-    return this.client.request({ method: 'PUT', path: path`/email-domains/${id}/default-sender`, body: params }, options);
+    return this.client.call('emailDomain.setDefault', { params: { id }, body: params }, options);
   }
 
   /**
@@ -55,6 +55,6 @@ export class EmailDomains extends Resource {
    * @example await tidings.emailDomains.delete('dom_123');
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/email-domains/${id}` }, options);
+    return this.client.call('emailDomain.delete', { params: { id } }, options);
   }
 }

@@ -1,5 +1,5 @@
 import type { BatchItemError, Message, MessageListQuery, MessageStatusEvent, MessageWithEvents, SendBatchResponse, SendMessageBody, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -26,7 +26,7 @@ export class Messages extends Resource {
    * @example const msg = await tidings.messages.send({ channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
    */
   send(params: SendMessageParams, options?: RequestOptions): Promise<Message> {
-    return this.client.request({ method: 'POST', path: '/messages', body: params, acceptsIdempotencyKey: true }, options);
+    return this.client.call('message.send', { body: params }, options);
   }
 
   /**
@@ -34,7 +34,7 @@ export class Messages extends Resource {
    * @example const { data, errors } = await tidings.messages.sendBatch({ messages: [{ channelType: 'sms', to: '+14155550123', body: 'Hi' }] });
    */
   sendBatch(params: SendBatchParams, options?: RequestOptions): Promise<SendBatchResponse> {
-    return this.client.request({ method: 'POST', path: '/messages/batch', body: params, acceptsIdempotencyKey: true }, options);
+    return this.client.call('message.sendBatch', { body: params }, options);
   }
 
   /**
@@ -42,7 +42,7 @@ export class Messages extends Resource {
    * @example for await (const msg of tidings.messages.list({ status: 'failed' })) console.log(msg.id, msg.error);
    */
   list(params: ListMessagesParams = {}, options?: RequestOptions): PageIterator<Message> {
-    return this.client.list<Message>('/messages', params, options);
+    return this.client.list<Message>('message.list', { query: params }, options);
   }
 
   /**
@@ -50,7 +50,7 @@ export class Messages extends Resource {
    * @example const { status, events } = await tidings.messages.get('msg_123');
    */
   get(id: string, options?: RequestOptions): Promise<MessageWithEvents> {
-    return this.client.request({ method: 'GET', path: path`/messages/${id}` }, options);
+    return this.client.call('message.get', { params: { id } }, options);
   }
 
   /**
@@ -58,6 +58,6 @@ export class Messages extends Resource {
    * @example const { status } = await tidings.messages.cancel('msg_123'); // 'canceled'
    */
   cancel(id: string, options?: RequestOptions): Promise<Message> {
-    return this.client.request({ method: 'POST', path: path`/messages/${id}/cancel` }, options);
+    return this.client.call('message.cancel', { params: { id } }, options);
   }
 }

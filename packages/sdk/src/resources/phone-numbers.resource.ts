@@ -8,7 +8,7 @@ import type {
   UpdatePhoneNumberBody,
   z,
 } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -27,7 +27,7 @@ export class PhoneNumbers extends Resource {
    * @example const { data } = await tidings.phoneNumbers.searchAvailable({ country: 'US', areaCode: '415', limit: 5 });
    */
   searchAvailable(params: SearchAvailablePhoneNumbersParams, options?: RequestOptions): Promise<AvailablePhoneNumbers> {
-    return this.client.request({ method: 'GET', path: '/phone-numbers/available', query: params }, options);
+    return this.client.call('phoneNumber.searchAvailable', { query: params }, options);
   }
 
   /**
@@ -36,7 +36,7 @@ export class PhoneNumbers extends Resource {
    * @example const number = await tidings.phoneNumbers.purchase({ number: '+14155550123', friendlyName: 'Support' });
    */
   purchase(params: PurchasePhoneNumberParams, options?: RequestOptions): Promise<PhoneNumber> {
-    return this.client.request({ method: 'POST', path: '/phone-numbers', body: params, acceptsIdempotencyKey: true }, options);
+    return this.client.call('phoneNumber.purchase', { body: params }, options);
   }
 
   /**
@@ -44,7 +44,7 @@ export class PhoneNumbers extends Resource {
    * @example for await (const number of tidings.phoneNumbers.list()) console.log(number.number, number.isDefault);
    */
   list(params: ListPhoneNumbersParams = {}, options?: RequestOptions): PageIterator<PhoneNumber> {
-    return this.client.list<PhoneNumber>('/phone-numbers', params, options);
+    return this.client.list<PhoneNumber>('phoneNumber.list', { query: params }, options);
   }
 
   /**
@@ -52,7 +52,7 @@ export class PhoneNumbers extends Resource {
    * @example const number = await tidings.phoneNumbers.get('pn_123');
    */
   get(id: string, options?: RequestOptions): Promise<PhoneNumber> {
-    return this.client.request({ method: 'GET', path: path`/phone-numbers/${id}` }, options);
+    return this.client.call('phoneNumber.get', { params: { id } }, options);
   }
 
   /**
@@ -60,7 +60,7 @@ export class PhoneNumbers extends Resource {
    * @example await tidings.phoneNumbers.update('pn_123', { isDefault: true });
    */
   update(id: string, params: UpdatePhoneNumberParams, options?: RequestOptions): Promise<PhoneNumber> {
-    return this.client.request({ method: 'PATCH', path: path`/phone-numbers/${id}`, body: params }, options);
+    return this.client.call('phoneNumber.update', { params: { id }, body: params }, options);
   }
 
   /**
@@ -68,6 +68,6 @@ export class PhoneNumbers extends Resource {
    * @example await tidings.phoneNumbers.release('pn_123');
    */
   release(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/phone-numbers/${id}` }, options);
+    return this.client.call('phoneNumber.release', { params: { id } }, options);
   }
 }

@@ -11,6 +11,6 @@ export class Sandbox extends Resource {
    * @example const message = await tidings.sandbox.inbound({ channelType: 'sms', from: '+14155550123', to: '+15005550006', body: 'STOP' });
    */
   inbound(params: SandboxInboundParams, options?: RequestOptions): Promise<Message> {
-    return this.client.request({ method: 'POST', path: '/sandbox/inbound', body: params }, options);
+    return this.client.call('sandbox.inbound', { body: params }, options);
   }
 }

@@ -1,5 +1,5 @@
 import type { Contact, CreateSegmentBody, Segment, SegmentCondition, SegmentCriteria, SegmentWithCount, UpdateSegmentBody, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -15,7 +15,7 @@ export class Segments extends Resource {
    * @example await tidings.segments.create({ name: 'Pro', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } });
    */
   create(params: CreateSegmentParams, options?: RequestOptions): Promise<SegmentWithCount> {
-    return this.client.request({ method: 'POST', path: '/segments', body: params }, options);
+    return this.client.call('segment.create', { body: params }, options);
   }
 
   /**
@@ -23,7 +23,7 @@ export class Segments extends Resource {
    * @example for await (const segment of tidings.segments.list()) console.log(segment.name);
    */
   list(params: ListSegmentsParams = {}, options?: RequestOptions): PageIterator<Segment> {
-    return this.client.list<Segment>('/segments', params, options);
+    return this.client.list<Segment>('segment.list', { query: params }, options);
   }
 
   /**
@@ -31,7 +31,7 @@ export class Segments extends Resource {
    * @example const { contactCount } = await tidings.segments.get('seg_123');
    */
   get(id: string, options?: RequestOptions): Promise<SegmentWithCount> {
-    return this.client.request({ method: 'GET', path: path`/segments/${id}` }, options);
+    return this.client.call('segment.get', { params: { id } }, options);
   }
 
   /**
@@ -39,7 +39,7 @@ export class Segments extends Resource {
    * @example await tidings.segments.update('seg_123', { name: 'Pro plan' });
    */
   update(id: string, params: UpdateSegmentParams, options?: RequestOptions): Promise<SegmentWithCount> {
-    return this.client.request({ method: 'PATCH', path: path`/segments/${id}`, body: params }, options);
+    return this.client.call('segment.update', { params: { id }, body: params }, options);
   }
 
   /**
@@ -47,7 +47,7 @@ export class Segments extends Resource {
    * @example await tidings.segments.delete('seg_123');
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/segments/${id}` }, options);
+    return this.client.call('segment.delete', { params: { id } }, options);
   }
 
   /**
@@ -55,6 +55,6 @@ export class Segments extends Resource {
    * @example for await (const contact of tidings.segments.listContacts('seg_123')) console.log(contact.email);
    */
   listContacts(id: string, params: ListParams = {}, options?: RequestOptions): PageIterator<Contact> {
-    return this.client.list<Contact>(path`/segments/${id}/contacts`, params, options);
+    return this.client.list<Contact>('segment.listContacts', { params: { id }, query: params }, options);
   }
 }

@@ -1,5 +1,5 @@
 import type { CreateSuppressionBody, Suppression, SuppressionListQuery, SuppressionReason, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -14,7 +14,7 @@ export class Suppressions extends Resource {
    * @example for await (const s of tidings.suppressions.list({ reason: 'stopped' })) console.log(s.address);
    */
   list(params: ListSuppressionsParams = {}, options?: RequestOptions): PageIterator<Suppression> {
-    return this.client.list<Suppression>('/suppressions', params, options);
+    return this.client.list<Suppression>('suppression.list', { query: params }, options);
   }
 
   /**
@@ -22,7 +22,7 @@ export class Suppressions extends Resource {
    * @example await tidings.suppressions.create({ channelType: 'email', address: 'ada@example.com' });
    */
   create(params: CreateSuppressionParams, options?: RequestOptions): Promise<Suppression> {
-    return this.client.request({ method: 'POST', path: '/suppressions', body: params }, options);
+    return this.client.call('suppression.create', { body: params }, options);
   }
 
   /**
@@ -30,6 +30,6 @@ export class Suppressions extends Resource {
    * @example await tidings.suppressions.delete('sup_123');
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/suppressions/${id}` }, options);
+    return this.client.call('suppression.delete', { params: { id } }, options);
   }
 }

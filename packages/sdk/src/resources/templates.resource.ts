@@ -1,5 +1,5 @@
 import type { CreateTemplateBody, PreviewTemplateBody, Template, TemplateListQuery, TemplatePreview, TemplateVersionsQuery, UpdateTemplateBody, z } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -18,7 +18,7 @@ export class Templates extends Resource {
    * @example const tpl = await tidings.templates.create({ name: 'welcome', channelType: 'sms', body: 'Hi {{firstName}}' });
    */
   create(params: CreateTemplateParams, options?: RequestOptions): Promise<Template> {
-    return this.client.request({ method: 'POST', path: '/templates', body: params }, options);
+    return this.client.call('template.create', { body: params }, options);
   }
 
   /**
@@ -26,7 +26,7 @@ export class Templates extends Resource {
    * @example for await (const tpl of tidings.templates.list({ channelType: 'email' })) console.log(tpl.name);
    */
   list(params: ListTemplatesParams = {}, options?: RequestOptions): PageIterator<Template> {
-    return this.client.list<Template>('/templates', params, options);
+    return this.client.list<Template>('template.list', { query: params }, options);
   }
 
   /**
@@ -34,7 +34,7 @@ export class Templates extends Resource {
    * @example const v1 = await tidings.templates.get('tpl_123', { version: 1 });
    */
   get(id: string, params: GetTemplateParams = {}, options?: RequestOptions): Promise<Template> {
-    return this.client.request({ method: 'GET', path: path`/templates/${id}`, query: params }, options);
+    return this.client.call('template.get', { params: { id }, query: params }, options);
   }
 
   /**
@@ -42,7 +42,7 @@ export class Templates extends Resource {
    * @example const { version } = await tidings.templates.update('tpl_123', { body: 'Hello {{firstName}}' });
    */
   update(id: string, params: UpdateTemplateParams, options?: RequestOptions): Promise<Template> {
-    return this.client.request({ method: 'PATCH', path: path`/templates/${id}`, body: params }, options);
+    return this.client.call('template.update', { params: { id }, body: params }, options);
   }
 
   /**
@@ -50,7 +50,7 @@ export class Templates extends Resource {
    * @example await tidings.templates.delete('tpl_123');
    */
   delete(id: string, options?: RequestOptions): Promise<void> {
-    return this.client.request({ method: 'DELETE', path: path`/templates/${id}` }, options);
+    return this.client.call('template.delete', { params: { id } }, options);
   }
 
   /**
@@ -58,7 +58,7 @@ export class Templates extends Resource {
    * @example const versions = await tidings.templates.listVersions('tpl_123').toArray();
    */
   listVersions(id: string, params: ListTemplateVersionsParams = {}, options?: RequestOptions): PageIterator<Template> {
-    return this.client.list<Template>(path`/templates/${id}/versions`, params, options);
+    return this.client.list<Template>('template.listVersions', { params: { id }, query: params }, options);
   }
 
   /**
@@ -66,6 +66,6 @@ export class Templates extends Resource {
    * @example const { subject, html } = await tidings.templates.preview('tpl_123', { variables: { firstName: 'Ada' } });
    */
   preview(id: string, params: PreviewTemplateParams = {}, options?: RequestOptions): Promise<TemplatePreview> {
-    return this.client.request({ method: 'POST', path: path`/templates/${id}/preview`, body: params }, options);
+    return this.client.call('template.preview', { params: { id }, body: params }, options);
   }
 }

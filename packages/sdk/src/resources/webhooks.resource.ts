@@ -13,7 +13,7 @@ import type {
   WebhookWithSecret,
   z,
 } from '@tidings/contracts';
-import { path, type RequestOptions } from '../client.ts';
+import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookHeaders } from '../webhooks.ts';
 import { Resource } from './resource.ts';
@@ -32,7 +32,7 @@ export class Webhooks extends Resource {
    * @example const { id, secret } = await tidings.webhooks.create({ url: 'https://example.com/hooks', events: ['message.delivered'] });
    */
   create(params: CreateWebhookParams, options?: RequestOptions): Promise<WebhookWithSecret> {
-    return this.client.request({ method: 'POST', path: '/webhooks', body: params }, options);
+    return this.client.call('webhook.create', { body: params }, options);
   }
 
   /**
@@ -40,7 +40,7 @@ export class Webhooks extends Resource {
    * @example for await (const webhook of tidings.webhooks.list()) console.log(webhook.url, webhook.enabled);
    */
   list(params: ListWebhooksParams = {}, options?: RequestOptions): PageIterator<Webhook> {
-    return this.client.list<Webhook>('/webhooks', params, options);
+    return this.client.list<Webhook>('webhook.list', { query: params }, options);
   }
 
   /**
@@ -48,7 +48,7 @@ export class Webhooks extends Resource {
    * @example const { recentEvents } = await tidings.webhooks.get('whk_123');
    */
   get(id: string, options?: RequestOptions): Promise<WebhookDetail> {
-    return this.client.request({ method: 'GET', path: path`/webhooks/${id}` }, options);
+    return this.client.call('webhook.get', { params: { id } }, options);
   }
 
   /**
@@ -56,7 +56,7 @@ export class Webhooks extends Resource {
    * @example await tidings.webhooks.update('whk_123', { events: ['message.delivered', 'message.bounced'] });
    */
   update(id: string, params: UpdateWebhookParams, options?: RequestOptions): Promise<Webhook> {
-    return this.client.request({ method: 'PATCH', path: path`/webhooks/${id}`, body: params }, options);
+    return this.client.call('webhook.update', { params: { id }, body: params }, options);
   }
 
   /**
@@ -64,7 +64,7 @@ export class Webhooks extends Resource {
    * @example const { enabled } = await tidings.webhooks.delete('whk_123'); // false
    */
   delete(id: string, options?: RequestOptions): Promise<Webhook> {
-    return this.client.request({ method: 'DELETE', path: path`/webhooks/${id}` }, options);
+    return this.client.call('webhook.delete', { params: { id } }, options);
   }
 
   /**
@@ -72,7 +72,7 @@ export class Webhooks extends Resource {
    * @example const delivery = await tidings.webhooks.test('whk_123');
    */
   test(id: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/test` }, options);
+    return this.client.call('webhook.test', { params: { id } }, options);
   }
 
   /**
@@ -80,7 +80,7 @@ export class Webhooks extends Resource {
    * @example for await (const delivery of tidings.webhooks.listEvents('whk_123', { status: 'failed' })) console.log(delivery.eventId);
    */
   listEvents(id: string, params: ListWebhookEventsParams = {}, options?: RequestOptions): PageIterator<WebhookDelivery> {
-    return this.client.list<WebhookDelivery>(path`/webhooks/${id}/events`, params, options);
+    return this.client.list<WebhookDelivery>('webhook.listEvents', { params: { id }, query: params }, options);
   }
 
   /**
@@ -88,7 +88,7 @@ export class Webhooks extends Resource {
    * @example const { secret } = await tidings.webhooks.rotateSecret('whk_123');
    */
   rotateSecret(id: string, options?: RequestOptions): Promise<WebhookWithSecret> {
-    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/rotate-secret` }, options);
+    return this.client.call('webhook.rotateSecret', { params: { id } }, options);
   }
 
   /**
@@ -96,7 +96,7 @@ export class Webhooks extends Resource {
    * @example const { attemptLog } = await tidings.webhooks.getEvent('whk_123', 'dlv_456');
    */
   getEvent(id: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryDetail> {
-    return this.client.request({ method: 'GET', path: path`/webhooks/${id}/events/${deliveryId}` }, options);
+    return this.client.call('webhook.getEvent', { params: { id, deliveryId } }, options);
   }
 
   /**
@@ -104,7 +104,7 @@ export class Webhooks extends Resource {
    * @example await tidings.webhooks.retryEvent('whk_123', 'dlv_456');
    */
   retryEvent(id: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDeliveryDetail> {
-    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/events/${deliveryId}/retry` }, options);
+    return this.client.call('webhook.retryEvent', { params: { id, deliveryId } }, options);
   }
 
   /**
@@ -112,7 +112,7 @@ export class Webhooks extends Resource {
    * @example const { count } = await tidings.webhooks.replay('whk_123', { since: '2026-11-24T00:00:00Z', status: 'failed' });
    */
   replay(id: string, params: ReplayWebhookParams, options?: RequestOptions): Promise<ReplayWebhookResponse> {
-    return this.client.request({ method: 'POST', path: path`/webhooks/${id}/replay`, body: params }, options);
+    return this.client.call('webhook.replay', { params: { id }, body: params }, options);
   }
 
   /**

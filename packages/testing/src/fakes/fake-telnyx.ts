@@ -31,7 +31,7 @@ export type FakeTelnyx = FakeServer & {
  */
 export async function startFakeTelnyx(): Promise<FakeTelnyx> {
   const state = createFakeTelnyxMessageState();
-  const server = await startFakeServer(new Hono().route('/', telnyxMessageRoutes(state)).route('/', telnyxNumberRoutes()));
+  const server = await startFakeServer(new Hono().route('/', telnyxMessageRoutes(state)).route('/', telnyxNumberRoutes(state)));
   let target: CallbackTarget | null = null;
   const event = (eventType: string, payload: Record<string, unknown>) => ({
     data: { event_type: eventType, id: randomUUID(), occurred_at: new Date().toISOString(), payload, record_type: 'event' },

@@ -4,12 +4,18 @@ import { Hono } from 'hono';
 export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string; mediaUrls?: string[] };
 export type FakeTelnyxMessageState = {
   messages: FakeTelnyxMessage[];
+  /** The messaging profiles this account has; a number order naming another one is refused. */
+  messagingProfileIds: Set<string>;
+  /** The messaging profile of each number ordered at this fake (null: none); such a number sends only with one. */
+  profileOfNumber: Map<string, string | null>;
+  /** Accepted messages are answered this much later (a slow provider: a crash can catch a call in flight). */
+  respondAfterMs: number;
   /** Numbers that texted STOP: Telnyx refuses sends to them with error 40300, as the real one does. */
   stoppedNumbers: Set<string>;
 };
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
-  return { messages: [], stoppedNumbers: new Set() };
+  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map(), respondAfterMs: 0, stoppedNumbers: new Set() };
 }
 
 const invalid = (detail: string, pointer: string) => ({ errors: [{ code: '10005', title: 'Invalid parameter', detail, source: { pointer } }] });
@@ -20,6 +26,10 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     const body = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body?.to || typeof body.to !== 'string') return c.json(invalid('The to field is required', '/to'), 422);
     if (!body.text && !body.media_urls) return c.json(invalid('text or media_urls is required', '/text'), 422);
+    // Telnyx refuses to send from a number that is on no messaging profile
+    if (state.profileOfNumber.has(String(body.from)) && !state.profileOfNumber.get(String(body.from))) {
+      return c.json({ errors: [{ code: '40013', title: 'Invalid source number', detail: 'The source number is not associated with a messaging profile', source: { pointer: '/from' } }] }, 422);
+    }
     if (state.stoppedNumbers.has(body.to)) {
       return c.json({ errors: [{ code: '40300', title: 'Blocked due to STOP message', detail: 'The recipient has opted out of messages from this number.' }] }, 400);
     }
@@ -29,6 +39,7 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     const mediaUrls = body.media_urls as string[] | undefined;
     const message: FakeTelnyxMessage = { id: randomUUID(), from: String(body.from ?? ''), to: body.to, text: String(body.text ?? ''), ...(mediaUrls ? { mediaUrls } : {}) };
     state.messages.push(message);
+    if (state.respondAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, state.respondAfterMs));
     return c.json(
       {
         data: {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
+import type { FakeTelnyxMessageState } from './messages.routes.ts';
 
 type OwnedNumber = {
   id: string;
@@ -43,7 +44,7 @@ function inventory(filter: { ndc?: string; contains?: string; type?: string; lim
  * numbers (`GET|PATCH|DELETE /v2/phone_numbers[/:id]`) as the SDK calls them, over an in-memory inventory. A number
  * that was already ordered is 422 "not available"; an unknown id 404.
  */
-export function telnyxNumberRoutes() {
+export function telnyxNumberRoutes(state: Pick<FakeTelnyxMessageState, 'messagingProfileIds' | 'profileOfNumber'>) {
   const owned = new Map<string, OwnedNumber>(); // by id
   const byNumber = (number: string) => [...owned.values()].find((n) => n.phone_number === number);
   const app = new Hono();
@@ -79,9 +80,11 @@ export function telnyxNumberRoutes() {
   });
 
   app.post('/v2/number_orders', async (c) => {
-    const body = (await c.req.json().catch(() => ({}))) as { phone_numbers?: { phone_number: string }[]; customer_reference?: string };
+    const body = (await c.req.json().catch(() => ({}))) as { phone_numbers?: { phone_number: string }[]; customer_reference?: string; messaging_profile_id?: string };
     const requested = body.phone_numbers ?? [];
     if (requested.length === 0) return telnyxError(c, 422, '10004', 'Missing required parameter', 'phone_numbers is required');
+    const profile = body.messaging_profile_id ?? null;
+    if (profile !== null && !state.messagingProfileIds.has(profile)) return telnyxError(c, 422, '10015', 'Invalid messaging profile', 'messaging_profile_id is not a profile of this account');
     for (const { phone_number } of requested) {
       if (!/^\+[1-9]\d{6,14}$/.test(phone_number)) return telnyxError(c, 422, '10016', 'Phone number must be in +E.164 format', phone_number);
       if (byNumber(phone_number)) return telnyxError(c, 422, '85001', 'Number not available', `${phone_number} is not available for ordering`);
@@ -104,6 +107,7 @@ export function telnyxNumberRoutes() {
         external_pin: null,
       };
       owned.set(number.id, number);
+      state.profileOfNumber.set(phone_number, profile);
       return { id: randomUUID(), record_type: 'number_order_phone_number', phone_number, phone_number_type: type, country_code: 'US', status: 'success', requirements_met: true, regulatory_requirements: [] };
     });
     return c.json({

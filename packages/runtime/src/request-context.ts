@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps, Logger } from '@tidings/core';
 import { createMiddleware } from 'hono/factory';
+import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** What `requestContext` reads (deps; orgId once auth has run) and sets (requestId, logger). */
-export type RequestContextEnv = { Variables: { deps: Deps; requestId: string; logger: Logger; orgId?: string; errorCode?: string } };
+export type RequestContextEnv = { Variables: { deps: { logger: Logger; metrics: Pick<Metrics, 'httpRequestDuration'> }; requestId: string; logger: Logger; orgId?: string; errorCode?: string } };
 
 /**
  * Echoes a caller's `X-Request-Id` (when it is a sane token) or makes one; logs and measures every request. The API

@@ -1,8 +1,18 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { QUEUE_NAMES } from '@tidings/queue';
-import type { Db } from '@tidings/db';
-import type { Queues } from '@tidings/queue';
 import { within } from './within.ts';
+
+/**
+ * Look-ups the scrape-time gauges make; the process that owns the stores passes them in (core's `openDeps`), so
+ * this package never touches Postgres or Redis itself.
+ */
+export type MetricSources = {
+  /** Job counts by state (`waiting`, `active`, ...) of each queue, by queue name. */
+  queueJobCounts(): Promise<Record<string, Record<string, number>>>;
+  /** Outbox rows not yet moved to Redis. */
+  outboxBacklog(): Promise<number>;
+  /** Each provider's circuit in this process (`closed`, `open`, `half_open`). */
+  circuitStates?(): Record<string, 'closed' | 'open' | 'half_open'>;
+};
 
 // A scrape-time look-up that takes longer leaves its gauge out of this scrape rather than hold up the rest.
 const LOOKUP_TIMEOUT_MS = 2000;
@@ -11,9 +21,9 @@ const LOOKUP_TIMEOUT_MS = 2000;
  * The Prometheus metrics of one process. Gauges that need a look at Postgres or Redis (queue depth, outbox backlog)
  * are read when scraped, so they cost nothing between scrapes; while their store is unreachable they are absent, and
  * the rest of the scrape still answers (the outbox backlog matters most while Redis is down).
- * @example const metrics = createMetrics({ db, queues }); metrics.providerCalls.inc({ provider: 'resend', outcome: 'sent' });
+ * @example const metrics = createMetrics({ queueJobCounts, outboxBacklog, circuitStates }); metrics.providerCalls.inc({ provider: 'resend', channel: 'email', outcome: 'sent' });
  */
-export function createMetrics(sources: { db: Db; queues: Queues }) {
+export function createMetrics(sources: MetricSources) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -26,9 +36,26 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
   });
   const providerCalls = new Counter({
     name: 'tidings_provider_calls_total',
-    help: 'Calls to email/SMS providers by provider and outcome (sent, retryable_error, permanent_error)',
-    labelNames: ['provider', 'outcome'] as const,
+    help: 'Calls to email/SMS providers by provider, channel and outcome (sent, retryable_error, permanent_error)',
+    labelNames: ['provider', 'channel', 'outcome'] as const,
     registers: [registry],
+  });
+  const unconfirmedRepeats = new Counter({
+    name: 'tidings_provider_unconfirmed_repeats_total',
+    help: 'Sends repeated after an earlier call to a provider without idempotency keys ended unanswered (a crash): the recipient may get it twice',
+    labelNames: ['provider'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tidings_provider_circuit_state',
+    help: "Each provider's circuit in this process: 0 closed, 1 open (skipped while cooling down), 2 half-open (next call decides)",
+    labelNames: ['provider'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const codes = { closed: 0, open: 1, half_open: 2 } as const;
+      for (const [provider, state] of Object.entries(sources.circuitStates?.() ?? {})) this.set({ provider }, codes[state]);
+    },
   });
   const webhookDeliveries = new Counter({
     name: 'tidings_webhook_deliveries_total',
@@ -73,12 +100,11 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     registers: [registry],
     async collect() {
       this.reset();
-      const read = (name: (typeof QUEUE_NAMES)[number]) => sources.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
-      const result = await within(() => Promise.all(QUEUE_NAMES.map(read)), LOOKUP_TIMEOUT_MS);
+      const result = await within(() => sources.queueJobCounts(), LOOKUP_TIMEOUT_MS);
       if (!result.ok) return;
-      result.value.forEach((counts, i) => {
-        for (const [state, count] of Object.entries(counts)) this.set({ queue: QUEUE_NAMES[i], state }, count);
-      });
+      for (const [queue, counts] of Object.entries(result.value)) {
+        for (const [state, count] of Object.entries(counts)) this.set({ queue, state }, count);
+      }
     },
   });
   new Gauge({
@@ -87,12 +113,12 @@ export function createMetrics(sources: { db: Db; queues: Queues }) {
     registers: [registry],
     async collect() {
       this.reset();
-      const result = await within(() => sources.db.outboxEntry.count(), LOOKUP_TIMEOUT_MS);
+      const result = await within(() => sources.outboxBacklog(), LOOKUP_TIMEOUT_MS);
       if (result.ok) this.set(result.value);
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
+  return { registry, httpRequestDuration, providerCalls, unconfirmedRepeats, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

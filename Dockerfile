@@ -1,0 +1,51 @@
+# One image for every Tidings process; the command picks the app:
+#   docker build -t tidings .
+#   docker run tidings                                          the API (default)
+#   docker run tidings node apps/dashboard/dist/server.js       the dashboard
+#   docker run tidings node apps/send-worker/dist/worker.js     a send-worker
+#   docker run tidings node apps/webhook-worker/dist/worker.js  a webhook-worker
+#   docker run tidings node packages/cli/bin/tidings.js migrate the operator's command (migrations first on upgrade)
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# The package.json files alone, so the dependency layers are rebuilt only when dependencies change.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir /manifests \
+ && find . -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests/ \; \
+ && cp package-lock.json /manifests/
+
+# Build: every dependency (dev included), the Prisma client generated, then `npm run build` (apps, CLI, SDK).
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV CHECKPOINT_DISABLE=1 TURBO_TELEMETRY_DISABLED=1
+COPY --from=manifests /manifests/ ./
+COPY prisma ./prisma
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+# Runtime: production dependencies of the apps and the CLI only, the built JavaScript, the migrations.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production CHECKPOINT_DISABLE=1
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=manifests /manifests/ ./
+# --ignore-scripts: the only install script is the Prisma generate, whose output is already inside the bundles
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+      -w @tidings/api -w @tidings/dashboard -w @tidings/send-worker -w @tidings/webhook-worker -w @tidings/cli \
+ && npm cache clean --force
+COPY --from=build /app/prisma ./prisma
+COPY --from=build /app/apps/api/dist ./apps/api/dist
+COPY --from=build /app/apps/dashboard/dist ./apps/dashboard/dist
+COPY --from=build /app/apps/send-worker/dist ./apps/send-worker/dist
+COPY --from=build /app/apps/webhook-worker/dist ./apps/webhook-worker/dist
+COPY --from=build /app/packages/cli/dist ./packages/cli/dist
+COPY --from=build /app/packages/cli/bin ./packages/cli/bin
+USER node
+EXPOSE 3000 3001 3002 3003
+# tini is PID 1: it forwards SIGTERM to node (which drains) and reaps children
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "apps/api/dist/server.js"]

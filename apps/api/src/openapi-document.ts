@@ -1,0 +1,171 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from './env.ts';
+import { API_INTRODUCTION } from './openapi-introduction.ts';
+
+type Schema = { $ref?: string; required?: string[]; properties?: Record<string, unknown>; allOf?: Schema[]; oneOf?: Schema[]; anyOf?: Schema[] };
+type Content = { 'application/json'?: { schema?: Schema; example?: unknown } };
+type Operation = {
+  operationId?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: { in: string; name: string }[];
+  requestBody?: { content?: Content };
+  responses: Record<string, { description: string; content?: Content }>;
+};
+type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
+
+/** The sidebar of /docs: what a caller needs first at the top, the keys that back the dashboard last. */
+export const TAG_ORDER = ['Messages', 'Broadcasts', 'Contacts', 'Templates', 'Segments', 'Suppressions', 'Webhooks', 'Email domains', 'Phone numbers', 'Sandbox', 'API keys'];
+
+/** What each operation group's ids name in a NOT_FOUND message (`Message not found`). */
+const NOUN_OF_GROUP: Record<string, string> = {
+  message: 'Message',
+  contact: 'Contact',
+  template: 'Template',
+  segment: 'Segment',
+  webhook: 'Webhook',
+  emailDomain: 'Email domain',
+  phoneNumber: 'Phone number',
+  apiKey: 'API key',
+  broadcast: 'Broadcast',
+  suppression: 'Suppression',
+};
+
+/** NOT_FOUND messages of operations whose last path id names something else than their group's noun. */
+const NOT_FOUND_OF_OPERATION: Record<string, string> = {
+  'webhook.getEvent': 'Webhook delivery not found',
+};
+
+/** The 409s an operation gives besides Idempotency-Key reuse, as the core words them. */
+const CONFLICTS: Record<string, string> = {
+  'contact.create': 'email: another contact in this organization has this email',
+  'contact.update': 'phone: another contact in this organization has this phone',
+  'emailDomain.add': 'Email domain example.com is already added to this organization',
+  'phoneNumber.purchase': 'Phone number +14155550123 is no longer available; search again and pick another',
+  'message.cancel': 'Message is sent: only scheduled or queued messages can be canceled',
+  'suppression.create': 'ada@example.com is already suppressed',
+  'broadcast.send': 'Broadcast is sending: only draft broadcasts can be',
+  'broadcast.cancel': 'Broadcast is sent: only scheduled or sending broadcasts can be',
+  'broadcast.delete': 'Broadcast is sending: only draft broadcasts can be',
+};
+
+/** Answers of a body or query that are true for one operation but not in general (message.send answers `queued`). */
+const SUCCESS_EXAMPLES: Record<string, (example: Record<string, unknown>) => unknown> = {
+  'message.send': (message) => queued(message),
+  'message.sendBatch': (batch) => ({ ...batch, data: (batch.data as Record<string, unknown>[] | undefined)?.map((m) => (m ? queued(m) : m)) }),
+  'message.cancel': (message) => ({ ...message, status: 'canceled', sentAt: null, deliveredAt: null, providerMessageId: null }),
+};
+
+function queued(message: Record<string, unknown>) {
+  return { ...message, status: 'queued', sentAt: null, deliveredAt: null, failedAt: null, providerMessageId: null, attempts: 0, error: null };
+}
+
+/** The longest id a path takes (`idParam`). */
+const MAX_ID_LENGTH = 64;
+
+const errorExample = (code: string, message: string) => ({ code, message });
+
+/** The first required field of a request body schema, following `$ref`s, or undefined when nothing is required. */
+function firstRequiredField(schema: Schema | undefined, document: OpenApiDocument): string | undefined {
+  if (!schema) return undefined;
+  if (schema.$ref) {
+    const name = schema.$ref.split('/').pop()!;
+    return firstRequiredField(document.components?.schemas?.[name] as Schema | undefined, document);
+  }
+  if (schema.required?.length) return schema.required[0];
+  for (const part of [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])]) {
+    const field = firstRequiredField(part, document);
+    if (field) return field;
+  }
+  return undefined;
+}
+
+/** The `...Id` fields of a request body schema (ids of other things, 404 when not the organization's), following `$ref`s. */
+function idFieldsOf(schema: Schema | undefined, document: OpenApiDocument): string[] {
+  if (!schema) return [];
+  if (schema.$ref) return idFieldsOf(document.components?.schemas?.[schema.$ref.split('/').pop()!] as Schema | undefined, document);
+  const own = Object.keys(schema.properties ?? {}).filter((name) => /^[a-z]+Id$/.test(name));
+  return [...own, ...[...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].flatMap((part) => idFieldsOf(part, document))];
+}
+
+/** `templateId` -> `Template not found`, as the core names the kind of a missing id. */
+const notFoundOfField = (field: string) => `${field[0]!.toUpperCase()}${field.slice(1, -2)} not found`;
+
+/** Sets the example of one response, keeping its schema; a response without JSON content is left alone. */
+function setExample(operation: Operation, status: string, example: unknown): void {
+  const json = operation.responses[status]?.content?.['application/json'];
+  if (json) json.example = example;
+}
+
+/**
+ * Makes each operation's documented answers its own: error examples worded as that operation words them, only the
+ * errors it can give (no 404 without an id, no 400 without input, 409 where something can conflict), and success
+ * examples in the state the operation leaves (message.send: `queued`).
+ */
+function specializeOperation(operation: Operation, document: OpenApiDocument): void {
+  const id = operation.operationId ?? '';
+  const [group = ''] = id.split('.');
+  const { responses } = operation;
+  const hasPathId = operation.parameters?.some((p) => p.in === 'path') ?? false;
+  const hasQuery = operation.parameters?.some((p) => p.in === 'query') ?? false;
+  const body = operation.requestBody?.content?.['application/json']?.schema;
+  const isIdempotent = /Idempotency-Key/.test(operation.description ?? '');
+
+  if (body) {
+    const field = firstRequiredField(body, document);
+    setExample(operation, '400', errorExample('BAD_REQUEST', field ? `${field}: required` : 'nickname: unknown field'));
+  } else if (hasQuery) {
+    setExample(operation, '400', errorExample('BAD_REQUEST', 'stauts: unknown query parameter'));
+  } else if (hasPathId) {
+    setExample(operation, '400', errorExample('BAD_REQUEST', `id: Too big: expected string to have <=${MAX_ID_LENGTH} characters`));
+  } else delete responses['400'];
+
+  const noun = NOUN_OF_GROUP[group];
+  const notFound = NOT_FOUND_OF_OPERATION[id] ?? (noun && `${noun} not found`);
+  // ids in the body or query (templateId, segmentId, ...) are 404 too when they are not the organization's
+  const referencedIds = [...idFieldsOf(body, document), ...(operation.parameters ?? []).filter((p) => p.in === 'query' && /^[a-z]+Id$/.test(p.name)).map((p) => p.name)];
+  if (hasPathId && notFound) setExample(operation, '404', errorExample('NOT_FOUND', notFound));
+  else if (referencedIds.length > 0) setExample(operation, '404', errorExample('NOT_FOUND', notFoundOfField(referencedIds[0]!)));
+  else delete responses['404'];
+
+  const conflict = CONFLICTS[id];
+  if (conflict) setExample(operation, '409', errorExample('CONFLICT', conflict));
+  else if (isIdempotent) {
+    setExample(operation, '409', errorExample('CONFLICT', 'Idempotency-Key was already used with a different request body'));
+  } else delete responses['409'];
+
+  // a sending key may call this operation: its only 403 is a suspended organization
+  const forbidden = responses['403']?.content?.['application/json']?.example as { message?: string } | undefined;
+  if (forbidden && ['message.send', 'message.list', 'message.get'].includes(id)) setExample(operation, '403', errorExample('FORBIDDEN', 'This organization is suspended'));
+
+  const success = Object.keys(responses).find((status) => status.startsWith('2'));
+  const successJson = success ? responses[success]?.content?.['application/json'] : undefined;
+  const specialize = SUCCESS_EXAMPLES[id];
+  if (specialize && successJson) {
+    const ref = successJson.schema?.$ref?.split('/').pop();
+    const base = successJson.example ?? (ref ? (document.components?.schemas?.[ref] as { example?: unknown } | undefined)?.example : undefined);
+    if (base && typeof base === 'object') successJson.example = specialize(base as Record<string, unknown>);
+  }
+}
+
+/**
+ * The OpenAPI 3.1 document of /v1, as /docs shows it: the introduction, the sidebar order, and every operation's
+ * examples true to what it answers. Built once per app.
+ * @example v1.get('/openapi.json', (c) => c.json(buildOpenApiDocument(v1)));
+ */
+export function buildOpenApiDocument(v1: OpenAPIHono<AppEnv>): OpenApiDocument {
+  // a copy: the generated document shares response objects between operations, and each is changed on its own
+  const generated = v1.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: { title: 'Tidings API', version: '1.0.0', description: API_INTRODUCTION, contact: { name: 'Tidings' } },
+    servers: [{ url: '/v1' }],
+    tags: TAG_ORDER.map((name) => ({ name })),
+  });
+  const document = structuredClone(generated);
+  for (const pathItem of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(pathItem as Record<string, Operation>)) {
+      if (operation && typeof operation === 'object' && 'responses' in operation) specializeOperation(operation, document);
+    }
+  }
+  return document;
+}

@@ -1,0 +1,42 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+
+/** Which API keys may call an operation: every key (`sending`: message.send, list, get) or full-access keys only. */
+export type Permission = 'full' | 'sending';
+
+/**
+ * One operation of the public API, declared once. The API attaches a handler to it (`.openapi(route(ops.get), ...)`
+ * in apps/api/src/routes/), the OpenAPI document is generated from it, and the SDK calls it by `operationId`
+ * (its method and path come from here through packages/sdk/src/operations.generated.ts).
+ */
+export type OperationDefinition = RouteConfig & {
+  /** `<resource>.<verb>`, as in API.md: `message.send`, `contact.bulkCreate`. */
+  operationId: string;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Below `/v1`, with `{name}` path parameters. */
+  path: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  permission: Permission;
+  /** Takes an `Idempotency-Key` header: the first answer is stored and replayed (the SDK sends one per call). */
+  idempotent: boolean;
+};
+
+/**
+ * Declares an operation; the type keeps every literal (paths, schemas) so handlers and the SDK are typed from it.
+ * @example
+ * export const thingOperations = {
+ *   get: defineOperation({ operationId: 'thing.get', method: 'get', path: '/things/{id}', permission: 'full', idempotent: false,
+ *     tags: ['Things'], summary: 'Get a thing', description: '...', request: { params: idParam('thg') },
+ *     responses: { 200: { description: 'The thing', ...json(Thing) } } }),
+ * };
+ */
+export function defineOperation<const D extends OperationDefinition>(definition: D): D {
+  return definition;
+}
+
+/**
+ * A JSON body (request or response) of the given schema, in the OpenAPI shape.
+ * @example responses: { 200: { description: 'The contact', ...json(Contact) } }
+ */
+export const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });

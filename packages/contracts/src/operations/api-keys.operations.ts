@@ -1,0 +1,81 @@
+import { defineOperation, json } from '../operation.ts';
+import { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, idParam, ListQuery, listOf, RotateApiKeyBody } from '../schemas.ts';
+
+const tags = ['API keys'];
+const KeyIdParam = idParam('key');
+
+/** The six apiKey operations. */
+export const apiKeyOperations = {
+  create: defineOperation({
+    operationId: 'apiKey.create',
+    method: 'post',
+    path: '/api-keys',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Create an API key',
+    description: 'Creates a key for this organization. The full key is in this response only; store it now.',
+    request: { body: { required: true, ...json(CreateApiKeyBody) } },
+    responses: { 201: { description: 'The new key, with its secret', ...json(ApiKeyWithSecret) } },
+  }),
+  list: defineOperation({
+    operationId: 'apiKey.list',
+    method: 'get',
+    path: '/api-keys',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'List API keys',
+    description: 'Keys that are not deleted, newest first. Never the full key: `prefix` and `lastUsedAt` tell them apart.',
+    request: { query: ListQuery },
+    responses: { 200: { description: 'A page of keys', ...json(listOf(ApiKey, 'ApiKeyList')) } },
+  }),
+  rotate: defineOperation({
+    operationId: 'apiKey.rotate',
+    method: 'post',
+    path: '/api-keys/{id}/rotate',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Rotate an API key',
+    description: 'Issues a new secret, shown once. The old one keeps working for 24 hours unless `immediately` is true.',
+    request: { params: KeyIdParam, body: { required: false, ...json(RotateApiKeyBody) } },
+    responses: { 200: { description: 'The key with its new secret', ...json(ApiKeyWithSecret) } },
+  }),
+  disable: defineOperation({
+    operationId: 'apiKey.disable',
+    method: 'post',
+    path: '/api-keys/{id}/disable',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Disable an API key',
+    description: 'Requests with the key answer 401 (within 5 seconds on every replica) until it is enabled again.',
+    request: { params: KeyIdParam },
+    responses: { 200: { description: 'The disabled key', ...json(ApiKey) } },
+  }),
+  enable: defineOperation({
+    operationId: 'apiKey.enable',
+    method: 'post',
+    path: '/api-keys/{id}/enable',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Enable an API key',
+    description: 'Makes a disabled key work again. A deleted key cannot be enabled.',
+    request: { params: KeyIdParam },
+    responses: { 200: { description: 'The enabled key', ...json(ApiKey) } },
+  }),
+  remove: defineOperation({
+    operationId: 'apiKey.delete',
+    method: 'delete',
+    path: '/api-keys/{id}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Delete an API key',
+    description: 'Final: the key stops working and cannot be enabled again.',
+    request: { params: KeyIdParam },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+};

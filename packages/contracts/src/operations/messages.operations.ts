@@ -1,0 +1,72 @@
+import { defineOperation, json } from '../operation.ts';
+import { idParam, listOf, Message, MessageListQuery, MessageWithEvents, SendBatchBody, SendBatchResponse, SendMessageBody } from '../schemas.ts';
+
+const tags = ['Messages'];
+const MessageIdParam = idParam('msg');
+const limits =
+  'Limits: `to`/`from` 320 chars, `subject` 998, `html` 512 KiB, `text` 256 KiB, `body` 1600, `tags` 10 of 100 chars, `metadata` 20 keys (40 chars) of 500-char values, `to`+`cc`+`bcc` 50 recipients, `replyTo` 10, `headers` 50, `attachments` 20 and 40 MiB decoded, `mediaUrls` 10, `variables` any JSON object nested at most 5 levels with at most 100 keys in all and 64 KiB; the whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default). Every problem is a 400 naming the field and index (`cc.3`, `attachments.0.path`), and nothing is stored.';
+
+/** The five message operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
+export const messageOperations = {
+  send: defineOperation({
+    operationId: 'message.send',
+    method: 'post',
+    path: '/messages',
+    permission: 'sending',
+    idempotent: true,
+    tags,
+    summary: 'Send a message',
+    description: `Accepts an email or SMS for delivery: 202 with status \`queued\`, or \`scheduled\` when \`scheduledAt\` is in the future (up to 30 days). Takes \`Idempotency-Key\`. ${limits}`,
+    request: { body: { required: true, ...json(SendMessageBody) } },
+    responses: { 202: { description: 'The accepted message', ...json(Message) } },
+  }),
+  sendBatch: defineOperation({
+    operationId: 'message.sendBatch',
+    method: 'post',
+    path: '/messages/batch',
+    permission: 'full',
+    idempotent: true,
+    tags,
+    summary: 'Send up to 100 messages',
+    description:
+      'Each item is a message.send body, validated on its own: valid items are accepted even when others fail. `data[i]` is the message or null, `errors` lists the failed indexes. Takes `Idempotency-Key`. The whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default).',
+    request: { body: { required: true, ...json(SendBatchBody) } },
+    responses: { 202: { description: 'Per-item results', ...json(SendBatchResponse) } },
+  }),
+  list: defineOperation({
+    operationId: 'message.list',
+    method: 'get',
+    path: '/messages',
+    permission: 'sending',
+    idempotent: false,
+    tags,
+    summary: 'List messages',
+    description: 'Newest first, with optional filters; `createdAfter`/`createdBefore` are exclusive bounds.',
+    request: { query: MessageListQuery },
+    responses: { 200: { description: 'A page of messages', ...json(listOf(Message, 'MessageList')) } },
+  }),
+  get: defineOperation({
+    operationId: 'message.get',
+    method: 'get',
+    path: '/messages/{id}',
+    permission: 'sending',
+    idempotent: false,
+    tags,
+    summary: 'Get a message',
+    description: 'The message with its status history (`events`, oldest first).',
+    request: { params: MessageIdParam },
+    responses: { 200: { description: 'The message', ...json(MessageWithEvents) } },
+  }),
+  cancel: defineOperation({
+    operationId: 'message.cancel',
+    method: 'post',
+    path: '/messages/{id}/cancel',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Cancel a message',
+    description: 'Only while `scheduled` or `queued` (409 otherwise). A canceled message is never sent, even when its job is already queued.',
+    request: { params: MessageIdParam },
+    responses: { 200: { description: 'The canceled message', ...json(Message) } },
+  }),
+};

@@ -1,0 +1,81 @@
+import { defineOperation, json } from '../operation.ts';
+import { Contact, CreateSegmentBody, idParam, ListQuery, listOf, Segment, SegmentWithCount, UpdateSegmentBody } from '../schemas.ts';
+
+const tags = ['Segments'];
+const SegmentIdParam = idParam('seg');
+
+/** The six segment operations. */
+export const segmentOperations = {
+  create: defineOperation({
+    operationId: 'segment.create',
+    method: 'post',
+    path: '/segments',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Create a segment',
+    description: 'A named filter over contacts. A bad condition is 400 naming its path, such as `criteria.all.1.any.0.value`.',
+    request: { body: { required: true, ...json(CreateSegmentBody) } },
+    responses: { 201: { description: 'The new segment with its current contact count', ...json(SegmentWithCount) } },
+  }),
+  list: defineOperation({
+    operationId: 'segment.list',
+    method: 'get',
+    path: '/segments',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'List segments',
+    description: 'Newest first. Counts are on segment.get.',
+    request: { query: ListQuery },
+    responses: { 200: { description: 'A page of segments', ...json(listOf(Segment, 'SegmentList')) } },
+  }),
+  get: defineOperation({
+    operationId: 'segment.get',
+    method: 'get',
+    path: '/segments/{id}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Get a segment',
+    description: 'With `contactCount`: the contacts matching the criteria now.',
+    request: { params: SegmentIdParam },
+    responses: { 200: { description: 'The segment', ...json(SegmentWithCount) } },
+  }),
+  update: defineOperation({
+    operationId: 'segment.update',
+    method: 'patch',
+    path: '/segments/{id}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Update a segment',
+    description: 'Name and/or criteria.',
+    request: { params: SegmentIdParam, body: { required: true, ...json(UpdateSegmentBody) } },
+    responses: { 200: { description: 'The updated segment', ...json(SegmentWithCount) } },
+  }),
+  remove: defineOperation({
+    operationId: 'segment.delete',
+    method: 'delete',
+    path: '/segments/{id}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Delete a segment',
+    description: 'Removes the filter; contacts are untouched.',
+    request: { params: SegmentIdParam },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+  listContacts: defineOperation({
+    operationId: 'segment.listContacts',
+    method: 'get',
+    path: '/segments/{id}/contacts',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'List the contacts in a segment',
+    description: 'The contacts matching the criteria now, newest first; evaluated in the database.',
+    request: { params: SegmentIdParam, query: ListQuery },
+    responses: { 200: { description: 'A page of contacts', ...json(listOf(Contact, 'SegmentContactList')) } },
+  }),
+};

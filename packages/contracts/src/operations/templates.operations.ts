@@ -1,0 +1,95 @@
+import { defineOperation, json } from '../operation.ts';
+import { CreateTemplateBody, idParam, listOf, PreviewTemplateBody, Template, TemplateGetQuery, TemplateListQuery, TemplatePreview, TemplateVersionsQuery, UpdateTemplateBody } from '../schemas.ts';
+
+const tags = ['Templates'];
+const TemplateIdParam = idParam('tpl');
+
+/** The seven template operations. */
+export const templateOperations = {
+  create: defineOperation({
+    operationId: 'template.create',
+    method: 'post',
+    path: '/templates',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Create a template',
+    description:
+      'Version 1. Email templates have `subject` and `html` and/or `text`; SMS templates a `body`. Placeholders are Liquid ' +
+      '(`{{ firstName }}`), HTML-escaped in `html` only; `variables` lists the names the content uses.',
+    request: { body: { required: true, ...json(CreateTemplateBody) } },
+    responses: { 201: { description: 'The new template', ...json(Template) } },
+  }),
+  list: defineOperation({
+    operationId: 'template.list',
+    method: 'get',
+    path: '/templates',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'List templates',
+    description: 'The latest version of each, newest first. Deleted templates only with `includeDeleted=true`.',
+    request: { query: TemplateListQuery },
+    responses: { 200: { description: 'A page of templates', ...json(listOf(Template, 'TemplateList')) } },
+  }),
+  get: defineOperation({
+    operationId: 'template.get',
+    method: 'get',
+    path: '/templates/{id}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Get a template',
+    description: 'The latest version, or `?version=N`. A deleted template is 404 unless `includeDeleted=true`.',
+    request: { params: TemplateIdParam, query: TemplateGetQuery },
+    responses: { 200: { description: 'The template at that version', ...json(Template) } },
+  }),
+  update: defineOperation({
+    operationId: 'template.update',
+    method: 'patch',
+    path: '/templates/{id}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Update a template',
+    description: 'Writes version N+1; older versions stay readable (`?version=N`) and usable (`templateVersion` on send).',
+    request: { params: TemplateIdParam, body: { required: true, ...json(UpdateTemplateBody) } },
+    responses: { 200: { description: 'The new version', ...json(Template) } },
+  }),
+  remove: defineOperation({
+    operationId: 'template.delete',
+    method: 'delete',
+    path: '/templates/{id}',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Delete a template',
+    description: 'Soft delete: get and list hide it unless `includeDeleted=true`, and sending with it is 400.',
+    request: { params: TemplateIdParam },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+  listVersions: defineOperation({
+    operationId: 'template.listVersions',
+    method: 'get',
+    path: '/templates/{id}/versions',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'List the versions of a template',
+    description: 'Every version, newest first.',
+    request: { params: TemplateIdParam, query: TemplateVersionsQuery },
+    responses: { 200: { description: 'A page of versions', ...json(listOf(Template, 'TemplateVersionList')) } },
+  }),
+  preview: defineOperation({
+    operationId: 'template.preview',
+    method: 'post',
+    path: '/templates/{id}/preview',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Render a template without sending',
+    description: 'Renders the latest version (or `version`) with `variables`; a missing variable is 400 naming it. SMS previews count segments.',
+    request: { params: TemplateIdParam, body: { required: true, ...json(PreviewTemplateBody) } },
+    responses: { 200: { description: 'The rendered content', ...json(TemplatePreview) } },
+  }),
+};

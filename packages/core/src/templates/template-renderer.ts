@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import { AppError } from '../errors.ts';
+import type { RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
+import type { TemplateContent } from './template-engine.ts';
+
+/** A job and what its errors call it: the template id, so a refusal names the template. */
+export type LabelledRenderJob = RenderJob & { templateId: string };
+
+/** Renders templates off the event loop; one per process, in `Deps`. */
+export type TemplateRenderer = {
+  /**
+   * Renders every job of one request (a send, a batch, a preview, a broadcast chunk) on a worker thread, within one
+   * budget for all of them together. Each entry is the job's rendered parts or its AppError (a missing variable...).
+   * Throws BAD_REQUEST naming the template when the budget runs out. No thread is involved for an empty list.
+   */
+  render(jobs: LabelledRenderJob[]): Promise<(Required<TemplateContent> | AppError)[]>;
+  close(): Promise<void>;
+};
+
+export type TemplateRendererOptions = {
+  /** Time every render of one request may take together (Liquid stops itself when it runs out). */
+  budgetMs: number;
+  /** Worker threads at most; each renders one request at a time. */
+  threads: number;
+};
+
+// Liquid checks its render limit between the nodes it renders; a single node that never yields (a huge filter) is
+// stopped by ending its thread this long after the budget.
+const HARD_STOP_AFTER_BUDGET_MS = 1_000;
+const WORKER_FILE = path.join(__dirname, 'render.worker.cjs');
+
+function budgetError(templateIds: string[], budgetMs: number): AppError {
+  const names = [...new Set(templateIds)].join(', ');
+  return new AppError('BAD_REQUEST', `templateId: rendering the template ${names} takes longer than the ${budgetMs} ms one request may spend rendering; simplify its loops`);
+}
+
+/**
+ * The process's template renderer: a pool of worker threads (started on first use), so a hostile template (nested
+ * loops) never holds the event loop, and every other request is answered meanwhile.
+ * @example
+ * const renderer = createTemplateRenderer({ budgetMs: 250, threads: 2 });
+ * const [result] = await renderer.render([{ templateId: 'tpl_1', content: { body: 'Hi {{ n }}' }, variables: { n: 'Ada' } }]);
+ * // { subject: null, html: null, text: null, body: 'Hi Ada' }
+ */
+export function createTemplateRenderer(options: TemplateRendererOptions): TemplateRenderer {
+  let pool: Piscina | null = null;
+  const onStart = new Map<string, () => void>();
+  const poolOf = (): Piscina => {
+    if (pool) return pool;
+    // One thread stays up once started (a thread takes long to start: it loads the engine and its TypeScript); more
+    // start under load and end after a minute idle. niceIncrement: a render thread yields the CPU to the
+    // request-handling thread when both want it.
+    pool = new Piscina({ filename: WORKER_FILE, minThreads: 1, maxThreads: options.threads, idleTimeout: 60_000, niceIncrement: 10 });
+    pool.on('message', (message: RenderTaskStarted) => onStart.get(message.renderTaskStarted)?.());
+    return pool;
+  };
+
+  return {
+    async render(jobs) {
+      if (jobs.length === 0) return [];
+      const task: RenderTask = { taskId: randomUUID(), jobs: jobs.map(({ content, variables }) => ({ content, variables })), budgetMs: options.budgetMs };
+      const stop = new AbortController();
+      let hardStop: NodeJS.Timeout | undefined;
+      onStart.set(task.taskId, () => {
+        hardStop = setTimeout(() => stop.abort(), options.budgetMs + HARD_STOP_AFTER_BUDGET_MS);
+      });
+      let result: RenderTaskResult;
+      try {
+        result = await poolOf().run(task, { signal: stop.signal });
+      } catch (error) {
+        if (stop.signal.aborted) throw budgetError(jobs.map((job) => job.templateId), options.budgetMs);
+        throw error;
+      } finally {
+        clearTimeout(hardStop);
+        onStart.delete(task.taskId);
+      }
+      if ('exceededAt' in result) throw budgetError([jobs[result.exceededAt]!.templateId], options.budgetMs);
+      return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
+    },
+    async close() {
+      await pool?.destroy();
+      pool = null;
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import type { Config } from '@tidings/config';
+import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.ts';
+import type { DomainProvider } from './domain-provider.ts';
+import type { NumberProvider } from './number-provider.ts';
+import type { EmailProvider, EmailProviderName, KeyMode, ProviderName, SmsProvider, SmsProviderName } from './provider.types.ts';
+import { createResendDomainProvider } from './resend-domain.provider.ts';
+import { createResendProvider } from './resend.provider.ts';
+import { createSandboxDomainProvider } from './sandbox-domain.provider.ts';
+import { createSandboxNumberProvider } from './sandbox-number.provider.ts';
+import { createSandboxProvider } from './sandbox.provider.ts';
+import { createSesProvider } from './ses.provider.ts';
+import { createSmtpProvider } from './smtp.provider.ts';
+import { createTelnyxNumberProvider } from './telnyx-number.provider.ts';
+import { createTelnyxProvider } from './telnyx.provider.ts';
+import { createTwilioProvider } from './twilio.provider.ts';
+
+export type ChannelType = 'email' | 'sms';
+
+/** Which provider holds a domain or number: the key's mode for a new one, the stored name for an existing one. */
+export type ProviderChoice = { mode: KeyMode } | { name: string };
+
+/**
+ * Every provider of a process, built once from configuration and passed in with the other dependencies. This is the
+ * one place that decides test against live: a `test` key's message, domain or number always gets the sandbox.
+ */
+export type Providers = {
+  /** The provider a new message is recorded with: the sandbox for a test key, else the first of the channel's list. */
+  plannedFor(mode: KeyMode, channelType: ChannelType): ProviderName;
+  /**
+   * The providers to try for a message recorded with `recorded`, in order: only the sandbox for a sandbox message;
+   * else the channel's list, without the providers whose circuit is open while one with a closed circuit remains.
+   */
+  sendingOrder(channelType: ChannelType, recorded: string): ProviderName[];
+  email(name: string): EmailProvider | undefined;
+  sms(name: string): SmsProvider | undefined;
+  domains(choice: ProviderChoice): DomainProvider;
+  numbers(choice: ProviderChoice): NumberProvider;
+  circuit: CircuitBreaker;
+  /** Closes pooled connections (SMTP). */
+  close(): void;
+};
+
+/** What tests may put in place of the configured providers. */
+export type ProviderOverrides = Partial<{
+  email: Partial<Record<EmailProviderName, EmailProvider>>;
+  sms: Partial<Record<SmsProviderName, SmsProvider>>;
+  domains: (choice: ProviderChoice) => DomainProvider;
+  numbers: (choice: ProviderChoice) => NumberProvider;
+}>;
+
+/**
+ * Builds the providers from configuration: the sandbox always, each real one when it is listed in EMAIL_PROVIDERS /
+ * SMS_PROVIDERS (its settings are then required by loadConfig), Resend and Telnyx also for domains and numbers when
+ * their keys are set. Base URLs and endpoints let tests point the real SDKs at loopback fakes.
+ * @example const providers = buildProviders(config); const [first] = providers.sendingOrder('email', message.provider);
+ */
+export function buildProviders(config: Config, overrides: ProviderOverrides = {}): Providers {
+  const timeoutMs = config.sendWorker.providerTimeoutMs;
+  const lists = config.providerLists;
+  const sandbox = createSandboxProvider();
+  const smtp = lists.email.includes('smtp') && config.smtp.url ? createSmtpProvider({ url: config.smtp.url, poolSize: config.smtp.poolSize, timeoutMs }) : undefined;
+  const { resend, telnyx, ses, twilio } = config;
+  const email: Partial<Record<EmailProviderName, EmailProvider>> = {
+    sandbox,
+    resend: resend.apiKey ? createResendProvider({ apiKey: resend.apiKey, baseUrl: resend.baseUrl, timeoutMs }) : undefined,
+    smtp,
+    ses:
+      ses.region && ses.accessKeyId && ses.secretAccessKey
+        ? createSesProvider({ region: ses.region, accessKeyId: ses.accessKeyId, secretAccessKey: ses.secretAccessKey, endpoint: ses.endpoint, configurationSet: ses.configurationSet, timeoutMs })
+        : undefined,
+    ...overrides.email,
+  };
+  const sms: Partial<Record<SmsProviderName, SmsProvider>> = {
+    sandbox,
+    telnyx: telnyx.apiKey ? createTelnyxProvider({ apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl, timeoutMs }) : undefined,
+    twilio:
+      twilio.accountSid && twilio.authToken
+        ? createTwilioProvider({
+            accountSid: twilio.accountSid,
+            authToken: twilio.authToken,
+            baseUrl: twilio.baseUrl,
+            statusCallbackUrl: twilioCallbackUrl(config),
+            timeoutMs,
+          })
+        : undefined,
+    ...overrides.sms,
+  };
+  const circuit = createCircuitBreaker(config.circuit);
+
+  const domains =
+    overrides.domains ??
+    ((choice: ProviderChoice): DomainProvider => {
+      const wantsResend = 'name' in choice ? choice.name === 'resend' : choice.mode === 'live';
+      return wantsResend && resend.apiKey ? createResendDomainProvider({ apiKey: resend.apiKey, baseUrl: resend.baseUrl }) : createSandboxDomainProvider();
+    });
+  const numbers =
+    overrides.numbers ??
+    ((choice: ProviderChoice): NumberProvider => {
+      const wantsTelnyx = 'name' in choice ? choice.name === 'telnyx' : choice.mode === 'live';
+      return wantsTelnyx && telnyx.apiKey
+        ? createTelnyxNumberProvider({ apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl, messagingProfileId: telnyx.messagingProfileId })
+        : createSandboxNumberProvider();
+    });
+
+  return {
+    plannedFor: (mode, channelType) => (mode === 'test' ? 'sandbox' : lists[channelType][0]!),
+    sendingOrder(channelType, recorded) {
+      if (recorded === 'sandbox') return ['sandbox'];
+      const list: ProviderName[] = lists[channelType];
+      const available = list.filter((name) => circuit.state(name) !== 'open');
+      // every circuit open: try them all rather than fail a message no provider was asked about
+      return available.length > 0 ? available : list;
+    },
+    email: (name) => email[name as EmailProviderName],
+    sms: (name) => sms[name as SmsProviderName],
+    domains,
+    numbers,
+    circuit,
+    close: () => smtp?.close(),
+  };
+}
+
+/** The URL Twilio posts status callbacks to, and signs: our public provider-events URL. */
+export function twilioCallbackUrl(config: Pick<Config, 'publicApiUrl'>): string {
+  return `${config.publicApiUrl.replace(/\/$/, '')}/v1/provider-events/twilio`;
+}

@@ -1,0 +1,83 @@
+import type { Transporter } from 'nodemailer';
+import { ProviderError } from './provider-error.ts';
+import type { EmailProvider, OutgoingEmail } from './provider.types.ts';
+
+/** The header that carries our message id, so a bounce arriving by another route can name the message. */
+export const SMTP_MESSAGE_ID_HEADER = 'X-Tidings-Message-Id';
+
+/**
+ * The Message-ID of an email: derived from our message id (and the sender's domain), so a repeat after a lost
+ * answer carries the same Message-ID and receiving servers and mail clients can recognise it as the same email.
+ * @example smtpMessageId('msg_123', 'Acme <hello@acme.test>') // '<msg_123@acme.test>'
+ */
+export function smtpMessageId(messageId: string, from: string): string {
+  const address = /<([^>]+)>/.exec(from)?.[1] ?? from;
+  const domain = address.slice(address.lastIndexOf('@') + 1).trim() || 'tidings.invalid';
+  return `<${messageId}@${domain}>`;
+}
+
+type SmtpError = Error & { responseCode?: number; code?: string };
+
+/** An SMTP failure as a ProviderError: a 4xx reply may pass later, a 5xx never will; no reply at all is retryable. */
+function providerError(error: SmtpError): ProviderError {
+  const status = error.responseCode;
+  if (status !== undefined && status >= 500) {
+    return new ProviderError('smtp', `The SMTP server refused the email (${status})`, { isRetryable: false, status, reason: 'provider_rejected' });
+  }
+  if (status !== undefined && status >= 400) {
+    return new ProviderError('smtp', `The SMTP server deferred the email (${status})`, { isRetryable: true, status, reason: 'provider_unavailable' });
+  }
+  // connection refused, TLS or greeting failures, timeouts: nothing was accepted
+  return new ProviderError('smtp', `The SMTP server could not be reached (${error.code ?? 'no reply'})`, { isRetryable: true, reason: 'provider_timeout' });
+}
+
+/**
+ * Email through any SMTP server with nodemailer, over a pool of connections (`smtps://` is TLS from the start,
+ * `smtp://` upgrades with STARTTLS when the server offers it). SMTP takes no idempotency key: the Message-ID is
+ * derived from our message id instead (see smtpMessageId). The message is accepted only by the server's final reply
+ * to DATA, so a connection cut earlier sends nothing. The error messages never carry the URL's credentials.
+ * @example const smtp = createSmtpProvider({ url: config.smtp.url!, poolSize: 5, timeoutMs: 15000 });
+ */
+export function createSmtpProvider(options: { url: string; poolSize: number; timeoutMs: number }): EmailProvider & { close(): void } {
+  // nodemailer is loaded at the first send, so processes that never send over SMTP (the API) do not pay for it
+  let transport: Promise<Transporter> | null = null;
+  const createTransport = async () => {
+    const { default: nodemailer } = await import('nodemailer');
+    return nodemailer.createTransport({
+      url: options.url,
+      pool: true,
+      maxConnections: options.poolSize,
+      connectionTimeout: options.timeoutMs,
+      greetingTimeout: options.timeoutMs,
+      socketTimeout: options.timeoutMs,
+    } as Parameters<typeof nodemailer.createTransport>[0]);
+  };
+  return {
+    name: 'smtp',
+    dedupesRepeats: false,
+    async sendEmail(email: OutgoingEmail) {
+      const messageId = smtpMessageId(email.messageId, email.from);
+      try {
+        transport ??= createTransport();
+        await (await transport).sendMail({
+          from: email.from,
+          to: email.to,
+          cc: email.cc,
+          bcc: email.bcc,
+          replyTo: email.replyTo,
+          subject: email.subject,
+          text: email.text ?? undefined,
+          html: email.html ?? undefined,
+          messageId,
+          // streamed into the mail as it is written; an inline one is referenced by its Content-ID
+          attachments: email.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content, ...(a.contentId ? { cid: a.contentId } : {}) })),
+          headers: { ...email.headers, [SMTP_MESSAGE_ID_HEADER]: email.messageId },
+        });
+      } catch (error) {
+        throw providerError(error as SmtpError);
+      }
+      return { providerMessageId: messageId };
+    },
+    close: () => void transport?.then((t) => t.close()),
+  };
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { startFakeServer, type FakeServer } from './fake-server.ts';
+
+export type FakeSesEmail = { id: string; from: string; to: string[]; subject: string; text?: string; html?: string; tags: Record<string, string>; configurationSet?: string };
+
+export type FakeSes = FakeServer & {
+  state: { emails: FakeSesEmail[] };
+  /** The SES event SNS would carry for an email this fake accepted (`Delivery`, `Bounce`, `Complaint`, `Open`, `Click`). */
+  event(email: FakeSesEmail, eventType: string, details?: Record<string, unknown>): Record<string, unknown>;
+};
+
+type SendEmailBody = {
+  FromEmailAddress?: string;
+  Destination?: { ToAddresses?: string[] };
+  Content?: { Simple?: { Subject?: { Data?: string }; Body?: { Text?: { Data?: string }; Html?: { Data?: string } } } };
+  EmailTags?: { Name: string; Value: string }[];
+  ConfigurationSetName?: string;
+};
+
+/** An SES error as the SDK reads it: the type in `x-amzn-errortype`, the message in the body. */
+const sesError = (type: string, message: string, status: 400 | 403) =>
+  new Response(JSON.stringify({ message }), { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': type } });
+
+/**
+ * A loopback SES (API v2) that the real `@aws-sdk/client-sesv2` talks to (`SES_ENDPOINT`): SendEmail with simple
+ * content, refusing unsigned requests and an empty recipient list, recording what it accepted.
+ * @example const ses = await startFakeSes(); new SESv2Client({ endpoint: ses.url, region: 'us-east-1', credentials });
+ */
+export async function startFakeSes(): Promise<FakeSes> {
+  const state = { emails: [] as FakeSesEmail[] };
+  const routes = new Hono().post('/v2/email/outbound-emails', async (c) => {
+    if (!c.req.header('authorization')?.startsWith('AWS4-HMAC-SHA256 Credential=')) return sesError('UnrecognizedClientException', 'Missing SigV4 signature', 403);
+    const body = (await c.req.json().catch(() => ({}))) as SendEmailBody;
+    const to = body.Destination?.ToAddresses ?? [];
+    if (!body.FromEmailAddress || to.length === 0) return sesError('BadRequestException', 'FromEmailAddress and a destination are required', 400);
+    if (to.some((address) => address.startsWith('rejected@'))) return sesError('MessageRejected', 'Email address is not verified', 400);
+    const simple = body.Content?.Simple;
+    const email: FakeSesEmail = {
+      id: `0100${randomUUID().replace(/-/g, '')}-000000`,
+      from: body.FromEmailAddress,
+      to,
+      subject: simple?.Subject?.Data ?? '',
+      text: simple?.Body?.Text?.Data,
+      html: simple?.Body?.Html?.Data,
+      tags: Object.fromEntries((body.EmailTags ?? []).map((t) => [t.Name, t.Value])),
+      configurationSet: body.ConfigurationSetName,
+    };
+    state.emails.push(email);
+    return c.json({ MessageId: email.id });
+  });
+  const server = await startFakeServer(routes);
+  return Object.assign(server, {
+    state,
+    event(email: FakeSesEmail, eventType: string, details: Record<string, unknown> = {}) {
+      const tags = Object.fromEntries(Object.entries(email.tags).map(([name, value]) => [name, [value]]));
+      return { eventType, mail: { timestamp: new Date().toISOString(), messageId: email.id, source: email.from, destination: email.to, tags }, ...details };
+    },
+  });
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "MessageStatusEvent" ADD COLUMN     "provider" TEXT;

@@ -1,0 +1,101 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+// The dependency rules of the architecture, checked on the source: apps -> core -> (db, queue, providers, webhooks,
+// contracts, config, runtime). Tests may cross these lines (an end-to-end test drives the API and a worker together);
+// the code that runs in production may not.
+const root = path.resolve(__dirname, '../..');
+const workspaceDirs = (group: string) => readdirSync(path.join(root, group)).map((name) => `${group}/${name}`);
+const apps = workspaceDirs('apps');
+const packages = workspaceDirs('packages');
+const nameOf = (dir: string) => (JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as { name: string }).name;
+const appNames = new Set(apps.map(nameOf));
+
+/** Every source file of a workspace that ships (src/, tests beside the code left out). */
+function sourceFiles(dir: string): string[] {
+  const src = path.join(root, dir, 'src');
+  return (readdirSync(src, { recursive: true }) as string[])
+    .filter((file) => /\.(ts|tsx|js|mjs|cjs)$/.test(file) && !/\.test\.tsx?$/.test(file) && !file.split(path.sep).includes('generated'))
+    .map((file) => path.join(src, file));
+}
+
+/** Module specifiers a file imports, statically or dynamically, or re-exports. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const found = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"]+)['"]/g)];
+  return found.map((match) => match[1]);
+}
+
+const relative = (file: string) => path.relative(root, file);
+
+describe('architecture', () => {
+  it('no app imports another app (package name or a path into it)', () => {
+    const crossings: string[] = [];
+    for (const app of apps) {
+      const own = nameOf(app);
+      for (const file of sourceFiles(app)) {
+        for (const spec of importsOf(file)) {
+          const packageName = spec.split('/').slice(0, 2).join('/');
+          const resolved = spec.startsWith('.') ? path.relative(root, path.resolve(path.dirname(file), spec)) : '';
+          const intoOtherApp = apps.some((other) => other !== app && resolved.startsWith(`${other}/`));
+          if ((appNames.has(packageName) && packageName !== own) || intoOtherApp) crossings.push(`${relative(file)} imports ${spec}`);
+        }
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
+
+  it("no app's package.json depends on another app (devDependencies, for tests, may)", () => {
+    const crossings = apps.flatMap((app) => {
+      const { dependencies = {} } = JSON.parse(readFileSync(path.join(root, app, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      return Object.keys(dependencies).filter((dep) => appNames.has(dep)).map((dep) => `${app} depends on ${dep}`);
+    });
+    expect(crossings).toEqual([]);
+  });
+
+  it('only packages/core and packages/db touch the database client (Prisma); others may only run migrations', () => {
+    // The migration tools of packages/db are the operator's (`tidings migrate`), not a way into the data.
+    const migrationTools = new Set(['migrate', 'ensureDatabase', 'listMigrations', 'diffSchemaSinceLastMigration']);
+    const offenders: string[] = [];
+    // packages/testing is test support (it creates the test databases), never shipped
+    for (const dir of [...apps, ...packages].filter((d) => !['packages/core', 'packages/db', 'packages/testing'].includes(d))) {
+      for (const file of sourceFiles(dir)) {
+        const text = readFileSync(file, 'utf8');
+        for (const spec of importsOf(file)) {
+          if (spec.startsWith('@prisma/') || spec === 'pg' || /generated\/client/.test(spec)) offenders.push(`${relative(file)} imports ${spec}`);
+        }
+        for (const match of text.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'@tidings\/db'/g)) {
+          const names = match[2].split(',').map((n) => n.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]).filter(Boolean);
+          const others = names.filter((n) => !migrationTools.has(n));
+          if (others.length > 0) offenders.push(`${relative(file)} imports ${others.join(', ')} from @tidings/db`);
+        }
+        if (/import\s+\*\s+as\s+\w+\s+from\s+'@tidings\/db'/.test(text)) offenders.push(`${relative(file)} imports all of @tidings/db`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the apps reach the database only through core: none lists @tidings/db or Prisma as a dependency', () => {
+    const offenders = apps.flatMap((app) => {
+      const { dependencies = {} } = JSON.parse(readFileSync(path.join(root, app, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      return Object.keys(dependencies).filter((dep) => dep === '@tidings/db' || dep.startsWith('@prisma/') || dep === 'pg').map((dep) => `${app} depends on ${dep}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('packages/runtime stays below the domain: it imports neither core, db, queue nor an app', () => {
+    const offenders = sourceFiles('packages/runtime').flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith('@tidings/') && spec !== '@tidings/config')
+        .map((spec) => `${relative(file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the rules see what they check: an app that imported another would be caught', () => {
+    // a guard against a check that passes because it reads nothing
+    expect(apps.length).toBeGreaterThanOrEqual(4);
+    expect(sourceFiles('apps/api').some((file) => importsOf(file).includes('@tidings/core'))).toBe(true);
+    expect(importsOf(path.join(root, 'apps/api/src/server.ts'))).toContain('@tidings/runtime');
+  });
+});
