@@ -42,7 +42,7 @@ describe('template rendering has a budget per request, spent off the event loop'
 
     const probes: Record<string, Probe> = { health: () => t.anonymous.get('/healthz'), otherTenant: () => bystander.api.get('/v1/messages') };
     for (const probe of Object.values(probes)) await probe(); // the first call compiles this client's response checks: not what is measured
-    const idle = await latenciesWhile(new Promise((resolve) => setTimeout(resolve, 500)), probes); // the same, with nothing rendering
+    const idle = await latenciesWhile(new Promise((resolve) => setTimeout(resolve, 500)), probes); // the same over a fixed 500 ms window with nothing rendering: a baseline, not a wait
 
     const eventLoop = monitorEventLoopDelay({ resolution: 10 });
     eventLoop.enable();

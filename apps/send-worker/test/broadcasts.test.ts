@@ -221,7 +221,7 @@ describe('a slow start', () => {
         await held;
       }, { timeout: 30_000 });
       const started = startBroadcast(h.deps, b.id);
-      setTimeout(() => release(), 6000);
+      setTimeout(() => release(), 6000); // the fault's length (a lock held past the 5 s default), not a wait for a condition
       await locking;
       expect(await started).toEqual({ kind: 'done', outcome: 'started' });
       expect(await h.deps.db.broadcastRecipient.count({ where: { broadcastId: b.id } })).toBe(3);
