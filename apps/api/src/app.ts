@@ -37,7 +37,8 @@ const isPublicPath = (path: string) => path === '/v1/openapi.json' || isProvider
  */
 export function createApp(deps: Deps) {
   const authenticate = createAuthenticator(deps);
-  const app = new Hono<AppEnv>();
+  // not strict: `/v1/api-keys/` is `/v1/api-keys`, as clients that join paths expect
+  const app = new Hono<AppEnv>({ strict: false });
 
   app.use('*', async (c, next) => {
     c.set('deps', deps);

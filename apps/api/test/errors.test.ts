@@ -41,6 +41,19 @@ describe('error shape', () => {
     expect(res.headers.get('allow')).toMatch(/GET/);
   });
 
+  it('a trailing slash names the same resource: GET /v1/api-keys/ lists, GET /v1/webhooks/. too', async () => {
+    const { api } = await t.org();
+    const listed = await api.get('/v1/api-keys/');
+    expect(listed.status).toBe(200);
+    expect(Array.isArray(listed.body.data)).toBe(true);
+    // a path id of "." normalises to a trailing slash, as the fuzz test found
+    const dot = await api.get('/v1/webhooks/.');
+    expect(dot.status).toBe(200);
+    const unknownId = await api.get('/v1/webhooks/wh_missing/');
+    expect(unknownId.status).toBe(404);
+    expect(unknownId.body.code).toBe('NOT_FOUND');
+  });
+
   it('a transaction that cannot get a database connection in time is a retryable 500 with Retry-After, not a leak', async () => {
     const app = new Hono<AppEnv>();
     app.get('/busy', () => {
