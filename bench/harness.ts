@@ -1,11 +1,15 @@
 // Shared pieces of the benchmark: child processes, free ports, autocannon runs, drains, progress lines.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Queue } from 'bullmq';
-import type { Deps } from '@tidings/core';
+import { loadConfig } from '@tidings/config';
+import { openDeps, type Deps } from '@tidings/core';
+import { migrate } from '@tidings/db';
+import { Client } from 'pg';
 import type { Redis } from '@tidings/queue';
 
 export const root = path.resolve(__dirname, '..');
@@ -210,4 +214,38 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await redis.unlink(...keys);
     cursor = next;
   } while (cursor !== '0');
+}
+
+/**
+ * Runs one phase of the benchmark on its own (the whole run takes long on a busy machine): a database of its own,
+ * dropped and created again, its own Redis prefix; prints the result and writes bench/results/<name>.json.
+ * @example await runOnePhase('broadcast', {}, (bench) => measureBroadcast(bench, 100_000));
+ */
+export async function runOnePhase(name: string, extraEnv: Record<string, string>, measure: (bench: Bench) => Promise<Record<string, unknown>>) {
+  const database = `tidings_bench_${name.replace(/\W/g, '_')}`;
+  const url = new URL(loadConfig().databaseUrl);
+  url.pathname = '/postgres';
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
+  await migrate(databaseUrl);
+  const runPrefix = `bench-${Date.now()}`;
+  const env = { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '10', ...extraEnv };
+  const deps = openDeps(loadConfig({ ...process.env, ...env, REDIS_PREFIX: runPrefix, LOG_LEVEL: 'silent' }), 'bench');
+  const bench: Bench = { deps, env, prefix: (phase) => `${runPrefix}-${phase}`, seconds: Number(process.env.BENCH_SECONDS ?? 10) };
+  try {
+    const result = await measure(bench);
+    const machine = { cpus: os.cpus().length, node: process.version, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) };
+    mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+    writeFileSync(path.join(root, `bench/results/${name}.json`), `${JSON.stringify({ ...result, machine }, null, 2)}\n`);
+    console.table(result);
+    console.log(machine);
+  } finally {
+    await deleteKeys(deps.redis, runPrefix);
+    await deps.close();
+  }
 }
