@@ -121,6 +121,8 @@ describe('message.send: attachments', () => {
   it.each([
     ['base64 that does not decode', [{ filename: 'a.txt', content: 'not base64!' }], /^attachments\.0\.content: must be base64/],
     ['base64 of a wrong length', [{ filename: 'a.txt', content: 'QUJD' }, { filename: 'b.txt', content: 'QUJ' }], /^attachments\.1\.content: must be base64/],
+    ['base64 with padding inside', [{ filename: 'a.txt', content: 'QU=DQUJD' }], /^attachments\.0\.content: must be base64/],
+    ['base64 with three padding characters', [{ filename: 'a.txt', content: 'Q===' }], /^attachments\.0\.content: must be base64/],
     ['both content and path', [{ filename: 'a.txt', content: 'QUJD', path: 'https://93.184.215.14/a' }], /^attachments\.0: give exactly one of content or path/],
     ['neither content nor path', [{ filename: 'a.txt' }], /^attachments\.0: give exactly one of content or path/],
     ['a path that is not https', [{ filename: 'a.txt', content: 'QUJD' }, { filename: 'b.txt', path: 'http://93.184.215.14/b' }], /^attachments\.1\.path: must be an absolute https URL/],
