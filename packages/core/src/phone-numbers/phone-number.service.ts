@@ -37,8 +37,8 @@ export async function lockDefaultNumber(tx: Prisma.TransactionClient, orgId: str
 }
 
 /**
- * phoneNumber.searchAvailable: the provider's inventory (the sandbox's for test keys or without Telnyx), less the
- * numbers someone on this install already owns.
+ * phoneNumber.searchAvailable: the inventory of the provider a purchase would use (the sandbox's for test keys or
+ * without Telnyx and Twilio), less the numbers someone on this install already owns.
  * @example const { data } = await searchAvailableNumbers(deps, orgId, 'live', { country: 'US', areaCode: '415', limit: 5 });
  */
 export async function searchAvailableNumbers(deps: Deps, _orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
