@@ -8,6 +8,7 @@ import { createResendProvider } from './resend.provider.ts';
 import { createSandboxDomainProvider } from './sandbox-domain.provider.ts';
 import { createSandboxNumberProvider } from './sandbox-number.provider.ts';
 import { createSandboxProvider } from './sandbox.provider.ts';
+import { createSesDomainProvider } from './ses-domain.provider.ts';
 import { createSesProvider } from './ses.provider.ts';
 import { createSmtpProvider } from './smtp.provider.ts';
 import { createTelnyxNumberProvider } from './telnyx-number.provider.ts';
@@ -52,7 +53,8 @@ export type ProviderOverrides = Partial<{
 /**
  * Builds the providers from configuration: the sandbox always, each real one when it is listed in EMAIL_PROVIDERS /
  * SMS_PROVIDERS (its settings are then required by loadConfig). Domains are provisioned at the first of
- * EMAIL_PROVIDERS that can (Resend), numbers at the first of SMS_PROVIDERS that can (Telnyx, Twilio). Base URLs and endpoints let tests point the real SDKs at loopback fakes.
+ * EMAIL_PROVIDERS that can (Resend, SES), numbers at the first of SMS_PROVIDERS that can (Telnyx, Twilio). Base URLs
+ * and endpoints let tests point the real SDKs at loopback fakes.
  * @example const providers = buildProviders(config); const [first] = providers.sendingOrder('email', message.provider);
  */
 export function buildProviders(config: Config, overrides: ProviderOverrides = {}): Providers {
@@ -90,6 +92,10 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
 
   const domainProviders: Partial<Record<string, DomainProvider>> = {
     resend: resend.apiKey ? createResendDomainProvider({ apiKey: resend.apiKey, baseUrl: resend.baseUrl }) : undefined,
+    ses:
+      ses.region && ses.accessKeyId && ses.secretAccessKey
+        ? createSesDomainProvider({ region: ses.region, accessKeyId: ses.accessKeyId, secretAccessKey: ses.secretAccessKey, endpoint: ses.endpoint, configurationSet: ses.configurationSet })
+        : undefined,
   };
   const numberProviders: Partial<Record<string, NumberProvider>> = {
     telnyx: telnyx.apiKey ? createTelnyxNumberProvider({ apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl, messagingProfileId: telnyx.messagingProfileId }) : undefined,

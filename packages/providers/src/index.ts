@@ -3,6 +3,7 @@ export * from './domain-provider.ts';
 export * from './number-provider.ts';
 export { createTwilioNumberProvider } from './twilio-number.provider.ts';
 export { createResendDomainProvider, qualifyName } from './resend-domain.provider.ts';
+export { createSesDomainProvider } from './ses-domain.provider.ts';
 export { createSandboxDomainProvider, SANDBOX_MAIL_HOST } from './sandbox-domain.provider.ts';
 export { createTelnyxNumberProvider } from './telnyx-number.provider.ts';
 export { createSandboxNumberProvider, describeSandboxNumber } from './sandbox-number.provider.ts';
