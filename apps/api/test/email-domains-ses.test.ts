@@ -1,4 +1,4 @@
-import { startFakeDns, startFakeSes, type FakeDns, type FakeSes } from '@tidings/testing';
+import { apiClient, startFakeDns, startFakeSes, type FakeDns, type FakeSes } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 // EMAIL_PROVIDERS=ses: live keys provision domains as SES email identities through @aws-sdk/client-sesv2 at the fake.
@@ -97,6 +97,20 @@ describe('email domains through SES', () => {
     const taken = await elsewhere.api.post('/v1/email-domains', { name: 'outage.example.com' });
     expect(taken.status).toBe(400);
     expect(taken.body.message).toMatch(/^name: the email provider does not accept outage\.example\.com/);
+  });
+
+  it('a test key of the same organization cannot verify or delete an SES domain (403); SES hears nothing', async () => {
+    const { api } = await t.org();
+    const domain = (await api.post('/v1/email-domains', { name: 'guarded.example.com' })).body;
+    const testKey = (await api.post('/v1/api-keys', { name: 'tests', mode: 'test' })).body.key as string;
+    const asTest = apiClient(t.app, testKey);
+    ses.reset();
+    for (const res of [await asTest.post(`/v1/email-domains/${domain.id}/verify`), await asTest.delete(`/v1/email-domains/${domain.id}`)]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ code: 'FORBIDDEN', message: 'This email domain is held at ses: a test key never reaches a real provider; use a live key' });
+    }
+    expect(ses.requests).toEqual([]);
+    expect(ses.state.identities.has('guarded.example.com')).toBe(true);
   });
 
   it('test keys provision in the sandbox and never reach SES', async () => {

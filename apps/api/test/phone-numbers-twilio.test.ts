@@ -119,6 +119,23 @@ describe('phone numbers through Twilio', () => {
     expect((await api.delete(`/v1/phone-numbers/${bought.id}`)).status).toBe(204);
   });
 
+  it("a test key of the same organization cannot release or relabel a Twilio number (403); Twilio hears nothing", async () => {
+    const { api } = await t.org();
+    const number = await searchOne(api, 'country=US&areaCode=628&limit=1');
+    const bought = (await api.post('/v1/phone-numbers', { number })).body;
+    const testKey = (await api.post('/v1/api-keys', { name: 'tests', mode: 'test' })).body.key as string;
+    const asTest = apiClient(t.app, testKey);
+    twilio.reset();
+    for (const res of [await asTest.delete(`/v1/phone-numbers/${bought.id}`), await asTest.patch(`/v1/phone-numbers/${bought.id}`, { friendlyName: 'x' })]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ code: 'FORBIDDEN', message: 'This phone number is held at twilio: a test key never reaches a real provider; use a live key' });
+    }
+    // making it the default reaches no provider
+    expect((await asTest.patch(`/v1/phone-numbers/${bought.id}`, { isDefault: true })).status).toBe(200);
+    expect(twilio.requests).toEqual([]);
+    expect((await api.get(`/v1/phone-numbers/${bought.id}`)).body.friendlyName).toBeNull();
+  });
+
   it('test keys never reach Twilio', async () => {
     const { api } = await t.org({ mode: 'test' });
     const number = await searchOne(api, 'country=US&areaCode=720&limit=1');

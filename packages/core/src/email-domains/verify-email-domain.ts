@@ -1,9 +1,11 @@
 import type { promises as dns } from 'node:dns';
 import type { DnsRecord, EmailDomain } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import { assertTestKeyMayReach } from '../test-key-reach.ts';
 import { checkDnsRecords, createDnsResolver } from './dns-check.ts';
 import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
 
@@ -72,11 +74,12 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
  * emailDomain.verify: asks DNS now (the `DNS_SERVERS` resolvers when set) and, for a provider with its own verdict
  * (SES), the provider; returns the domain with each record's status and the domain's: `verified` when every required
  * record matches and the provider agrees, `failed` when the provider says so or still not 72 h after it was added,
- * else as it was.
- * @example const domain = await verifyEmailDomain(deps, orgId, 'dom_...');
+ * else as it was. A test key may verify only sandbox domains (403 otherwise): verifying asks the provider too.
+ * @example const domain = await verifyEmailDomain(deps, orgId, 'live', 'dom_...');
  */
-export async function verifyEmailDomain(deps: Deps, orgId: string, id: string): Promise<EmailDomain> {
+export async function verifyEmailDomain(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<EmailDomain> {
   const row = await findEmailDomain(deps, orgId, id);
+  assertTestKeyMayReach(mode, row.provider, 'This email domain');
   return toEmailDomain(await checkDomain(deps, row, createDnsResolver(deps.config)));
 }
 

@@ -8,6 +8,7 @@ import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { providerFailure } from '../provider-failure.ts';
+import { assertTestKeyMayReach } from '../test-key-reach.ts';
 import { findPhoneNumber, lockDefaultNumber, NUMBER_PROVIDER, toPhoneNumber } from './phone-number.service.ts';
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
@@ -76,11 +77,13 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
 
 /**
  * phoneNumber.release: gives the number back at the provider, then deletes it here with a `phoneNumber.released`
- * event, so it is not found afterwards and cannot send. When the provider is down nothing changes.
- * @example await releasePhoneNumber(deps, orgId, 'pn_...');
+ * event, so it is not found afterwards and cannot send. When the provider is down nothing changes. A test key may
+ * release only sandbox numbers (403 otherwise).
+ * @example await releasePhoneNumber(deps, orgId, 'live', 'pn_...');
  */
-export async function releasePhoneNumber(deps: Deps, orgId: string, id: string): Promise<void> {
+export async function releasePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<void> {
   const current = await findPhoneNumber(deps, orgId, id);
+  assertTestKeyMayReach(mode, current.provider, 'This phone number');
   await deps.providers.numbers({ name: current.provider })
     .release(current.number, current.providerNumberId)
     .catch((error) => {
