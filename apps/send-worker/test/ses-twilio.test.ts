@@ -96,6 +96,21 @@ describe('email through SES', () => {
     expect((await statusOf(api, message.id)).status).toBe('sent');
   });
 
+  it('refuses a genuine notification over an hour old with 400, changing nothing; one just inside the hour applies', async () => {
+    const { api, message, accepted } = await sentEmail('late@example.com');
+    const hourAgo = h.deps.now().getTime() - 60 * 60 * 1000;
+    const stale = h.sns.notification(h.ses.event(accepted, 'Bounce', { bounce: { bounceType: 'Permanent' } }), { timestamp: new Date(hourAgo - 60_000) });
+    const res = await postSns(stale);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 'BAD_REQUEST', message: 'The ses callback is too old to act on' });
+    expect((await statusOf(api, message.id)).status).toBe('sent');
+    expect(await h.deps.db.suppression.count({ where: { recipient: 'late@example.com' } })).toBe(0);
+
+    const late = h.sns.notification(h.ses.event(accepted, 'Delivery'), { timestamp: new Date(hourAgo + 60_000) });
+    expect((await postSns(late)).status).toBe(200);
+    expect((await statusOf(api, message.id)).status).toBe('delivered');
+  });
+
   it('confirms an SNS subscription by fetching its SubscribeURL', async () => {
     const confirmation = h.sns.subscriptionConfirmation();
     const res = await postSns(confirmation);

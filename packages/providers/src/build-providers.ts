@@ -8,10 +8,12 @@ import { createResendProvider } from './resend.provider.ts';
 import { createSandboxDomainProvider } from './sandbox-domain.provider.ts';
 import { createSandboxNumberProvider } from './sandbox-number.provider.ts';
 import { createSandboxProvider } from './sandbox.provider.ts';
+import { createSesDomainProvider } from './ses-domain.provider.ts';
 import { createSesProvider } from './ses.provider.ts';
 import { createSmtpProvider } from './smtp.provider.ts';
 import { createTelnyxNumberProvider } from './telnyx-number.provider.ts';
 import { createTelnyxProvider } from './telnyx.provider.ts';
+import { createTwilioNumberProvider } from './twilio-number.provider.ts';
 import { createTwilioProvider } from './twilio.provider.ts';
 
 export type ChannelType = 'email' | 'sms';
@@ -50,8 +52,9 @@ export type ProviderOverrides = Partial<{
 
 /**
  * Builds the providers from configuration: the sandbox always, each real one when it is listed in EMAIL_PROVIDERS /
- * SMS_PROVIDERS (its settings are then required by loadConfig), Resend and Telnyx also for domains and numbers when
- * their keys are set. Base URLs and endpoints let tests point the real SDKs at loopback fakes.
+ * SMS_PROVIDERS (its settings are then required by loadConfig). Domains are provisioned at the first of
+ * EMAIL_PROVIDERS that can (Resend, SES), numbers at the first of SMS_PROVIDERS that can (Telnyx, Twilio). Base URLs
+ * and endpoints let tests point the real SDKs at loopback fakes.
  * @example const providers = buildProviders(config); const [first] = providers.sendingOrder('email', message.provider);
  */
 export function buildProviders(config: Config, overrides: ProviderOverrides = {}): Providers {
@@ -87,20 +90,32 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
   };
   const circuit = createCircuitBreaker(config.circuit);
 
-  const domains =
-    overrides.domains ??
-    ((choice: ProviderChoice): DomainProvider => {
-      const wantsResend = 'name' in choice ? choice.name === 'resend' : choice.mode === 'live';
-      return wantsResend && resend.apiKey ? createResendDomainProvider({ apiKey: resend.apiKey, baseUrl: resend.baseUrl }) : createSandboxDomainProvider();
-    });
-  const numbers =
-    overrides.numbers ??
-    ((choice: ProviderChoice): NumberProvider => {
-      const wantsTelnyx = 'name' in choice ? choice.name === 'telnyx' : choice.mode === 'live';
-      return wantsTelnyx && telnyx.apiKey
-        ? createTelnyxNumberProvider({ apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl, messagingProfileId: telnyx.messagingProfileId })
-        : createSandboxNumberProvider();
-    });
+  const domainProviders: Partial<Record<string, DomainProvider>> = {
+    resend: resend.apiKey ? createResendDomainProvider({ apiKey: resend.apiKey, baseUrl: resend.baseUrl }) : undefined,
+    ses:
+      ses.region && ses.accessKeyId && ses.secretAccessKey
+        ? createSesDomainProvider({ region: ses.region, accessKeyId: ses.accessKeyId, secretAccessKey: ses.secretAccessKey, endpoint: ses.endpoint, configurationSet: ses.configurationSet })
+        : undefined,
+  };
+  const numberProviders: Partial<Record<string, NumberProvider>> = {
+    telnyx: telnyx.apiKey ? createTelnyxNumberProvider({ apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl, messagingProfileId: telnyx.messagingProfileId }) : undefined,
+    twilio:
+      twilio.accountSid && twilio.authToken
+        ? createTwilioNumberProvider({ accountSid: twilio.accountSid, authToken: twilio.authToken, baseUrl: twilio.baseUrl, smsUrl: twilioCallbackUrl(config) })
+        : undefined,
+  };
+  // A new domain or number goes to the first provider of the channel's list that provisions them (a live key's);
+  // an existing one to the provider that holds it. The sandbox when neither is configured.
+  const holderOf = <T>(available: Partial<Record<string, T>>, list: string[], choice: ProviderChoice): T | undefined => {
+    if ('name' in choice) return available[choice.name];
+    if (choice.mode === 'test') return undefined;
+    const name = list.find((n) => available[n]);
+    return name ? available[name] : undefined;
+  };
+  const sandboxDomains = createSandboxDomainProvider();
+  const sandboxNumbers = createSandboxNumberProvider();
+  const domains = overrides.domains ?? ((choice: ProviderChoice) => holderOf(domainProviders, lists.email, choice) ?? sandboxDomains);
+  const numbers = overrides.numbers ?? ((choice: ProviderChoice) => holderOf(numberProviders, lists.sms, choice) ?? sandboxNumbers);
 
   return {
     plannedFor: (mode, channelType) => (mode === 'test' ? 'sandbox' : lists[channelType][0]!),

@@ -15,18 +15,20 @@ export type RequiredDnsRecord = {
 export type ProvisionedDomain = { providerDomainId: string; records: RequiredDnsRecord[] };
 
 /**
- * Provisions sending domains at an email provider. Implementations: Resend (`resend-domain.provider.ts`) and the
- * sandbox (`sandbox-domain.provider.ts`).
+ * Provisions sending domains at an email provider. Implementations: Resend (`resend-domain.provider.ts`), Amazon SES
+ * (`ses-domain.provider.ts`) and the sandbox (`sandbox-domain.provider.ts`).
  */
 export interface DomainProvider {
   /** Stored on the domain, so later calls go to the provider that holds it. */
-  readonly name: 'resend' | 'sandbox';
+  readonly name: 'resend' | 'ses' | 'sandbox';
   /** Registers `domainName` and returns the records its owner must publish. */
   create(domainName: string): Promise<ProvisionedDomain>;
   /** Removes the domain; a domain the provider no longer knows counts as removed. */
   delete(providerDomainId: string): Promise<void>;
   /** Asks the provider to check DNS itself (after our own check found every required record). */
   verify?(providerDomainId: string): Promise<void>;
+  /** The provider's own verdict on the domain, where it checks DNS itself and will not send before (SES). */
+  status?(providerDomainId: string): Promise<'verified' | 'pending' | 'failed'>;
 }
 
 /** The DMARC record every sending domain should publish; providers other than us rarely list it. */

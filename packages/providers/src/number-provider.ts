@@ -24,17 +24,19 @@ export type AvailableNumber = {
 export type OrderedNumber = {
   /** The provider's id for the number, when it is already known (some orders complete later). */
   providerNumberId: string | null;
-  type: NumberType;
-  country: string;
+  /** Null when the provider does not say (Twilio): the caller derives it from the number. */
+  type: NumberType | null;
+  /** ISO 3166 alpha-2; null when the provider does not say. */
+  country: string | null;
 };
 
 /**
- * Buys and manages phone numbers at an SMS provider. Implementations: Telnyx (`telnyx-number.provider.ts`) and the
- * sandbox (`sandbox-number.provider.ts`). A number someone else took since the search throws a ProviderError with
+ * Buys and manages phone numbers at an SMS provider. Implementations: Telnyx (`telnyx-number.provider.ts`), Twilio
+ * (`twilio-number.provider.ts`) and the sandbox (`sandbox-number.provider.ts`). A number someone else took since the search throws a ProviderError with
  * reason `number_unavailable`.
  */
 export interface NumberProvider {
-  readonly name: 'telnyx' | 'sandbox';
+  readonly name: 'telnyx' | 'twilio' | 'sandbox';
   searchAvailable(query: AvailableNumberQuery): Promise<AvailableNumber[]>;
   /** Orders `number`; `reference` (our id) is stored at the provider for look-ups from its side. */
   order(number: string, options: { reference: string }): Promise<OrderedNumber>;

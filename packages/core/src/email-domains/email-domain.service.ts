@@ -6,6 +6,7 @@ import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { providerFailure } from '../provider-failure.ts';
+import { assertTestKeyMayReach } from '../test-key-reach.ts';
 import { normalizeDomainName } from './domain-name.ts';
 
 const PROVIDER = 'email provider';
@@ -104,9 +105,11 @@ export async function setDefaultSender(deps: Deps, orgId: string, id: string, in
 /**
  * emailDomain.delete: removes the domain at the provider that holds it, then here; sending from it is refused
  * afterwards because it is no longer a verified domain of the organization. When the provider is down nothing changes.
+ * A test key may delete only sandbox domains (403 otherwise).
  */
-export async function deleteEmailDomain(deps: Deps, orgId: string, id: string): Promise<void> {
+export async function deleteEmailDomain(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<void> {
   const domain = await findEmailDomain(deps, orgId, id);
+  assertTestKeyMayReach(mode, domain.provider, 'This email domain');
   if (domain.providerDomainId) {
     await deps.providers.domains({ name: domain.provider })
       .delete(domain.providerDomainId)

@@ -1,9 +1,11 @@
 import type { promises as dns } from 'node:dns';
 import type { DnsRecord, EmailDomain } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import { assertTestKeyMayReach } from '../test-key-reach.ts';
 import { checkDnsRecords, createDnsResolver } from './dns-check.ts';
 import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
 
@@ -11,9 +13,14 @@ import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
 export const VERIFICATION_WINDOW_MS = 72 * 60 * 60 * 1000;
 
 type DomainStatus = EmailDomainRow['status'];
+/** What the provider says, where it has its own verdict (SES): undefined when it has none, null when unreadable. */
+type ProviderVerdict = 'verified' | 'pending' | 'failed' | null | undefined;
 
-function nextStatus(row: EmailDomainRow, records: DnsRecord[], now: Date): DomainStatus {
-  if (records.filter((r) => r.required).every((r) => r.status === 'verified')) return 'verified';
+function nextStatus(row: EmailDomainRow, records: DnsRecord[], now: Date, verdict: ProviderVerdict): DomainStatus {
+  // a provider that checks DNS itself does not send before it agrees, so neither do we
+  const isProviderSatisfied = verdict === undefined || verdict === 'verified';
+  if (records.filter((r) => r.required).every((r) => r.status === 'verified') && isProviderSatisfied) return 'verified';
+  if (verdict === 'failed') return 'failed';
   // A verified domain whose records were removed must stop sending: receivers would reject its mail.
   if (row.status === 'verified') return 'failed';
   if (row.status === 'pending' && now.getTime() - row.createdAt.getTime() >= VERIFICATION_WINDOW_MS) return 'failed';
@@ -29,8 +36,16 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
   const before = row.records as DnsRecord[];
   const statuses = await checkDnsRecords(resolver, before);
   const records = before.map((r, i) => ({ ...r, status: statuses[i]! }));
+  const provider = deps.providers.domains({ name: row.provider });
+  const verdict: ProviderVerdict =
+    provider.status && row.providerDomainId
+      ? await provider.status(row.providerDomainId).catch((error) => {
+          deps.logger.warn({ err: error, domainId: row.id }, 'provider domain status unreadable; the domain stays as it is');
+          return null;
+        })
+      : undefined;
   const now = deps.now();
-  const status = nextStatus(row, records, now);
+  const status = nextStatus(row, records, now, verdict);
   const changed = status !== row.status;
 
   const { updated, outbox } = await deps.db.$transaction(async (tx) => {
@@ -48,7 +63,6 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
   });
   await dispatchOutbox(deps, outbox);
 
-  const provider = deps.providers.domains({ name: row.provider });
   if (changed && status === 'verified' && provider.verify && row.providerDomainId) {
     // Our check passed; the provider runs its own before it sends. Best effort: a later verify asks again.
     await provider.verify(row.providerDomainId).catch((error) => deps.logger.warn({ err: error, domainId: row.id }, 'provider domain verify failed'));
@@ -57,13 +71,15 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
 }
 
 /**
- * emailDomain.verify: asks DNS now (the `DNS_SERVERS` resolvers when set) and returns the domain with each record's
- * status and the domain's: `verified` when every required record matches, `failed` when still not 72 h after it
- * was added, else as it was.
- * @example const domain = await verifyEmailDomain(deps, orgId, 'dom_...');
+ * emailDomain.verify: asks DNS now (the `DNS_SERVERS` resolvers when set) and, for a provider with its own verdict
+ * (SES), the provider; returns the domain with each record's status and the domain's: `verified` when every required
+ * record matches and the provider agrees, `failed` when the provider says so or still not 72 h after it was added,
+ * else as it was. A test key may verify only sandbox domains (403 otherwise): verifying asks the provider too.
+ * @example const domain = await verifyEmailDomain(deps, orgId, 'live', 'dom_...');
  */
-export async function verifyEmailDomain(deps: Deps, orgId: string, id: string): Promise<EmailDomain> {
+export async function verifyEmailDomain(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<EmailDomain> {
   const row = await findEmailDomain(deps, orgId, id);
+  assertTestKeyMayReach(mode, row.provider, 'This email domain');
   return toEmailDomain(await checkDomain(deps, row, createDnsResolver(deps.config)));
 }
 

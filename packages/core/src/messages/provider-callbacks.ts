@@ -1,5 +1,6 @@
 import {
   CallbackSignatureError,
+  CallbackStaleError,
   confirmSnsSubscription,
   fetchResendReceivedEmail,
   twilioCallbackUrl,
@@ -29,13 +30,13 @@ async function verify(deps: Deps, provider: CallbackProvider, rawBody: string, h
     case 'twilio':
       return verifyTwilioCallback(rawBody, headers, { authToken: config.twilio.authToken, url: twilioCallbackUrl(config) });
     case 'ses':
-      return verifySesCallback(rawBody, { urlPattern: config.ses.snsUrlPattern, topicArn: config.ses.snsTopicArn });
+      return verifySesCallback(rawBody, { urlPattern: config.ses.snsUrlPattern, topicArn: config.ses.snsTopicArn, nowMs: deps.now().getTime() });
   }
 }
 
 /**
  * POST /v1/provider-events/{resend|telnyx|twilio|ses}: verifies the provider's signature (401 and nothing changes
- * when it does not check out), confirms an SNS subscription, then hands what it reports to the one core function of
+ * when it does not check out; 400 for a genuine SNS message over an hour old), confirms an SNS subscription, then hands what it reports to the one core function of
  * its kind - `applyProviderOutcome` (status), `recordEngagement` (opened, clicked, complained, delayed) or
  * `receiveInboundMessage` (inbound) - the same ones the sandbox uses. An event about a message we do not know, or one
  * that changes nothing, is still acknowledged so the provider stops resending it.
@@ -54,6 +55,10 @@ export async function receiveProviderCallback(
     if (error instanceof CallbackSignatureError) {
       deps.logger.warn({ provider, reason: error.message }, 'provider callback refused');
       throw new AppError('UNAUTHORIZED', `Invalid ${provider} callback signature`);
+    }
+    if (error instanceof CallbackStaleError) {
+      deps.logger.warn({ provider, reason: error.message }, 'provider callback refused');
+      throw new AppError('BAD_REQUEST', `The ${provider} callback is too old to act on`);
     }
     throw error;
   }

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { providerFailure } from '../provider-failure.ts';
+import { assertTestKeyMayReach } from '../test-key-reach.ts';
 
 export const NUMBER_PROVIDER = 'phone number provider';
 
@@ -37,8 +38,8 @@ export async function lockDefaultNumber(tx: Prisma.TransactionClient, orgId: str
 }
 
 /**
- * phoneNumber.searchAvailable: the provider's inventory (the sandbox's for test keys or without Telnyx), less the
- * numbers someone on this install already owns.
+ * phoneNumber.searchAvailable: the inventory of the provider a purchase would use (the sandbox's for test keys or
+ * without Telnyx and Twilio), less the numbers someone on this install already owns.
  * @example const { data } = await searchAvailableNumbers(deps, orgId, 'live', { country: 'US', areaCode: '415', limit: 5 });
  */
 export async function searchAvailableNumbers(deps: Deps, _orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
@@ -65,11 +66,13 @@ export async function getPhoneNumber(deps: Deps, orgId: string, id: string): Pro
 /**
  * phoneNumber.update: `friendlyName` (mirrored to the provider's record) and `isDefault`. Making a number the
  * default unsets the previous one in the same transaction; unsetting it leaves the organization without a default.
- * @example await updatePhoneNumber(deps, orgId, 'pn_...', { isDefault: true });
+ * A test key may not relabel a number held at a real provider (403): the label is mirrored there.
+ * @example await updatePhoneNumber(deps, orgId, 'live', 'pn_...', { isDefault: true });
  */
-export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, input: UpdatePhoneNumberBody): Promise<PhoneNumber> {
+export async function updatePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, id: string, input: UpdatePhoneNumberBody): Promise<PhoneNumber> {
   const current = await findPhoneNumber(deps, orgId, id);
   if (input.friendlyName !== undefined && input.friendlyName !== current.friendlyName) {
+    assertTestKeyMayReach(mode, current.provider, 'This phone number');
     await deps.providers.numbers({ name: current.provider })
       .update(current.number, current.providerNumberId, { friendlyName: input.friendlyName })
       .catch((error) => {

@@ -1,12 +1,14 @@
 import type { PhoneNumber, PurchasePhoneNumberBody } from '@tidings/contracts';
 import type { Prisma } from '@tidings/db';
-import { ProviderError, type KeyMode } from '@tidings/providers';
+import { ProviderError, type KeyMode, type NumberType } from '@tidings/providers';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { providerFailure } from '../provider-failure.ts';
+import { assertTestKeyMayReach } from '../test-key-reach.ts';
 import { findPhoneNumber, lockDefaultNumber, NUMBER_PROVIDER, toPhoneNumber } from './phone-number.service.ts';
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
@@ -15,10 +17,17 @@ function alreadyOwned(number: string, byThisOrg: boolean): AppError {
   return new AppError('CONFLICT', byThisOrg ? `Phone number ${number} already belongs to this organization` : `Phone number ${number} is not available`);
 }
 
+/** What the number itself says of its type and country, for providers whose order does not (Twilio). */
+function describeNumber(number: string): { type: NumberType; country: string | null } {
+  const parsed = parsePhoneNumberFromString(number);
+  const kind = parsed?.getType();
+  return { type: kind === 'TOLL_FREE' ? 'tollFree' : kind === 'MOBILE' ? 'mobile' : 'local', country: parsed?.country ?? null };
+}
+
 /**
- * phoneNumber.purchase: orders the number at the provider (the sandbox for test keys or without Telnyx) and stores
- * it, with a `phoneNumber.purchased` event in the same transaction. The organization's first number becomes its
- * default. 409 when anyone on this install owns it, or when the provider says it is no longer available.
+ * phoneNumber.purchase: orders the number at the provider (the first of SMS_PROVIDERS that sells numbers; the sandbox
+ * for test keys or without Telnyx and Twilio) and stores it, with a `phoneNumber.purchased` event in the same
+ * transaction. The organization's first number becomes its default. 409 when anyone on this install owns it, or when the provider says it is no longer available.
  * @example const number = await purchasePhoneNumber(deps, orgId, 'live', { number: '+14155550123' });
  */
 export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, input: PurchasePhoneNumberBody): Promise<PhoneNumber> {
@@ -35,6 +44,7 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
     throw providerFailure(deps, error, NUMBER_PROVIDER);
   });
 
+  const described = ordered.type && ordered.country ? null : describeNumber(number);
   try {
     const { row, outbox } = await deps.db.$transaction(async (tx) => {
       await lockDefaultNumber(tx, orgId);
@@ -46,8 +56,8 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
           number,
           friendlyName: input.friendlyName ?? null,
           isDefault: !hasDefault,
-          type: ordered.type,
-          country: ordered.country || null,
+          type: ordered.type ?? described!.type,
+          country: ordered.country || described?.country || null,
           provider: provider.name,
           providerNumberId: ordered.providerNumberId,
         },
@@ -67,11 +77,13 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
 
 /**
  * phoneNumber.release: gives the number back at the provider, then deletes it here with a `phoneNumber.released`
- * event, so it is not found afterwards and cannot send. When the provider is down nothing changes.
- * @example await releasePhoneNumber(deps, orgId, 'pn_...');
+ * event, so it is not found afterwards and cannot send. When the provider is down nothing changes. A test key may
+ * release only sandbox numbers (403 otherwise).
+ * @example await releasePhoneNumber(deps, orgId, 'live', 'pn_...');
  */
-export async function releasePhoneNumber(deps: Deps, orgId: string, id: string): Promise<void> {
+export async function releasePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<void> {
   const current = await findPhoneNumber(deps, orgId, id);
+  assertTestKeyMayReach(mode, current.provider, 'This phone number');
   await deps.providers.numbers({ name: current.provider })
     .release(current.number, current.providerNumberId)
     .catch((error) => {

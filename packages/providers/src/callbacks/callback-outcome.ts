@@ -47,3 +47,14 @@ export class CallbackSignatureError extends Error {
     this.name = 'CallbackSignatureError';
   }
 }
+
+/**
+ * The callback is genuine but too old to act on (a replay of a captured message, or one delivered after its window):
+ * answer 400 and change nothing.
+ */
+export class CallbackStaleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CallbackStaleError';
+  }
+}

@@ -1,6 +1,6 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { SES_MESSAGE_TAG } from '../ses.provider.ts';
-import { CallbackSignatureError, type CallbackReport } from './callback-outcome.ts';
+import { CallbackSignatureError, CallbackStaleError, type CallbackReport } from './callback-outcome.ts';
 
 /** An SNS message as posted to an HTTPS subscription. */
 type SnsMessage = {
@@ -36,7 +36,17 @@ export type SnsOptions = {
   topicArn?: string;
   /** Fetches a certificate; the default GETs it with a timeout and no redirects. */
   fetchCertificate?: (url: string) => Promise<string>;
+  /** The current time, for the freshness check of the message's Timestamp. */
+  nowMs: number;
+  /** Messages whose Timestamp is older than this are refused; SNS_MAX_AGE_MS by default. */
+  maxAgeMs?: number;
 };
+
+/**
+ * How old a signed SNS message may be. SNS keeps a message's Timestamp on every retry, and its HTTP retry policies
+ * end within an hour, so anything older is a replay of a captured message rather than a delivery.
+ */
+export const SNS_MAX_AGE_MS = 60 * 60 * 1000;
 
 const CERTIFICATE_TIMEOUT_MS = 5000;
 // Certificates are public and few (one per region and rotation): kept for the life of the process, keyed by URL.
@@ -126,10 +136,10 @@ function readSesEvent(text: string | undefined): CallbackReport | null {
 
 /**
  * Verifies an SNS post (the signature, with a certificate fetched only from a URL matching `urlPattern`; the topic
- * when one is configured) and reads it: a subscription confirmation asks to be confirmed; a notification carries an
+ * when one is configured, and that its Timestamp is at most an hour old) and reads it: a subscription confirmation asks to be confirmed; a notification carries an
  * SES event (bounce, complaint, delivery, open, click, ...). Throws CallbackSignatureError when anything does not
- * check out.
- * @example const result = await verifySesCallback(rawBody, { urlPattern: config.ses.snsUrlPattern });
+ * check out, CallbackStaleError when the genuine message is too old.
+ * @example const result = await verifySesCallback(rawBody, { urlPattern: config.ses.snsUrlPattern, nowMs: Date.now() });
  */
 export async function verifySesCallback(rawBody: string, options: SnsOptions): Promise<SesCallback> {
   let message: SnsMessage;
@@ -140,6 +150,10 @@ export async function verifySesCallback(rawBody: string, options: SnsOptions): P
   }
   if (typeof message !== 'object' || message === null) throw new CallbackSignatureError('Not an SNS message');
   await checkSignature(message, options);
+  // checked after the signature, which covers the Timestamp: a forged date is a 401 like any forgery
+  const publishedMs = Date.parse(message.Timestamp ?? '');
+  if (Number.isNaN(publishedMs)) throw new CallbackStaleError('The SNS message has no valid Timestamp');
+  if (options.nowMs - publishedMs > (options.maxAgeMs ?? SNS_MAX_AGE_MS)) throw new CallbackStaleError('The SNS message is too old to act on');
   if (options.topicArn && message.TopicArn !== options.topicArn) throw new CallbackSignatureError('Notification of another SNS topic');
   if (message.Type === 'SubscriptionConfirmation') {
     if (!isSnsUrl(message.SubscribeURL, options.urlPattern)) throw new CallbackSignatureError('The subscription URL is not an SNS host');

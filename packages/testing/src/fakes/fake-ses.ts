@@ -4,8 +4,11 @@ import { startFakeServer, type FakeServer } from './fake-server.ts';
 
 export type FakeSesEmail = { id: string; from: string; to: string[]; subject: string; text?: string; html?: string; tags: Record<string, string>; configurationSet?: string };
 
+/** An email identity (a domain) of this fake account; a test sets `status` to what SES's own DNS check found. */
+export type FakeSesIdentity = { name: string; status: 'PENDING' | 'SUCCESS' | 'FAILED'; tokens: string[]; configurationSet?: string };
+
 export type FakeSes = FakeServer & {
-  state: { emails: FakeSesEmail[] };
+  state: { emails: FakeSesEmail[]; identities: Map<string, FakeSesIdentity> };
   /** The SES event SNS would carry for an email this fake accepted (`Delivery`, `Bounce`, `Complaint`, `Open`, `Click`). */
   event(email: FakeSesEmail, eventType: string, details?: Record<string, unknown>): Record<string, unknown>;
 };
@@ -19,17 +22,48 @@ type SendEmailBody = {
 };
 
 /** An SES error as the SDK reads it: the type in `x-amzn-errortype`, the message in the body. */
-const sesError = (type: string, message: string, status: 400 | 403) =>
+const sesError = (type: string, message: string, status: 400 | 403 | 404) =>
   new Response(JSON.stringify({ message }), { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': type } });
 
 /**
  * A loopback SES (API v2) that the real `@aws-sdk/client-sesv2` talks to (`SES_ENDPOINT`): SendEmail with simple
- * content, refusing unsigned requests and an empty recipient list, recording what it accepted.
+ * content, refusing unsigned requests and an empty recipient list, recording what it accepted; and domain identities
+ * with Easy DKIM (create, get, delete under /v2/email/identities).
  * @example const ses = await startFakeSes(); new SESv2Client({ endpoint: ses.url, region: 'us-east-1', credentials });
  */
 export async function startFakeSes(): Promise<FakeSes> {
-  const state = { emails: [] as FakeSesEmail[] };
-  const routes = new Hono().post('/v2/email/outbound-emails', async (c) => {
+  const state = { emails: [] as FakeSesEmail[], identities: new Map<string, FakeSesIdentity>() };
+  const identityOf = (identity: FakeSesIdentity) => ({
+    IdentityType: 'DOMAIN',
+    VerifiedForSendingStatus: identity.status === 'SUCCESS',
+    VerificationStatus: identity.status,
+    DkimAttributes: { SigningEnabled: true, Status: identity.status, Tokens: identity.tokens, SigningAttributesOrigin: 'AWS_SES' },
+    ConfigurationSetName: identity.configurationSet,
+  });
+  const routes = new Hono();
+  routes.use('/v2/email/identities*', async (c, next) => {
+    if (!c.req.header('authorization')?.startsWith('AWS4-HMAC-SHA256 Credential=')) return sesError('UnrecognizedClientException', 'Missing SigV4 signature', 403);
+    return next();
+  });
+  routes.post('/v2/email/identities', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { EmailIdentity?: string; ConfigurationSetName?: string };
+    const name = body.EmailIdentity?.toLowerCase();
+    if (!name || !name.includes('.')) return sesError('BadRequestException', 'EmailIdentity is required', 400);
+    if (state.identities.has(name)) return sesError('AlreadyExistsException', `Email identity ${name} already exist.`, 400);
+    const identity: FakeSesIdentity = { name, status: 'PENDING', tokens: [0, 1, 2].map(() => randomUUID().replace(/-/g, '')), configurationSet: body.ConfigurationSetName };
+    state.identities.set(name, identity);
+    const { ConfigurationSetName: _set, VerificationStatus: _status, ...created } = identityOf(identity);
+    return c.json(created);
+  });
+  routes.get('/v2/email/identities/:name', (c) => {
+    const identity = state.identities.get(decodeURIComponent(c.req.param('name')));
+    return identity ? c.json(identityOf(identity)) : sesError('NotFoundException', 'Email identity does not exist.', 404);
+  });
+  routes.delete('/v2/email/identities/:name', (c) => {
+    if (!state.identities.delete(decodeURIComponent(c.req.param('name')))) return sesError('NotFoundException', 'Email identity does not exist.', 404);
+    return c.json({});
+  });
+  routes.post('/v2/email/outbound-emails', async (c) => {
     if (!c.req.header('authorization')?.startsWith('AWS4-HMAC-SHA256 Credential=')) return sesError('UnrecognizedClientException', 'Missing SigV4 signature', 403);
     const body = (await c.req.json().catch(() => ({}))) as SendEmailBody;
     const to = body.Destination?.ToAddresses ?? [];

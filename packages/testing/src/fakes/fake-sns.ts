@@ -16,7 +16,7 @@ export type FakeSns = FakeServer & {
   /** Tokens of the subscriptions confirmed by a GET of their SubscribeURL. */
   confirmedTokens: string[];
   /** A signed SNS Notification carrying `sesEvent` (JSON) as SNS posts it to an HTTPS subscription. */
-  notification(sesEvent: unknown, options?: { signatureVersion?: '1' | '2'; topicArn?: string }): SnsPost;
+  notification(sesEvent: unknown, options?: { signatureVersion?: '1' | '2'; topicArn?: string; timestamp?: Date }): SnsPost;
   /** A signed SubscriptionConfirmation whose SubscribeURL points at this fake. */
   subscriptionConfirmation(): SnsPost & { token: string };
 };
@@ -48,8 +48,9 @@ export async function startFakeSns(): Promise<FakeSns> {
     topicArn,
     urlPattern: `^${server.url.replace(/\./g, '\\.')}/`,
     confirmedTokens,
-    notification(sesEvent: unknown, options: { signatureVersion?: '1' | '2'; topicArn?: string } = {}) {
-      const fields = { Type: 'Notification', MessageId: randomUUID(), TopicArn: options.topicArn ?? topicArn, Message: JSON.stringify(sesEvent), Timestamp: new Date().toISOString() };
+    notification(sesEvent: unknown, options: { signatureVersion?: '1' | '2'; topicArn?: string; timestamp?: Date } = {}) {
+      const Timestamp = (options.timestamp ?? new Date()).toISOString();
+      const fields = { Type: 'Notification', MessageId: randomUUID(), TopicArn: options.topicArn ?? topicArn, Message: JSON.stringify(sesEvent), Timestamp };
       return post(signed(fields, ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'], options.signatureVersion ?? '2', certUrl));
     },
     subscriptionConfirmation() {

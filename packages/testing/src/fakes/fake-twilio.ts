@@ -2,32 +2,33 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { startFakeServer, type FakeServer } from './fake-server.ts';
+import { twilioError, twilioNumberRoutes, type FakeTwilioIncomingNumber } from './twilio/numbers.routes.ts';
 
 export type FakeTwilioMessage = { sid: string; accountSid: string; from: string; to: string; body: string; statusCallback: string | null };
 
 export type FakeTwilio = FakeServer & {
   accountSid: string;
   authToken: string;
-  /** `respondAfterMs`: accepted messages are answered this much later (a crash can catch a call in flight). */
-  state: { messages: FakeTwilioMessage[]; respondAfterMs: number };
+  /**
+   * `respondAfterMs`: accepted messages are answered this much later (a crash can catch a call in flight).
+   * `numbers`: the account's incoming phone numbers by sid.
+   */
+  state: { messages: FakeTwilioMessage[]; respondAfterMs: number; numbers: Map<string, FakeTwilioIncomingNumber> };
 };
-
-const twilioError = (status: 400 | 401 | 404, code: number, message: string) =>
-  new Response(JSON.stringify({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }), { status, headers: { 'content-type': 'application/json' } });
 
 /**
  * A loopback Twilio Messages API that the real `twilio` SDK talks to (`TWILIO_BASE_URL`): POST
  * /2010-04-01/Accounts/{sid}/Messages.json with HTTP basic auth (this fake's account sid and auth token), answering
  * like Twilio (21211 for an invalid `To`, and for +15005550001 as Twilio's test credentials do), recording what it
- * accepted.
+ * accepted; and the number search and incoming phone numbers API (`twilio/numbers.routes.ts`).
  * @example const fake = await startFakeTwilio(); createTwilioProvider({ accountSid: fake.accountSid, authToken: fake.authToken, baseUrl: fake.url, ... });
  */
 export async function startFakeTwilio(): Promise<FakeTwilio> {
   const accountSid = `AC${randomBytes(16).toString('hex')}`;
   const authToken = randomBytes(16).toString('hex');
-  const state = { messages: [] as FakeTwilioMessage[], respondAfterMs: 0 };
+  const state = { messages: [] as FakeTwilioMessage[], respondAfterMs: 0, numbers: new Map<string, FakeTwilioIncomingNumber>() };
   const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
-  const routes = new Hono().post('/2010-04-01/Accounts/:sid/Messages.json', async (c) => {
+  const routes = new Hono().route('/', twilioNumberRoutes(accountSid, (c) => c.req.header('authorization') === expected, state.numbers)).post('/2010-04-01/Accounts/:sid/Messages.json', async (c) => {
     if (c.req.header('authorization') !== expected || c.req.param('sid') !== accountSid) return twilioError(401, 20003, 'Authenticate');
     const form = new URLSearchParams(await c.req.text());
     const to = form.get('To') ?? '';

@@ -1,5 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
+import { inventory, TOLL_FREE } from '../number-inventory.ts';
 import type { FakeTelnyxMessageState } from './messages.routes.ts';
 
 type OwnedNumber = {
@@ -18,27 +19,6 @@ type OwnedNumber = {
 };
 
 const telnyxError = (c: Context, status: 401 | 404 | 422, code: string, title: string, detail: string) => c.json({ errors: [{ code, title, detail }] }, status);
-const TOLL_FREE = ['800', '833', '844', '855', '866', '877', '888'];
-
-/** US numbers only, enough for the SDK's search and the filters we send: area code, `contains`, type. */
-function inventory(filter: { ndc?: string; contains?: string; type?: string; limit: number }): string[] {
-  const ndc = filter.ndc ?? (filter.type === 'toll_free' ? '888' : '415');
-  const out: string[] = [];
-  for (let i = 0; out.length < filter.limit && i < filter.limit * 50; i += 1) {
-    const digits = BigInt(`0x${createHash('sha256').update(`${ndc}:${filter.contains}:${i}`).digest('hex').slice(0, 12)}`).toString().padStart(7, '0');
-    let line = `${2 + (Number(digits[0]) % 8)}${digits.slice(1, 7)}`;
-    if (filter.contains && !`${ndc}${line}`.includes(filter.contains)) {
-      if (filter.contains.length > 7) break;
-      const at = Math.max(1, i % (8 - filter.contains.length));
-      line = (line.slice(0, at) + filter.contains + line.slice(at)).slice(0, 7);
-      if (!`${ndc}${line}`.includes(filter.contains)) continue;
-    }
-    const number = `+1${ndc}${line}`;
-    if (!out.includes(number)) out.push(number);
-  }
-  return out;
-}
-
 /**
  * Telnyx's number search (`GET /v2/available_phone_numbers`), number orders (`POST /v2/number_orders`) and phone
  * numbers (`GET|PATCH|DELETE /v2/phone_numbers[/:id]`) as the SDK calls them, over an in-memory inventory. A number
