@@ -1,3 +1,4 @@
+import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type * as Contracts from '@tidings/contracts';
 
 type JsonSchema = {
@@ -37,13 +38,39 @@ export declare namespace z {
  */
 export function contractsDeclarations(exports: typeof Contracts, declarations: string[] = []): string {
   const { z } = exports;
-  const lines = [HEADER, ...declarations.flatMap(plainTypes)];
-  for (const [name, value] of Object.entries(exports as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) {
-    if (!(value instanceof z.ZodType)) continue;
-    const [input, output] = (['input', 'output'] as const).map((io) => toType(z.toJSONSchema(value, { io, unrepresentable: 'any' }) as JsonSchema, 0));
+  const handWritten = declarations.flatMap(plainTypes);
+  const typeNames = new Set(handWritten.map((statement) => /^export type (\w+)/.exec(statement)?.[1]));
+  const schemas = Object.entries(exports as Record<string, unknown>)
+    .filter((entry): entry is [string, Contracts.z.ZodType] => entry[1] instanceof z.ZodType)
+    .sort(([a], [b]) => a.localeCompare(b));
+  const schemaNames = new Set(schemas.map(([name]) => name));
+  const lines = [HEADER, ...handWritten];
+  for (const [name, schema] of schemas) {
+    const [input, output] = (['input', 'output'] as const).map((io) => {
+      // `#/components/schemas/X` (written into the OpenAPI metadata by hand) names the schema or hand-written type X
+      const ref = (refName: string) => (schemaNames.has(refName) ? (io === 'input' ? `z.input<typeof ${refName}>` : refName) : typeNames.has(refName) ? refName : 'unknown');
+      return toType(z.toJSONSchema(schema, { io, unrepresentable: 'any', override: (ctx) => fromOpenApiMetadata(ctx.zodSchema, ctx.jsonSchema as JsonSchema) }) as JsonSchema, 0, ref);
+    });
     lines.push(`export declare const ${name}: Shape<${input}, ${output}>;`, `export type ${name} = ${output};`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What zod cannot say about a schema, taken from its OpenAPI metadata: a `z.custom` with a component name (typed by
+ * hand as that name) or with a written-out schema, and an array of `z.unknown()` whose items the metadata names.
+ */
+function fromOpenApiMetadata(zodSchema: unknown, jsonSchema: JsonSchema & Record<string, unknown>): void {
+  const metadata = zodToOpenAPIRegistry.get(zodSchema as never) as (JsonSchema & { _internal?: { refId?: string } }) | undefined;
+  if (!metadata) return;
+  const kind = (zodSchema as { _zod: { def: { type: string } } })._zod.def.type;
+  if (kind === 'custom') {
+    const { _internal, ...written } = metadata;
+    if (_internal?.refId) jsonSchema.$ref = `#/components/schemas/${_internal.refId}`;
+    else Object.assign(jsonSchema, written);
+  } else if (kind === 'array' && metadata.items?.$ref && Object.keys(jsonSchema.items ?? {}).length === 0) {
+    jsonSchema.items = { $ref: metadata.items.$ref };
+  }
 }
 
 /** The `export type X = ...;` statements of a declaration file that need nothing from zod or another package. */
@@ -58,15 +85,20 @@ function plainTypes(declaration: string): string[] {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** The TypeScript type a JSON Schema (as zod emits it, without references) describes. */
-export function toType(schema: JsonSchema, depth: number): string {
+/**
+ * The TypeScript type a JSON Schema (as zod emits it) describes; `ref` names the type of a
+ * `#/components/schemas/X` reference. Zod's own references (recursive schemas) are refused.
+ */
+export function toType(schema: JsonSchema, depth: number, ref: (name: string) => string = () => 'unknown'): string {
+  const component = schema.$ref?.match(/^#\/components\/schemas\/(\w+)$/)?.[1];
+  if (component) return ref(component);
   if (schema.$ref) throw new Error(`JSON Schema references are not supported (${schema.$ref}): give the schema a fixed depth`);
   const union = schema.anyOf ?? schema.oneOf;
-  if (union) return union.map((s) => toType(s, depth)).join(' | ');
-  if (schema.allOf) return schema.allOf.map((s) => `(${toType(s, depth)})`).join(' & ');
+  if (union) return union.map((s) => toType(s, depth, ref)).join(' | ');
+  if (schema.allOf) return schema.allOf.map((s) => `(${toType(s, depth, ref)})`).join(' & ');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
-  if (Array.isArray(schema.type)) return schema.type.map((type) => toType({ ...schema, type }, depth)).join(' | ');
+  if (Array.isArray(schema.type)) return schema.type.map((type) => toType({ ...schema, type }, depth, ref)).join(' | ');
   switch (schema.type) {
     case 'string':
       return 'string';
@@ -78,23 +110,24 @@ export function toType(schema: JsonSchema, depth: number): string {
     case 'null':
       return 'null';
     case 'array':
-      return `Array<${schema.items ? toType(schema.items, depth) : 'unknown'}>`;
+      return `Array<${schema.items ? toType(schema.items, depth, ref) : 'unknown'}>`;
     case 'object':
-      return objectType(schema, depth);
+      return objectType(schema, depth, ref);
     default:
       return 'unknown';
   }
 }
 
-function objectType(schema: JsonSchema, depth: number): string {
+function objectType(schema: JsonSchema, depth: number, ref: (name: string) => string): string {
   const pad = '  '.repeat(depth + 1);
   const required = new Set(schema.required ?? []);
   const members = Object.entries(schema.properties ?? {}).map(([key, property]) => {
     const doc = property.description ? `${pad}/** ${property.description.replace(/\*\//g, '*\\/')} */\n` : '';
-    return `${doc}${pad}${IDENTIFIER.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ${toType(property, depth + 1)};`;
+    return `${doc}${pad}${IDENTIFIER.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ${toType(property, depth + 1, ref)};`;
   });
   const extra = schema.additionalProperties;
-  if (extra !== undefined && extra !== false) members.push(`${pad}[key: string]: ${extra === true ? 'unknown' : toType(extra, depth + 1)};`);
-  if (members.length === 0) return 'Record<string, never>';
+  if (extra !== undefined && extra !== false) members.push(`${pad}[key: string]: ${extra === true ? 'unknown' : toType(extra, depth + 1, ref)};`);
+  // no properties listed: any object, unless extra keys are refused
+  if (members.length === 0) return extra === false ? 'Record<string, never>' : 'Record<string, unknown>';
   return `{\n${members.join('\n')}\n${'  '.repeat(depth)}}`;
 }

@@ -23,6 +23,13 @@ describe('contracts declarations', () => {
     expect(toType(z.toJSONSchema(z.union([z.literal('a'), z.object({ b: z.boolean() })])) as never, 0)).toBe('"a" | {\n  b: boolean;\n}');
   });
 
+  it('types a z.custom by the component its OpenAPI metadata names, and unknown array items by the schema named there', () => {
+    const Criteria = z.custom<unknown>(() => true).openapi('SegmentCriteria');
+    const Bulk = z.object({ rows: z.array(z.unknown()).openapi({ items: { $ref: '#/components/schemas/Body' } } as object), criteria: Criteria });
+    const text = contractsDeclarations({ z, Body, Bulk } as never, ['export type SegmentCriteria = { all: string[] };']);
+    expect(text).toContain('export declare const Bulk: Shape<{\n  rows: Array<z.input<typeof Body>>;\n  criteria: SegmentCriteria;\n}, {\n  rows: Array<Body>;\n  criteria: SegmentCriteria;\n}>;');
+  });
+
   it('refuses a recursive schema rather than typing it as unknown', () => {
     expect(() => toType({ $ref: '#/$defs/Node' }, 0)).toThrow(/references are not supported/);
   });

@@ -64,6 +64,9 @@ export async function main(): Promise<string> {
   await tidings.messages.send({ ...params, channelType: 'fax' });
   // @ts-expect-error: an API key's id is a string
   const id: number = page.data[0].id;
+  await tidings.segments.create({ name: 'Pro', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } });
+  // @ts-expect-error: criteria hold \`all\` or \`any\`
+  await tidings.segments.create({ name: 'Pro', criteria: { every: [] } });
   const error = await tidings.apiKeys.disable('key_1').catch((e: unknown) => e);
   if (error instanceof TidingsError) return error.code + error.requestId + String(id);
   return status + verifyWebhook.name;
