@@ -77,7 +77,10 @@ export function superviseApps(apps: SupervisedApp[], options: SuperviseOptions):
         (child) =>
           new Promise<void>((resolve) => {
             const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
-            child.once('exit', () => (clearTimeout(kill), resolve()));
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
             child.kill('SIGTERM');
           }),
       ),

@@ -78,7 +78,10 @@ export function createApp(deps: Deps) {
   });
   // built on first request, once every route is registered
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
-  v1.get('/openapi.json', (c) => c.json((document ??= buildOpenApiDocument(v1))));
+  v1.get('/openapi.json', (c) => {
+    document ??= buildOpenApiDocument(v1);
+    return c.json(document);
+  });
 
   app.route('/v1', v1);
   app.notFound(notFoundOrWrongMethod(app));

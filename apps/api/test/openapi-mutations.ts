@@ -70,7 +70,7 @@ type Slot = { parent: Json[] | { [key: string]: Json } | null; key: string | num
 /** Every place in `value` a mutation can land: the value itself, each property and each array item, at any depth. */
 function slotsOf(value: Json, parent: Slot['parent'] = null, key: string | number = '', into: Slot[] = []): Slot[] {
   into.push({ parent, key });
-  if (Array.isArray(value)) value.forEach((item, index) => slotsOf(item, value, index, into));
+  if (Array.isArray(value)) for (const [index, item] of value.entries()) slotsOf(item, value, index, into);
   else if (value && typeof value === 'object') for (const [name, item] of Object.entries(value)) slotsOf(item, value, name, into);
   return into;
 }

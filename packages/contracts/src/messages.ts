@@ -76,6 +76,7 @@ function isBase64(value: string): boolean {
 /** One attachment: base64 `content` or an https `path` fetched at send time, exactly one of them. */
 export const SendAttachment = z
   .strictObject({
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point of this check
     filename: storableText().trim().min(1).max(L.filename).refine((v) => !/[\u0000-\u001f/\\]/.test(v), 'must not contain control characters or slashes'),
     content: z
       .string()
@@ -117,6 +118,7 @@ export const SendMessageBody = z
     headers: z
       .record(
         storableText(),
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: finding line breaks and NUL is the point of this check
         storableText().max(L.headerValue).refine((v) => !/[\r\n\u0000]/.test(v), 'must not contain line breaks'),
       )
       .superRefine((headers, ctx) => {

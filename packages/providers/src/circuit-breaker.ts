@@ -20,7 +20,10 @@ export function createCircuitBreaker(options: { failures: number; cooldownMs: nu
   const circuits = new Map<string, { consecutiveFailures: number; openUntil: number | null }>();
   const circuitOf = (provider: string) => {
     let circuit = circuits.get(provider);
-    if (!circuit) circuits.set(provider, (circuit = { consecutiveFailures: 0, openUntil: null }));
+    if (!circuit) {
+      circuit = { consecutiveFailures: 0, openUntil: null };
+      circuits.set(provider, circuit);
+    }
     return circuit;
   };
   const state = (provider: string): CircuitState => {

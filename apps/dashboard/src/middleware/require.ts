@@ -13,7 +13,8 @@ const SAME_ORIGIN_BASE = 'http://dashboard.invalid';
  * @example safeNext('/messages?status=failed') // '/messages?status=failed'; safeNext('/%09/evil.example') // '/'
  */
 export function safeNext(next: string | undefined | null): string {
-  if (!next || !next.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(next)) return '/';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point of this check
+  if (!next?.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(next)) return '/';
   let url: URL;
   try {
     url = new URL(next, SAME_ORIGIN_BASE);

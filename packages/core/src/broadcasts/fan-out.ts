@@ -250,7 +250,7 @@ async function writeChunk(
  */
 export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number): Promise<StepResult> {
   const broadcast = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
-  if (!broadcast || broadcast.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
+  if (broadcast?.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
   const size = deps.config.broadcasts.chunkSize;
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
   const contacts = await deps.db.$queryRaw<ContactRow[]>`

@@ -43,7 +43,7 @@ export async function openAttachments(deps: Pick<Deps, 'db' | 'config'>, message
   try {
     for (const [index, a] of stored.entries()) {
       const name = `attachments.${index} (${a.filename})`;
-      let content;
+      let content: OutgoingAttachment['content'] | null;
       if (a.path) {
         try {
           content = (

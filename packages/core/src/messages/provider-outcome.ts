@@ -1,4 +1,3 @@
-import type { ProviderName } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';

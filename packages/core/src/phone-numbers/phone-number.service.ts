@@ -1,6 +1,6 @@
 import type { AvailablePhoneNumber, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
 import type { PhoneNumber as PhoneNumberRow, Prisma } from '@tidings/db';
-import { type KeyMode } from '@tidings/providers';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
 import { paginate, type Page } from '../pagination.ts';

@@ -1,4 +1,4 @@
-import { Prisma, type Contact as ContactRow } from '@tidings/db';
+import type { Prisma, Contact as ContactRow } from '@tidings/db';
 import { toContact } from '../contacts/contact-fields.ts';
 import type { NewEvent } from '../events.ts';
 

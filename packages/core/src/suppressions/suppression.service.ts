@@ -1,5 +1,5 @@
 import type { CreateSuppressionBody, Suppression, SuppressionListQuery } from '@tidings/contracts';
-import { Prisma, type Suppression as SuppressionRow } from '@tidings/db';
+import type { Prisma, Suppression as SuppressionRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { parseE164, parseEmail } from '../messages/recipients.ts';
