@@ -10,7 +10,11 @@ export const usage = `usage:
   tidings users create --org <orgId> --email <email> [--password <password>] [--role owner|operator|member]
   tidings keys list --org <orgId>
   tidings keys disable --org <orgId> --key <keyId>
-  tidings keys enable --org <orgId> --key <keyId>`;
+  tidings keys enable --org <orgId> --key <keyId>
+  tidings help | --help | -h`;
+
+/** `tidings help`, or `--help` / `-h` anywhere: the usage on stdout and exit 0 (asked for, not a mistake). */
+export const isHelpRequest = (argv: string[]) => argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
 
 /** A mistake in the command line: the usage is printed and the exit code is 2. */
 export class UsageError extends Error {}
@@ -36,6 +40,10 @@ function options(args: string[], spec: Record<string, { type: 'string' | 'boolea
  */
 export async function runCli(argv: string[], config: Config, io: Output = { out: console.log, err: console.error }): Promise<number> {
   const [group, action, ...rest] = argv;
+  if (isHelpRequest(argv)) {
+    io.out(usage);
+    return 0;
+  }
   try {
     if (group === 'migrate' && action === undefined) {
       io.err('applying migrations...');

@@ -50,6 +50,15 @@ describe('tidings', () => {
     expect(res.stderr).toMatch(/up to date/);
   });
 
+  it('--help, -h and help print the usage on stdout and exit 0', async () => {
+    for (const args of [['--help'], ['-h'], ['help'], ['orgs', 'create', '--help']]) {
+      const res = await tidings(...args);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^usage:\n  tidings migrate/);
+      expect(res.stderr).not.toMatch(/unknown command/);
+    }
+  });
+
   it('bad arguments print the usage and exit 2', async () => {
     for (const args of [['orgs', 'create'], ['orgs', 'create', '--nam', 'x'], ['nonsense'], []]) {
       const res = await tidings(...args);
