@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Config } from '@tidings/config';
-import { createOrganization, createUser, listApiKeys, openDeps, setApiKeyEnabled, type Role } from '@tidings/core';
+import { allowLiveKeys, createOrganization, createUser, listApiKeys, openDeps, setApiKeyEnabled, type Role } from '@tidings/core';
 import { migrate } from '@tidings/db';
 
 export const usage = `usage:
   tidings migrate
   tidings orgs create --name <name> [--test] [--env]
+  tidings orgs allow-live <orgId>
   tidings users create --org <orgId> --email <email> [--password <password>] [--role owner|operator|member]
   tidings keys list --org <orgId>
   tidings keys disable --org <orgId> --key <keyId>
@@ -61,6 +62,12 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
         else io.out(JSON.stringify(result, null, 2));
         return 0;
       }
+      if (group === 'orgs' && action === 'allow-live') {
+        // an organization created with --test gets live keys from the dashboard and the API only after this
+        if (rest.length !== 1 || rest[0]!.startsWith('-')) throw new UsageError('orgs allow-live takes one organization id');
+        io.out(JSON.stringify(await allowLiveKeys(deps, rest[0]!), null, 2));
+        return 0;
+      }
       if (group === 'users' && action === 'create') {
         const spec = { org: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } } as const;
         const values = options(rest, spec, ['org', 'email']);
@@ -78,7 +85,7 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
         const keys = [];
         let cursor: string | undefined;
         do {
-          const page = await listApiKeys(deps, String(values.org), { limit: 100, offset: 0, cursor });
+          const page = await listApiKeys(deps, String(values.org), 'live', { limit: 100, offset: 0, cursor });
           keys.push(...page.data);
           cursor = page.nextCursor ?? undefined;
         } while (cursor);
@@ -87,7 +94,7 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
       }
       if (group === 'keys' && (action === 'disable' || action === 'enable')) {
         const values = options(rest, { org: { type: 'string' }, key: { type: 'string' } }, ['org', 'key']);
-        const key = await setApiKeyEnabled(deps, String(values.org), String(values.key), action === 'enable');
+        const key = await setApiKeyEnabled(deps, String(values.org), 'live', String(values.key), action === 'enable');
         io.out(JSON.stringify(key, null, 2));
         return 0;
       }
