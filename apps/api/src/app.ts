@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { createAuthenticator, type Deps } from '@tidings/core';
+import { createAuthenticator, createAuthFailureLimiter, type Deps } from '@tidings/core';
 import { opsRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import type { AppEnv } from './env.ts';
@@ -50,7 +50,7 @@ export function createApp(deps: Deps) {
   app.route('/', unsubscribeRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const authenticated = auth(authenticate);
+  const authenticated = auth(authenticate, createAuthFailureLimiter(deps));
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : authenticated(c, next)));
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : rateLimit(c, next)));
   const limitOtherBodies = limitBody(deps.config.bodyLimitBytes);

@@ -38,6 +38,7 @@ const NOT_FOUND_OF_OPERATION: Record<string, string> = {
 
 /** The 409s an operation gives besides Idempotency-Key reuse, as the core words them. */
 const CONFLICTS: Record<string, string> = {
+  'apiKey.create': 'An organization may have at most 100 API keys; delete one it no longer uses first',
   'contact.create': 'email: another contact in this organization has this email',
   'contact.update': 'phone: another contact in this organization has this phone',
   'emailDomain.add': 'Email domain example.com is already added to this organization',

@@ -19,10 +19,10 @@ Every error is \`{ "code": "...", "message": "..." }\`, and the message names th
 |---|---|---|
 | \`BAD_REQUEST\` | 400 | the body or query fails validation (unknown fields and query parameters too); 405, 413 and 415 carry this code as well |
 | \`UNAUTHORIZED\` | 401 | no key, or an unknown, disabled or deleted one |
-| \`FORBIDDEN\` | 403 | the key may not do this (a \`sending\` key), or the organization is suspended |
+| \`FORBIDDEN\` | 403 | the key may not do this (a \`sending\` key, or a \`test\` key asking for a live one), or the organization is suspended |
 | \`NOT_FOUND\` | 404 | no such thing in this organization |
 | \`CONFLICT\` | 409 | a duplicate, a state that does not allow it, or an \`Idempotency-Key\` reused with another body |
-| \`TOO_MANY_REQUESTS\` | 429 | over the rate limit |
+| \`TOO_MANY_REQUESTS\` | 429 | over the rate limit, or too many failed authentications from one address (\`Retry-After\` says when to retry) |
 | \`INTERNAL_SERVER_ERROR\` | 500 | unexpected; the message carries the request id to quote |
 
 Every response carries \`X-Request-Id\`; send your own to find a request in the logs.

@@ -1,3 +1,5 @@
+import { allowLiveKeys } from '@tidings/core';
+import { apiClient } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi();
@@ -41,7 +43,75 @@ describe('apiKey operations', () => {
     expect(created.body.key).toMatch(/^sk_test_/);
     const live = await api.post('/v1/api-keys', { name: 'live', mode: 'live' });
     expect(live.status).toBe(403);
-    expect(live.body.code).toBe('FORBIDDEN');
+    expect(live.body).toEqual({ code: 'FORBIDDEN', message: 'A test key cannot create live keys' });
+  });
+
+  it('a test key never sees, rotates, disables, enables or deletes a live key: its id is 404', async () => {
+    const { api, key: liveKey, keyId: liveId } = await t.org();
+    const test = await api.post('/v1/api-keys', { name: 'sandbox', mode: 'test' });
+    expect(test.body.key).toMatch(/^sk_test_/);
+    const asTest = apiClient(t.app, test.body.key);
+
+    const listed = await asTest.get('/v1/api-keys');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((k: { id: string }) => k.id)).toEqual([test.body.id]);
+
+    const attempts = await Promise.all([
+      asTest.post(`/v1/api-keys/${liveId}/rotate`),
+      asTest.post(`/v1/api-keys/${liveId}/rotate`, { immediately: true }),
+      asTest.post(`/v1/api-keys/${liveId}/disable`),
+      asTest.post(`/v1/api-keys/${liveId}/enable`),
+      asTest.delete(`/v1/api-keys/${liveId}`),
+    ]);
+    for (const res of attempts) {
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ code: 'NOT_FOUND', message: 'API key not found' });
+    }
+    const live = await t.deps.db.apiKey.findUniqueOrThrow({ where: { id: liveId } });
+    expect(live).toMatchObject({ disabledAt: null, deletedAt: null, previousKeyHash: null });
+    expect((await t.anonymous.get('/v1/api-keys', { authorization: `Bearer ${liveKey}` })).status).toBe(200);
+
+    // its own kind it manages as before
+    const rotatedOwn = await asTest.post(`/v1/api-keys/${test.body.id}/rotate`, { immediately: true });
+    expect(rotatedOwn.status).toBe(200);
+    expect(rotatedOwn.body.key).toMatch(/^sk_test_/);
+  });
+
+  it('an organization created for testing gets no live key until an operator allows it', async () => {
+    const { api, orgId } = await t.org();
+    await t.deps.db.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: false } });
+    const refused = await api.post('/v1/api-keys', { name: 'live', mode: 'live' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('FORBIDDEN');
+    expect(refused.body.message).toMatch(/created for testing: live keys are not allowed/);
+    // without a mode it gets a test key
+    const defaulted = await api.post('/v1/api-keys', { name: 'default' });
+    expect(defaulted.status).toBe(201);
+    expect(defaulted.body.mode).toBe('test');
+
+    await allowLiveKeys(t.deps, orgId);
+    const allowed = await api.post('/v1/api-keys', { name: 'live', mode: 'live' });
+    expect(allowed.status).toBe(201);
+    expect(allowed.body.key).toMatch(/^sk_live_/);
+  });
+
+  it('caps the keys of an organization: the one past API_KEYS_PER_ORG_MAX is 409 naming the limit', async () => {
+    const capped = setupApi({ API_KEYS_PER_ORG_MAX: '3' });
+    try {
+      const { api } = await capped.org();
+      expect((await api.post('/v1/api-keys', { name: 'two' })).status).toBe(201);
+      const third = await api.post('/v1/api-keys', { name: 'three' });
+      expect(third.status).toBe(201);
+      const fourth = await api.post('/v1/api-keys', { name: 'four' });
+      expect(fourth.status).toBe(409);
+      expect(fourth.body).toEqual({ code: 'CONFLICT', message: 'An organization may have at most 3 API keys; delete one it no longer uses first' });
+      // concurrent creates cannot pass the cap together
+      expect((await api.delete(`/v1/api-keys/${third.body.id}`)).status).toBe(204);
+      const racing = await Promise.all(['a', 'b', 'c'].map((name) => api.post('/v1/api-keys', { name })));
+      expect(racing.map((res) => res.status).sort()).toEqual([201, 409, 409]);
+    } finally {
+      await capped.close();
+    }
   });
 
   it('rotation: new secret once, old one works for 24 h, then stops', async () => {
@@ -75,28 +145,46 @@ describe('apiKey operations', () => {
     expect((await t.anonymous.get('/v1/api-keys', { authorization: `Bearer ${created.body.key}` })).status).toBe(401);
   });
 
-  it('disable gives 401 within the cache time on another replica; enable brings it back', async () => {
+  it('disable, delete and rotation refuse the key at once on another replica with a warm cache; enable brings it back', async () => {
     const { api } = await t.org();
-    const created = await api.post('/v1/api-keys', { name: 'to disable' });
-    const other = setupApi();
-    let clock = Date.now();
-    other.deps.now = () => new Date(clock);
-    const viaOther = () => other.anonymous.get('/v1/api-keys', { authorization: `Bearer ${created.body.key}` });
-    expect((await viaOther()).status).toBe(200); // now cached on the other replica
+    // a second replica: its own app, deps and key cache, sharing Redis (same prefix) and Postgres
+    const other = setupApi({ REDIS_PREFIX: t.deps.config.redisPrefix });
+    try {
+      const as = (key: string) => ({ authorization: `Bearer ${key}` });
+      const statusWithin = async (key: string, expected: number, deadlineMs = 500) => {
+        const until = Date.now() + deadlineMs;
+        let status = 0;
+        while (Date.now() < until && (status = (await other.anonymous.get('/v1/api-keys', as(key))).status) !== expected) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return status;
+      };
+      const [toDisable, toDelete, toRotate] = await Promise.all(['to disable', 'to delete', 'to rotate'].map((name) => api.post('/v1/api-keys', { name })));
+      for (const created of [toDisable, toDelete, toRotate]) {
+        // warm both caches
+        expect((await t.anonymous.get('/v1/api-keys', as(created.body.key))).status).toBe(200);
+        expect((await other.anonymous.get('/v1/api-keys', as(created.body.key))).status).toBe(200);
+      }
 
-    const disabled = await api.post(`/v1/api-keys/${created.body.id}/disable`);
-    expect(disabled.status).toBe(200);
-    expect(disabled.body.state).toBe('disabled');
-    clock += 5000;
-    const refused = await viaOther();
-    expect(refused.status).toBe(401);
-    expect(refused.body.code).toBe('UNAUTHORIZED');
+      const disabled = await api.post(`/v1/api-keys/${toDisable.body.id}/disable`);
+      expect(disabled.body.state).toBe('disabled');
+      expect(await statusWithin(toDisable.body.key, 401)).toBe(401);
+      expect((await t.anonymous.get('/v1/api-keys', as(toDisable.body.key))).status).toBe(401);
 
-    const enabled = await api.post(`/v1/api-keys/${created.body.id}/enable`);
-    expect(enabled.body.state).toBe('enabled');
-    clock += 5000;
-    expect((await viaOther()).status).toBe(200);
-    await other.close();
+      expect((await api.delete(`/v1/api-keys/${toDelete.body.id}`)).status).toBe(204);
+      expect(await statusWithin(toDelete.body.key, 401)).toBe(401);
+
+      const rotated = await api.post(`/v1/api-keys/${toRotate.body.id}/rotate`, { immediately: true });
+      expect(rotated.status).toBe(200);
+      expect(await statusWithin(toRotate.body.key, 401)).toBe(401);
+      expect(await statusWithin(rotated.body.key, 200)).toBe(200);
+
+      const enabled = await api.post(`/v1/api-keys/${toDisable.body.id}/enable`);
+      expect(enabled.body.state).toBe('enabled');
+      expect(await statusWithin(toDisable.body.key, 200)).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 
   it('delete is final: 204, then 401, absent from the list, cannot be enabled', async () => {

@@ -69,6 +69,12 @@ describe('one organization for the CLI and the dashboard', () => {
     await expect(page.locator('.flash').textContent()).resolves.toContain('You own this organization');
     // the key the CLI printed is this organization's
     await expect(page.locator('tbody tr', { hasText: acme.key.slice(0, 12) }).count()).resolves.toBe(1);
+    // made with --test: the form offers test keys only and says why, until an operator runs allow-live
+    await expect(page.locator('select[name=mode] option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).resolves.toEqual(['test']);
+    await expect(page.locator('#mode-help').textContent()).resolves.toContain('tidings orgs allow-live');
+    expect(JSON.parse(await tidings('orgs', 'allow-live', acme.orgId))).toMatchObject({ id: acme.orgId, liveKeysAllowed: true });
+    await page.reload();
+    await expect(page.locator('select[name=mode] option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).resolves.toEqual(['live', 'test']);
     await seeMessageTo('ada@example.com');
     expect(await stack.deps.db.organization.count()).toBe(1);
     expect(await stack.deps.db.membership.findMany({ select: { orgId: true, role: true } })).toEqual([{ orgId: acme.orgId, role: 'owner' }]);

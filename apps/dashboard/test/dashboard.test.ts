@@ -1,7 +1,7 @@
 // The dashboard through HTTP (app.request), with real Postgres and Redis: forms, cookies, roles and isolation.
 import { createHash } from 'node:crypto';
 import { serve } from '@hono/node-server';
-import { createApiKey, createUser } from '@tidings/core';
+import { allowLiveKeys, createApiKey, createUser } from '@tidings/core';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { dashboardClient } from './client.ts';
@@ -181,6 +181,25 @@ describe('API keys across organizations and roles', () => {
 
     expect((await mine.browser.post('/organization', { orgId: theirs.orgId })).status).toBe(404);
     expect((await mine.browser.get('/settings/api-keys')).html).not.toContain('Their secret key');
+  });
+
+  it('an organization created for testing is offered test keys only, and refused a live one, until allow-live', async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    const { browser } = await signedIn('owner', orgId);
+    const page = await browser.get('/settings/api-keys');
+    expect(page.html).toContain('This organization was created for testing: it gets test keys only.');
+    expect(page.html).not.toContain('value="live"');
+
+    const refused = await browser.post('/settings/api-keys', { name: 'Sneaky live', permission: 'full', mode: 'live' });
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('This organization was created for testing: live keys are not allowed until an operator allows them');
+    expect(await deps.db.apiKey.count({ where: { orgId, mode: 'live' } })).toBe(0);
+    expect((await browser.post('/settings/api-keys', { name: 'Sandbox', permission: 'full', mode: 'test' })).status).toBe(303);
+
+    await allowLiveKeys(deps, orgId);
+    expect((await browser.get('/settings/api-keys')).html).toContain('value="live"');
+    expect((await browser.post('/settings/api-keys', { name: 'Now live', permission: 'full', mode: 'live' })).status).toBe(303);
+    expect(await deps.db.apiKey.count({ where: { orgId, mode: 'live' } })).toBe(1);
   });
 
   it('lets a member read the keys but not change them', async () => {

@@ -1,7 +1,12 @@
 import { ConfigError, loadConfig, type Config } from '@tidings/config';
-import { runCli } from './cli.ts';
+import { isHelpRequest, runCli, usage } from './cli.ts';
 
 async function main() {
+  // help needs no configuration, so it works before the environment is set up
+  if (isHelpRequest(process.argv.slice(2))) {
+    console.log(usage);
+    return 0;
+  }
   let config: Config;
   try {
     config = loadConfig();

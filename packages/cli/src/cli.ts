@@ -1,16 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Config } from '@tidings/config';
-import { createOrganization, createUser, listApiKeys, openDeps, setApiKeyEnabled, type Role } from '@tidings/core';
+import { allowLiveKeys, createOrganization, createUser, listApiKeys, openDeps, setApiKeyEnabled, type Role } from '@tidings/core';
 import { migrate } from '@tidings/db';
 
 export const usage = `usage:
   tidings migrate
   tidings orgs create --name <name> [--test] [--env]
+  tidings orgs allow-live <orgId>
   tidings users create --org <orgId> --email <email> [--password <password>] [--role owner|operator|member]
   tidings keys list --org <orgId>
   tidings keys disable --org <orgId> --key <keyId>
-  tidings keys enable --org <orgId> --key <keyId>`;
+  tidings keys enable --org <orgId> --key <keyId>
+  tidings help | --help | -h`;
+
+/** `tidings help`, or `--help` / `-h` anywhere: the usage on stdout and exit 0 (asked for, not a mistake). */
+export const isHelpRequest = (argv: string[]) => argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
 
 /** A mistake in the command line: the usage is printed and the exit code is 2. */
 export class UsageError extends Error {}
@@ -36,6 +41,10 @@ function options(args: string[], spec: Record<string, { type: 'string' | 'boolea
  */
 export async function runCli(argv: string[], config: Config, io: Output = { out: console.log, err: console.error }): Promise<number> {
   const [group, action, ...rest] = argv;
+  if (isHelpRequest(argv)) {
+    io.out(usage);
+    return 0;
+  }
   try {
     if (group === 'migrate' && action === undefined) {
       io.err('applying migrations...');
@@ -51,6 +60,12 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
         // --env: shell assignments, so `export $(tidings orgs create ... --env)` leaves the id and key in the shell
         if (values.env) io.out(`TIDINGS_ORG_ID=${result.organization.id}\nTIDINGS_API_KEY=${result.apiKey.key}`);
         else io.out(JSON.stringify(result, null, 2));
+        return 0;
+      }
+      if (group === 'orgs' && action === 'allow-live') {
+        // an organization created with --test gets live keys from the dashboard and the API only after this
+        if (rest.length !== 1 || rest[0]!.startsWith('-')) throw new UsageError('orgs allow-live takes one organization id');
+        io.out(JSON.stringify(await allowLiveKeys(deps, rest[0]!), null, 2));
         return 0;
       }
       if (group === 'users' && action === 'create') {
@@ -70,7 +85,7 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
         const keys = [];
         let cursor: string | undefined;
         do {
-          const page = await listApiKeys(deps, String(values.org), { limit: 100, offset: 0, cursor });
+          const page = await listApiKeys(deps, String(values.org), 'live', { limit: 100, offset: 0, cursor });
           keys.push(...page.data);
           cursor = page.nextCursor ?? undefined;
         } while (cursor);
@@ -79,7 +94,7 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
       }
       if (group === 'keys' && (action === 'disable' || action === 'enable')) {
         const values = options(rest, { org: { type: 'string' }, key: { type: 'string' } }, ['org', 'key']);
-        const key = await setApiKeyEnabled(deps, String(values.org), String(values.key), action === 'enable');
+        const key = await setApiKeyEnabled(deps, String(values.org), 'live', String(values.key), action === 'enable');
         io.out(JSON.stringify(key, null, 2));
         return 0;
       }

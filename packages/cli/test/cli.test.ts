@@ -44,10 +44,30 @@ describe('tidings', () => {
     expect(res.stdout).toMatch(/^TIDINGS_ORG_ID=org_[A-Za-z0-9]+\nTIDINGS_API_KEY=sk_test_[A-Za-z0-9_-]{32}\n$/);
   });
 
+  it('orgs allow-live lets an organization created with --test have live keys', async () => {
+    const sandbox = JSON.parse((await tidings('orgs', 'create', '--name', 'Test first', '--test')).stdout);
+    const allowed = await tidings('orgs', 'allow-live', sandbox.organization.id);
+    expect(allowed.code).toBe(0);
+    expect(JSON.parse(allowed.stdout)).toEqual({ id: sandbox.organization.id, name: 'Test first', liveKeysAllowed: true });
+    expect((await tidings('orgs', 'allow-live')).code).toBe(2);
+    const unknown = await tidings('orgs', 'allow-live', 'org_nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Organization not found');
+  });
+
   it('migrate on an up-to-date database applies nothing', async () => {
     const res = await tidings('migrate');
     expect(res.code).toBe(0);
     expect(res.stderr).toMatch(/up to date/);
+  });
+
+  it('--help, -h and help print the usage on stdout and exit 0', async () => {
+    for (const args of [['--help'], ['-h'], ['help'], ['orgs', 'create', '--help']]) {
+      const res = await tidings(...args);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^usage:\n  tidings migrate/);
+      expect(res.stderr).not.toMatch(/unknown command/);
+    }
   });
 
   it('bad arguments print the usage and exit 2', async () => {

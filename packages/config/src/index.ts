@@ -44,6 +44,12 @@ const EnvSchema = z.object({
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How long a key lookup is cached in process; a disabled key stops working within this time. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  /** Failed authentications per minute per client address; past it, 429 until the minute is over. */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
+  /** Behind a reverse proxy: the client address is the last X-Forwarded-For entry (the one the proxy added). */
+  TRUST_PROXY: booleanFromString.default(false),
+  /** API keys an organization may have (not counting deleted ones). */
+  API_KEYS_PER_ORG_MAX: z.coerce.number().int().min(1).default(100),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** The largest body of message.send and message.sendBatch, which may carry base64 attachments (40 MiB decoded). */
   SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
@@ -177,6 +183,9 @@ export type Config = {
   rateLimitPerMinute: number;
   rateLimitWindowMs: number;
   apiKeyCacheTtlMs: number;
+  authFailureLimit: number;
+  trustProxy: boolean;
+  apiKeysPerOrgMax: number;
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
@@ -303,6 +312,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    authFailureLimit: e.AUTH_FAILURE_LIMIT,
+    trustProxy: e.TRUST_PROXY,
+    apiKeysPerOrgMax: e.API_KEYS_PER_ORG_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,

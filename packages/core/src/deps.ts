@@ -3,6 +3,7 @@ import type { Db } from '@tidings/db';
 import type { Providers } from '@tidings/providers';
 import type { Queues, Redis } from '@tidings/queue';
 import type { Logger, Metrics, Readiness } from '@tidings/runtime';
+import type { KeyChanges } from './api-keys/key-changes.ts';
 import type { TemplateRenderer } from './templates/template-renderer.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
@@ -21,6 +22,8 @@ export type Deps = {
   readiness(): Promise<Readiness>;
   /** Renders templates on worker threads, within a time budget per request. */
   renderer: TemplateRenderer;
+  /** Announces API key changes to every process's key cache (Redis pub/sub). */
+  keyChanges: KeyChanges;
   /** The current time; tests may pin it. */
   now: () => Date;
 };

@@ -11,6 +11,8 @@ export * from './idempotency.ts';
 export * from './api-keys/key-secret.ts';
 export * from './api-keys/api-key.service.ts';
 export * from './api-keys/authenticate.ts';
+export * from './api-keys/key-changes.ts';
+export * from './api-keys/auth-failures.ts';
 export * from './organizations/create-organization.ts';
 export * from './events.ts';
 export * from './outbox.ts';

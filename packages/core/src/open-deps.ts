@@ -1,5 +1,6 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
+import { createKeyChanges } from './api-keys/key-changes.ts';
 import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
@@ -20,6 +21,7 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
   // ioredis reconnects by itself; say so once per failure in the JSON log rather than on the console
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   const renderer = createTemplateRenderer(config.templateRender);
+  const keyChanges = createKeyChanges(redis, config.redisPrefix, logger);
   for (const queue of Object.values(queues)) queue.on('error', (error: Error) => logger.warn({ err: error, queue: queue.name }, 'queue error'));
   return {
     db,
@@ -38,11 +40,12 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
     }),
     readiness: () => checkReadiness({ postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() }),
     renderer,
+    keyChanges,
     now: () => new Date(),
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
       providers.close();
-      await Promise.allSettled([db.$disconnect(), redis.quit(), renderer.close()]);
+      await Promise.allSettled([db.$disconnect(), redis.quit(), renderer.close(), keyChanges.close()]);
     },
   };
 }

@@ -1,17 +1,9 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { findUnsubscribeTarget, takeRateLimit, unsubscribe } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import { createMiddleware } from 'hono/factory';
+import { clientAddress } from '../client-address.ts';
 import type { AppEnv } from '../env.ts';
-
-function clientAddress(c: Context<AppEnv>): string | null {
-  try {
-    return getConnInfo(c).remote.address ?? null;
-  } catch {
-    return null; // not served by @hono/node-server (app.request in tests): no socket to ask
-  }
-}
 
 /** A small page that works without JavaScript or styles from elsewhere. */
 const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype html>

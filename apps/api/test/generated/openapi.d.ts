@@ -9,13 +9,13 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Keys that are not deleted, newest first. Never the full key: `prefix` and `lastUsedAt` tell them apart.
+         * @description Keys that are not deleted, newest first; a `test` key sees only `test` keys. Never the full key: `prefix` and `lastUsedAt` tell them apart.
          */
         get: operations["apiKey.list"];
         put?: never;
         /**
          * Create an API key
-         * @description Creates a key for this organization. The full key is in this response only; store it now.
+         * @description Creates a key for this organization. The full key is in this response only; store it now. A `test` key creates only `test` keys (403 for `mode: live`), and an organization created for testing gets live keys only once an operator allows them (403). An organization has at most 100 keys that are not deleted (`API_KEYS_PER_ORG_MAX`): past it, 409.
          */
         post: operations["apiKey.create"];
         delete?: never;
@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Disable an API key
-         * @description Requests with the key answer 401 (within 5 seconds on every replica) until it is enabled again.
+         * @description Requests with the key answer 401 at once on every replica until it is enabled again. A `live` key is 404 to a `test` key.
          */
         post: operations["apiKey.disable"];
         delete?: never;
@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an API key
-         * @description Issues a new secret, shown once. The old one keeps working for 24 hours unless `immediately` is true.
+         * @description Issues a new secret, shown once. The old one keeps working for 24 hours unless `immediately` is true. A `live` key is 404 to a `test` key.
          */
         post: operations["apiKey.rotate"];
         delete?: never;
@@ -3489,6 +3489,21 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "An organization may have at most 100 API keys; delete one it no longer uses first"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,12 +1,13 @@
 import { hasLiveProvider } from '@tidings/config';
 import { CreateApiKeyBody, type ApiKey } from '@tidings/contracts';
-import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKey, setApiKeyEnabled } from '@tidings/core';
+import { areLiveKeysAllowed, type AppError, createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKey, setApiKeyEnabled } from '@tidings/core';
 import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
-import { Field, FormCard, type FieldErrors } from '../views/form.tsx';
+import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { EmptyState, OlderLink, Table } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
@@ -17,9 +18,12 @@ const BASE = '/settings/api-keys';
 
 type Env = Context<DashEnv>;
 
-function CreateForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: string }) {
+/** Why the dashboard offers no live key to an organization created with `tidings orgs create --test`. */
+const TEST_ORG_HELP = 'This organization was created for testing: it gets test keys only. An operator can allow live keys with "tidings orgs allow-live <orgId>".';
+
+function CreateForm({ c, errors, name, liveKeysAllowed }: { c: Env; errors: FieldErrors; name?: string; liveKeysAllowed: boolean }) {
   // without a live provider a live key cannot send for real: Test comes first and says why
-  const isLiveUseful = hasLiveProvider(c.var.deps.config);
+  const isLiveUseful = liveKeysAllowed && hasLiveProvider(c.var.deps.config);
   return (
     <FormCard c={c} id="create-key-title" title="New API key" action={BASE} errors={errors}>
       <div class="create-row">
@@ -34,14 +38,18 @@ function CreateForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: s
         <label>
           Mode
           <select name="mode" aria-describedby="mode-help">
-            <option value="live" selected={isLiveUseful}>
-              Live: real providers
-            </option>
+            {liveKeysAllowed && (
+              <option value="live" selected={isLiveUseful}>
+                Live: real providers
+              </option>
+            )}
             <option value="test" selected={!isLiveUseful}>
               Test: sandbox only
             </option>
           </select>
-          {isLiveUseful ? null : (
+          {!liveKeysAllowed ? (
+            <small id="mode-help">{TEST_ORG_HELP}</small>
+          ) : isLiveUseful ? null : (
             <small id="mode-help">No live provider is configured: a live key needs a verified domain and a provider's credentials to send.</small>
           )}
         </label>
@@ -149,9 +157,11 @@ function NoKeys({ c }: { c: Env }) {
   );
 }
 
-async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; status?: 200 | 400 } = {}) {
+async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; status?: ContentfulStatusCode } = {}) {
   const { membership } = c.var.signedIn!;
-  const page = await listApiKeys(c.var.deps, membership.orgId, pageQuery(c));
+  // people act for the whole organization: they see and manage keys of both modes
+  const page = await listApiKeys(c.var.deps, membership.orgId, 'live', pageQuery(c));
+  const liveKeysAllowed = await areLiveKeysAllowed(c.var.deps, membership.orgId);
   const reveal = takeReveal(c, BASE);
   const revealedName = reveal && page.data.find((k) => k.id === reveal.id)?.name;
   return render(
@@ -166,7 +176,7 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
       </hgroup>
       {reveal && revealedName && <NewKeyCard reveal={reveal} keyName={revealedName} />}
       {canManage(c.var.signedIn) ? (
-        <CreateForm c={c} errors={options.errors ?? {}} name={options.name} />
+        <CreateForm c={c} errors={options.errors ?? {}} name={options.name} liveKeysAllowed={liveKeysAllowed} />
       ) : (
         <p class="muted">You can see this organization's keys; owners and operators manage them.</p>
       )}
@@ -197,11 +207,18 @@ routes.post('/', async (c) => {
     for (const issue of parsed.error.issues) errors[String(issue.path[0] ?? 'form')] ??= issue.path[0] === 'name' ? 'Give the key a name (up to 100 characters).' : issue.message;
     return listPage(c, { errors, name: String(form.name ?? ''), status: 400 });
   }
-  const created = await createApiKey(c.var.deps, orgOf(c), 'live', parsed.data);
+  let created;
+  try {
+    created = await createApiKey(c.var.deps, orgOf(c), 'live', parsed.data);
+  } catch (error) {
+    // a test organization asking for a live key, or the key cap: said on the form, like a validation error
+    const errors = fieldErrorsOf(error, []);
+    return listPage(c, { errors, name: String(form.name ?? ''), status: (error as AppError).status as ContentfulStatusCode });
+  }
   return showOnceAt(c, BASE, { id: created.id, secret: created.key, kind: 'created' });
 });
 
-const loadKey = (c: Env) => getApiKey(c.var.deps, orgOf(c), c.req.param('id')!);
+const loadKey = (c: Env) => getApiKey(c.var.deps, orgOf(c), 'live', c.req.param('id')!);
 
 confirmedAction(routes, 'rotate', {
   load: loadKey,
@@ -222,14 +239,14 @@ confirmedAction(routes, 'rotate', {
   }),
   act: async (c, apiKey) => {
     const form = await c.req.parseBody();
-    const rotated = await rotateApiKey(c.var.deps, orgOf(c), apiKey.id, { immediately: form.immediately === 'true' });
+    const rotated = await rotateApiKey(c.var.deps, orgOf(c), 'live', apiKey.id, { immediately: form.immediately === 'true' });
     return showOnceAt(c, BASE, { id: rotated.id, secret: rotated.key, kind: 'rotated' });
   },
 });
 
 for (const action of ['disable', 'enable'] as const) {
   routes.post(`/:id/${action}`, async (c) => {
-    const apiKey = await setApiKeyEnabled(c.var.deps, orgOf(c), c.req.param('id'), action === 'enable');
+    const apiKey = await setApiKeyEnabled(c.var.deps, orgOf(c), 'live', c.req.param('id'), action === 'enable');
     return flashRedirect(c, `“${apiKey.name}” ${action === 'enable' ? 'is enabled again' : 'is disabled: requests with it are refused'}.`, BASE);
   });
 }
@@ -249,7 +266,7 @@ confirmedAction(routes, 'delete', {
     ),
   }),
   act: async (c, apiKey) => {
-    await deleteApiKey(c.var.deps, orgOf(c), apiKey.id);
+    await deleteApiKey(c.var.deps, orgOf(c), 'live', apiKey.id);
     return flashRedirect(c, `“${apiKey.name}” is deleted.`, BASE);
   },
 });

@@ -42,29 +42,52 @@ export async function insertApiKey(
   return { ...toApiKey(row), key };
 }
 
-/** apiKey.create. A `test` key may only create `test` keys, so sandbox access never yields live access. */
-export async function createApiKey({ db }: Deps, orgId: string, callerMode: KeyMode, input: CreateApiKeyBody): Promise<ApiKeyWithSecret> {
-  const mode = input.mode ?? callerMode;
-  if (callerMode === 'test' && mode === 'live') throw new AppError('FORBIDDEN', 'A test key cannot create live keys');
-  return insertApiKey(db, orgId, { name: input.name, permission: input.permission, mode });
+/**
+ * apiKey.create. `callerMode` is the mode of the key making the call ('live' for the dashboard and the CLI, whose
+ * people act for the whole organization). A `test` caller only creates `test` keys, so sandbox access never yields
+ * live access; an organization made for testing gets no live key until an operator allows it; and an organization
+ * has at most `config.apiKeysPerOrgMax` keys.
+ */
+export async function createApiKey({ db, config }: Deps, orgId: string, callerMode: KeyMode, input: CreateApiKeyBody): Promise<ApiKeyWithSecret> {
+  return db.$transaction(async (tx) => {
+    // the organization row is locked so concurrent creates cannot pass the cap together
+    const [org] = await tx.$queryRaw<Array<{ liveKeysAllowed: boolean }>>`
+      SELECT "liveKeysAllowed" FROM "Organization" WHERE "id" = ${orgId} FOR UPDATE`;
+    if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
+    const mode = input.mode ?? (callerMode === 'live' && org.liveKeysAllowed ? 'live' : 'test');
+    if (callerMode === 'test' && mode === 'live') throw new AppError('FORBIDDEN', 'A test key cannot create live keys');
+    if (mode === 'live' && !org.liveKeysAllowed) {
+      throw new AppError('FORBIDDEN', 'This organization was created for testing: live keys are not allowed until an operator allows them');
+    }
+    const count = await tx.apiKey.count({ where: { orgId, deletedAt: null } });
+    if (count >= config.apiKeysPerOrgMax) {
+      throw new AppError('CONFLICT', `An organization may have at most ${config.apiKeysPerOrgMax} API keys; delete one it no longer uses first`);
+    }
+    return insertApiKey(tx, orgId, { name: input.name, permission: input.permission, mode });
+  });
 }
 
-/** apiKey.list: the organization's keys that are not deleted, newest first. */
-export async function listApiKeys({ db, now }: Deps, orgId: string, query: ListQuery): Promise<Page<ApiKey>> {
+/** The keys a caller of `callerMode` may see and manage: a test key only test keys, anything else every key. */
+const visibleTo = (callerMode: KeyMode) => (callerMode === 'test' ? { mode: 'test' as const } : {});
+
+/** apiKey.list: the organization's keys that are not deleted (for a test caller only test keys), newest first. */
+export async function listApiKeys({ db, now }: Deps, orgId: string, callerMode: KeyMode, query: ListQuery): Promise<Page<ApiKey>> {
   return paginate(
     query,
-    ({ where, ...page }) => db.apiKey.findMany({ where: { orgId, deletedAt: null, ...where }, ...page }),
+    ({ where, ...page }) => db.apiKey.findMany({ where: { orgId, deletedAt: null, ...visibleTo(callerMode), ...where }, ...page }),
     (row) => toApiKey(row, now()),
   );
 }
 
-async function findLiveKey(db: Db, orgId: string, id: string): Promise<ApiKeyRow> {
-  return foundOr404(await db.apiKey.findFirst({ where: { id, orgId, deletedAt: null } }), 'API key');
+/** A key the caller may manage; NOT_FOUND for a deleted or foreign one, and for a live one to a test caller. */
+async function findManagedKey(db: Db, orgId: string, callerMode: KeyMode, id: string): Promise<ApiKeyRow> {
+  return foundOr404(await db.apiKey.findFirst({ where: { id, orgId, deletedAt: null, ...visibleTo(callerMode) } }), 'API key');
 }
 
 /** apiKey.rotate: a new secret; the previous one keeps working for 24 h unless `immediately`. */
-export async function rotateApiKey({ db, now }: Deps, orgId: string, id: string, input: RotateApiKeyBody): Promise<ApiKeyWithSecret> {
-  const current = await findLiveKey(db, orgId, id);
+export async function rotateApiKey(deps: Deps, orgId: string, callerMode: KeyMode, id: string, input: RotateApiKeyBody): Promise<ApiKeyWithSecret> {
+  const { db, now } = deps;
+  const current = await findManagedKey(db, orgId, callerMode, id);
   const key = generateKey(current.mode);
   const keepOld = !input.immediately;
   const row = await db.apiKey.update({
@@ -77,29 +100,51 @@ export async function rotateApiKey({ db, now }: Deps, orgId: string, id: string,
       previousKeyExpiresAt: keepOld ? new Date(now().getTime() + ROTATION_OVERLAP_MS) : null,
     },
   });
+  await deps.keyChanges.publish(row.id);
   return { ...toApiKey(row, now()), key };
 }
 
 /** apiKey.disable / apiKey.enable. */
-export async function setApiKeyEnabled({ db, now }: Deps, orgId: string, id: string, enabled: boolean): Promise<ApiKey> {
-  const current = await findLiveKey(db, orgId, id);
+export async function setApiKeyEnabled(deps: Deps, orgId: string, callerMode: KeyMode, id: string, enabled: boolean): Promise<ApiKey> {
+  const { db, now } = deps;
+  const current = await findManagedKey(db, orgId, callerMode, id);
   const row = await db.apiKey.update({ where: { id: current.id }, data: { disabledAt: enabled ? null : now() } });
+  await deps.keyChanges.publish(row.id);
   return toApiKey(row, now());
 }
 
 /** apiKey.delete: final. The hashes are cleared so the secrets can never match again. */
-export async function deleteApiKey({ db, now }: Deps, orgId: string, id: string): Promise<void> {
-  const current = await findLiveKey(db, orgId, id);
+export async function deleteApiKey(deps: Deps, orgId: string, callerMode: KeyMode, id: string): Promise<void> {
+  const { db, now } = deps;
+  const current = await findManagedKey(db, orgId, callerMode, id);
   await db.apiKey.update({
     where: { id: current.id },
     data: { deletedAt: now(), disabledAt: now(), keyHash: `deleted:${current.id}`, previousKeyHash: null, previousKeyExpiresAt: null },
   });
+  await deps.keyChanges.publish(current.id);
 }
 
 /**
  * One key of the organization (the dashboard's confirmation pages); NOT_FOUND for a deleted or foreign one.
- * @example const apiKey = await getApiKey(deps, orgId, 'key_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
+ * @example const apiKey = await getApiKey(deps, orgId, 'live', 'key_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
  */
-export async function getApiKey({ db, now }: Deps, orgId: string, id: string): Promise<ApiKey> {
-  return toApiKey(await findLiveKey(db, orgId, id), now());
+export async function getApiKey({ db, now }: Deps, orgId: string, callerMode: KeyMode, id: string): Promise<ApiKey> {
+  return toApiKey(await findManagedKey(db, orgId, callerMode, id), now());
+}
+
+/** Whether the dashboard may offer live keys to this organization (false for one created with `--test`). */
+export async function areLiveKeysAllowed({ db }: Pick<Deps, 'db'>, orgId: string): Promise<boolean> {
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { liveKeysAllowed: true } });
+  return org?.liveKeysAllowed ?? false;
+}
+
+/**
+ * Lets an organization created for testing have live keys (`tidings orgs allow-live`).
+ * @example await allowLiveKeys(deps, 'org_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
+ */
+export async function allowLiveKeys({ db }: Pick<Deps, 'db'>, orgId: string): Promise<{ id: string; name: string; liveKeysAllowed: boolean }> {
+  const org = await db.organization.findUnique({ where: { id: orgId } });
+  if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
+  const updated = await db.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: true } });
+  return { id: updated.id, name: updated.name, liveKeysAllowed: updated.liveKeysAllowed };
 }

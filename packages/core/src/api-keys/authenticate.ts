@@ -16,13 +16,21 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /**
  * Returns a function from a presented key to its principal (null for unknown, disabled, deleted or rotated-out keys).
- * Lookups are cached in process for `config.apiKeyCacheTtlMs` (at most 5 s), so a disabled key stops working
- * within that time on every replica without a database round trip per request.
+ * Lookups are cached in process for `config.apiKeyCacheTtlMs` (at most 5 s) to spare a database round trip per
+ * request. A key change announced through `deps.keyChanges` (disable, delete, rotate, enable, from any replica) drops
+ * the cached entries at once; the TTL only bounds how long a missed announcement (Redis down) can matter.
  * @example const authenticate = createAuthenticator(deps); const principal = await authenticate(bearer);
  */
 export function createAuthenticator(deps: Deps) {
   const cache = new Map<string, CacheEntry>();
   const lastUsedWrites = new Map<string, number>();
+  // Counts announcements, so a lookup that raced one (read the row before the change) is not cached.
+  let changesSeen = 0;
+  deps.keyChanges.subscribe((keyId) => {
+    changesSeen++;
+    // the entries of that key, and every negative one: an enabled key must not stay refused
+    for (const [hash, entry] of cache) if (!entry.principal || entry.principal.keyId === keyId) cache.delete(hash);
+  });
 
   async function lookup(keyHash: string): Promise<Principal | null> {
     const now = deps.now();
@@ -60,9 +68,10 @@ export function createAuthenticator(deps: Deps) {
     const nowMs = deps.now().getTime();
     let entry = cache.get(keyHash);
     if (!entry || entry.expiresAt <= nowMs) {
+      const changesBefore = changesSeen;
       entry = { principal: await lookup(keyHash), expiresAt: nowMs + deps.config.apiKeyCacheTtlMs };
       if (cache.size > 10_000) cache.clear(); // bounded: a flood of random keys cannot grow it without end
-      cache.set(keyHash, entry);
+      if (changesSeen === changesBefore) cache.set(keyHash, entry);
     }
     if (entry.principal) recordUse(entry.principal.keyId);
     return entry.principal;

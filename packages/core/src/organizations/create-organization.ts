@@ -14,7 +14,8 @@ export async function createOrganization(
   input: { name: string; mode: 'live' | 'test' },
 ): Promise<{ organization: Organization; apiKey: ApiKeyWithSecret }> {
   return db.$transaction(async (tx) => {
-    const org = await tx.organization.create({ data: { id: newId('org'), name: input.name } });
+    // an organization made for testing gets no live key from the dashboard until an operator allows it
+    const org = await tx.organization.create({ data: { id: newId('org'), name: input.name, liveKeysAllowed: input.mode === 'live' } });
     const apiKey = await insertApiKey(tx, org.id, { name: 'Default key', permission: 'full', mode: input.mode });
     return { organization: { id: org.id, name: org.name, createdAt: org.createdAt.toISOString() }, apiKey };
   });

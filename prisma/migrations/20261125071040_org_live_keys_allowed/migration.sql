@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Organization" ADD COLUMN     "liveKeysAllowed" BOOLEAN NOT NULL DEFAULT true;
