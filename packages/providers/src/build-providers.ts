@@ -99,7 +99,8 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
       const wantsTelnyx = 'name' in choice ? choice.name === 'telnyx' : choice.mode === 'live';
       return wantsTelnyx && telnyx.apiKey
         ? createTelnyxNumberProvider({ apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl, messagingProfileId: telnyx.messagingProfileId })
-        : createSandboxNumberProvider();
+        : // a test key's numbers come from the fictional range only (a live key without Telnyx gets any)
+          createSandboxNumberProvider({ fictionalOnly: 'mode' in choice && choice.mode === 'test' });
     });
 
   return {

@@ -1,9 +1,11 @@
 import type { promises as dns } from 'node:dns';
 import type { DnsRecord, EmailDomain } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { checkDnsRecords, createDnsResolver } from './dns-check.ts';
 import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
 
@@ -59,11 +61,13 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
 /**
  * emailDomain.verify: asks DNS now (the `DNS_SERVERS` resolvers when set) and returns the domain with each record's
  * status and the domain's: `verified` when every required record matches, `failed` when still not 72 h after it
- * was added, else as it was.
+ * was added, else as it was. A test key (`mode`) may not verify a domain provisioned at a real provider (403): the
+ * verification is also sent to that provider.
  * @example const domain = await verifyEmailDomain(deps, orgId, 'dom_...');
  */
-export async function verifyEmailDomain(deps: Deps, orgId: string, id: string): Promise<EmailDomain> {
+export async function verifyEmailDomain(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<EmailDomain> {
   const row = await findEmailDomain(deps, orgId, id);
+  refuseTestKeyOnProviderBacked(mode, row.provider, `Email domain ${row.name}`);
   return toEmailDomain(await checkDomain(deps, row, createDnsResolver(deps.config)));
 }
 
