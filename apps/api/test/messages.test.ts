@@ -354,5 +354,8 @@ describe('key modes', () => {
     expect((await test.get(`/v1/webhooks/${webhook.id}/events/${ofLive.id}`)).status).toBe(404);
     expect((await test.get(`/v1/webhooks/${webhook.id}`)).body.recentEvents.map((d: { eventId: string }) => d.eventId)).toEqual([events[1]!.id]);
     expect(JSON.stringify((await test.get(`/v1/webhooks/${webhook.id}`)).body)).not.toContain('777111');
+    // a replay redelivers only the caller's mode's deliveries
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect((await test.post(`/v1/webhooks/${webhook.id}/replay`, { since })).body).toEqual({ count: 1 });
   });
 });
