@@ -10,6 +10,8 @@ Every operation takes an API key as a bearer token: \`Authorization: Bearer sk_t
 - \`sk_test_\` keys send through the **sandbox**: nothing leaves the machine, and a moment later the sandbox reports the outcome like a provider would (\`bounce@...\` bounces, \`fail@...\` fails, an SMS number ending in \`0000\` is undelivered, anything else is delivered). Test keys need no domain or number.
 - \`sk_live_\` keys send through the configured providers (Resend for email, Telnyx for SMS); email must come from a verified domain of the organization, SMS from a number it owns, or their defaults.
 - A key's permission is \`full\` (everything) or \`sending\` (only \`message.send\`, \`message.list\`, \`message.get\`).
+- Messages and broadcasts carry the \`mode\` of the key that made them (so do their webhook payloads), and a key sees only its own mode's: another mode's message or broadcast is 404 and absent from lists, as are the webhook deliveries about it. \`Idempotency-Key\`s are kept per organization and mode.
+- A test key never reaches a real provider: changing, verifying or deleting a domain, or changing or releasing a number, provisioned at one is 403. Test keys buy sandbox numbers only from the fictional range +1 NXX 555-0100 to 555-0199.
 
 ## Errors
 
@@ -19,7 +21,7 @@ Every error is \`{ "code": "...", "message": "..." }\`, and the message names th
 |---|---|---|
 | \`BAD_REQUEST\` | 400 | the body or query fails validation (unknown fields and query parameters too); 405, 413 and 415 carry this code as well |
 | \`UNAUTHORIZED\` | 401 | no key, or an unknown, disabled or deleted one |
-| \`FORBIDDEN\` | 403 | the key may not do this (a \`sending\` key, or a \`test\` key asking for a live one), or the organization is suspended |
+| \`FORBIDDEN\` | 403 | the key may not do this (a \`sending\` key; a test key asking for a live key, or changing a domain or number held at a real provider), or the organization is suspended |
 | \`NOT_FOUND\` | 404 | no such thing in this organization |
 | \`CONFLICT\` | 409 | a duplicate, a state that does not allow it, or an \`Idempotency-Key\` reused with another body |
 | \`TOO_MANY_REQUESTS\` | 429 | over the rate limit, or too many failed authentications from one address (\`Retry-After\` says when to retry) |

@@ -1,3 +1,4 @@
+import { newId } from '@tidings/core';
 import { setupApi } from './setup.ts';
 
 const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000' });
@@ -60,6 +61,25 @@ describe('broadcast.create, get, list, delete', () => {
     const res = await create(org, { name: 'x', channelType: 'email', templateId: template.id, from: 'news@unverified.example' });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^from: unverified.example is not a verified email domain/);
+  });
+
+  it("a test key neither sees nor acts on a live key's broadcast of the same organization (404), and it stays a draft", async () => {
+    const live = await t.org({ mode: 'live' });
+    await t.deps.db.emailDomain.create({ data: { id: newId('dom'), orgId: live.orgId, name: 'news.example.com', status: 'verified', provider: 'sandbox', records: [] } });
+    const template = (await live.api.post('/v1/templates', { name: 'N', channelType: 'email', subject: 's', text: 't' })).body;
+    const broadcast = (await create(live, { name: 'Real', channelType: 'email', templateId: template.id, from: 'news@news.example.com' })).body;
+    expect(broadcast).toMatchObject({ mode: 'live', status: 'draft' });
+    const test = t.client((await live.api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
+    const own = (await test.post('/v1/broadcasts', { name: 'Try', channelType: 'email', templateId: template.id })).body;
+    expect(own.mode).toBe('test');
+
+    expect((await test.get(`/v1/broadcasts/${broadcast.id}`)).status).toBe(404);
+    expect((await test.post(`/v1/broadcasts/${broadcast.id}/send`, {})).status).toBe(404);
+    expect((await test.post(`/v1/broadcasts/${broadcast.id}/cancel`)).status).toBe(404);
+    expect((await test.delete(`/v1/broadcasts/${broadcast.id}`)).status).toBe(404);
+    expect((await test.get('/v1/broadcasts')).body.data.map((b: { id: string }) => b.id)).toEqual([own.id]);
+    expect((await live.api.get('/v1/broadcasts')).body.data.map((b: { id: string }) => b.id)).toEqual([broadcast.id]);
+    expect((await live.api.get(`/v1/broadcasts/${broadcast.id}`)).body).toMatchObject({ status: 'draft', mode: 'live' });
   });
 
   it("another organization's broadcast, template or segment is 404, and nothing of theirs changes", async () => {

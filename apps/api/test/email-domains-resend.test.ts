@@ -95,4 +95,21 @@ describe('email domains through Resend', () => {
     expect((await api.delete(`/v1/email-domains/${res.body.id}`)).status).toBe(204);
     expect(resend.requests).toEqual([]);
   });
+
+  it('a test key gets 403 naming why on any change to a Resend domain, and Resend hears nothing', async () => {
+    const { api } = await t.org({ mode: 'live' });
+    const domain = (await api.post('/v1/email-domains', { name: 'kept.example.com' })).body;
+    const test = t.client((await api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
+    resend.reset();
+    for (const res of [
+      await test.delete(`/v1/email-domains/${domain.id}`),
+      await test.post(`/v1/email-domains/${domain.id}/verify`),
+      await test.put(`/v1/email-domains/${domain.id}/default-sender`, { fromName: 'Test', fromAddress: 'hi@kept.example.com' }),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ code: 'FORBIDDEN', message: expect.stringMatching(/kept\.example\.com is provisioned at resend: an sk_test_ key cannot change it/) });
+    }
+    expect(resend.requests).toEqual([]);
+    expect((await api.get(`/v1/email-domains/${domain.id}`)).status).toBe(200);
+  });
 });

@@ -78,6 +78,23 @@ describe('Idempotency-Key', () => {
     expect(runs - before).toBe(2);
   });
 
+  it('keys are per organization and mode: a live request with a test request\'s key runs, not replays', async () => {
+    const { api: live } = await t.org({ mode: 'live' });
+    const { body: created } = await live.post('/v1/api-keys', { name: 'test', mode: 'test' });
+    expect(created.key).toMatch(/^sk_test_/);
+    const test = t.client(created.key);
+    const before = runs;
+    expect((await test.post('/v1/probe', { n: 6 }, { 'idempotency-key': 'per-mode' })).status).toBe(201);
+    const other = await live.post('/v1/probe', { n: 6 }, { 'idempotency-key': 'per-mode' });
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(runs - before).toBe(2);
+    // each mode still replays its own answer
+    expect((await test.post('/v1/probe', { n: 6 }, { 'idempotency-key': 'per-mode' })).headers.get('idempotent-replayed')).toBe('true');
+    expect((await live.post('/v1/probe', { n: 6 }, { 'idempotency-key': 'per-mode' })).headers.get('idempotent-replayed')).toBe('true');
+    expect(runs - before).toBe(2);
+  });
+
   it('a 500 frees the key so a retry runs again; a 400 is stored and replayed', async () => {
     const { api } = await t.org();
     const failed = await api.post('/v1/probe', { n: -1 }, { 'idempotency-key': 'k-5' });

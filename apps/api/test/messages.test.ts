@@ -166,7 +166,7 @@ describe('message.send', () => {
     // What the API does for a first request, cut off after its statement committed and before anything else ran (the
     // connection dropped with the COMMIT's reply): the key reserved, the send done under it, nothing completed.
     const fingerprint = requestFingerprint('POST', '/v1/messages', JSON.stringify(body));
-    expect((await beginIdempotentRequest(t.deps, orgId, 'lost-reply', fingerprint)).kind).toBe('first');
+    expect((await beginIdempotentRequest(t.deps, orgId, 'test', 'lost-reply', fingerprint)).kind).toBe('first');
     const sent = await sendMessage(t.deps, orgId, 'test', body as SendMessageBody, { key: 'lost-reply', status: 202, body: (message) => message });
 
     const retry = await api.post('/v1/messages', body, { 'idempotency-key': 'lost-reply' });
@@ -298,5 +298,64 @@ describe('message.cancel', () => {
     expect(again.status).toBe(409);
     expect(again.body.message).toMatch(/canceled/);
     expect((await api.post('/v1/messages/msg_nope/cancel')).status).toBe(404);
+  });
+});
+
+describe('key modes', () => {
+  const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((m) => m.id);
+
+  it("a live key's message is invisible to a test key of the same organization (404, absent from lists), and the other way round", async () => {
+    const { api: live, orgId } = await t.org({ mode: 'live' });
+    await verifiedDomain(orgId, 'modes.example.com', 'hello@modes.example.com');
+    const test = t.client((await live.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
+    const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+    const otp = await live.post('/v1/messages', email({ text: 'Your code is 424242', scheduledAt }));
+    expect(otp.status).toBe(202);
+    expect(otp.body).toMatchObject({ mode: 'live', provider: 'sandbox' });
+    const own = await test.post('/v1/messages', email({ scheduledAt }));
+    expect(own.body.mode).toBe('test');
+
+    expect((await test.get(`/v1/messages/${otp.body.id}`)).status).toBe(404);
+    expect((await test.post(`/v1/messages/${otp.body.id}/cancel`)).status).toBe(404);
+    const listed = await test.get('/v1/messages');
+    expect(ids(listed)).toEqual([own.body.id]);
+    expect(JSON.stringify(listed.body)).not.toContain('424242');
+    expect(ids(await test.get('/v1/messages?to=ada@example.com&status=scheduled'))).toEqual([own.body.id]);
+
+    expect((await live.get(`/v1/messages/${otp.body.id}`)).body).toMatchObject({ mode: 'live', text: 'Your code is 424242', status: 'scheduled' });
+    expect((await live.get(`/v1/messages/${own.body.id}`)).status).toBe(404);
+    expect(ids(await live.get('/v1/messages'))).toEqual([otp.body.id]);
+  });
+
+  it("the message events carry the message's mode, and a key sees no delivery of another mode's message event", async () => {
+    const { api: live, orgId } = await t.org({ mode: 'live' });
+    await verifiedDomain(orgId, 'hooks.example.com', 'hello@hooks.example.com');
+    const test = t.client((await live.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
+    // made directly: creating one through the API checks its URL, and this file has no loopback receiver
+    const webhook = await t.deps.db.webhook.create({
+      data: { id: newId('whk'), orgId, url: 'https://hooks.example.com/in', events: ['message.queued'], secretCiphertext: 'unused' },
+    });
+    const sent = (await live.post('/v1/messages', email({ text: 'Your code is 777111' }))).body;
+    const own = (await test.post('/v1/messages', email())).body;
+    const events = await t.deps.db.event.findMany({ where: { orgId, type: 'message.queued' }, orderBy: { createdAt: 'asc' } });
+    expect(events.map((e) => [(e.data as { id: string }).id, (e.data as { mode: string }).mode])).toEqual([
+      [sent.id, 'live'],
+      [own.id, 'test'],
+    ]);
+
+    // each key sees the deliveries of its own mode's messages only
+    const liveDeliveries = (await live.get(`/v1/webhooks/${webhook.id}/events`)).body.data as { id: string; eventId: string }[];
+    expect(liveDeliveries.map((d) => d.eventId)).toEqual([events[0]!.id]);
+    const ofLive = liveDeliveries[0]!;
+    expect((await live.get(`/v1/webhooks/${webhook.id}/events/${ofLive.id}`)).body.payload.data).toMatchObject({ id: sent.id, mode: 'live' });
+
+    const testDeliveries = (await test.get(`/v1/webhooks/${webhook.id}/events`)).body.data as { eventId: string }[];
+    expect(testDeliveries.map((d) => d.eventId)).toEqual([events[1]!.id]);
+    expect((await test.get(`/v1/webhooks/${webhook.id}/events/${ofLive.id}`)).status).toBe(404);
+    expect((await test.get(`/v1/webhooks/${webhook.id}`)).body.recentEvents.map((d: { eventId: string }) => d.eventId)).toEqual([events[1]!.id]);
+    expect(JSON.stringify((await test.get(`/v1/webhooks/${webhook.id}`)).body)).not.toContain('777111');
+    // a replay redelivers only the caller's mode's deliveries
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect((await test.post(`/v1/webhooks/${webhook.id}/replay`, { since })).body).toEqual({ count: 1 });
   });
 });

@@ -123,6 +123,19 @@ describe('phone numbers through Telnyx', () => {
     expect((await api.delete(`/v1/phone-numbers/${bought.body.id}`)).status).toBe(204);
     expect(telnyx.requests).toEqual([]);
   });
+
+  it('a test key gets 403 naming why on any change to a Telnyx number, and Telnyx hears nothing', async () => {
+    const { api } = await t.org({ mode: 'live' });
+    const bought = (await api.post('/v1/phone-numbers', { number: await searchOne(api) })).body;
+    const test = t.client((await api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
+    telnyx.reset();
+    for (const res of [await test.patch(`/v1/phone-numbers/${bought.id}`, { friendlyName: 'Mine' }), await test.delete(`/v1/phone-numbers/${bought.id}`)]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ code: 'FORBIDDEN', message: expect.stringMatching(/provisioned at telnyx: an sk_test_ key cannot change it/) });
+    }
+    expect(telnyx.requests).toEqual([]);
+    expect((await api.get(`/v1/phone-numbers/${bought.id}`)).body).toEqual(bought);
+  });
 });
 
 describe('the Telnyx messaging profile', () => {

@@ -68,18 +68,40 @@ describe('phoneNumber.purchase, list, get (sandbox)', () => {
     expect((await search(api, 'country=US&areaCode=312&limit=2')).map((n) => n.number)).not.toContain(first!.number);
   });
 
-  it('409 when the number is owned here already, by this organization or another, and nothing changes', async () => {
+  it('409 when the number is owned here already, in the same words whether this organization or another owns it', async () => {
     const a = await t.org();
     const b = await t.org();
     const [n] = await search(a.api, 'country=US&areaCode=617&limit=1');
     expect((await a.api.post('/v1/phone-numbers', { number: n!.number })).status).toBe(201);
     const again = await a.api.post('/v1/phone-numbers', { number: n!.number });
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ code: 'CONFLICT', message: `Phone number ${n!.number} already belongs to this organization` });
+    expect(again.body).toEqual({ code: 'CONFLICT', message: `Phone number ${n!.number} is not available` });
     const stranger = await b.api.post('/v1/phone-numbers', { number: n!.number });
     expect(stranger.status).toBe(409);
-    expect(stranger.body.message).toBe(`Phone number ${n!.number} is not available`);
+    expect(stranger.body).toEqual(again.body);
     expect((await b.api.get('/v1/phone-numbers')).body.data).toEqual([]);
+  });
+
+  it('a test key is offered and sold only fictional numbers (+1 NXX 555-01xx); any other is 400 and stays free', async () => {
+    const live = await t.org({ mode: 'live' });
+    const test = await t.org({ mode: 'test' });
+    const offered = await search(test.api, 'country=US&areaCode=415&limit=5');
+    expect(offered).toHaveLength(5);
+    for (const n of offered) expect(n.number).toMatch(/^\+141555501\d\d$/);
+    for (const n of await search(test.api, 'country=US&contains=42&limit=5')) expect(n.number).toMatch(/^\+1\d{3}55501\d\d$/);
+    expect(await search(test.api, 'country=US&type=tollFree&limit=3')).toEqual([]);
+    expect(await search(test.api, 'country=GB&limit=3')).toEqual([]);
+    // any area code's fictional numbers, not only those the sandbox searches by default
+    expect((await test.api.post('/v1/phone-numbers', { number: '+13035550142' })).status).toBe(201);
+    expect((await test.api.post('/v1/phone-numbers', { number: offered[0]!.number })).status).toBe(201);
+
+    const [real] = await search(live.api, 'country=US&areaCode=415&limit=1');
+    for (const number of [real!.number, '+14155550200', '+14155550099', '+447700900123']) {
+      const res = await test.api.post('/v1/phone-numbers', { number });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/^number: an sk_test_ key buys only sandbox numbers from the fictional range \+1 NXX 555-0100 to 555-0199/) });
+    }
+    expect((await live.api.post('/v1/phone-numbers', { number: real!.number })).status).toBe(201);
   });
 
   it('two organizations buying the same number at once: one gets it, the other 409', async () => {

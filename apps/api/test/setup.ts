@@ -12,6 +12,8 @@ export function setupApi(env: Record<string, string> = {}) {
     deps,
     app,
     anonymous: apiClient(app),
+    /** A client calling with `key`, e.g. a second key made through /v1/api-keys. */
+    client: (key: string) => apiClient(app, key),
     async org(options: { mode?: 'live' | 'test' } = {}) {
       const org = await makeOrganization(deps, options);
       return { ...org, api: apiClient(app, org.key) };

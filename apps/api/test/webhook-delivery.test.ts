@@ -182,6 +182,16 @@ describe('webhook delivery by the webhook-worker', () => {
     expect(second.status).toBe(201);
   });
 
+  it("a message event's payload carries the message's mode", async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const { body: webhook } = await api.post('/v1/webhooks', { url: `${receiver.url}/hook`, events: ['message.queued'] });
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
+    expect(sent.status).toBe(202);
+    const [request] = await receiver.waitForRequests(1);
+    const payload = new StandardWebhook(webhook.secret).verify(request!.body, request!.headers) as { type: string; data: { id: string; mode: string } };
+    expect(payload).toMatchObject({ type: 'message.queued', data: { id: sent.body.id, mode: 'test' } });
+  });
+
   it('a disabled endpoint receives nothing, not even deliveries queued before it was disabled', async () => {
     const { api, webhook, orgId } = await endpoint();
     // queued but not yet enqueued (its dispatch never happened)...

@@ -198,6 +198,7 @@ const messageExample = {
   status: 'delivered',
   segments: null,
   provider: 'resend',
+  mode: 'live',
   providerMessageId: '4ef9a417-02e9-4d39-ad75-9611e0fcc33c',
   error: null,
   attempts: 1,
@@ -251,6 +252,10 @@ export const Message = z
     segments: z.number().int().nullable().openapi({ description: 'SMS only: GSM-7 (160/153) or UCS-2 (70/67) segments.' }),
     provider: z.enum(['resend', 'smtp', 'ses', 'telnyx', 'twilio', 'sandbox']).openapi({
       description: 'Who sent it (until then the first provider planned: the sandbox for a test key), or for an inbound message who received it.',
+    }),
+    mode: z.enum(['live', 'test']).openapi({
+      description:
+        "The mode of the key that sent it (a broadcast's message: the broadcast's; an inbound one: `test` through the sandbox, else `live`). A key sees only its own mode's messages.",
     }),
     providerMessageId: z.string().nullable(),
     error: MessageError.nullable(),

@@ -45,6 +45,9 @@ export function eventValues(events: NewEvent[]): Prisma.Sql {
     ${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::jsonb[], ${events.map((e) => e.webhookId ?? null)}::text[])`;
 }
 
+/** A delivery's mode: that of the message or broadcast its event carries (`data.mode`), null for other events. */
+const deliveryModeSql = Prisma.raw(`CASE WHEN e."type" LIKE 'message.%' OR e."type" LIKE 'broadcast.%' THEN (e."data"->>'mode')::"ApiKeyMode" END`);
+
 /**
  * The common table expressions that record events and fan them out to webhooks, set-based, for any number of events
  * and endpoints. `source` is a query yielding (id, orgId, type, data, webhookId): `eventValues(events)`, or rows of an
@@ -64,8 +67,8 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
       INSERT INTO "Event" ("id", "orgId", "type", "data", "createdAt")
       SELECT "id", "orgId", "type", "data", "at" FROM new_events),
     new_deliveries AS (
-      INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "nextAttemptAt", "createdAt", "updatedAt")
-      SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e."orgId", w."id", e."id", e."type", e."at", e."at", e."at"
+      INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "mode", "nextAttemptAt", "createdAt", "updatedAt")
+      SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e."orgId", w."id", e."id", e."type", ${deliveryModeSql}, e."at", e."at", e."at"
       FROM new_events e
       JOIN "Webhook" w ON w."orgId" = e."orgId" AND w."enabled"
         AND CASE WHEN e."webhookId" IS NULL THEN e."type" = ANY (w."events") ELSE w."id" = e."webhookId" END

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Prisma } from '@tidings/db';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 
@@ -17,10 +18,11 @@ export function requestFingerprint(method: string, path: string, body: string): 
 }
 
 /**
- * Reserves `key` for this request, or tells how to answer a repeat: a replay of the stored response, or CONFLICT
+ * Reserves `key` for this request (keys are kept per organization and key mode: a live request never replays a
+ * test request's answer), or tells how to answer a repeat: a replay of the stored response, or CONFLICT
  * when the body differs or the first request is still running. An expired record (24 h) is taken over.
  */
-export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, mode: KeyMode, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
   const at = now();
   const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LOCK_MS);
   const expiresAt = new Date(at.getTime() + RETENTION_MS);
@@ -28,9 +30,9 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, k
   let reserved: { key: string }[];
   try {
     reserved = await db.$queryRaw<{ key: string }[]>`
-      INSERT INTO "IdempotencyRecord" ("orgId", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
-      VALUES (${orgId}, ${key}, ${fingerprint}, ${lockedUntil}, ${expiresAt}, ${at})
-      ON CONFLICT ("orgId", "key") DO UPDATE
+      INSERT INTO "IdempotencyRecord" ("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
+      VALUES (${orgId}, ${mode}::"ApiKeyMode", ${key}, ${fingerprint}, ${lockedUntil}, ${expiresAt}, ${at})
+      ON CONFLICT ("orgId", "mode", "key") DO UPDATE
         SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
             "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
         WHERE "IdempotencyRecord"."expiresAt" <= ${at}
@@ -40,13 +42,13 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, k
   } catch (error) {
     // The reservation may have committed with its reply lost (a dropped connection): free it, or every retry would
     // be refused as still in progress until the lock ran out.
-    await releaseIdempotentRequest({ db } as Deps, orgId, key, at).catch(() => undefined);
+    await releaseIdempotentRequest({ db } as Deps, orgId, mode, key, at).catch(() => undefined);
     throw error;
   }
   if (reserved.length > 0) return { kind: 'first', reservedAt: at };
 
-  const existing = await db.idempotencyRecord.findUnique({ where: { orgId_key: { orgId, key } } });
-  if (!existing) return beginIdempotentRequest({ db, now } as Deps, orgId, key, fingerprint); // deleted meanwhile
+  const existing = await db.idempotencyRecord.findUnique({ where: { orgId_mode_key: { orgId, mode, key } } });
+  if (!existing) return beginIdempotentRequest({ db, now } as Deps, orgId, mode, key, fingerprint); // deleted meanwhile
   if (existing.requestHash !== fingerprint) {
     throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request body');
   }
@@ -61,9 +63,9 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, k
  * the record would be taken over once its lock ran out and the caller's retry would do the work a second time, so
  * a passing database failure (a dropped connection, a failover) is waited out rather than given up on.
  */
-export async function completeIdempotentRequest({ db }: Deps, orgId: string, key: string, status: number, body: string): Promise<void> {
+export async function completeIdempotentRequest({ db }: Deps, orgId: string, mode: KeyMode, key: string, status: number, body: string): Promise<void> {
   // a write that stored its answer itself (storeIdempotentAnswer) has nothing left to do here
-  await retryWrite(() => db.idempotencyRecord.updateMany({ where: { orgId, key, responseStatus: null }, data: { responseStatus: status, responseBody: body } }));
+  await retryWrite(() => db.idempotencyRecord.updateMany({ where: { orgId, mode, key, responseStatus: null }, data: { responseStatus: status, responseBody: body } }));
 }
 
 /** The answer an operation commits together with its work, under the request's Idempotency-Key. */
@@ -74,10 +76,10 @@ export type IdempotentAnswer<T> = { key: string; status: number; body: (result: 
  * commit together, and a caller who never heard back (the commit's reply lost with the connection) gets the answer
  * replayed on retry instead of the work done twice.
  */
-export function storeIdempotentAnswer(orgId: string, key: string, status: number, body: unknown): Prisma.Sql {
+export function storeIdempotentAnswer(orgId: string, mode: KeyMode, key: string, status: number, body: unknown): Prisma.Sql {
   return Prisma.sql`
     UPDATE "IdempotencyRecord" SET "responseStatus" = ${status}, "responseBody" = ${JSON.stringify(body)}
-    WHERE "orgId" = ${orgId} AND "key" = ${key} AND "responseStatus" IS NULL`;
+    WHERE "orgId" = ${orgId} AND "mode" = ${mode}::"ApiKeyMode" AND "key" = ${key} AND "responseStatus" IS NULL`;
 }
 
 /** Tries `write` up to 7 times over about 15 s (0.2 s doubling to 5 s between tries); throws the last error. */
@@ -97,7 +99,7 @@ async function retryWrite(write: () => Promise<unknown>): Promise<void> {
  * Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. Waited out like
  * `completeIdempotentRequest` when the database is away: otherwise the key stays in flight (409) for a minute.
  */
-export async function releaseIdempotentRequest({ db }: Deps, orgId: string, key: string, reservedAt: Date): Promise<void> {
+export async function releaseIdempotentRequest({ db }: Deps, orgId: string, mode: KeyMode, key: string, reservedAt: Date): Promise<void> {
   // only this request's reservation: another may have taken the key over since
-  await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, key, responseStatus: null, createdAt: reservedAt } }));
+  await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, mode, key, responseStatus: null, createdAt: reservedAt } }));
 }

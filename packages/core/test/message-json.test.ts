@@ -15,7 +15,7 @@ describe('messageJsonSql', () => {
     const full = await deps.db.message.create({
       data: {
         id: newId('msg'), orgId, channelType: 'email', to: 'ada@example.com', from: 'A "B" <a@example.com>', subject: 'Ünïcode ✓', text: 'line\nbreak',
-        html: '<p>"quoted" & </p>', templateId: 'tpl_1', templateVersion: 3, contactId: 'con_1', status: 'bounced', provider: 'resend',
+        html: '<p>"quoted" & </p>', templateId: 'tpl_1', templateVersion: 3, contactId: 'con_1', status: 'bounced', provider: 'resend', mode: 'test',
         providerMessageId: 'prov_1', errorCode: 'BOUNCED', errorMessage: 'mailbox full', attempts: 2, tags: ['a', 'b c'],
         metadata: { plan: 'pro' }, cc: ['bo@example.com'], bcc: ['cy@example.com'], replyTo: ['Support <help@example.com>'],
         headers: { 'X-Ref': '42' },
@@ -30,6 +30,7 @@ describe('messageJsonSql', () => {
       const [{ json }] = await deps.db.$queryRaw<{ json: unknown }[]>`SELECT ${messageJsonSql} AS json FROM "Message" m WHERE m."id" = ${row.id}`;
       expect(json).toEqual(toMessage(row));
     }
+    expect([toMessage(bare).mode, toMessage(full).mode]).toEqual(['live', 'test']);
     expect(JSON.stringify(toMessage(full))).not.toContain('example.com/logo.png');
     expect(toMessage(full).attachments[1]).toEqual({ id: 'att_2', filename: 'logo.png', contentType: 'image/png', size: null, contentId: 'logo' });
   });

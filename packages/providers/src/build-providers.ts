@@ -114,8 +114,11 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
   };
   const sandboxDomains = createSandboxDomainProvider();
   const sandboxNumbers = createSandboxNumberProvider();
+  // a test key's numbers come from the fictional range only (a live key without a number provider gets any)
+  const fictionalNumbers = createSandboxNumberProvider({ fictionalOnly: true });
   const domains = overrides.domains ?? ((choice: ProviderChoice) => holderOf(domainProviders, lists.email, choice) ?? sandboxDomains);
-  const numbers = overrides.numbers ?? ((choice: ProviderChoice) => holderOf(numberProviders, lists.sms, choice) ?? sandboxNumbers);
+  const numbers =
+    overrides.numbers ?? ((choice: ProviderChoice) => holderOf(numberProviders, lists.sms, choice) ?? ('mode' in choice && choice.mode === 'test' ? fictionalNumbers : sandboxNumbers));
 
   return {
     plannedFor: (mode, channelType) => (mode === 'test' ? 'sandbox' : lists[channelType][0]!),

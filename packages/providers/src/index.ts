@@ -6,7 +6,7 @@ export { createResendDomainProvider, qualifyName } from './resend-domain.provide
 export { createSesDomainProvider } from './ses-domain.provider.ts';
 export { createSandboxDomainProvider, SANDBOX_MAIL_HOST } from './sandbox-domain.provider.ts';
 export { createTelnyxNumberProvider } from './telnyx-number.provider.ts';
-export { createSandboxNumberProvider, describeSandboxNumber } from './sandbox-number.provider.ts';
+export { createSandboxNumberProvider, describeSandboxNumber, isFictionalNumber } from './sandbox-number.provider.ts';
 export { buildProviders, twilioCallbackUrl, type Providers, type ProviderOverrides, type ProviderChoice } from './build-providers.ts';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker.ts';
 export type { EmailProvider, SmsProvider, OutgoingEmail, OutgoingSms, OutgoingAttachment, ProviderName, EmailProviderName, SmsProviderName, KeyMode } from './provider.types.ts';

@@ -59,6 +59,26 @@ function candidate(plan: NumberingPlan, prefix: string, query: AvailableNumberQu
   return `+${plan.callingCode}${prefix}${rest}`;
 }
 
+/**
+ * Whether `number` is in the NANP range reserved for fiction (+1 NXX 555-0100 to 555-0199, in any area code): no one
+ * can ever own it, so a test key buying it takes nothing from a live organization.
+ * @example isFictionalNumber('+14155550142') // true
+ */
+export function isFictionalNumber(number: string): boolean {
+  return /^\+1[2-9]\d{2}55501\d{2}$/.test(number);
+}
+
+/** Up to `limit` fictional numbers for the prefixes asked, in a random order, each containing `contains`. */
+function fictionalCandidates(plan: NumberingPlan, prefixes: string[], query: AvailableNumberQuery): string[] {
+  const all = prefixes.flatMap((prefix) => Array.from({ length: 100 }, (_, n) => `${prefix}55501${String(n).padStart(2, '0')}`));
+  const fitting = all.filter((national) => !query.contains || national.includes(query.contains));
+  for (let i = fitting.length - 1; i > 0; i -= 1) {
+    const j = randomInt(i + 1);
+    [fitting[i], fitting[j]] = [fitting[j]!, fitting[i]!];
+  }
+  return fitting.slice(0, query.limit).map((national) => `+${plan.callingCode}${national}`);
+}
+
 /** The plan, type and prefix of an E.164 number the sandbox could have offered; null when it never would. */
 export function describeSandboxNumber(number: string): { country: string; type: NumberType; prefix: string } | null {
   for (const [country, plan] of Object.entries(PLANS)) {
@@ -74,10 +94,13 @@ export function describeSandboxNumber(number: string): { country: string; type: 
 
 /**
  * Searches return plausible E.164 numbers for the country, area code, `contains` and type asked; orders succeed for
- * any number such a search could return. Nothing leaves the machine.
+ * any number such a search could return. Nothing leaves the machine. With `fictionalOnly` (a test key's) it offers
+ * and sells only the reserved fictional range (`isFictionalNumber`: US and Canada, local and mobile), so numbers
+ * bought for testing never block a real one.
  * @example const numbers = await createSandboxNumberProvider().searchAvailable({ country: 'US', areaCode: '415', limit: 5 });
  */
-export function createSandboxNumberProvider(): NumberProvider {
+export function createSandboxNumberProvider(options: { fictionalOnly?: boolean } = {}): NumberProvider {
+  const fictionalOnly = options.fictionalOnly ?? false;
   return {
     name: 'sandbox',
     async searchAvailable(query) {
@@ -92,8 +115,9 @@ export function createSandboxNumberProvider(): NumberProvider {
         if (!fitsPlan || (type === 'tollFree') !== isTollFree) return [];
         prefixes = [areaCode];
       }
-      const found = new Set<string>();
-      for (let attempt = 0; found.size < query.limit && attempt < query.limit * 20; attempt += 1) {
+      if (fictionalOnly && (!plan.isNanp || type === 'tollFree')) return [];
+      const found = new Set<string>(fictionalOnly ? fictionalCandidates(plan, prefixes, query) : []);
+      for (let attempt = 0; !fictionalOnly && found.size < query.limit && attempt < query.limit * 20; attempt += 1) {
         const number = candidate(plan, prefixes[attempt % prefixes.length]!, query, attempt);
         if (number) found.add(number);
       }
@@ -113,7 +137,11 @@ export function createSandboxNumberProvider(): NumberProvider {
     },
     async order(number) {
       const described = describeSandboxNumber(number);
-      if (!described) throw new ProviderError('sandbox', 'The sandbox has no such number', { isRetryable: false, reason: 'number_unavailable' });
+      if (fictionalOnly && isFictionalNumber(number)) {
+        // any area code: a search with `areaCode` offers its fictional numbers
+        return { providerNumberId: null, type: described?.type ?? 'local', country: described?.country ?? 'US' };
+      }
+      if (!described || fictionalOnly) throw new ProviderError('sandbox', 'The sandbox has no such number', { isRetryable: false, reason: 'number_unavailable' });
       return { providerNumberId: null, type: described.type, country: described.country };
     },
     async update() {},

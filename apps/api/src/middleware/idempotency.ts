@@ -10,7 +10,8 @@ import type { AppEnv } from '../env.ts';
 
 /**
  * `Idempotency-Key` for the operations that take it: the first response (2xx or 4xx) is stored for 24 h and replayed
- * with `Idempotent-Replayed: true`; the same key with another body, or while the first still runs, is 409.
+ * with `Idempotent-Replayed: true`; the same key with another body, or while the first still runs, is 409. Keys are
+ * kept per organization and key mode, so a live request never replays a test key's answer.
  * A 5xx frees the key so the caller's retry runs again. A handler whose work is one statement stores its answer in
  * that statement (`c.var.idempotencyKey`); completing here is then a no-op.
  */
@@ -19,8 +20,9 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   if (key === undefined) return next();
   if (key.length < 1 || key.length > 255) throw new AppError('BAD_REQUEST', 'Idempotency-Key: must be 1 to 255 characters');
   const { deps, orgId } = c.var;
+  const { mode } = c.var.principal;
   const fingerprint = requestFingerprint(c.req.method, c.req.path, await c.req.text());
-  const outcome = await beginIdempotentRequest(deps, orgId, key, fingerprint);
+  const outcome = await beginIdempotentRequest(deps, orgId, mode, key, fingerprint);
   if (outcome.kind === 'replay') {
     return c.body(outcome.body, outcome.status as 200, { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' });
   }
@@ -29,16 +31,16 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
     await next();
   } catch (error) {
     if (!(error instanceof AppError) || error.status >= 500) {
-      await releaseIdempotentRequest(deps, orgId, key, outcome.reservedAt);
+      await releaseIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt);
       throw error;
     }
     // A refusal (4xx) is the answer to this request: store it like any other, then let the error handler answer.
-    await completeIdempotentRequest(deps, orgId, key, error.status, JSON.stringify({ code: error.code, message: error.message }));
+    await completeIdempotentRequest(deps, orgId, mode, key, error.status, JSON.stringify({ code: error.code, message: error.message }));
     throw error;
   }
   if (c.res.status >= 500) {
-    await releaseIdempotentRequest(deps, orgId, key, outcome.reservedAt);
+    await releaseIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt);
     return;
   }
-  await completeIdempotentRequest(deps, orgId, key, c.res.status, await c.res.clone().text());
+  await completeIdempotentRequest(deps, orgId, mode, key, c.res.status, await c.res.clone().text());
 });

@@ -5,14 +5,14 @@ import type { AppEnv } from '../env.ts';
 import { route } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
-/** Handlers of the six broadcast operations declared in @tidings/contracts. */
+/** Handlers of the six broadcast operations declared in @tidings/contracts. A key acts only on its own mode's broadcasts. */
 export const broadcastRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(route(ops.create), async (c) => c.json(await createBroadcast(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 201))
-  .openapi(route(ops.list), async (c) => c.json(await listBroadcasts(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
-  .openapi(route(ops.get), async (c) => c.json(await getBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
-  .openapi(route(ops.send), async (c) => c.json(await sendBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json') ?? {}), 202))
-  .openapi(route(ops.cancel), async (c) => c.json(await cancelBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
+  .openapi(route(ops.list), async (c) => c.json(await listBroadcasts(c.var.deps, c.var.orgId, c.req.valid('query'), c.var.principal.mode), 200))
+  .openapi(route(ops.get), async (c) => c.json(await getBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
+  .openapi(route(ops.send), async (c) => c.json(await sendBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json') ?? {}, c.var.principal.mode), 202))
+  .openapi(route(ops.cancel), async (c) => c.json(await cancelBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
   .openapi(route(ops.remove), async (c) => {
-    await deleteBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id);
+    await deleteBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode);
     return c.body(null, 204);
   });

@@ -10,9 +10,9 @@ export const emailDomainRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validati
   .openapi(route(ops.add), async (c) => c.json(await addEmailDomain(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 201))
   .openapi(route(ops.list), async (c) => c.json(await listEmailDomains(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
   .openapi(route(ops.get), async (c) => c.json(await getEmailDomain(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
-  .openapi(route(ops.verify), async (c) => c.json(await verifyEmailDomain(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id), 200))
-  .openapi(route(ops.setDefault), async (c) => c.json(await setDefaultSender(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json')), 200))
+  .openapi(route(ops.verify), async (c) => c.json(await verifyEmailDomain(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
+  .openapi(route(ops.setDefault), async (c) => c.json(await setDefaultSender(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json'), c.var.principal.mode), 200))
   .openapi(route(ops.remove), async (c) => {
-    await deleteEmailDomain(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id);
+    await deleteEmailDomain(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode);
     return c.body(null, 204);
   });

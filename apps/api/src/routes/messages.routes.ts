@@ -8,12 +8,12 @@ import { validationHook } from '../validation-hook.ts';
 /** The 202 a send answers with, committed with the messages under the Idempotency-Key when there is one. */
 const answer = (key: string | undefined) => (key === undefined ? undefined : { key, status: 202, body: <T>(result: T) => result });
 
-/** Handlers of the five message operations declared in @tidings/contracts. */
+/** Handlers of the five message operations declared in @tidings/contracts. A key reads only its own mode's messages. */
 export const messageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(route(ops.send), async (c) => c.json(await sendMessage(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json'), answer(c.var.idempotencyKey)), 202))
   .openapi(route(ops.sendBatch), async (c) =>
     c.json(await sendMessages(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json').messages, answer(c.var.idempotencyKey)), 202),
   )
-  .openapi(route(ops.list), async (c) => c.json(await listMessages(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
-  .openapi(route(ops.get), async (c) => c.json(await getMessage(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
-  .openapi(route(ops.cancel), async (c) => c.json(await cancelMessage(c.var.deps, c.var.orgId, c.req.valid('param').id), 200));
+  .openapi(route(ops.list), async (c) => c.json(await listMessages(c.var.deps, c.var.orgId, { ...c.req.valid('query'), mode: c.var.principal.mode }), 200))
+  .openapi(route(ops.get), async (c) => c.json(await getMessage(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
+  .openapi(route(ops.cancel), async (c) => c.json(await cancelMessage(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200));

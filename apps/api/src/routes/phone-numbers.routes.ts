@@ -11,8 +11,8 @@ export const phoneNumberRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validati
   .openapi(route(ops.purchase), async (c) => c.json(await purchasePhoneNumber(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 201))
   .openapi(route(ops.list), async (c) => c.json(await listPhoneNumbers(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
   .openapi(route(ops.get), async (c) => c.json(await getPhoneNumber(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
-  .openapi(route(ops.update), async (c) => c.json(await updatePhoneNumber(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id, c.req.valid('json')), 200))
+  .openapi(route(ops.update), async (c) => c.json(await updatePhoneNumber(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json'), c.var.principal.mode), 200))
   .openapi(route(ops.release), async (c) => {
-    await releasePhoneNumber(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id);
+    await releasePhoneNumber(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode);
     return c.body(null, 204);
   });

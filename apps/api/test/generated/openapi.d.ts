@@ -1125,6 +1125,7 @@ export interface components {
          *       "tags": [
          *         "newsletter"
          *       ],
+         *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
          *       "startedAt": "2026-11-23T08:00:00.000Z",
@@ -1155,6 +1156,11 @@ export interface components {
             from: string | null;
             /** @example brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
             id: string;
+            /**
+             * @description The mode of the key that created it; its messages carry it. A key sees only its own mode's broadcasts.
+             * @enum {string}
+             */
+            mode: "live" | "test";
             name: string;
             /**
              * Format: date-time
@@ -1221,6 +1227,7 @@ export interface components {
          *           "tags": [
          *             "newsletter"
          *           ],
+         *           "mode": "live",
          *           "status": "sending",
          *           "scheduledAt": null,
          *           "startedAt": "2026-11-23T08:00:00.000Z",
@@ -1255,6 +1262,7 @@ export interface components {
          *       "tags": [
          *         "newsletter"
          *       ],
+         *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
          *       "startedAt": "2026-11-23T08:00:00.000Z",
@@ -1832,6 +1840,7 @@ export interface components {
          *       "status": "delivered",
          *       "segments": null,
          *       "provider": "resend",
+         *       "mode": "live",
          *       "providerMessageId": "4ef9a417-02e9-4d39-ad75-9611e0fcc33c",
          *       "error": null,
          *       "attempts": 1,
@@ -1904,6 +1913,11 @@ export interface components {
                 [key: string]: string;
             };
             /**
+             * @description The mode of the key that sent it (a broadcast's message: the broadcast's; an inbound one: `test` through the sandbox, else `live`). A key sees only its own mode's messages.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
              * Format: date-time
              * @description The first open the provider reported (email).
              * @example 2026-11-23T08:00:00.000Z
@@ -1975,6 +1989,7 @@ export interface components {
          *           "status": "delivered",
          *           "segments": null,
          *           "provider": "resend",
+         *           "mode": "live",
          *           "providerMessageId": "4ef9a417-02e9-4d39-ad75-9611e0fcc33c",
          *           "error": null,
          *           "attempts": 1,
@@ -2045,6 +2060,7 @@ export interface components {
          *       "status": "delivered",
          *       "segments": null,
          *       "provider": "resend",
+         *       "mode": "live",
          *       "providerMessageId": "4ef9a417-02e9-4d39-ad75-9611e0fcc33c",
          *       "error": null,
          *       "attempts": 1,
@@ -2551,6 +2567,7 @@ export interface components {
          *           "status": "delivered",
          *           "segments": null,
          *           "provider": "resend",
+         *           "mode": "live",
          *           "providerMessageId": "4ef9a417-02e9-4d39-ad75-9611e0fcc33c",
          *           "error": null,
          *           "attempts": 1,
@@ -6557,6 +6574,7 @@ export interface operations {
                      *       "status": "queued",
                      *       "segments": null,
                      *       "provider": "resend",
+                     *       "mode": "live",
                      *       "providerMessageId": null,
                      *       "error": null,
                      *       "attempts": 0,
@@ -6869,6 +6887,7 @@ export interface operations {
                      *       "status": "canceled",
                      *       "segments": null,
                      *       "provider": "resend",
+                     *       "mode": "live",
                      *       "providerMessageId": null,
                      *       "error": null,
                      *       "attempts": 1,
@@ -7043,6 +7062,7 @@ export interface operations {
                      *           "status": "queued",
                      *           "segments": null,
                      *           "provider": "resend",
+                     *           "mode": "live",
                      *           "providerMessageId": null,
                      *           "error": null,
                      *           "attempts": 0,

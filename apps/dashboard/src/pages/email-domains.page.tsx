@@ -208,7 +208,7 @@ routes.post('/', async (c) => {
 routes.get('/:id', (c) => detailPage(c, c.req.param('id')));
 
 routes.post('/:id/verify', async (c) => {
-  const domain = await verifyEmailDomain(c.var.deps, orgOf(c), 'live', c.req.param('id'));
+  const domain = await verifyEmailDomain(c.var.deps, orgOf(c), c.req.param('id'));
   const missing = domain.records.filter((r) => r.required && r.status !== 'verified').length;
   return flashRedirect(
     c,
@@ -248,7 +248,7 @@ confirmedAction(routes, 'delete', {
     ),
   }),
   act: async (c, domain) => {
-    await deleteEmailDomain(c.var.deps, orgOf(c), 'live', domain.id);
+    await deleteEmailDomain(c.var.deps, orgOf(c), domain.id);
     return flashRedirect(c, `${domain.name} is deleted.`, BASE);
   },
 });

@@ -226,12 +226,12 @@ routes.post('/:id/name', async (c) => {
   const name = String(form.friendlyName ?? '').trim();
   const parsed = UpdatePhoneNumberBody.safeParse({ friendlyName: name || null });
   if (!parsed.success) return detailPage(c, c.req.param('id'), { errors: { friendlyName: 'Use up to 100 characters.' }, status: 400 });
-  const phoneNumber = await updatePhoneNumber(c.var.deps, orgOf(c), 'live', c.req.param('id'), parsed.data);
+  const phoneNumber = await updatePhoneNumber(c.var.deps, orgOf(c), c.req.param('id'), parsed.data);
   return flashRedirect(c, 'The name is saved.', `${BASE}/${phoneNumber.id}`);
 });
 
 routes.post('/:id/default', async (c) => {
-  const phoneNumber = await updatePhoneNumber(c.var.deps, orgOf(c), 'live', c.req.param('id'), { isDefault: true });
+  const phoneNumber = await updatePhoneNumber(c.var.deps, orgOf(c), c.req.param('id'), { isDefault: true });
   return flashRedirect(c, `${phoneNumber.number} is the default number: SMS without a from number go out from it.`, BASE);
 });
 
@@ -251,7 +251,7 @@ confirmedAction(routes, 'release', {
     ),
   }),
   act: async (c, phoneNumber) => {
-    await releasePhoneNumber(c.var.deps, orgOf(c), 'live', phoneNumber.id);
+    await releasePhoneNumber(c.var.deps, orgOf(c), phoneNumber.id);
     return flashRedirect(c, `${phoneNumber.number} is released.`, BASE);
   },
 });

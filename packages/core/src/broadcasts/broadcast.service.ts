@@ -50,12 +50,15 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
   return toBroadcast(row);
 }
 
+/** An API key acts only on its own mode's broadcasts (another mode's is not found); the dashboard passes no mode. */
+const ofMode = (mode: KeyMode | undefined) => (mode ? { mode } : {});
+
 /**
- * broadcast.list: newest first, optionally of one status.
+ * broadcast.list: newest first, optionally of one status; with `mode` (an API key's) only that mode's.
  * @example await listBroadcasts(deps, orgId, { limit: 20, offset: 0, status: 'sending' })
  */
-export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, query: BroadcastListQuery): Promise<Page<Broadcast>> {
-  const filter = { orgId, ...(query.status && { status: query.status }) };
+export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, query: BroadcastListQuery, mode?: KeyMode): Promise<Page<Broadcast>> {
+  const filter = { orgId, ...ofMode(mode), ...(query.status && { status: query.status }) };
   return paginate(query, ({ where, ...page }) => db.broadcast.findMany({ where: { ...filter, ...where }, ...page }), toBroadcast);
 }
 
@@ -88,14 +91,14 @@ async function countsOf({ db }: Pick<Deps, 'db'>, row: BroadcastRow): Promise<Br
  * broadcast.get: the broadcast with its counts.
  * @example (await getBroadcast(deps, orgId, id)).counts.delivered
  */
-export async function getBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string): Promise<BroadcastWithCounts> {
-  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId } }), 'Broadcast');
+export async function getBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<BroadcastWithCounts> {
+  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) } }), 'Broadcast');
   return { ...toBroadcast(row), counts: await countsOf(deps, row) };
 }
 
 /** NOT_FOUND when the broadcast is not the organization's, else CONFLICT naming its status. */
-async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, allowed: string): Promise<never> {
-  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId }, select: { status: true } }), 'Broadcast');
+async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, allowed: string, mode: KeyMode | undefined): Promise<never> {
+  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) }, select: { status: true } }), 'Broadcast');
   throw new AppError('CONFLICT', `Broadcast is ${row.status}: only ${allowed} broadcasts can be`);
 }
 
@@ -103,9 +106,9 @@ async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, allowed
  * broadcast.delete: drafts only (409 otherwise).
  * @example await deleteBroadcast(deps, orgId, id);
  */
-export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string): Promise<void> {
-  const { count } = await deps.db.broadcast.deleteMany({ where: { id, orgId, status: 'draft' } });
-  if (count === 0) await refuse(deps, orgId, id, 'draft');
+export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
+  const { count } = await deps.db.broadcast.deleteMany({ where: { id, orgId, ...ofMode(mode), status: 'draft' } });
+  if (count === 0) await refuse(deps, orgId, id, 'draft', mode);
 }
 
 /**
@@ -114,7 +117,7 @@ export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id:
  * job fixes the recipients in the database and cuts them into fan-out chunks (`startBroadcast`).
  * @example await sendBroadcast(deps, orgId, id, { scheduledAt: '2026-12-01T09:00:00Z' }) // status 'scheduled'
  */
-export async function sendBroadcast(deps: Deps, orgId: string, id: string, input: SendBroadcastBody): Promise<Broadcast> {
+export async function sendBroadcast(deps: Deps, orgId: string, id: string, input: SendBroadcastBody, mode?: KeyMode): Promise<Broadcast> {
   const now = deps.now();
   const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
   if (scheduledAt && scheduledAt.getTime() > now.getTime() + MESSAGE_LIMITS.scheduleDaysAhead * 86_400_000) {
@@ -124,13 +127,13 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
   const start: OutboxItem = { queue: 'broadcasts', jobId: broadcastJobId({ broadcastId: id, step: 'start' }), runAt: isScheduled ? scheduledAt : null };
   const row = await deps.db.$transaction(async (tx) => {
     const [updated] = await tx.broadcast.updateManyAndReturn({
-      where: { id, orgId, status: 'draft' },
+      where: { id, orgId, ...ofMode(mode), status: 'draft' },
       data: { status: isScheduled ? 'scheduled' : 'sending', scheduledAt: isScheduled ? scheduledAt : null, updatedAt: now },
     });
     if (updated) await writeOutbox(tx, [start]);
     return updated;
   });
-  if (!row) return refuse(deps, orgId, id, 'draft');
+  if (!row) return refuse(deps, orgId, id, 'draft', mode);
   await dispatchOutbox(deps, [start]);
   return toBroadcast(row);
 }
@@ -141,18 +144,18 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
  * broadcast before each provider call), so the cancel holds even for jobs already queued.
  * @example await cancelBroadcast(deps, orgId, id) // status 'canceled'
  */
-export async function cancelBroadcast(deps: Deps, orgId: string, id: string): Promise<Broadcast> {
+export async function cancelBroadcast(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Broadcast> {
   const now = deps.now();
   const result = await deps.db.$transaction(async (tx) => {
     const [row] = await tx.broadcast.updateManyAndReturn({
-      where: { id, orgId, status: { in: ['scheduled', 'sending'] } },
+      where: { id, orgId, ...ofMode(mode), status: { in: ['scheduled', 'sending'] } },
       data: { status: 'canceled', canceledAt: now, updatedAt: now },
     });
     if (!row) return null;
     const broadcast = toBroadcast(row);
     return { broadcast, outbox: await recordEvents(tx, [{ orgId, type: 'broadcast.canceled', data: broadcast }]) };
   });
-  if (!result) return refuse(deps, orgId, id, 'scheduled or sending');
+  if (!result) return refuse(deps, orgId, id, 'scheduled or sending', mode);
   await dispatchOutbox(deps, result.outbox);
   // Tidying only: a start job that still runs finds the broadcast canceled and does nothing.
   await deps.queues.broadcasts.remove(broadcastJobId({ broadcastId: id, step: 'start' })).catch(() => 0);

@@ -178,6 +178,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
       status: error ? 'failed' : 'queued',
       segments: !error && broadcast.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
       provider,
+      mode: broadcast.mode,
       providerMessageId: null,
       errorCode: error?.code ?? null,
       errorMessage: error?.message ?? null,

@@ -5,8 +5,8 @@ import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
+import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { providerFailure } from '../provider-failure.ts';
-import { assertTestKeyMayReach } from '../test-key-reach.ts';
 import { normalizeDomainName } from './domain-name.ts';
 
 const PROVIDER = 'email provider';
@@ -86,10 +86,12 @@ export async function getEmailDomain(deps: Deps, orgId: string, id: string): Pro
 
 /**
  * emailDomain.setDefault: the sender message.send uses when `from` is absent. The address must be on this domain.
+ * A test key (`mode`) may not change a domain provisioned at a real provider (403).
  * @example await setDefaultSender(deps, orgId, id, { fromName: 'Acme', fromAddress: 'hello@example.com' });
  */
-export async function setDefaultSender(deps: Deps, orgId: string, id: string, input: SetDefaultSenderBody): Promise<EmailDomain> {
+export async function setDefaultSender(deps: Deps, orgId: string, id: string, input: SetDefaultSenderBody, mode?: KeyMode): Promise<EmailDomain> {
   const domain = await findEmailDomain(deps, orgId, id);
+  refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
   const fromAddress = input.fromAddress.trim();
   const at = fromAddress.lastIndexOf('@');
   if (fromAddress.slice(at + 1).toLowerCase() !== domain.name) {
@@ -105,11 +107,11 @@ export async function setDefaultSender(deps: Deps, orgId: string, id: string, in
 /**
  * emailDomain.delete: removes the domain at the provider that holds it, then here; sending from it is refused
  * afterwards because it is no longer a verified domain of the organization. When the provider is down nothing changes.
- * A test key may delete only sandbox domains (403 otherwise).
+ * A test key (`mode`) may not delete a domain provisioned at a real provider (403, the provider is not called).
  */
-export async function deleteEmailDomain(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<void> {
+export async function deleteEmailDomain(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<void> {
   const domain = await findEmailDomain(deps, orgId, id);
-  assertTestKeyMayReach(mode, domain.provider, 'This email domain');
+  refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
   if (domain.providerDomainId) {
     await deps.providers.domains({ name: domain.provider })
       .delete(domain.providerDomainId)

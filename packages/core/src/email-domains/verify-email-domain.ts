@@ -5,7 +5,7 @@ import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
-import { assertTestKeyMayReach } from '../test-key-reach.ts';
+import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { checkDnsRecords, createDnsResolver } from './dns-check.ts';
 import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
 
@@ -71,15 +71,15 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
 }
 
 /**
- * emailDomain.verify: asks DNS now (the `DNS_SERVERS` resolvers when set) and, for a provider with its own verdict
- * (SES), the provider; returns the domain with each record's status and the domain's: `verified` when every required
- * record matches and the provider agrees, `failed` when the provider says so or still not 72 h after it was added,
- * else as it was. A test key may verify only sandbox domains (403 otherwise): verifying asks the provider too.
- * @example const domain = await verifyEmailDomain(deps, orgId, 'live', 'dom_...');
+ * emailDomain.verify: asks DNS now (the `DNS_SERVERS` resolvers when set) and returns the domain with each record's
+ * status and the domain's: `verified` when every required record matches and the provider agrees (SES has its own
+ * verdict), `failed` when the provider says so or still not 72 h after it was added, else as it was. A test key (`mode`) may not verify a domain provisioned at a real provider (403): the
+ * verification is also sent to that provider.
+ * @example const domain = await verifyEmailDomain(deps, orgId, 'dom_...');
  */
-export async function verifyEmailDomain(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<EmailDomain> {
+export async function verifyEmailDomain(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<EmailDomain> {
   const row = await findEmailDomain(deps, orgId, id);
-  assertTestKeyMayReach(mode, row.provider, 'This email domain');
+  refuseTestKeyOnProviderBacked(mode, row.provider, `Email domain ${row.name}`);
   return toEmailDomain(await checkDomain(deps, row, createDnsResolver(deps.config)));
 }
 

@@ -1,4 +1,5 @@
 import type { Message } from '@tidings/contracts';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { dispatchOutbox } from '../outbox.ts';
@@ -7,11 +8,12 @@ import { changeMessageStatus } from './message-status.ts';
 
 /**
  * message.cancel: only while `scheduled` or `queued` (409 otherwise). The status change is the guarantee: a job
- * already in the queue finds the message canceled and sends nothing. Removing the job is only tidying.
- * @example const message = await cancelMessage(deps, orgId, 'msg_...');
+ * already in the queue finds the message canceled and sends nothing. Removing the job is only tidying. With `mode`
+ * (an API key's), another mode's message is NOT_FOUND.
+ * @example const message = await cancelMessage(deps, orgId, 'msg_...', 'test');
  */
-export async function cancelMessage(deps: Deps, orgId: string, id: string): Promise<Message> {
-  const current = foundOr404(await deps.db.message.findFirst({ where: { id, orgId }, select: { id: true, channelType: true } }), 'Message');
+export async function cancelMessage(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Message> {
+  const current = foundOr404(await deps.db.message.findFirst({ where: { id, orgId, ...(mode && { mode }) }, select: { id: true, channelType: true } }), 'Message');
   const moved = await changeMessageStatus(deps.db, current.id, { status: 'canceled', at: deps.now() });
   if (!moved) {
     const now = await deps.db.message.findUniqueOrThrow({ where: { id }, select: { status: true } });

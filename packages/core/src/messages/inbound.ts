@@ -32,6 +32,8 @@ export type InboundMessage = {
   html?: string | null;
 };
 
+const modeOf = (inbound: InboundMessage): KeyMode => (inbound.provider === 'sandbox' ? 'test' : 'live');
+
 export type InboundResult = { message: Message | null; keyword: SmsKeyword | null };
 
 const normalize = (channelType: 'email' | 'sms', address: string) =>
@@ -90,6 +92,8 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
         contactId: contact?.id ?? null,
         status: 'received',
         provider: inbound.provider,
+        // sandbox.inbound is a test key playing a person; a provider's callback is real traffic
+        mode: modeOf(inbound),
         providerMessageId,
         createdAt: now,
         updatedAt: now,
@@ -103,7 +107,7 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     return { message, outbox: await recordEvents(tx, events) };
   });
   await dispatchOutbox(deps, outbox);
-  if (keyword === 'help' && deps.config.smsHelpText) await answerHelp(deps, orgId, inbound.provider === 'sandbox' ? 'test' : 'live', message);
+  if (keyword === 'help' && deps.config.smsHelpText) await answerHelp(deps, orgId, modeOf(inbound), message);
   return { message, keyword };
 }
 

@@ -96,6 +96,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
         status: isScheduled ? 'scheduled' : 'queued',
         segments: item.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
         provider: deps.providers.plannedFor(mode, item.channelType),
+        mode,
         providerMessageId: null,
         errorCode: null,
         errorMessage: null,
@@ -121,7 +122,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   const result = { data, errors };
   const accepted = rows.flatMap((row, index) => (row ? [{ row, message: data[index]! }] : []));
   if (accepted.length > 0) {
-    const storeAnswer = answer ? storeIdempotentAnswer(orgId, answer.key, answer.status, answer.body(result)) : Prisma.sql`SELECT 1`;
+    const storeAnswer = answer ? storeIdempotentAnswer(orgId, mode, answer.key, answer.status, answer.body(result)) : Prisma.sql`SELECT 1`;
     // The bytes go to the store first (once, never into the message statement or a job); if the messages cannot
     // be written they are removed again, so a failed request leaves nothing behind.
     const store = attachmentStore(deps);

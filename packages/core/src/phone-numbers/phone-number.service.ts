@@ -4,8 +4,8 @@ import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
 import { paginate, type Page } from '../pagination.ts';
+import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { providerFailure } from '../provider-failure.ts';
-import { assertTestKeyMayReach } from '../test-key-reach.ts';
 
 export const NUMBER_PROVIDER = 'phone number provider';
 
@@ -66,13 +66,13 @@ export async function getPhoneNumber(deps: Deps, orgId: string, id: string): Pro
 /**
  * phoneNumber.update: `friendlyName` (mirrored to the provider's record) and `isDefault`. Making a number the
  * default unsets the previous one in the same transaction; unsetting it leaves the organization without a default.
- * A test key may not relabel a number held at a real provider (403): the label is mirrored there.
- * @example await updatePhoneNumber(deps, orgId, 'live', 'pn_...', { isDefault: true });
+ * A test key (`mode`) may not change a number provisioned at a real provider (403).
+ * @example await updatePhoneNumber(deps, orgId, 'pn_...', { isDefault: true });
  */
-export async function updatePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, id: string, input: UpdatePhoneNumberBody): Promise<PhoneNumber> {
+export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, input: UpdatePhoneNumberBody, mode?: KeyMode): Promise<PhoneNumber> {
   const current = await findPhoneNumber(deps, orgId, id);
+  refuseTestKeyOnProviderBacked(mode, current.provider, `Phone number ${current.number}`);
   if (input.friendlyName !== undefined && input.friendlyName !== current.friendlyName) {
-    assertTestKeyMayReach(mode, current.provider, 'This phone number');
     await deps.providers.numbers({ name: current.provider })
       .update(current.number, current.providerNumberId, { friendlyName: input.friendlyName })
       .catch((error) => {

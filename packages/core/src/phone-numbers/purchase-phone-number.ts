@@ -1,20 +1,21 @@
 import type { PhoneNumber, PurchasePhoneNumberBody } from '@tidings/contracts';
 import type { Prisma } from '@tidings/db';
-import { ProviderError, type KeyMode, type NumberType } from '@tidings/providers';
+import { isFictionalNumber, ProviderError, type KeyMode, type NumberType } from '@tidings/providers';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { providerFailure } from '../provider-failure.ts';
-import { assertTestKeyMayReach } from '../test-key-reach.ts';
 import { findPhoneNumber, lockDefaultNumber, NUMBER_PROVIDER, toPhoneNumber } from './phone-number.service.ts';
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
 
-function alreadyOwned(number: string, byThisOrg: boolean): AppError {
-  return new AppError('CONFLICT', byThisOrg ? `Phone number ${number} already belongs to this organization` : `Phone number ${number} is not available`);
+/** The same words whoever owns it: telling "yours" from "another tenant's" would tell who holds which number. */
+function alreadyOwned(number: string): AppError {
+  return new AppError('CONFLICT', `Phone number ${number} is not available`);
 }
 
 /** What the number itself says of its type and country, for providers whose order does not (Twilio). */
@@ -27,13 +28,18 @@ function describeNumber(number: string): { type: NumberType; country: string | n
 /**
  * phoneNumber.purchase: orders the number at the provider (the first of SMS_PROVIDERS that sells numbers; the sandbox
  * for test keys or without Telnyx and Twilio) and stores it, with a `phoneNumber.purchased` event in the same
- * transaction. The organization's first number becomes its default. 409 when anyone on this install owns it, or when the provider says it is no longer available.
+ * transaction. The organization's first number becomes its default. 409 when anyone on this install owns it, or when
+ * the provider says it is no longer available. A test key buys only from the fictional range (+1 NXX 555-01xx, 400
+ * otherwise), so it never blocks a real number.
  * @example const number = await purchasePhoneNumber(deps, orgId, 'live', { number: '+14155550123' });
  */
 export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, input: PurchasePhoneNumberBody): Promise<PhoneNumber> {
   const { number } = input;
+  if (mode === 'test' && !isFictionalNumber(number)) {
+    throw new AppError('BAD_REQUEST', `number: an sk_test_ key buys only sandbox numbers from the fictional range +1 NXX 555-0100 to 555-0199 (such as +14155550142); phoneNumber.searchAvailable with this key offers them`);
+  }
   const existing = await deps.db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
-  if (existing) throw alreadyOwned(number, existing.orgId === orgId);
+  if (existing) throw alreadyOwned(number);
 
   const id = newId('pn');
   const provider = deps.providers.numbers({ mode });
@@ -70,20 +76,19 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // Another organization here stored it first (only possible with the sandbox, which never runs out).
-    const owner = await deps.db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
-    throw alreadyOwned(number, owner?.orgId === orgId);
+    throw alreadyOwned(number);
   }
 }
 
 /**
  * phoneNumber.release: gives the number back at the provider, then deletes it here with a `phoneNumber.released`
- * event, so it is not found afterwards and cannot send. When the provider is down nothing changes. A test key may
- * release only sandbox numbers (403 otherwise).
- * @example await releasePhoneNumber(deps, orgId, 'live', 'pn_...');
+ * event, so it is not found afterwards and cannot send. When the provider is down nothing changes. A test key
+ * (`mode`) may not release a number provisioned at a real provider (403, the provider is not called).
+ * @example await releasePhoneNumber(deps, orgId, 'pn_...');
  */
-export async function releasePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, id: string): Promise<void> {
+export async function releasePhoneNumber(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<void> {
   const current = await findPhoneNumber(deps, orgId, id);
-  assertTestKeyMayReach(mode, current.provider, 'This phone number');
+  refuseTestKeyOnProviderBacked(mode, current.provider, `Phone number ${current.number}`);
   await deps.providers.numbers({ name: current.provider })
     .release(current.number, current.providerNumberId)
     .catch((error) => {

@@ -1,8 +1,10 @@
 import type { EventType, ReplayWebhookBody, WebhookDeliveryDetail } from '@tidings/contracts';
 import { redeliveryJobId } from '@tidings/queue';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { visibleToMode } from './delivery-mode.ts';
 import { toDelivery } from './webhook-mappers.ts';
 
 /** Redelivery jobs enqueued by the request itself; the outbox relay enqueues the rest of a larger replay. */
@@ -16,12 +18,13 @@ async function enabledWebhook({ db }: Pick<Deps, 'db'>, orgId: string, webhookId
 
 /**
  * webhook.getEvent: one delivery with the payload it sends (the `webhook-id` header is `eventId`) and every attempt,
- * oldest first: status code, duration, the first 64 KiB of the answer, or the error.
+ * oldest first: status code, duration, the first 64 KiB of the answer, or the error. With `mode` (an API key's), one
+ * about another mode's message or broadcast is NOT_FOUND.
  * @example const delivery = await getWebhookDelivery(deps, orgId, 'whk_...', 'dlv_...');
  */
-export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string, deliveryId: string, mode?: KeyMode): Promise<WebhookDeliveryDetail> {
   const row = foundOr404(
-    await db.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId, orgId }, include: { attemptsLog: { orderBy: { number: 'asc' } } } }),
+    await db.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] }, include: { attemptsLog: { orderBy: { number: 'asc' } } } }),
     'Webhook delivery',
   );
   const event = await db.event.findFirst({ where: { id: row.eventId, orgId } });
@@ -43,28 +46,30 @@ export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string
  * webhook.retryEvent: delivers it again now, whatever its status (pending, succeeded or failed): the delivery
  * becomes pending, due now, with a job of its own. The payload and `webhook-id` stay those of the event, the
  * signature is made afresh at sending (a new timestamp), so a receiver dedupes it. 400 when the endpoint is disabled.
+ * With `mode` (an API key's), one about another mode's message or broadcast is NOT_FOUND.
  * @example const delivery = await retryWebhookDelivery(deps, orgId, 'whk_...', 'dlv_...');
  */
-export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId: string, deliveryId: string, mode?: KeyMode): Promise<WebhookDeliveryDetail> {
   await enabledWebhook(deps, orgId, webhookId);
   const now = deps.now();
   const [row] = await deps.db.webhookDelivery.updateManyAndReturn({
-    where: { id: deliveryId, webhookId, orgId },
+    where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] },
     data: { status: 'pending', nextAttemptAt: now, completedAt: null },
   });
   if (!row) throw new AppError('NOT_FOUND', 'Webhook delivery not found');
   await dispatchOutbox(deps, [{ queue: 'webhooks', jobId: redeliveryJobId(row.id, row.attempts) }]);
-  return getWebhookDelivery(deps, orgId, webhookId, deliveryId);
+  return getWebhookDelivery(deps, orgId, webhookId, deliveryId, mode);
 }
 
 /**
  * webhook.replay: re-delivers every delivery of this endpoint created in `[since, until)` (only the failed ones with
  * `status: "failed"`), in ONE statement that makes them pending and writes their jobs' outbox rows; the first
  * thousand jobs are enqueued at once, the outbox relay enqueues the rest, and the webhook-worker works through them
- * at its normal concurrency. Answers how many.
+ * at its normal concurrency. Answers how many; with `mode` (an API key's), none about another mode's messages or
+ * broadcasts.
  * @example const { count } = await replayWebhookDeliveries(deps, orgId, 'whk_...', { since: '2026-11-24T00:00:00Z', status: 'failed' });
  */
-export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhookId: string, input: ReplayWebhookBody): Promise<{ count: number }> {
+export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhookId: string, input: ReplayWebhookBody, mode?: KeyMode): Promise<{ count: number }> {
   await enabledWebhook(deps, orgId, webhookId);
   const since = new Date(input.since).toISOString();
   const until = (input.until ? new Date(input.until) : deps.now()).toISOString();
@@ -76,6 +81,7 @@ export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhook
       UPDATE "WebhookDelivery" SET "status" = 'pending', "nextAttemptAt" = ${now}::timestamp, "completedAt" = NULL, "updatedAt" = ${now}::timestamp
       WHERE "webhookId" = ${webhookId} AND "orgId" = ${orgId} AND "createdAt" >= ${since}::timestamp AND "createdAt" < ${until}::timestamp
         AND "status" = ANY (${statuses}::text[]::"WebhookDeliveryStatus"[])
+        AND (${mode ?? null}::"ApiKeyMode" IS NULL OR "mode" IS NULL OR "mode" = ${mode ?? null}::"ApiKeyMode")
       -- the SQL form of redeliveryJobId
       RETURNING "id" || '.redeliver-' || "attempts" AS "jobId", "createdAt"),
     jobs AS (

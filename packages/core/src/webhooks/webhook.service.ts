@@ -10,12 +10,14 @@ import type {
 } from '@tidings/contracts';
 import type { Db, Webhook as WebhookRow } from '@tidings/db';
 import { checkWebhookUrl, encryptSecret, generateWebhookSecret, UnsafeUrlError } from '@tidings/webhooks';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { newestFirst, paginate, type Page } from '../pagination.ts';
+import { visibleToMode } from './delivery-mode.ts';
 import { toDelivery, toWebhook, withLastAttempt } from './webhook-mappers.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
@@ -62,11 +64,11 @@ export async function listWebhooks({ db, now }: Deps, orgId: string, query: List
   );
 }
 
-/** webhook.get: the endpoint and its last 20 deliveries. */
-export async function getWebhook({ db, now }: Deps, orgId: string, id: string): Promise<WebhookDetail> {
+/** webhook.get: the endpoint and its last 20 deliveries (with `mode`, an API key's: those it may see). */
+export async function getWebhook({ db, now }: Deps, orgId: string, id: string, mode?: KeyMode): Promise<WebhookDetail> {
   const row = await findWebhook(db, orgId, id);
   const recent = await db.webhookDelivery.findMany({
-    where: { webhookId: row.id },
+    where: { webhookId: row.id, AND: [visibleToMode(mode)] },
     orderBy: newestFirst,
     take: RECENT_DELIVERIES,
     include: withLastAttempt,
@@ -135,14 +137,17 @@ export async function sendTestEvent(deps: Deps, orgId: string, id: string): Prom
   return toDelivery(delivery);
 }
 
-/** webhook.listEvents: the deliveries of this endpoint, newest first, optionally of one status. */
-export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: string, query: ListWebhookEventsQuery): Promise<Page<WebhookDelivery>> {
+/**
+ * webhook.listEvents: the deliveries of this endpoint, newest first, optionally of one status; with `mode` (an API
+ * key's) none about another mode's messages or broadcasts.
+ */
+export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: string, query: ListWebhookEventsQuery, mode?: KeyMode): Promise<Page<WebhookDelivery>> {
   const webhook = await findWebhook(db, orgId, id);
   return paginate(
     query,
     ({ where, ...page }) =>
       db.webhookDelivery.findMany({
-        where: { webhookId: webhook.id, ...(query.status ? { status: query.status } : {}), ...where },
+        where: { webhookId: webhook.id, ...(query.status ? { status: query.status } : {}), ...where, AND: [visibleToMode(mode)] },
         ...page,
         include: withLastAttempt,
       }),
