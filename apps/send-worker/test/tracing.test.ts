@@ -90,6 +90,11 @@ it('one trace holds the API request, the send job, the provider call and the web
   const delivery = await until(() => inTrace((s) => s.name === 'webhook.deliver'), 30_000, 'the webhook delivery in the trace');
 
   expect(request).toMatchObject({ service: 'tidings-api', attributes: expect.objectContaining({ 'http.route': '/v1/messages' }) });
+  // a path names the route, never what is in it (an unsubscribe token, an address); a query is left out
+  const unsubscribe = await fetch(`${apiUrl}/u/not-a-real-token-but-secret-looking?email=${encodeURIComponent(recipient)}`);
+  expect(unsubscribe.status).toBeGreaterThanOrEqual(400);
+  const unsubscribeSpan = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name.startsWith('GET /u/')), 30_000, 'the unsubscribe request span');
+  expect(unsubscribeSpan.attributes).toMatchObject({ 'url.path': '/u/:token', 'url.query': '[redacted]' });
   // the job crosses the queue: a producer span in the API, a consumer span in the send-worker
   // (a job's span ends after the spans inside it: wait for it to arrive)
   await until(() => inTrace((s) => s.service === 'tidings-api' && s.kind === PRODUCER), 5000, 'the API adding the send job');
@@ -117,5 +122,7 @@ it('one trace holds the API request, the send job, the provider call and the web
 
   // nothing secret anywhere in what was exported: keys, the webhook secret, the body, the recipient
   const exported = otlp.bodies.join('\n');
-  for (const secret of [org.key, 're_trace_test_key', webhook.secret, text, recipient, 'Traced']) expect(exported).not.toContain(secret);
+  for (const secret of [org.key, 're_trace_test_key', webhook.secret, text, recipient, encodeURIComponent(recipient), 'Traced', 'secret-looking']) {
+    expect(exported).not.toContain(secret);
+  }
 }, 180_000);

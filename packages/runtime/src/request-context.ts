@@ -27,7 +27,7 @@ export const requestContext = createMiddleware<RequestContextEnv>(async (c, next
   const durationMs = performance.now() - startedAt;
   // the route pattern, not the path, so ids do not explode the label set
   const route = c.req.routePath;
-  nameServerSpan(c.req.method, route);
+  nameServerSpan(c.req.method, route, c.req.url.includes('?'));
   c.var.deps.metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, durationMs / 1000);
   // errorCode: the `code` of an error answer, so a 4xx can be told apart in the logs without its body
   logger.info(

@@ -100,12 +100,16 @@ export function traceHeaders(): Record<string, string> {
   return carrier;
 }
 
-/** Renames the active (HTTP server) span after the route pattern, as `GET /v1/messages/:id`. */
-export function nameServerSpan(method: string, route: string): void {
+/**
+ * Names the active (HTTP server) span after the route pattern, as `GET /v1/messages/:id`, and puts the pattern in
+ * place of the path and a placeholder in place of the query: a path or a query may hold an address (suppressions,
+ * list filters) or a token (unsubscribe links).
+ */
+export function nameServerSpan(method: string, route: string, hasQuery: boolean): void {
   if (!started) return;
   const span = trace.getActiveSpan();
   span?.updateName(`${method} ${route}`);
-  span?.setAttribute('http.route', route);
+  span?.setAttributes({ 'http.route': route, 'url.path': route, ...(hasQuery ? { 'url.query': '[redacted]' } : {}) });
 }
 
 /**
