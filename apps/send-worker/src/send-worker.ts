@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import type { AttachmentFetchOptions, Deps } from '@tidings/core';
-import { measureJobs } from '@tidings/runtime';
+import { measureJobs, queueTelemetry } from '@tidings/runtime';
 import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
@@ -20,6 +20,8 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
   const common = {
     connection: deps.redis,
     prefix: `${deps.config.redisPrefix}:bull`,
+    // while tracing, each run continues the trace of the request that added its job
+    telemetry: queueTelemetry(),
     lockDuration: settings.lockDurationMs,
     stalledInterval: settings.stalledIntervalMs,
     maxStalledCount: settings.maxStalledCount,

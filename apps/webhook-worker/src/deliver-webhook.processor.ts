@@ -1,5 +1,6 @@
 import { backoffDelayMs, loadDeliveryWork, recordAttempt, type Deps } from '@tidings/core';
 import type { JobData } from '@tidings/queue';
+import { inSpan, SpanKind, traceHeaders } from '@tidings/runtime';
 import { postWebhook, signatureHeaders, type Resolver } from '@tidings/webhooks';
 import { DelayedError, type Job } from 'bullmq';
 
@@ -47,13 +48,20 @@ async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['we
     timestampSeconds: Math.floor(deps.now().getTime() / 1000),
     body: work.body,
   });
-  const result = await postWebhook(work.url, {
-    body: work.body,
-    headers,
-    timeoutMs: deps.config.webhooks.timeoutMs,
-    allowLoopback: deps.config.webhookAllowLoopback,
-    requireHttps: deps.config.env === 'production',
-    resolve: options.resolve,
+  // the span names the endpoint by id, not URL (a customer's URL may carry a token); the body and secrets stay out
+  const attributes = { 'tidings.delivery_id': deliveryId, 'tidings.webhook_id': work.webhookId, 'tidings.org_id': work.orgId, 'tidings.attempt': work.attempts + 1 };
+  const result = await inSpan('webhook.deliver', SpanKind.CLIENT, attributes, async (span) => {
+    // traceparent lets a customer who traces join our trace; empty when tracing is off
+    const posted = await postWebhook(work.url, {
+      body: work.body,
+      headers: { ...headers, ...traceHeaders() },
+      timeoutMs: deps.config.webhooks.timeoutMs,
+      allowLoopback: deps.config.webhookAllowLoopback,
+      requireHttps: deps.config.env === 'production',
+      resolve: options.resolve,
+    });
+    span?.setAttributes({ 'tidings.outcome': posted.refused ? 'refused' : posted.ok ? 'succeeded' : 'failed', ...(posted.statusCode !== null ? { 'http.response.status_code': posted.statusCode } : {}) });
+    return posted;
   });
   const outcome = await recordAttempt(deps, work, result);
   deps.metrics.webhookDeliveries.inc({ outcome: result.refused ? 'refused' : METRIC_OUTCOME[outcome.kind] });

@@ -1,5 +1,5 @@
 import type { Deps } from '@tidings/core';
-import { measureJobs } from '@tidings/runtime';
+import { measureJobs, queueTelemetry } from '@tidings/runtime';
 import type { JobData } from '@tidings/queue';
 import { Worker } from 'bullmq';
 import { deliverWebhook, type DeliverOptions } from './deliver-webhook.processor.ts';
@@ -16,6 +16,8 @@ export function startWebhookWorker(deps: Deps, options: DeliverOptions = {}): Wo
   const worker = new Worker<JobData['webhooks']>('webhooks', measureJobs(deps.metrics, deliverWebhook(deps, options)), {
     connection: deps.redis,
     prefix: `${config.redisPrefix}:bull`,
+    // while tracing, a delivery continues the trace of the status change that caused it
+    telemetry: queueTelemetry(),
     concurrency: config.webhooks.workerConcurrency,
     lockDuration: config.webhooks.lockMs,
     stalledInterval: config.webhooks.stalledIntervalMs,

@@ -4,7 +4,7 @@ import { createKeyChanges } from './api-keys/key-changes.ts';
 import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
-import { checkReadiness, createLogger, createMetrics } from '@tidings/runtime';
+import { checkReadiness, createLogger, createMetrics, queueTelemetry } from '@tidings/runtime';
 import { buildProviders, type Providers } from '@tidings/providers';
 
 /**
@@ -15,7 +15,7 @@ import { buildProviders, type Providers } from '@tidings/providers';
 export function openDeps(config: Config, name: string, options: { providers?: Providers } = {}): Deps & { close(): Promise<void> } {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, preparedStatements: config.databasePreparedStatements });
   const redis = createRedis(config.redisUrl);
-  const queues = createQueues(redis, config.redisPrefix);
+  const queues = createQueues(redis, config.redisPrefix, queueTelemetry());
   const logger = createLogger({ level: config.logLevel, name });
   const providers = options.providers ?? buildProviders(config);
   // ioredis reconnects by itself; say so once per failure in the JSON log rather than on the console

@@ -1,4 +1,4 @@
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type QueueOptions } from 'bullmq';
 
 /**
  * Every BullMQ queue. Jobs carry only the id of the row they work on, and use it as their jobId, so adding the
@@ -69,10 +69,11 @@ export type Queues = { [Q in QueueName]: Queue<JobData[Q]> };
 
 /**
  * Opens every queue on one connection, under `prefix` (so test runs and installs sharing a Redis never meet).
+ * `telemetry` (while tracing): each add is a producer span, and the job carries the trace on to its worker.
  * @example const queues = createQueues(redis, config.redisPrefix); await queues.email.add('send', { messageId }, { jobId: messageId });
  */
-export function createQueues(connection: ConnectionOptions, prefix: string): Queues {
-  const open = <Q extends QueueName>(name: Q) => new Queue<JobData[Q]>(name, { connection, prefix: `${prefix}:bull` });
+export function createQueues(connection: ConnectionOptions, prefix: string, telemetry?: QueueOptions['telemetry']): Queues {
+  const open = <Q extends QueueName>(name: Q) => new Queue<JobData[Q]>(name, { connection, prefix: `${prefix}:bull`, telemetry });
   return { email: open('email'), sms: open('sms'), webhooks: open('webhooks'), maintenance: open('maintenance'), broadcasts: open('broadcasts') } as Queues;
 }
 

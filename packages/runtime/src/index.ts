@@ -1,4 +1,5 @@
 export * from './logger.ts';
+export * from './tracing.ts';
 export * from './within.ts';
 export * from './metrics.ts';
 export * from './measure-jobs.ts';

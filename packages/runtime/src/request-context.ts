@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import { nameServerSpan } from './tracing.ts';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,6 +27,7 @@ export const requestContext = createMiddleware<RequestContextEnv>(async (c, next
   const durationMs = performance.now() - startedAt;
   // the route pattern, not the path, so ids do not explode the label set
   const route = c.req.routePath;
+  nameServerSpan(c.req.method, route, c.req.url.includes('?'));
   c.var.deps.metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, durationMs / 1000);
   // errorCode: the `code` of an error answer, so a 4xx can be told apart in the logs without its body
   logger.info(

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '@tidings/config';
 import type { Logger } from './logger.ts';
 import { startOpsServer, type OpsSources } from './ops.ts';
+import { stopTracing } from './tracing.ts';
 
 /** What a process runs once started (an HTTP server, BullMQ workers): `close()` stops taking work and waits for the work in flight. */
 export type Stoppable = { close(): Promise<void>; /** An HTTP app's port, logged once listening. */ port?: number };
@@ -61,6 +62,7 @@ export function runProcess<D extends ProcessDeps>(name: string, options: Process
       await work.close();
       await ops?.close();
       await opened.close();
+      await stopTracing(); // the last spans, before the exit drops them
       opened.logger.info(`${name} stopped`);
       process.exit(0);
     };

@@ -19,3 +19,4 @@ export { startSmtpServer, type TestSmtpServer, type ReceivedMail } from './fakes
 export { freePort } from './free-port.ts';
 export { sampleValue } from './prometheus.ts';
 export { spawnService } from './spawn-service.ts';
+export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';

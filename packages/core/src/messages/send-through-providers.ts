@@ -1,5 +1,6 @@
 import type { Message as MessageRow } from '@tidings/db';
 import { ProviderError, type OutgoingEmail, type OutgoingSms, type ProviderName } from '@tidings/providers';
+import { inSpan, recordRecipients, SpanKind } from '@tidings/runtime';
 import type { Deps } from '../deps.ts';
 import { lastUnansweredProvider, recordAttemptError, recordProviderClaim } from './delivery.ts';
 
@@ -68,10 +69,16 @@ export async function sendThroughProviders(
     const email = emailProvider ? await build.email() : null;
     if (!provider.dedupesRepeats) await recordProviderClaim(deps, message.id, name);
     try {
-      const { providerMessageId } =
-        emailProvider
-          ? await emailProvider.sendEmail(email!)
-          : await smsProvider!.sendSms(build.sms());
+      const { providerMessageId } = await inSpan('provider.send', SpanKind.CLIENT, providerSpanAttributes(name, message), async (span) => {
+        try {
+          const accepted = emailProvider ? await emailProvider.sendEmail(email!) : await smsProvider!.sendSms(build.sms());
+          span?.setAttribute('tidings.outcome', 'sent');
+          return accepted;
+        } catch (error) {
+          span?.setAttributes({ 'tidings.outcome': error instanceof ProviderError && !error.isRetryable ? 'permanent_error' : 'retryable_error', 'tidings.error_code': attemptErrorOf(error).code });
+          throw error;
+        }
+      });
       providers.circuit.recordSuccess(name);
       metrics.providerCalls.inc({ provider: name, channel, outcome: 'sent' });
       return { provider: name, providerMessageId };
@@ -86,4 +93,16 @@ export async function sendThroughProviders(
     }
   }
   throw failure ?? new SendAttemptFailed(message.provider as ProviderName, new Error('No provider to send through'), false);
+}
+
+/** What a provider call's span says: never the body, the sender's settings or a key; the recipient only when allowed. */
+function providerSpanAttributes(provider: ProviderName, message: MessageRow) {
+  return {
+    'tidings.provider': provider,
+    'tidings.channel': message.channelType,
+    'tidings.message_id': message.id,
+    'tidings.org_id': message.orgId,
+    'tidings.attempt': message.attempts,
+    ...(recordRecipients() ? { 'tidings.recipient': message.to } : {}),
+  };
 }

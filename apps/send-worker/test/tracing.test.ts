@@ -1,0 +1,128 @@
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createWebhook, newId } from '@tidings/core';
+import {
+  createTestDeps,
+  freePort,
+  makeOrganization,
+  spawnService,
+  startFakeResend,
+  startOtlpReceiver,
+  startWebhookReceiver,
+  type FakeResend,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  type WebhookReceiver,
+} from '@tidings/testing';
+
+// The three processes as operators run them (API, send-worker, webhook-worker), each exporting its spans to an
+// OTLP receiver on loopback: one message, followed from the API request to the provider call and the webhook
+// delivery it causes, in one trace.
+const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
+const children: ChildProcess[] = [];
+const logs: Record<string, string[]> = {};
+let otlp: OtlpReceiver;
+let resend: FakeResend;
+let receiver: WebhookReceiver;
+let apiUrl: string;
+
+const SERVER = 2;
+const CLIENT = 3;
+const PRODUCER = 4;
+const CONSUMER = 5;
+
+function start(name: string, entry: string, env: Record<string, string>) {
+  const child = spawnService(path.resolve(__dirname, entry), deps.config, { NODE_ENV: 'test', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', ...env }, ['ignore', 'pipe', 'inherit']);
+  logs[name] = [];
+  child.stdout!.on('data', (chunk: Buffer) => logs[name]!.push(...chunk.toString().split('\n').filter(Boolean)));
+  children.push(child);
+}
+
+async function until<T>(find: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+beforeAll(async () => {
+  [otlp, resend, receiver] = await Promise.all([startOtlpReceiver(), startFakeResend(), startWebhookReceiver()]);
+  const port = await freePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  const providers = { RESEND_API_KEY: 're_trace_test_key', RESEND_BASE_URL: resend.url };
+  start('api', '../../api/src/server.ts', { API_PORT: String(port), ...providers });
+  start('send-worker', '../src/worker.ts', { SEND_WORKER_QUEUES: 'email', ...providers });
+  start('webhook-worker', '../../webhook-worker/src/worker.ts', { WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  await until(async () => (await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok, 150_000, 'the API to start');
+  await until(() => logs['send-worker']!.some((l) => l.includes('send-worker consuming')), 150_000, 'the send-worker to start');
+  await until(() => logs['webhook-worker']!.some((l) => l.includes('webhook-worker consuming')), 150_000, 'the webhook-worker to start');
+}, 180_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all([otlp.close(), resend.close(), receiver.close()]);
+  await deps.close();
+});
+
+it('one trace holds the API request, the send job, the provider call and the webhook delivery, with no secret in it', async () => {
+  const org = await makeOrganization(deps, { mode: 'live' });
+  await deps.db.emailDomain.create({
+    data: { id: newId('dom'), orgId: org.orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@acme.test' },
+  });
+  const webhook = await createWebhook(deps, org.orgId, { url: `${receiver.url}/hook`, events: ['message.sent'] });
+  const recipient = 'traced.recipient@example.com';
+  const text = 'the body that must stay out of traces';
+  const response = await fetch(`${apiUrl}/v1/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ channelType: 'email', to: recipient, subject: 'Traced', text }),
+  });
+  expect(response.status).toBe(202);
+  const { id: messageId } = (await response.json()) as { id: string };
+  const [delivered] = await receiver.waitForRequests(1, 60_000);
+
+  const request = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name === 'POST /v1/messages'), 30_000, 'the API request span');
+  const inTrace = (match: (s: ReceivedSpan) => boolean) => otlp.spans.find((s) => s.traceId === request.traceId && match(s));
+  const provider = await until(() => inTrace((s) => s.name === 'provider.send'), 30_000, 'the provider call in the trace');
+  const delivery = await until(() => inTrace((s) => s.name === 'webhook.deliver'), 30_000, 'the webhook delivery in the trace');
+
+  expect(request).toMatchObject({ service: 'tidings-api', attributes: expect.objectContaining({ 'http.route': '/v1/messages' }) });
+  // a path names the route, never what is in it (an unsubscribe token, an address); a query is left out
+  const unsubscribe = await fetch(`${apiUrl}/u/not-a-real-token-but-secret-looking?email=${encodeURIComponent(recipient)}`);
+  expect(unsubscribe.status).toBeGreaterThanOrEqual(400);
+  const unsubscribeSpan = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name.startsWith('GET /u/')), 30_000, 'the unsubscribe request span');
+  expect(unsubscribeSpan.attributes).toMatchObject({ 'url.path': '/u/:token', 'url.query': '[redacted]' });
+  // the job crosses the queue: a producer span in the API, a consumer span in the send-worker
+  // (a job's span ends after the spans inside it: wait for it to arrive)
+  await until(() => inTrace((s) => s.service === 'tidings-api' && s.kind === PRODUCER), 5000, 'the API adding the send job');
+  await until(() => inTrace((s) => s.service === 'tidings-send-worker' && s.kind === CONSUMER), 5000, 'the send job run');
+  await until(() => inTrace((s) => s.service === 'tidings-webhook-worker' && s.kind === CONSUMER), 5000, 'the delivery job run');
+  expect(provider).toMatchObject({
+    service: 'tidings-send-worker',
+    kind: CLIENT,
+    attributes: { 'tidings.provider': 'resend', 'tidings.channel': 'email', 'tidings.outcome': 'sent', 'tidings.attempt': 1, 'tidings.message_id': messageId, 'tidings.org_id': org.orgId },
+  });
+  expect(delivery).toMatchObject({
+    service: 'tidings-webhook-worker',
+    kind: CLIENT,
+    attributes: expect.objectContaining({ 'tidings.webhook_id': webhook.id, 'tidings.outcome': 'succeeded', 'tidings.attempt': 1, 'http.response.status_code': 200 }),
+  });
+  // Postgres and Redis calls are spans of the same trace
+  expect(inTrace((s) => s.attributes['db.system.name'] === 'postgresql')).toBeDefined();
+  expect(inTrace((s) => s.attributes['db.system.name'] === 'redis')).toBeDefined();
+  // the customer's endpoint can join the trace, at the delivery's span
+  expect(delivered!.headers.traceparent).toBe(`00-${request.traceId}-${delivery.spanId}-01`);
+
+  // the send-worker's log line about this message carries the trace
+  const sentLine = await until(() => logs['send-worker']!.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'sent' && l.messageId === messageId), 5000, 'the sent log line');
+  expect(sentLine).toMatchObject({ traceId: request.traceId, spanId: expect.stringMatching(/^[0-9a-f]{16}$/) });
+
+  // nothing secret anywhere in what was exported: keys, the webhook secret, the body, the recipient
+  const exported = otlp.bodies.join('\n');
+  for (const secret of [org.key, 're_trace_test_key', webhook.secret, text, recipient, encodeURIComponent(recipient), 'Traced', 'secret-looking']) {
+    expect(exported).not.toContain(secret);
+  }
+}, 180_000);
