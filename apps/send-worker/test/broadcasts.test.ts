@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts, startBroadcast } from '@tidings/core';
+import { AppError, BROADCAST_RENDER_ATTEMPTS, expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts, startBroadcast, type Deps } from '@tidings/core';
 import { broadcastJobId } from '@tidings/queue';
 import { sampleValue, serveHttp } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
@@ -208,11 +208,13 @@ describe('a hostile template in a broadcast', () => {
     expect(eventLoop.max / 1e6).toBeLessThan(budgetMs);
     expect(badSent.counts).toMatchObject({ recipients: 3, failed: 3, queued: 0 });
 
-    // each chunk's render was stopped at the budget, not per contact and part: the chunk job (its database work, and
-    // its wait for a render thread the other chunk and broadcast use too) took less than three
+    // each chunk's render was stopped at the budget, not per contact and part: the chunk job's last try (its database
+    // work, and its wait for a render thread the other chunk and broadcast use too) took less than three; the tries
+    // before it ran the chunk again (a render thread starved of CPU runs past the budget with a harmless template)
     for (const chunk of [0, 1]) {
       const job = (await h.deps.queues.broadcasts.getJob(broadcastJobId({ broadcastId: bad.id, step: 'chunk', chunk })))!;
       expect(job.finishedOn! - job.processedOn!).toBeLessThan(3 * budgetMs);
+      expect(job.attemptsStarted).toBe(BROADCAST_RENDER_ATTEMPTS);
     }
     const failed = await messagesOf(hostile.orgId, bad.id);
     expect(failed).toHaveLength(3);
@@ -227,6 +229,31 @@ describe('a hostile template in a broadcast', () => {
     expect(byContact.get(ids.ada)).toMatchObject({ status: expect.stringMatching(/^(queued|sending|sent|delivered)$/), subject: 'Hi Ada, May news' });
     expect(byContact.get(ids.gus)!.html).toMatch(/^<p>Gus in Nice<\/p>/);
     expect(byContact.get(ids.fay)).toMatchObject({ status: 'failed', errorCode: 'RENDER_FAILED' });
+  });
+});
+
+describe('a render over the budget with a harmless template (a render thread starved of CPU)', () => {
+  it('runs the chunk again instead of failing its messages, and they are rendered on the next try', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false });
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await h.deps.queues.broadcasts.pause(); // this test runs the start and the first chunk itself
+    try {
+      await api.post(`/v1/broadcasts/${b.id}/send`, {});
+      expect(await startBroadcast(h.deps, b.id)).toEqual({ kind: 'done', outcome: 'started' });
+      const overBudget = new AppError('BAD_REQUEST', `rendering the template ${tpl.id} takes longer than the budget`);
+      const starved: Deps = { ...h.deps, renderer: { ...h.deps.renderer, render: () => Promise.reject(overBudget) } };
+      await expect(expandBroadcastChunk(starved, b.id, 0, { attempt: 1 })).rejects.toThrow(/budget/);
+      expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(0); // nothing written or failed
+      expect(await expandBroadcastChunk(h.deps, b.id, 0, { attempt: 2 })).toEqual({ kind: 'done', outcome: 'created 2' });
+    } finally {
+      await h.deps.queues.broadcasts.resume();
+    }
+    await untilStatus(api, b.id, 'sent');
+    const messages = await messagesOf(orgId, b.id);
+    expect(messages).toHaveLength(4); // ada, cyd (not suppressed here), fay (no city: failed), gus
+    expect(messages.find((m) => m.contactId === ids.ada)).toMatchObject({ subject: 'Hi Ada, May news' });
+    expect(messages.find((m) => m.contactId === ids.gus)).toMatchObject({ subject: 'Hi Gus, May news' });
   });
 });
 

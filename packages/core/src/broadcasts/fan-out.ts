@@ -113,12 +113,20 @@ type Failure = { code: string; message: string };
 type Rendered = Required<TemplateContent>;
 
 /**
+ * Times a chunk is tried before a render over the budget fails its messages. The budget is wall-clock time, and a
+ * render thread (niced) on a saturated machine can run past it with a harmless template: the chunk runs again after
+ * backoff. A hostile template costs one budget per try.
+ */
+export const BROADCAST_RENDER_ATTEMPTS = 3;
+
+/**
  * Renders one template for each set of variables on the render threads (deps.renderer), `renderBatchSize` contacts
  * per task and one TEMPLATE_RENDER_BUDGET_MS per task, so the worker's event loop never waits for a render. A
- * contact's own error (a missing attribute) is its failure. A task over the budget fails its contacts and the rest
- * of the chunk without rendering them: every contact has the same template, so each task would spend the budget again.
+ * contact's own error (a missing attribute) is its failure. A task over the budget throws while `attempt` is below
+ * BROADCAST_RENDER_ATTEMPTS (the chunk runs again); at the last it fails its contacts and the rest of the chunk
+ * without rendering them: every contact has the same template, so each task would spend the budget again.
  */
-async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[]): Promise<(Rendered | Failure)[]> {
+async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[], attempt: number): Promise<(Rendered | Failure)[]> {
   const size = deps.config.broadcasts.renderBatchSize;
   const results: (Rendered | Failure)[] = [];
   for (let start = 0; start < variables.length; start += size) {
@@ -130,6 +138,7 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
       // the renderer's only AppError is the budget; anything else (a render thread that died) runs the chunk again
       if (!(error instanceof AppError)) throw error;
       const { budgetMs } = deps.config.templateRender;
+      if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took longer than the ${budgetMs} ms budget (try ${attempt})`);
       const message = `templateId: rendering the template ${templateId} for ${batch.length} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
       return [...results, ...variables.slice(start).map(() => ({ code: 'RENDER_FAILED', message }))];
     }
@@ -141,7 +150,7 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
  * One chunk's messages, rendered per contact. A contact whose rendering fails gets a `failed` message carrying the
  * reason (`RENDER_FAILED`), so it is counted and the rest of the chunk still goes.
  */
-async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: ContactRow[]): Promise<MessageRow[]> {
+async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: ContactRow[], attempt: number): Promise<MessageRow[]> {
   const [version, senderOf] = await Promise.all([
     deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion! } } }),
     loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
@@ -171,6 +180,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
           contact: contactVariables(contact),
           unsubscribeUrl: unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
         })),
+        attempt,
       );
   return contacts.map((contact, index) => {
     const to = (broadcast.channelType === 'email' ? contact.email : contact.phone)!;
@@ -274,17 +284,18 @@ async function writeChunk(
  * A chunk step: renders and writes the messages of recipients `chunk * size + 1 .. (chunk + 1) * size` (one query
  * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk). Safe to run
  * any number of times: a chunk written before only has its still-queued messages' jobs added again (a crash between
- * the commit and the addBulk); jobId = message id makes that harmless.
+ * the commit and the addBulk); jobId = message id makes that harmless. `options.attempt` is the job's try: a render
+ * over the budget throws before the last of BROADCAST_RENDER_ATTEMPTS (the last by default).
  * @example await expandBroadcastChunk(deps, 'brd_...', 0) // { kind: 'done', outcome: 'created 1000' }
  */
-export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number): Promise<StepResult> {
+export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number, options: { attempt?: number } = {}): Promise<StepResult> {
   const broadcast = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
   if (!broadcast || broadcast.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
   const size = deps.config.broadcasts.chunkSize;
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
   const contacts = await deps.db.$queryRaw<ContactRow[]>`
     SELECT c.* FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
-  const rows = await messagesFor(deps, broadcast, contacts);
+  const rows = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way
   const written = await writeChunk(deps, broadcastId, chunk, rows);
   let queuedIds: string[];
