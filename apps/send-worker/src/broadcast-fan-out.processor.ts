@@ -2,9 +2,9 @@ import { DelayedError, type Job } from 'bullmq';
 import { backoffDelayMs, expandBroadcastChunk, finishBroadcast, startBroadcast, type Deps, type StepResult } from '@tidings/core';
 import type { BroadcastStep } from '@tidings/queue';
 
-function runStep(deps: Deps, step: BroadcastStep): Promise<StepResult> {
+function runStep(deps: Deps, step: BroadcastStep, attempt: number): Promise<StepResult> {
   if (step.step === 'start') return startBroadcast(deps, step.broadcastId);
-  if (step.step === 'chunk') return expandBroadcastChunk(deps, step.broadcastId, step.chunk);
+  if (step.step === 'chunk') return expandBroadcastChunk(deps, step.broadcastId, step.chunk, { attempt });
   return finishBroadcast(deps, step.broadcastId);
 }
 
@@ -18,7 +18,7 @@ function runStep(deps: Deps, step: BroadcastStep): Promise<StepResult> {
 export const broadcastFanOutProcessor = (deps: Deps) => async (job: Job<BroadcastStep>, token?: string) => {
   let result: StepResult;
   try {
-    result = await runStep(deps, job.data);
+    result = await runStep(deps, job.data, job.attemptsStarted);
   } catch (error) {
     const delayMs = backoffDelayMs(job.attemptsStarted, { baseMs: deps.config.sendWorker.backoffBaseMs, maxMs: deps.config.sendWorker.backoffMaxMs });
     deps.logger.error({ broadcastId: job.data.broadcastId, step: job.data.step, err: error, delayMs }, 'broadcast step failed; running it again later');

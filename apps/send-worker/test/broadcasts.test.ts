@@ -1,4 +1,6 @@
-import { expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts, startBroadcast } from '@tidings/core';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { AppError, BROADCAST_RENDER_ATTEMPTS, expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts, startBroadcast, type Deps } from '@tidings/core';
+import { broadcastJobId } from '@tidings/queue';
 import { sampleValue, serveHttp } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
 
@@ -7,10 +9,29 @@ jest.setTimeout(120_000);
 
 let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
-  h = await startPipeline({ WEBHOOK_ALLOW_LOOPBACK: 'true', BROADCAST_CHUNK_SIZE: '2', UNSUBSCRIBE_RATE_LIMIT: '3', PUBLIC_API_URL: 'https://api.tidings.test' });
+  // BROADCAST_RENDER_BATCH_SIZE 1: each chunk of 2 contacts takes two render tasks, as a chunk of 1,000 takes twenty.
+  // A render budget of 1 s: on a machine as loaded as the one these tests share, the event loop stalls a few hundred
+  // ms with nothing rendering on it; a render on it would stall it a whole budget.
+  h = await startPipeline({
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    BROADCAST_CHUNK_SIZE: '2',
+    BROADCAST_RENDER_BATCH_SIZE: '1',
+    TEMPLATE_RENDER_BUDGET_MS: '1000',
+    UNSUBSCRIBE_RATE_LIMIT: '3',
+    PUBLIC_API_URL: 'https://api.tidings.test',
+  });
   await h.startWorker();
+  // the fan-out renders on threads that take seconds to start on a loaded machine: wait for them, as a running
+  // worker's are, so the first broadcast is not slower than the rate limit its polling allows
+  await warmRenderThreads();
 });
 afterAll(() => h.close());
+
+/** Starts both render threads (two renders at once) and waits until they answer. */
+async function warmRenderThreads() {
+  const job = { templateId: 'tpl_warm', content: { body: 'x' }, variables: {} };
+  await Promise.all([h.deps.renderer.render([job]), h.deps.renderer.render([job])]);
+}
 
 type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
 
@@ -160,6 +181,79 @@ describe('a broadcast to a segment (sandbox)', () => {
     const sent = await untilStatus(api, b.id, 'sent');
     expect(new Date(sent.startedAt).getTime()).toBeGreaterThanOrEqual(new Date(scheduledAt).getTime() - 1000);
     expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
+  });
+});
+
+describe('a hostile template in a broadcast', () => {
+  it('a hostile template is stopped within the budget, its messages fail RENDER_FAILED, and another broadcast still completes', async () => {
+    const budgetMs = h.deps.config.templateRender.budgetMs;
+    const hostile = await h.testOrg();
+    await hostile.api.post('/v1/contacts/bulk', { contacts: ['a', 'b', 'c'].map((name) => ({ email: `${name}@example.com`, firstName: name })) });
+    const loops = '{% for i in (1..1800) %}{% for j in (1..1800) %}{% endfor %}{% endfor %}';
+    const badTpl = (await hostile.api.post('/v1/templates', { name: 'Loops', channelType: 'email', subject: `Hi ${loops}`, html: `<p>${loops}</p>` })).body;
+    const bad = (await hostile.api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: badTpl.id })).body;
+    const fine = await h.testOrg();
+    const { segment, template: tpl, ids } = await audience(fine.api, { suppressBounce: false });
+    const good = (await fine.api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+
+    await warmRenderThreads(); // a thread ended since (idle for a minute) would start again within the measure
+
+    const eventLoop = monitorEventLoopDelay({ resolution: 10 });
+    eventLoop.enable();
+    await Promise.all([hostile.api.post(`/v1/broadcasts/${bad.id}/send`, {}), fine.api.post(`/v1/broadcasts/${good.id}/send`, {})]);
+    const [badSent] = await Promise.all([untilStatus(hostile.api, bad.id, 'sent'), untilStatus(fine.api, good.id, 'sent')]);
+    eventLoop.disable();
+    // the renders ran on worker threads: the worker's event loop was never held for a render budget (a render on it
+    // would hold it at least that long; before, Liquid's own limit held it a second per part and contact)
+    expect(eventLoop.max / 1e6).toBeLessThan(budgetMs);
+    expect(badSent.counts).toMatchObject({ recipients: 3, failed: 3, queued: 0 });
+
+    // each chunk's render was stopped at the budget, not per contact and part: the chunk job's last try (its database
+    // work, and its wait for a render thread the other chunk and broadcast use too) took less than three; the tries
+    // before it ran the chunk again (a render thread starved of CPU runs past the budget with a harmless template)
+    for (const chunk of [0, 1]) {
+      const job = (await h.deps.queues.broadcasts.getJob(broadcastJobId({ broadcastId: bad.id, step: 'chunk', chunk })))!;
+      expect(job.finishedOn! - job.processedOn!).toBeLessThan(3 * budgetMs);
+      expect(job.attemptsStarted).toBe(BROADCAST_RENDER_ATTEMPTS);
+    }
+    const failed = await messagesOf(hostile.orgId, bad.id);
+    expect(failed).toHaveLength(3);
+    for (const message of failed) {
+      expect(message).toMatchObject({ status: 'failed', errorCode: 'RENDER_FAILED', subject: null, html: null });
+      expect(message.errorMessage).toContain(badTpl.id);
+      expect(message.errorMessage).toContain(`${budgetMs} ms`);
+    }
+    // the other organization's broadcast went out, each contact rendered
+    const messages = await messagesOf(fine.orgId, good.id);
+    const byContact = new Map(messages.map((m) => [m.contactId, m]));
+    expect(byContact.get(ids.ada)).toMatchObject({ status: expect.stringMatching(/^(queued|sending|sent|delivered)$/), subject: 'Hi Ada, May news' });
+    expect(byContact.get(ids.gus)!.html).toMatch(/^<p>Gus in Nice<\/p>/);
+    expect(byContact.get(ids.fay)).toMatchObject({ status: 'failed', errorCode: 'RENDER_FAILED' });
+  });
+});
+
+describe('a render over the budget with a harmless template (a render thread starved of CPU)', () => {
+  it('runs the chunk again instead of failing its messages, and they are rendered on the next try', async () => {
+    const { api, orgId } = await h.testOrg();
+    const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false });
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
+    await h.deps.queues.broadcasts.pause(); // this test runs the start and the first chunk itself
+    try {
+      await api.post(`/v1/broadcasts/${b.id}/send`, {});
+      expect(await startBroadcast(h.deps, b.id)).toEqual({ kind: 'done', outcome: 'started' });
+      const overBudget = new AppError('BAD_REQUEST', `rendering the template ${tpl.id} takes longer than the budget`);
+      const starved: Deps = { ...h.deps, renderer: { ...h.deps.renderer, render: () => Promise.reject(overBudget) } };
+      await expect(expandBroadcastChunk(starved, b.id, 0, { attempt: 1 })).rejects.toThrow(/budget/);
+      expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(0); // nothing written or failed
+      expect(await expandBroadcastChunk(h.deps, b.id, 0, { attempt: 2 })).toEqual({ kind: 'done', outcome: 'created 2' });
+    } finally {
+      await h.deps.queues.broadcasts.resume();
+    }
+    await untilStatus(api, b.id, 'sent');
+    const messages = await messagesOf(orgId, b.id);
+    expect(messages).toHaveLength(4); // ada, cyd (not suppressed here), fay (no city: failed), gus
+    expect(messages.find((m) => m.contactId === ids.ada)).toMatchObject({ subject: 'Hi Ada, May news' });
+    expect(messages.find((m) => m.contactId === ids.gus)).toMatchObject({ subject: 'Hi Gus, May news' });
   });
 });
 

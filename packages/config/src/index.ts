@@ -142,6 +142,11 @@ const EnvSchema = z.object({
   BROADCAST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(50).default(4),
   /** Contacts per fan-out job: one multi-row statement and one addBulk each. */
   BROADCAST_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
+  /**
+   * Contacts per render task within a chunk: each task runs on a render thread within one TEMPLATE_RENDER_BUDGET_MS,
+   * so a normal template renders a task well within it and a hostile one is stopped after one budget.
+   */
+  BROADCAST_RENDER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
   /** Signs unsubscribe links (HMAC-SHA256). Required in production; the default is for local development only. */
   UNSUBSCRIBE_SECRET: z.string().min(16).optional(),
   /** Unsubscribe page requests (GET and POST /u/{token}) per minute per client address. */
@@ -216,7 +221,7 @@ export type Config = {
   };
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  broadcasts: { workerConcurrency: number; chunkSize: number; unsubscribeSecret: string; unsubscribeRateLimit: number };
+  broadcasts: { workerConcurrency: number; chunkSize: number; renderBatchSize: number; unsubscribeSecret: string; unsubscribeRateLimit: number };
   sendWorker: {
     queues: ('email' | 'sms' | 'broadcasts')[];
     concurrency: number;
@@ -356,6 +361,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     broadcasts: {
       workerConcurrency: e.BROADCAST_WORKER_CONCURRENCY,
       chunkSize: e.BROADCAST_CHUNK_SIZE,
+      renderBatchSize: e.BROADCAST_RENDER_BATCH_SIZE,
       unsubscribeSecret: e.UNSUBSCRIBE_SECRET ?? LOCAL_UNSUBSCRIBE_SECRET,
       unsubscribeRateLimit: e.UNSUBSCRIBE_RATE_LIMIT,
     },

@@ -10,7 +10,7 @@ import { loadSenderResolver } from '../messages/resolve-sender.ts';
 import { addJobs, dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { compileCriteria } from '../segments/criteria-sql.ts';
 import { countSmsSegments } from '../sms/segments.ts';
-import { compileContent } from '../templates/template-engine.ts';
+import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 import { unsubscribeUrl } from './unsubscribe-token.ts';
 
@@ -109,52 +109,91 @@ function contactVariables(contact: ContactRow) {
   return { id, email, phone, firstName, lastName, attributes: attributes ?? {} };
 }
 
+type Failure = { code: string; message: string };
+type Rendered = Required<TemplateContent>;
+
+/**
+ * Times a chunk is tried before a render over the budget fails its messages. The budget is wall-clock time, and a
+ * render thread (niced) on a saturated machine can run past it with a harmless template: the chunk runs again after
+ * backoff. A hostile template costs one budget per try.
+ */
+export const BROADCAST_RENDER_ATTEMPTS = 3;
+
+/**
+ * Renders one template for each set of variables on the render threads (deps.renderer), `renderBatchSize` contacts
+ * per task and one TEMPLATE_RENDER_BUDGET_MS per task, so the worker's event loop never waits for a render. A
+ * contact's own error (a missing attribute) is its failure. A task over the budget throws while `attempt` is below
+ * BROADCAST_RENDER_ATTEMPTS (the chunk runs again); at the last it fails its contacts and the rest of the chunk
+ * without rendering them: every contact has the same template, so each task would spend the budget again.
+ */
+async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[], attempt: number): Promise<(Rendered | Failure)[]> {
+  const size = deps.config.broadcasts.renderBatchSize;
+  const results: (Rendered | Failure)[] = [];
+  for (let start = 0; start < variables.length; start += size) {
+    const batch = variables.slice(start, start + size);
+    try {
+      const rendered = await deps.renderer.render(batch.map((v) => ({ templateId, content, variables: v })));
+      results.push(...rendered.map((r) => (r instanceof AppError ? { code: 'RENDER_FAILED', message: r.message } : r)));
+    } catch (error) {
+      // the renderer's only AppError is the budget; anything else (a render thread that died) runs the chunk again
+      if (!(error instanceof AppError)) throw error;
+      const { budgetMs } = deps.config.templateRender;
+      if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took longer than the ${budgetMs} ms budget (try ${attempt})`);
+      const message = `templateId: rendering the template ${templateId} for ${batch.length} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
+      return [...results, ...variables.slice(start).map(() => ({ code: 'RENDER_FAILED', message }))];
+    }
+  }
+  return results;
+}
+
 /**
  * One chunk's messages, rendered per contact. A contact whose rendering fails gets a `failed` message carrying the
  * reason (`RENDER_FAILED`), so it is counted and the rest of the chunk still goes.
  */
-async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: ContactRow[]): Promise<MessageRow[]> {
+async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: ContactRow[], attempt: number): Promise<MessageRow[]> {
   const [version, senderOf] = await Promise.all([
     deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion! } } }),
     loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
   ]);
   const now = deps.now();
-  const fail = (error: unknown) => {
-    if (error instanceof AppError) return { code: 'RENDER_FAILED', message: error.message };
-    throw error;
-  };
-  let render: ReturnType<typeof compileContent> | { code: string; message: string };
-  let from: string | { code: string; message: string };
-  try {
-    render = version ? compileContent(version) : { code: 'RENDER_FAILED', message: 'templateVersion: the template version is gone' };
-  } catch (error) {
-    render = fail(error);
-  }
+  let from = '';
+  let refusal: Failure | null = null; // what fails every message of the chunk
   try {
     from = senderOf({ channelType: broadcast.channelType, from: broadcast.from ?? undefined });
   } catch (error) {
-    from = { ...fail(error), code: 'SENDER_REFUSED' };
+    if (!(error instanceof AppError)) throw error;
+    refusal = { code: 'SENDER_REFUSED', message: error.message };
   }
+  if (!refusal && !version) refusal = { code: 'RENDER_FAILED', message: 'templateVersion: the template version is gone' };
+  const failure = refusal;
   const { publicApiUrl, broadcasts } = deps.config;
-  const shared = (broadcast.variables ?? {}) as Record<string, unknown>;
+  const variables = (broadcast.variables ?? {}) as Record<string, unknown>;
   const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
-  return contacts.map((contact) => {
+  const renderings: (Rendered | Failure)[] = failure
+    ? contacts.map(() => failure)
+    : await renderEach(
+        deps,
+        broadcast.templateId,
+        version!,
+        contacts.map((contact) => ({
+          ...variables,
+          contact: contactVariables(contact),
+          unsubscribeUrl: unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
+        })),
+        attempt,
+      );
+  return contacts.map((contact, index) => {
     const to = (broadcast.channelType === 'email' ? contact.email : contact.phone)!;
+    const rendering = renderings[index]!;
     let content = { subject: null as string | null, html: null as string | null, text: null as string | null, body: null as string | null };
-    let error: { code: string; message: string } | null = typeof from === 'string' ? null : from;
-    if (!error && typeof render !== 'function') error = render;
-    if (!error && typeof render === 'function') {
-      try {
-        const link = unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id });
-        const rendered = render({ ...shared, contact: contactVariables(contact), unsubscribeUrl: link });
-        content = broadcast.channelType === 'email' ? { ...rendered, body: null } : { subject: null, html: null, text: null, body: rendered.body };
-        if (broadcast.channelType === 'email' && (!content.subject || (!content.html && !content.text))) {
-          error = { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
-        } else if (broadcast.channelType === 'sms' && !content.body) {
-          error = { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
-        }
-      } catch (renderError) {
-        error = fail(renderError);
+    let error: Failure | null = null;
+    if ('code' in rendering) error = rendering;
+    else {
+      content = broadcast.channelType === 'email' ? { ...rendering, body: null } : { subject: null, html: null, text: null, body: rendering.body };
+      if (broadcast.channelType === 'email' && (!content.subject || (!content.html && !content.text))) {
+        error = { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
+      } else if (broadcast.channelType === 'sms' && !content.body) {
+        error = { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
       }
     }
     return {
@@ -163,7 +202,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
       channelType: broadcast.channelType,
       direction: 'outbound',
       to,
-      from: typeof from === 'string' ? from : '',
+      from,
       cc: [],
       bcc: [],
       replyTo: [],
@@ -246,17 +285,18 @@ async function writeChunk(
  * A chunk step: renders and writes the messages of recipients `chunk * size + 1 .. (chunk + 1) * size` (one query
  * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk). Safe to run
  * any number of times: a chunk written before only has its still-queued messages' jobs added again (a crash between
- * the commit and the addBulk); jobId = message id makes that harmless.
+ * the commit and the addBulk); jobId = message id makes that harmless. `options.attempt` is the job's try: a render
+ * over the budget throws before the last of BROADCAST_RENDER_ATTEMPTS (the last by default).
  * @example await expandBroadcastChunk(deps, 'brd_...', 0) // { kind: 'done', outcome: 'created 1000' }
  */
-export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number): Promise<StepResult> {
+export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number, options: { attempt?: number } = {}): Promise<StepResult> {
   const broadcast = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
   if (broadcast?.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
   const size = deps.config.broadcasts.chunkSize;
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
   const contacts = await deps.db.$queryRaw<ContactRow[]>`
     SELECT c.* FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
-  const rows = await messagesFor(deps, broadcast, contacts);
+  const rows = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way
   const written = await writeChunk(deps, broadcastId, chunk, rows);
   let queuedIds: string[];

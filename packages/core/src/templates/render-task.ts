@@ -1,11 +1,15 @@
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
-import { renderContent, RenderBudgetExceeded, type TemplateContent } from './template-engine.ts';
+import { compileContent, RenderBudgetExceeded, type TemplateContent } from './template-engine.ts';
 
 /** One template to render with its variables. */
 export type RenderJob = { content: TemplateContent; variables: Record<string, unknown> };
-/** What the pool hands a worker thread: every job of one request and the time they may take together. */
-export type RenderTask = { taskId: string; jobs: RenderJob[]; budgetMs: number };
+/**
+ * What the pool hands a worker thread: every job of one request and the time they may take together. Each distinct
+ * template is sent (and parsed) once; a job names its template by index in `contents` (a broadcast chunk renders one
+ * template for every contact).
+ */
+export type RenderTask = { taskId: string; contents: TemplateContent[]; jobs: { content: number; variables: Record<string, unknown> }[]; budgetMs: number };
 /** Each job's rendered parts, or the 4xx it is (a missing variable...). Plain data: it crosses a thread boundary. */
 export type RenderOutcome = { parts: Required<TemplateContent> } | { error: { code: AppError['code']; message: string } };
 /** Every outcome, or the index of the job that was rendering when the budget ran out. */
@@ -17,18 +21,22 @@ export type RenderTaskStarted = { renderTaskStarted: string };
 /**
  * Renders a request's jobs in order, on a worker thread, within `budgetMs` for all of them together: each render gets
  * what is left of the budget as Liquid's own render limit, so a hostile loop stops by itself in time.
- * @example renderTask({ taskId: 't1', jobs: [{ content: { body: 'Hi {{ n }}' }, variables: { n: 'Ada' } }], budgetMs: 250 })
+ * @example renderTask({ taskId: 't1', contents: [{ body: 'Hi {{ n }}' }], jobs: [{ content: 0, variables: { n: 'Ada' } }], budgetMs: 250 })
  * // { outcomes: [{ parts: { subject: null, html: null, text: null, body: 'Hi Ada' } }] }
  */
 export default function renderTask(task: RenderTask): RenderTaskResult {
   parentPort?.postMessage({ renderTaskStarted: task.taskId } satisfies RenderTaskStarted);
   const deadline = performance.now() + task.budgetMs;
   const outcomes: RenderOutcome[] = [];
+  const compiled = new Map<number, ReturnType<typeof compileContent>>();
   for (const [index, job] of task.jobs.entries()) {
     const remainingMs = deadline - performance.now();
     if (remainingMs <= 0) return { exceededAt: index };
     try {
-      outcomes.push({ parts: renderContent(job.content, job.variables, { renderLimitMs: remainingMs }) });
+      // parsed on first use; a template that does not parse is each of its jobs' error, and is parsed again for each
+      let render = compiled.get(job.content);
+      if (!render) compiled.set(job.content, (render = compileContent(task.contents[job.content]!)));
+      outcomes.push({ parts: render(job.variables, { renderLimitMs: deadline - performance.now() }) });
     } catch (error) {
       if (error instanceof RenderBudgetExceeded) return { exceededAt: index };
       if (!(error instanceof AppError)) throw error;

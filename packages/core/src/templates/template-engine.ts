@@ -12,7 +12,7 @@ const common = {
   ownPropertyOnly: true,
   templates: {},
   parseLimit: 1_000_000,
-  // the limit of a render given none (a broadcast's, in its worker); callers with a budget pass their own
+  // the limit of a render given none; the render threads pass what is left of their task's budget
   renderLimit: 1_000,
   memoryLimit: 10_000_000,
 } as const;
@@ -58,8 +58,8 @@ export function templateVariables(content: TemplateContent): string[] {
 }
 
 /**
- * Parses each part once and returns a renderer for many sets of variables (a broadcast renders one template for
- * thousands of contacts). `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not. A variable
+ * Parses each part once and returns a renderer for many sets of variables (a render task of a broadcast chunk
+ * renders one template for each of its contacts). `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not. A variable
  * the template uses but `variables` lacks is BAD_REQUEST naming it. All parts of one call together may take
  * `renderLimitMs` (RenderBudgetExceeded past it; the engine's 1 s per part when absent). Synchronous: render on a
  * worker thread (template-renderer.ts) when the template is a caller's.

@@ -16,6 +16,8 @@ export type TemplateRenderer = {
    * Throws BAD_REQUEST naming the template when the budget runs out. No thread is involved for an empty list.
    */
   render(jobs: LabelledRenderJob[]): Promise<(Required<TemplateContent> | AppError)[]>;
+  /** Starts the first thread now (it takes seconds to load the engine), so the first render does not wait for it. */
+  warm(): void;
   close(): Promise<void>;
 };
 
@@ -30,6 +32,9 @@ export type TemplateRendererOptions = {
 // stopped by ending its thread this long after the budget.
 const HARD_STOP_AFTER_BUDGET_MS = 1_000;
 const WORKER_FILE = path.join(__dirname, 'render.worker.cjs');
+
+/** Only the parts cross to the thread (a version row passed as content carries its other columns too). */
+const pickParts = ({ subject, html, text, body }: TemplateContent): TemplateContent => ({ subject, html, text, body });
 
 function budgetError(templateIds: string[], budgetMs: number): AppError {
   const names = [...new Set(templateIds)].join(', ');
@@ -60,7 +65,15 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
   return {
     async render(jobs) {
       if (jobs.length === 0) return [];
-      const task: RenderTask = { taskId: randomUUID(), jobs: jobs.map(({ content, variables }) => ({ content, variables })), budgetMs: options.budgetMs };
+      // jobs that share a content object (a broadcast chunk's) send and parse it once
+      const contents: TemplateContent[] = [];
+      const indexOf = new Map<TemplateContent, number>();
+      const taskJobs = jobs.map(({ content, variables }) => {
+        let index = indexOf.get(content);
+        if (index === undefined) indexOf.set(content, (index = contents.push(pickParts(content)) - 1));
+        return { content: index, variables };
+      });
+      const task: RenderTask = { taskId: randomUUID(), contents, jobs: taskJobs, budgetMs: options.budgetMs };
       const stop = new AbortController();
       let hardStop: NodeJS.Timeout | undefined;
       onStart.set(task.taskId, () => {
@@ -78,6 +91,9 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       }
       if ('exceededAt' in result) throw budgetError([jobs[result.exceededAt]!.templateId], options.budgetMs);
       return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
+    },
+    warm() {
+      poolOf();
     },
     async close() {
       await pool?.destroy();
