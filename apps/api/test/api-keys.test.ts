@@ -153,11 +153,11 @@ describe('apiKey operations', () => {
       const as = (key: string) => ({ authorization: `Bearer ${key}` });
       const statusWithin = async (key: string, expected: number, deadlineMs = 500) => {
         const until = Date.now() + deadlineMs;
-        let status = 0;
-        while (Date.now() < until && (status = (await other.anonymous.get('/v1/api-keys', as(key))).status) !== expected) {
+        for (;;) {
+          const { status } = await other.anonymous.get('/v1/api-keys', as(key));
+          if (status === expected || Date.now() >= until) return status;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        return status;
       };
       const [toDisable, toDelete, toRotate] = await Promise.all(['to disable', 'to delete', 'to rotate'].map((name) => api.post('/v1/api-keys', { name })));
       for (const created of [toDisable, toDelete, toRotate]) {

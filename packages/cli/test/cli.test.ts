@@ -65,7 +65,7 @@ describe('tidings', () => {
     for (const args of [['--help'], ['-h'], ['help'], ['orgs', 'create', '--help']]) {
       const res = await tidings(...args);
       expect(res.code).toBe(0);
-      expect(res.stdout).toMatch(/^usage:\n  tidings migrate/);
+      expect(res.stdout).toMatch(/^usage:\n {2}tidings migrate/);
       expect(res.stderr).not.toMatch(/unknown command/);
     }
   });

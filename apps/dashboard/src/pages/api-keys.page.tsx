@@ -207,7 +207,7 @@ routes.post('/', async (c) => {
     for (const issue of parsed.error.issues) errors[String(issue.path[0] ?? 'form')] ??= issue.path[0] === 'name' ? 'Give the key a name (up to 100 characters).' : issue.message;
     return listPage(c, { errors, name: String(form.name ?? ''), status: 400 });
   }
-  let created;
+  let created: Awaited<ReturnType<typeof createApiKey>>;
   try {
     created = await createApiKey(c.var.deps, orgOf(c), 'live', parsed.data);
   } catch (error) {

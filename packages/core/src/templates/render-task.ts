@@ -35,7 +35,10 @@ export default function renderTask(task: RenderTask): RenderTaskResult {
     try {
       // parsed on first use; a template that does not parse is each of its jobs' error, and is parsed again for each
       let render = compiled.get(job.content);
-      if (!render) compiled.set(job.content, (render = compileContent(task.contents[job.content]!)));
+      if (!render) {
+        render = compileContent(task.contents[job.content]!);
+        compiled.set(job.content, render);
+      }
       outcomes.push({ parts: render(job.variables, { renderLimitMs: deadline - performance.now() }) });
     } catch (error) {
       if (error instanceof RenderBudgetExceeded) return { exceededAt: index };

@@ -70,7 +70,10 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       const indexOf = new Map<TemplateContent, number>();
       const taskJobs = jobs.map(({ content, variables }) => {
         let index = indexOf.get(content);
-        if (index === undefined) indexOf.set(content, (index = contents.push(pickParts(content)) - 1));
+        if (index === undefined) {
+          index = contents.push(pickParts(content)) - 1;
+          indexOf.set(content, index);
+        }
         return { content: index, variables };
       });
       const task: RenderTask = { taskId: randomUUID(), contents, jobs: taskJobs, budgetMs: options.budgetMs };

@@ -48,7 +48,7 @@ export async function startFakeSes(): Promise<FakeSes> {
   routes.post('/v2/email/identities', async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { EmailIdentity?: string; ConfigurationSetName?: string };
     const name = body.EmailIdentity?.toLowerCase();
-    if (!name || !name.includes('.')) return sesError('BadRequestException', 'EmailIdentity is required', 400);
+    if (!name?.includes('.')) return sesError('BadRequestException', 'EmailIdentity is required', 400);
     if (state.identities.has(name)) return sesError('AlreadyExistsException', `Email identity ${name} already exist.`, 400);
     const identity: FakeSesIdentity = { name, status: 'PENDING', tokens: [0, 1, 2].map(() => randomUUID().replace(/-/g, '')), configurationSet: body.ConfigurationSetName };
     state.identities.set(name, identity);
