@@ -107,7 +107,7 @@ describe('email domains through SES', () => {
     ses.reset();
     for (const res of [await asTest.post(`/v1/email-domains/${domain.id}/verify`), await asTest.delete(`/v1/email-domains/${domain.id}`)]) {
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ code: 'FORBIDDEN', message: 'This email domain is held at ses: a test key never reaches a real provider; use a live key' });
+      expect(res.body).toEqual({ code: 'FORBIDDEN', message: 'Email domain guarded.example.com is provisioned at ses: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key' });
     }
     expect(ses.requests).toEqual([]);
     expect(ses.state.identities.has('guarded.example.com')).toBe(true);

@@ -128,10 +128,10 @@ describe('phone numbers through Twilio', () => {
     twilio.reset();
     for (const res of [await asTest.delete(`/v1/phone-numbers/${bought.id}`), await asTest.patch(`/v1/phone-numbers/${bought.id}`, { friendlyName: 'x' })]) {
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ code: 'FORBIDDEN', message: 'This phone number is held at twilio: a test key never reaches a real provider; use a live key' });
+      expect(res.body).toEqual({ code: 'FORBIDDEN', message: `Phone number ${number} is provisioned at twilio: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key` });
     }
-    // making it the default reaches no provider
-    expect((await asTest.patch(`/v1/phone-numbers/${bought.id}`, { isDefault: true })).status).toBe(200);
+    // any change is refused, even one that would reach no provider (making it the default)
+    expect((await asTest.patch(`/v1/phone-numbers/${bought.id}`, { isDefault: true })).status).toBe(403);
     expect(twilio.requests).toEqual([]);
     expect((await api.get(`/v1/phone-numbers/${bought.id}`)).body.friendlyName).toBeNull();
   });
