@@ -44,6 +44,11 @@ const EnvSchema = z.object({
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How long a key lookup is cached in process; a disabled key stops working within this time. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  /**
+   * How long an Idempotency-Key stays reserved for a request that stops renewing it (its process died): the request
+   * renews it every third of this while it runs, so a crashed one's key is free again within this time.
+   */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** The largest body of message.send and message.sendBatch, which may carry base64 attachments (40 MiB decoded). */
   SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
@@ -177,6 +182,7 @@ export type Config = {
   rateLimitPerMinute: number;
   rateLimitWindowMs: number;
   apiKeyCacheTtlMs: number;
+  idempotencyLeaseMs: number;
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
@@ -303,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    idempotencyLeaseMs: e.IDEMPOTENCY_LEASE_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
