@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   /** Prefix of every Redis key and BullMQ queue, so several installs (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().min(1).max(64).default('tidings'),
   API_PORT: port.default(3000),
+  /** Where the API serves /metrics (and /healthz, /readyz) for operators, apart from its public port (0: any free port). */
+  API_METRICS_PORT: port.default(3004),
   DASHBOARD_PORT: port.default(3001),
   /** Where the API is reached from outside, for links and printed examples. */
   PUBLIC_API_URL: z.url().default('http://localhost:3000'),
@@ -177,6 +179,7 @@ export type Config = {
   redisUrl: string;
   redisPrefix: string;
   apiPort: number;
+  apiMetricsPort: number;
   dashboardPort: number;
   publicApiUrl: string;
   rateLimitPerMinute: number;
@@ -304,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     apiPort: e.API_PORT,
+    apiMetricsPort: e.API_METRICS_PORT,
     dashboardPort: e.DASHBOARD_PORT,
     publicApiUrl: e.PUBLIC_API_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
