@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   DASHBOARD_PORT: port.default(3001),
   /** Where the API is reached from outside, for links and printed examples. */
   PUBLIC_API_URL: z.url().default('http://localhost:3000'),
+  /** Where people reach the dashboard; an https:// address (or NODE_ENV=production) makes its cookies Secure. */
+  PUBLIC_DASHBOARD_URL: z.url().default('http://localhost:3001'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   /** The rolling window the rate limit counts over: a minute, shorter only so tests need not wait one out. */
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
@@ -182,6 +184,12 @@ export type Config = {
   apiMetricsPort: number;
   dashboardPort: number;
   publicApiUrl: string;
+  publicDashboardUrl: string;
+  /**
+   * Whether dashboard cookies carry `Secure`: in production or when the dashboard's public address is https. Decided
+   * from configuration, never from a request's Host or scheme, which a proxy may rewrite.
+   */
+  dashboardSecureCookies: boolean;
   rateLimitPerMinute: number;
   rateLimitWindowMs: number;
   apiKeyCacheTtlMs: number;
@@ -310,6 +318,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiMetricsPort: e.API_METRICS_PORT,
     dashboardPort: e.DASHBOARD_PORT,
     publicApiUrl: e.PUBLIC_API_URL,
+    publicDashboardUrl: e.PUBLIC_DASHBOARD_URL,
+    dashboardSecureCookies: e.NODE_ENV === 'production' || new URL(e.PUBLIC_DASHBOARD_URL).protocol === 'https:',
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
