@@ -1566,7 +1566,8 @@ export interface components {
          *       "channelType": "email",
          *       "subject": "Your code, {{firstName}}",
          *       "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
-         *       "text": "Hi {{firstName}}, your code is {{code}}."
+         *       "text": "Hi {{firstName}}, your code is {{code}}.",
+         *       "replyTo": "Support <help@example.com>"
          *     }
          */
         CreateTemplateBody: {
@@ -1577,6 +1578,8 @@ export interface components {
             /** @description Email HTML; values of placeholders are HTML-escaped. */
             html?: string;
             name: string;
+            /** @description email: one address (`Name <address>` allowed) or up to 10, used as the Reply-To of sends with this template that give none. */
+            replyTo?: string | string[];
             /** @description Email subject; `{{name}}` placeholders, not HTML-escaped. */
             subject?: string;
             /** @description Email plain text; placeholders are not escaped. */
@@ -2769,6 +2772,9 @@ export interface components {
          *       "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
          *       "text": "Hi {{firstName}}, your code is {{code}}.",
          *       "body": null,
+         *       "replyTo": [
+         *         "Support <help@example.com>"
+         *       ],
          *       "variables": [
          *         "firstName",
          *         "code"
@@ -2797,6 +2803,8 @@ export interface components {
             /** @example tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
             id: string;
             name: string;
+            /** @description email: the Reply-To of messages sent with this template unless the send gives `replyTo`; `[]` for none. */
+            replyTo: string[];
             subject: string | null;
             text: string | null;
             /**
@@ -2827,6 +2835,9 @@ export interface components {
          *           "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
          *           "text": "Hi {{firstName}}, your code is {{code}}.",
          *           "body": null,
+         *           "replyTo": [
+         *             "Support <help@example.com>"
+         *           ],
          *           "variables": [
          *             "firstName",
          *             "code"
@@ -2888,6 +2899,9 @@ export interface components {
          *           "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
          *           "text": "Hi {{firstName}}, your code is {{code}}.",
          *           "body": null,
+         *           "replyTo": [
+         *             "Support <help@example.com>"
+         *           ],
          *           "variables": [
          *             "firstName",
          *             "code"
@@ -2968,6 +2982,8 @@ export interface components {
             /** @description `null` removes the HTML part (text must remain). */
             html?: string | null;
             name?: string;
+            /** @description `null` removes the Reply-To. */
+            replyTo?: string | string[] | null;
             /** @description Email subject; `{{name}}` placeholders, not HTML-escaped. */
             subject?: string;
             /** @description `null` removes the text part (html must remain). */
