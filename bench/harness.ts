@@ -76,7 +76,7 @@ export function startProcess(name: string, entry: string, env: Record<string, st
 /** Starts the real API (apps/api) on a free port and waits until it answers. */
 export async function startApi(bench: Bench): Promise<Api> {
   const port = await freePort();
-  const child = startProcess('api', 'apps/api/src/server.ts', { ...bench.env, REDIS_PREFIX: bench.prefix('api'), API_PORT: String(port) });
+  const child = startProcess('api', 'apps/api/src/server.ts', { ...bench.env, REDIS_PREFIX: bench.prefix('api'), API_PORT: String(port), API_METRICS_PORT: '0' });
   const url = `http://127.0.0.1:${port}`;
   await waitForOk(`${url}/healthz`);
   return { url, child };

@@ -47,7 +47,7 @@ async function main() {
   const api = `http://localhost:${config.apiPort}`;
   console.log(`
 Tidings is starting${isProduction ? '' : ' (a crashed app is restarted, with a growing wait)'}:
-  API            ${api}/v1   (reference: ${api}/docs, OpenAPI: /v1/openapi.json, health: /healthz, /readyz)
+  API            ${api}/v1   (reference: ${api}/docs, OpenAPI: /v1/openapi.json, health: /healthz, /readyz); metrics: http://localhost:${config.apiMetricsPort}/metrics
   webhook-worker delivers signed webhook events; metrics: http://localhost:${config.webhooks.workerMetricsPort}/metrics
   send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox); metrics: http://localhost:${config.sendWorker.metricsPort}/metrics
   Dashboard      http://localhost:${config.dashboardPort}   (queues: /admin/queues)

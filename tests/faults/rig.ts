@@ -121,6 +121,8 @@ export async function startRig(options: RigOptions = {}) {
     REDIS_URL: through(redisUrl, redisProxy),
     REDIS_PREFIX: deps.config.redisPrefix,
     API_PORT: String(apiPort),
+    // each API process its own ops port (several run at once in a scenario)
+    API_METRICS_PORT: '0',
     RATE_LIMIT_PER_MINUTE: '1000000',
     RESEND_API_KEY: 're_test_key',
     RESEND_BASE_URL: resend.url,

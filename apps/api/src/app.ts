@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { createAuthenticator, createAuthFailureLimiter, type Deps } from '@tidings/core';
-import { opsRoutes, requestContext } from '@tidings/runtime';
+import { healthRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import type { AppEnv } from './env.ts';
 import { auth } from './middleware/auth.ts';
@@ -45,7 +45,8 @@ export function createApp(deps: Deps) {
     await next();
   });
   app.use('*', requestContext);
-  app.route('/', opsRoutes(deps));
+  // /metrics is not here: the process serves it on its ops port (server.ts)
+  app.route('/', healthRoutes(deps));
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
 

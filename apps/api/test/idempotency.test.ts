@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@tidings/contracts';
+import { beginIdempotentRequest, requestFingerprint } from '@tidings/core';
 import { route } from '../src/openapi.ts';
 import type { AppEnv } from '../src/env.ts';
 import { validationHook } from '../src/validation-hook.ts';
@@ -7,9 +8,15 @@ import { setupApi } from './setup.ts';
 
 // The middleware is real and so are Postgres and Redis; the operation behind it is a probe that counts its runs,
 // because the operations that take Idempotency-Key arrive with their own issues.
-const t = setupApi();
+// A short lease, so a test can outlive it: a reservation nobody renews is free again after it.
+const LEASE_MS = 1500;
+const t = setupApi({ IDEMPOTENCY_LEASE_MS: String(LEASE_MS) });
 let runs = 0;
 let release: (() => void) | undefined;
+/** Forgets an earlier probe's release, so a test can wait for its own probe to start. */
+const forgetRelease = () => {
+  release = undefined;
+};
 const probe = route({
   operationId: 'probe.create',
   method: 'post',
@@ -33,7 +40,10 @@ const probeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).ope
 // mounted under /v1, so auth and rate limiting run before it as for the real routes
 t.app.route('/v1', probeRoutes as never);
 
-afterAll(() => t.close());
+afterAll(() => {
+  release?.(); // a probe a failed test left waiting
+  return t.close();
+});
 
 describe('Idempotency-Key', () => {
   it('replays the first response for the same key and body, and runs once', async () => {
@@ -115,5 +125,48 @@ describe('Idempotency-Key', () => {
     const res = await api.post('/v1/probe', { n: 1 }, { 'idempotency-key': 'x'.repeat(256) });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^Idempotency-Key: /);
+  });
+
+  it('a reservation left by a request whose process died frees the key within the lease, and the retry runs', async () => {
+    const { api, orgId } = await t.org();
+    // what a crashed API process leaves behind: the key reserved, nothing done, nobody renewing or releasing it
+    const abandonedAt = Date.now();
+    const fingerprint = requestFingerprint('POST', '/v1/probe', JSON.stringify({ n: 7 }));
+    expect((await beginIdempotentRequest(t.deps, orgId, 'live', 'k-crashed', fingerprint)).kind).toBe('first');
+    const before = runs;
+    expect((await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' })).status).toBe(409);
+
+    const deadline = abandonedAt + LEASE_MS + 5000;
+    let retry = await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' });
+    while (retry.status === 409 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      retry = await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' });
+    }
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(runs - before).toBe(1);
+  });
+
+  it('a request running longer than the lease keeps its key: repeats are 409 until it answers, then replay it', async () => {
+    const { api, orgId } = await t.org();
+    forgetRelease();
+    const first = api.post('/v1/probe', { n: 8, wait: true }, { 'idempotency-key': 'k-slow' });
+    while (!release) await new Promise((resolve) => setTimeout(resolve, 10));
+    const startedAt = Date.now();
+    // wait until the first lease would have run out twice over, with the reservation renewed meanwhile
+    const record = () => t.deps.db.idempotencyRecord.findUniqueOrThrow({ where: { orgId_mode_key: { orgId, mode: 'live', key: 'k-slow' } } });
+    const renewedPastTwoLeases = async () => Date.now() > startedAt + 2 * LEASE_MS && (await record()).lockedUntil.getTime() > startedAt + 2 * LEASE_MS;
+    const deadline = startedAt + 2 * LEASE_MS + 5000;
+    while (!(await renewedPastTwoLeases()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const repeat = await api.post('/v1/probe', { n: 8, wait: true }, { 'idempotency-key': 'k-slow' });
+    expect(repeat.status).toBe(409);
+    expect(repeat.body.message).toMatch(/still in progress/);
+
+    release();
+    const answered = await first;
+    expect(answered.status).toBe(201);
+    const replayed = await api.post('/v1/probe', { n: 8, wait: true }, { 'idempotency-key': 'k-slow' });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(answered.body);
   });
 });

@@ -1,8 +1,17 @@
+import { startOpsServer, type RunningServer } from '@tidings/runtime';
 import { sampleValue } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi();
-afterAll(() => t.close());
+// what the API process serves on API_METRICS_PORT (server.ts): the ops routes over the API's own deps
+let ops: RunningServer;
+beforeAll(async () => {
+  ops = await startOpsServer(t.deps, 0);
+});
+afterAll(async () => {
+  await ops.close();
+  await t.close();
+});
 
 describe('GET /v1/openapi.json', () => {
   it('is OpenAPI 3.1, needs no key, and lists the six apiKey operations with their error responses', async () => {
@@ -35,9 +44,15 @@ describe('health', () => {
     expect(res.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
   });
 
-  it('/metrics exposes request, queue and outbox metrics for Prometheus', async () => {
+  it('/metrics is not served on the public port: 404, while /healthz and /readyz are', async () => {
+    const res = await t.anonymous.get('/metrics');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('NOT_FOUND');
+  });
+
+  it('/metrics on the ops port exposes the API\'s request, queue and outbox metrics for Prometheus', async () => {
     await t.anonymous.get('/healthz');
-    const res = await t.app.request('/metrics');
+    const res = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
     const text = await res.text();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
@@ -57,9 +72,11 @@ describe('health', () => {
 
   it('/metrics still answers while Redis is unreachable: the outbox backlog is there, the queue gauges are left out', async () => {
     const broken = setupApi({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const brokenOps = await startOpsServer(broken.deps, 0);
     const startedAt = Date.now();
-    const res = await broken.app.request('/metrics');
+    const res = await fetch(`http://127.0.0.1:${brokenOps.port}/metrics`);
     const text = await res.text();
+    await brokenOps.close();
     expect(res.status).toBe(200);
     expect(Date.now() - startedAt).toBeLessThan(5000); // the 2 s look-up limit, not Redis's reconnect loop
     expect(sampleValue(text, 'tidings_outbox_backlog')).toEqual(expect.any(Number));

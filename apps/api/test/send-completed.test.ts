@@ -281,3 +281,43 @@ describe('nested variables', () => {
     expect(await stored(orgId)).toEqual({ messages: 0, attachments: 0 });
   });
 });
+
+describe('a template\'s replyTo', () => {
+  const template = { name: 'receipt', channelType: 'email', subject: 'Receipt {{ n }}', text: 'Thanks for order {{ n }}' };
+
+  it('is stored on the template, used by sends with it unless they give their own, and versioned with it', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const created = await api.post('/v1/templates', { ...template, replyTo: 'Billing <Billing@Example.com>' });
+    expect(created.status).toBe(201);
+    expect(created.body.replyTo).toEqual(['Billing <Billing@Example.com>']);
+
+    const withTemplate = (extra: Record<string, unknown> = {}) => ({ channelType: 'email', to: 'ada@example.com', templateId: created.body.id, variables: { n: 7 }, ...extra });
+    const sent = await api.post('/v1/messages', withTemplate());
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ subject: 'Receipt 7', replyTo: ['Billing <Billing@Example.com>'] });
+    const overridden = await api.post('/v1/messages', withTemplate({ replyTo: 'me@example.com' }));
+    expect(overridden.body.replyTo).toEqual(['me@example.com']);
+    const batch = await api.post('/v1/messages/batch', { messages: [withTemplate(), withTemplate({ replyTo: ['x@example.com', 'y@example.com'] })] });
+    expect(batch.status).toBe(202);
+    expect(batch.body.data.map((m: { replyTo: string[] }) => m.replyTo)).toEqual([['Billing <Billing@Example.com>'], ['x@example.com', 'y@example.com']]);
+
+    // null removes it in version 2; a send naming version 1 still gets version 1's
+    const updated = await api.patch(`/v1/templates/${created.body.id}`, { replyTo: null });
+    expect(updated.body).toMatchObject({ version: 2, replyTo: [] });
+    expect((await api.post('/v1/messages', withTemplate())).body.replyTo).toEqual([]);
+    expect((await api.post('/v1/messages', withTemplate({ templateVersion: 1 }))).body.replyTo).toEqual(['Billing <Billing@Example.com>']);
+  });
+
+  it('is refused naming the field: a bad address, more than 10, or on an sms template', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const bad = await api.post('/v1/templates', { ...template, replyTo: ['ok@example.com', 'not an address'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/^replyTo\.1: /);
+    const many = await api.post('/v1/templates', { ...template, replyTo: Array.from({ length: 11 }, (_, i) => `r${i}@example.com`) });
+    expect(many.status).toBe(400);
+    expect(many.body.message).toMatch(/replyTo/);
+    const onSms = await api.post('/v1/templates', { name: 'otp', channelType: 'sms', body: 'Code {{ code }}', replyTo: 'a@example.com' });
+    expect(onSms.status).toBe(400);
+    expect(onSms.body.message).toMatch(/replyTo/);
+  });
+});

@@ -16,7 +16,7 @@ import { renderError } from './views/render.tsx';
 
 /**
  * Builds the dashboard over the given dependencies: sign-up/in/out, the pages of `pages/index.ts`, Bull Board at
- * /admin/queues, and /healthz, /readyz, /metrics as the API has them; `server.ts` runs it, tests call `app.request()` or serve it on port 0.
+ * /admin/queues, and /healthz, /readyz and /metrics (the API serves /metrics on its ops port instead); `server.ts` runs it, tests call `app.request()` or serve it on port 0.
  * @example const app = createDashboard(deps); serve({ fetch: app.fetch, port: deps.config.dashboardPort });
  */
 export function createDashboard(deps: Deps) {

@@ -1,4 +1,3 @@
-import { isPlainHttpLocalhost } from '../src/auth/cookies.ts';
 import { csrfTokenFor, isValidCsrfToken, newPreSessionSecret } from '../src/auth/csrf.ts';
 import { openReveal, sealReveal } from '../src/auth/reveal.ts';
 import { safeNext } from '../src/middleware/require.ts';
@@ -44,13 +43,6 @@ describe('a new key on its way to the page', () => {
 });
 
 describe('cookie and redirect rules', () => {
-  it('drops Secure only on plain-http localhost', () => {
-    expect(isPlainHttpLocalhost('http://localhost:3001/sign-in')).toBe(true);
-    expect(isPlainHttpLocalhost('http://127.0.0.1:3001/')).toBe(true);
-    expect(isPlainHttpLocalhost('https://localhost/')).toBe(false);
-    expect(isPlainHttpLocalhost('http://dashboard.example.com/')).toBe(false);
-  });
-
   it('returns after sign-in only to a path of the dashboard', () => {
     expect(safeNext('/admin/queues')).toBe('/admin/queues');
     expect(safeNext('https://evil.example/')).toBe('/');

@@ -60,8 +60,30 @@ describe('CSRF', () => {
   });
 });
 
+describe('Secure cookies', () => {
+  it('are Secure when PUBLIC_DASHBOARD_URL is https, even for a request a proxy passed on as plain-http localhost', async () => {
+    const httpsDeps = createTestDeps({ PUBLIC_DASHBOARD_URL: 'https://dashboard.example.com' });
+    try {
+      const { orgId } = await makeOrganization(httpsDeps);
+      const email = `secure-${Date.now()}@dashboard.test`;
+      await createUser(httpsDeps, { orgId, email, password: PASSWORD, role: 'owner' });
+      const browser = dashboardClient(createDashboard(httpsDeps), 'http://localhost');
+      const signIn = await browser.signIn(email, PASSWORD);
+      const session = signIn.setCookies.find((c) => c.startsWith('tidings_session='))!;
+      expect(session).toMatch(/; Secure/);
+      expect(session).toMatch(/HttpOnly/);
+      // every dashboard cookie, the sign-out's clearing one too
+      await browser.get('/settings/api-keys'); // a page with forms: its CSRF token is the session's
+      const signOut = await browser.post('/sign-out', {});
+      expect(signOut.setCookies.filter((c) => c.startsWith('tidings_session=')).every((c) => /; Secure/.test(c))).toBe(true);
+    } finally {
+      await httpsDeps.close();
+    }
+  });
+});
+
 describe('sign-in', () => {
-  it('sets an HttpOnly, SameSite=Lax session cookie, Secure except on plain-http localhost; the database keeps its hash', async () => {
+  it('sets an HttpOnly, SameSite=Lax session cookie, not Secure when the configured address is http; the database keeps its hash', async () => {
     const { email } = await person('owner');
     const local = await dashboardClient(app).signIn(email, PASSWORD);
     const localCookie = local.setCookies.find((c) => c.startsWith('tidings_session='))!;
@@ -69,9 +91,10 @@ describe('sign-in', () => {
     expect(localCookie).toMatch(/SameSite=Lax/);
     expect(localCookie).not.toMatch(/Secure/);
 
+    // the Host (or scheme) a request arrives with does not decide it
     const remote = await dashboardClient(app, 'https://dashboard.example.com').signIn(email, PASSWORD);
     const remoteCookie = remote.setCookies.find((c) => c.startsWith('tidings_session='))!;
-    expect(remoteCookie).toMatch(/; Secure/);
+    expect(remoteCookie).not.toMatch(/Secure/);
     expect(remoteCookie).toMatch(/HttpOnly/);
 
     const token = localCookie.split(';')[0]!.split('=')[1]!;

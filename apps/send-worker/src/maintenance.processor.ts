@@ -1,5 +1,15 @@
 import type { Job } from 'bullmq';
-import { applyProviderOutcome, requeueStrandedBroadcasts, deleteExpiredSessions, recordEngagement, recheckPendingDomains, relayOutbox, requeueStrandedMessages, type Deps } from '@tidings/core';
+import {
+  applyProviderOutcome,
+  requeueStrandedBroadcasts,
+  deleteExpiredSessions,
+  recordEngagement,
+  recheckPendingDomains,
+  relayOutbox,
+  removeUnneededAttachments,
+  requeueStrandedMessages,
+  type Deps,
+} from '@tidings/core';
 import { sandboxEngagementFor, sandboxOutcomeFor } from '@tidings/providers';
 
 const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
@@ -17,6 +27,8 @@ export const RECHECK_PENDING_DOMAINS = 'recheck-pending-domains';
 export const REQUEUE_STRANDED_MESSAGES = 'requeue-stranded-messages';
 /** The scheduler id (and job name) of the hourly removal of expired dashboard sessions. */
 export const DELETE_EXPIRED_SESSIONS = 'delete-expired-sessions';
+/** The scheduler id (and job name) of the hourly removal of attachment bytes no message needs any more. */
+export const REMOVE_UNNEEDED_ATTACHMENTS = 'remove-unneeded-attachments';
 
 const SANDBOX_ERRORS = {
   bounced: { code: 'BOUNCED', message: 'The sandbox bounces every message to bounce@...' },
@@ -53,6 +65,7 @@ export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
     return { requeued: await requeueStrandedMessages(deps, overdue), broadcasts: await requeueStrandedBroadcasts(deps, overdue) };
   }
   if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
+  if (job.name === REMOVE_UNNEEDED_ATTACHMENTS) return { removed: await removeUnneededAttachments(deps) };
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));
   deps.logger.warn({ jobId: job.id, name: job.name }, 'unknown maintenance job');
   return { outcome: 'unknown job' };

@@ -11,6 +11,7 @@ import {
   outgoingEmail,
   outgoingSms,
   recordAttemptError,
+  removeFinishedMessageAttachments,
   SendAttemptFailed,
   sendThroughProviders,
   type AttachmentFetchOptions,
@@ -34,8 +35,11 @@ import { sandboxOutcomeJobId } from './maintenance.processor.ts';
  */
 export const sendMessageProcessor = (deps: Deps, fetchOptions: AttachmentFetchOptions = {}) => async (job: Job<{ messageId: string }>, token?: string) => {
   try {
-    return await sendOnce(deps, fetchOptions, job, token);
+    const result = await sendOnce(deps, fetchOptions, job, token);
+    await removeAttachmentBytes(deps, job.data.messageId);
+    return result;
   } catch (error) {
+    if (error instanceof UnrecoverableError) await removeAttachmentBytes(deps, job.data.messageId);
     if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
     // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
     // recording its outcome. The message is still queued or sending in the database and only this job will ever
@@ -46,6 +50,12 @@ export const sendMessageProcessor = (deps: Deps, fetchOptions: AttachmentFetchOp
     throw new DelayedError();
   }
 };
+
+/** The job ended (sent, failed, nothing to do): the bytes of its message's attachments are not needed any more. */
+async function removeAttachmentBytes(deps: Deps, messageId: string) {
+  // not worth failing the job over: the maintenance sweep removes what is left
+  await removeFinishedMessageAttachments(deps, messageId).catch((error) => deps.logger.warn({ err: error, messageId }, 'could not remove attachment bytes'));
+}
 
 async function sendOnce(deps: Deps, fetchOptions: AttachmentFetchOptions, job: Job<{ messageId: string }>, token?: string) {
   const { messageId } = job.data;

@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import type { AttachmentFetchOptions, Deps } from '@tidings/core';
 import { measureJobs, queueTelemetry } from '@tidings/runtime';
-import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
+import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REMOVE_UNNEEDED_ATTACHMENTS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
 
@@ -51,6 +51,7 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
       deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: deps.config.strandedSweepEveryMs }, { name: REQUEUE_STRANDED_MESSAGES, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} }),
+      deps.queues.maintenance.upsertJobScheduler(REMOVE_UNNEEDED_ATTACHMENTS, { every: 60 * 60_000 }, { name: REMOVE_UNNEEDED_ATTACHMENTS, data: {} }),
     ]);
   await scheduleMaintenance();
   // The schedulers live in Redis: after a Redis that restarted without its data, set them up again (upserts are

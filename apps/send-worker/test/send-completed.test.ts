@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { removeUnneededAttachments, SANDBOX_ATTACHMENT_RETENTION_MS } from '@tidings/core';
 import { startSendWorker, type SendWorker } from '../src/send-worker.ts';
 import { startPipeline, waitFor } from './harness.ts';
 
@@ -164,5 +165,52 @@ describe('through the sandbox (test key)', () => {
     expect(done.attachments.map((a: { filename: string }) => a.filename)).toEqual(['a.txt', 'logo.png']);
     expect(fileRequests.length).toBe(before + 1); // the path was fetched, as a real send would
     expect(h.resend.requests).toHaveLength(0);
+  });
+});
+
+describe('attachment bytes', () => {
+  const storedBytes = (orgId: string) => h.deps.db.attachmentContent.count({ where: { orgId } });
+  const inline = { filename: 'invoice.pdf', content: Buffer.from('%PDF-1.4 invoice').toString('base64') };
+
+  it('are removed once the message is sent, and once it has failed', async () => {
+    const { api, orgId } = await h.liveOrg();
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [inline] });
+    expect(sent.status).toBe(202);
+    expect(await storedBytes(orgId)).toBe(1);
+    await until(api, sent.body.id, ['sent']);
+    expect(await waitFor(async () => ((await storedBytes(orgId)) === 0 ? true : null), 10_000, 'the sent message\'s bytes to be removed')).toBe(true);
+
+    // the inline file is stored, the fetched one fails for good: the message fails, its stored bytes go
+    const failing = await api.post('/v1/messages', {
+      channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [inline, { filename: 'gone.pdf', path: `${filesUrl}/gone.pdf` }],
+    });
+    expect(await storedBytes(orgId)).toBe(1);
+    await until(api, failing.body.id, ['failed']);
+    expect(await waitFor(async () => ((await storedBytes(orgId)) === 0 ? true : null), 10_000, 'the failed message\'s bytes to be removed')).toBe(true);
+  });
+
+  it('of a sandbox message stay for the sandbox inbox, and the sweep removes them after the retention', async () => {
+    const { api, orgId } = await h.testOrg();
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [inline] });
+    await until(api, sent.body.id, ['delivered']);
+    expect(await removeUnneededAttachments(h.deps)).toBeGreaterThanOrEqual(0);
+    expect(await storedBytes(orgId)).toBe(1);
+    const later = new Date(Date.now() + SANDBOX_ATTACHMENT_RETENTION_MS + 60_000);
+    await removeUnneededAttachments({ db: h.deps.db, now: () => later });
+    expect(await storedBytes(orgId)).toBe(0);
+  });
+
+  it('of a canceled message are removed by the sweep', async () => {
+    const { api, orgId } = await h.liveOrg();
+    const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', scheduledAt, attachments: [inline] });
+    expect(await storedBytes(orgId)).toBe(1);
+    // a scheduled message still needs them, however old they are
+    const muchLater = new Date(Date.now() + 2 * 3_600_000);
+    await removeUnneededAttachments({ db: h.deps.db, now: () => muchLater });
+    expect(await storedBytes(orgId)).toBe(1);
+    expect((await api.post(`/v1/messages/${sent.body.id}/cancel`)).status).toBe(200);
+    await removeUnneededAttachments({ db: h.deps.db, now: () => muchLater });
+    expect(await storedBytes(orgId)).toBe(0);
   });
 });

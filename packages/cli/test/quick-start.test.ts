@@ -61,6 +61,7 @@ beforeAll(async () => {
     REDIS_PREFIX: `quickstart-${randomUUID().slice(0, 8)}`,
     API_PORT: String(apiPort),
     DASHBOARD_PORT: String(dashboardPort),
+    API_METRICS_PORT: '0',
     SEND_WORKER_METRICS_PORT: '0',
     WEBHOOK_WORKER_METRICS_PORT: '0',
     PUBLIC_API_URL: `http://localhost:${apiPort}`,

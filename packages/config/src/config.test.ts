@@ -29,6 +29,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://:hunter2@' })).not.toThrow(/hunter2/);
   });
 
+  it('makes dashboard cookies Secure in production or for an https PUBLIC_DASHBOARD_URL, and only then', () => {
+    const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32), UNSUBSCRIBE_SECRET: 'u'.repeat(32) };
+    expect(loadConfig({}).dashboardSecureCookies).toBe(false);
+    expect(loadConfig({ PUBLIC_DASHBOARD_URL: 'http://dashboard.example.com' }).dashboardSecureCookies).toBe(false);
+    expect(loadConfig({ PUBLIC_DASHBOARD_URL: 'https://dashboard.example.com' }).dashboardSecureCookies).toBe(true);
+    expect(loadConfig(production).dashboardSecureCookies).toBe(true);
+    expect(loadConfig({ ...production, PUBLIC_DASHBOARD_URL: 'http://localhost:3001' }).dashboardSecureCookies).toBe(true);
+  });
+
   it('reads lists and booleans', () => {
     const config = loadConfig({ DNS_SERVERS: '127.0.0.1:5353,10.0.0.1:53', WEBHOOK_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_MINUTE: '5000' });
     expect(config.dnsServers).toEqual(['127.0.0.1:5353', '10.0.0.1:53']);

@@ -36,9 +36,13 @@ const EnvSchema = z.object({
   /** Prefix of every Redis key and BullMQ queue, so several installs (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().min(1).max(64).default('tidings'),
   API_PORT: port.default(3000),
+  /** Where the API serves /metrics (and /healthz, /readyz) for operators, apart from its public port (0: any free port). */
+  API_METRICS_PORT: port.default(3004),
   DASHBOARD_PORT: port.default(3001),
   /** Where the API is reached from outside, for links and printed examples. */
   PUBLIC_API_URL: z.url().default('http://localhost:3000'),
+  /** Where people reach the dashboard; an https:// address (or NODE_ENV=production) makes its cookies Secure. */
+  PUBLIC_DASHBOARD_URL: z.url().default('http://localhost:3001'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   /** The rolling window the rate limit counts over: a minute, shorter only so tests need not wait one out. */
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
@@ -50,6 +54,11 @@ const EnvSchema = z.object({
   TRUST_PROXY: booleanFromString.default(false),
   /** API keys an organization may have (not counting deleted ones). */
   API_KEYS_PER_ORG_MAX: z.coerce.number().int().min(1).default(100),
+  /**
+   * How long an Idempotency-Key stays reserved for a request that stops renewing it (its process died): the request
+   * renews it every third of this while it runs, so a crashed one's key is free again within this time.
+   */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** The largest body of message.send and message.sendBatch, which may carry base64 attachments (40 MiB decoded). */
   SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
@@ -183,14 +192,22 @@ export type Config = {
   redisUrl: string;
   redisPrefix: string;
   apiPort: number;
+  apiMetricsPort: number;
   dashboardPort: number;
   publicApiUrl: string;
+  publicDashboardUrl: string;
+  /**
+   * Whether dashboard cookies carry `Secure`: in production or when the dashboard's public address is https. Decided
+   * from configuration, never from a request's Host or scheme, which a proxy may rewrite.
+   */
+  dashboardSecureCookies: boolean;
   rateLimitPerMinute: number;
   rateLimitWindowMs: number;
   apiKeyCacheTtlMs: number;
   authFailureLimit: number;
   trustProxy: boolean;
   apiKeysPerOrgMax: number;
+  idempotencyLeaseMs: number;
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
@@ -312,14 +329,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     apiPort: e.API_PORT,
+    apiMetricsPort: e.API_METRICS_PORT,
     dashboardPort: e.DASHBOARD_PORT,
     publicApiUrl: e.PUBLIC_API_URL,
+    publicDashboardUrl: e.PUBLIC_DASHBOARD_URL,
+    dashboardSecureCookies: e.NODE_ENV === 'production' || new URL(e.PUBLIC_DASHBOARD_URL).protocol === 'https:',
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     trustProxy: e.TRUST_PROXY,
     apiKeysPerOrgMax: e.API_KEYS_PER_ORG_MAX,
+    idempotencyLeaseMs: e.IDEMPOTENCY_LEASE_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,

@@ -16,6 +16,7 @@ const templateExample = {
   html: '<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>',
   text: 'Hi {{firstName}}, your code is {{code}}.',
   body: null,
+  replyTo: ['Support <help@example.com>'],
   variables: ['firstName', 'code'],
   version: 2,
   deletedAt: null,
@@ -32,6 +33,7 @@ export const Template = z
     html: z.string().nullable(),
     text: z.string().nullable(),
     body: z.string().nullable(),
+    replyTo: z.array(z.string()).openapi({ description: 'email: the Reply-To of messages sent with this template unless the send gives `replyTo`; `[]` for none.' }),
     variables: z.array(z.string()).openapi({ description: 'The variable names the content uses, derived from it.', example: ['firstName', 'code'] }),
     version: z.number().int().openapi({ description: 'The version shown; the latest unless `?version=N` asked for another.' }),
     deletedAt: Timestamp.nullable(),
@@ -46,6 +48,10 @@ const subject = templateText(998, 'Email subject; `{{name}}` placeholders, not H
 const html = templateText(512_000, 'Email HTML; values of placeholders are HTML-escaped.');
 const text = templateText(512_000, 'Email plain text; placeholders are not escaped.');
 const body = templateText(10_000, 'SMS text; placeholders are not escaped.');
+const replyToAddress = storableText().trim().min(1).max(320);
+const replyTo = z
+  .union([replyToAddress, z.array(replyToAddress).min(1).max(10)])
+  .openapi({ description: 'email: one address (`Name <address>` allowed) or up to 10, used as the Reply-To of sends with this template that give none.' });
 
 export const CreateTemplateBody = z
   .strictObject({
@@ -55,6 +61,7 @@ export const CreateTemplateBody = z
     html: html.optional(),
     text: text.optional(),
     body: body.optional(),
+    replyTo: replyTo.optional(),
   })
   .superRefine((t, ctx) => {
     if (t.channelType === 'email') {
@@ -63,7 +70,7 @@ export const CreateTemplateBody = z
       if (t.body !== undefined) ctx.addIssue({ code: 'custom', path: ['body'], message: 'only sms templates have a body' });
     } else {
       if (t.body === undefined) ctx.addIssue({ code: 'custom', path: ['body'], message: 'required for an sms template' });
-      for (const field of ['subject', 'html', 'text'] as const) {
+      for (const field of ['subject', 'html', 'text', 'replyTo'] as const) {
         if (t[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only email templates have one' });
       }
     }
@@ -75,6 +82,7 @@ export const CreateTemplateBody = z
       subject: 'Your code, {{firstName}}',
       html: '<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>',
       text: 'Hi {{firstName}}, your code is {{code}}.',
+      replyTo: 'Support <help@example.com>',
     },
   });
 export type CreateTemplateBody = z.infer<typeof CreateTemplateBody>;
@@ -86,6 +94,7 @@ export const UpdateTemplateBody = z
     html: html.nullable().optional().openapi({ description: '`null` removes the HTML part (text must remain).' }),
     text: text.nullable().optional().openapi({ description: '`null` removes the text part (html must remain).' }),
     body: body.optional(),
+    replyTo: replyTo.nullable().optional().openapi({ description: '`null` removes the Reply-To.' }),
   })
   .refine((t) => Object.keys(t).length > 0, { message: 'give at least one field to change' })
   .openapi('UpdateTemplateBody', {

@@ -6,8 +6,6 @@ import { AppError } from './errors.ts';
 
 /** How long a stored response is replayed. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
-/** A first request that has not finished after this long is taken to have died, and a repeat may run. */
-const IN_FLIGHT_LOCK_MS = 60_000;
 
 /** `first`: the key is this request's, reserved at `reservedAt` (what `releaseIdempotentRequest` frees it by). */
 export type IdempotencyOutcome = { kind: 'first'; reservedAt: Date } | { kind: 'replay'; status: number; body: string };
@@ -19,12 +17,14 @@ export function requestFingerprint(method: string, path: string, body: string): 
 
 /**
  * Reserves `key` for this request (keys are kept per organization and key mode: a live request never replays a
- * test request's answer), or tells how to answer a repeat: a replay of the stored response, or CONFLICT
- * when the body differs or the first request is still running. An expired record (24 h) is taken over.
+ * test request's answer), or tells how to answer a repeat: a replay of the stored response, or CONFLICT when the
+ * body differs or the first request is still running. The reservation is a lease of `idempotencyLeaseMs` that the
+ * request keeps alive with `holdIdempotentRequest`; a reservation whose lease ran out (its request died) and an
+ * expired record (24 h) are taken over.
  */
-export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, mode: KeyMode, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+export async function beginIdempotentRequest({ db, now, config }: Deps, orgId: string, mode: KeyMode, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
   const at = now();
-  const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LOCK_MS);
+  const lockedUntil = new Date(at.getTime() + config.idempotencyLeaseMs);
   const expiresAt = new Date(at.getTime() + RETENTION_MS);
   // One statement: insert, or take over a record that expired or whose first request died; else return nothing.
   let reserved: { key: string }[];
@@ -48,7 +48,7 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, m
   if (reserved.length > 0) return { kind: 'first', reservedAt: at };
 
   const existing = await db.idempotencyRecord.findUnique({ where: { orgId_mode_key: { orgId, mode, key } } });
-  if (!existing) return beginIdempotentRequest({ db, now } as Deps, orgId, mode, key, fingerprint); // deleted meanwhile
+  if (!existing) return beginIdempotentRequest({ db, now, config } as Deps, orgId, mode, key, fingerprint); // deleted meanwhile
   if (existing.requestHash !== fingerprint) {
     throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request body');
   }
@@ -56,6 +56,40 @@ export async function beginIdempotentRequest({ db, now }: Deps, orgId: string, m
     throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress');
   }
   return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+}
+
+/**
+ * Keeps this request's reservation while it runs: renews its lease every third of `idempotencyLeaseMs`, so a slow
+ * request keeps its key however long it takes, while one whose process died stops renewing and frees the key within
+ * a lease. Returns the function that stops renewing; call it when the request ends, whatever the outcome.
+ * @example const stop = holdIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt); try { ... } finally { stop(); }
+ */
+export function holdIdempotentRequest({ db, now, config, logger }: Deps, orgId: string, mode: KeyMode, key: string, reservedAt: Date): () => void {
+  const leaseMs = config.idempotencyLeaseMs;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const renew = async () => {
+    try {
+      // only this request's reservation, and only while unanswered
+      await db.idempotencyRecord.updateMany({
+        where: { orgId, mode, key, responseStatus: null, createdAt: reservedAt },
+        data: { lockedUntil: new Date(now().getTime() + leaseMs) },
+      });
+    } catch (error) {
+      // a passing database failure: the next renewal, a third of a lease later, tries again
+      logger.warn({ err: error, orgId }, 'could not renew an Idempotency-Key reservation');
+    }
+    schedule();
+  };
+  // one renewal at a time: the next is scheduled when the previous one has finished
+  const schedule = () => {
+    if (!stopped) timer = setTimeout(() => void renew(), Math.floor(leaseMs / 3));
+  };
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 /**

@@ -43,4 +43,5 @@ export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
 export * from './backoff.ts';
 export * from './attachments/attachment-store.ts';
+export * from './attachments/attachment-cleanup.ts';
 export * from './broadcasts/index.ts';

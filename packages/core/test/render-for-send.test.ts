@@ -20,9 +20,9 @@ describe('renderTemplateForSend', () => {
     await updateTemplate(deps, orgId, tpl.id, { html: '<h1>{{ name }}</h1>' });
 
     const latest = await renderTemplateForSend(deps, orgId, { templateId: tpl.id, variables: { name: 'A&B' }, channelType: 'email' });
-    expect(latest).toEqual({ subject: 'Hi A&B', html: '<h1>A&amp;B</h1>', text: 'Hello A&B', templateId: tpl.id, templateVersion: 2 });
+    expect(latest).toEqual({ subject: 'Hi A&B', html: '<h1>A&amp;B</h1>', text: 'Hello A&B', templateId: tpl.id, templateVersion: 2, replyTo: [] });
     const first = await renderTemplateForSend(deps, orgId, { templateId: tpl.id, templateVersion: 1, variables: { name: 'A&B' }, channelType: 'email' });
-    expect(first).toEqual({ subject: 'Hi A&B', html: '<p>A&amp;B</p>', text: 'Hello A&B', templateId: tpl.id, templateVersion: 1 });
+    expect(first).toEqual({ subject: 'Hi A&B', html: '<p>A&amp;B</p>', text: 'Hello A&B', templateId: tpl.id, templateVersion: 1, replyTo: [] });
   });
 
   it('an sms template gives only a body, unescaped', async () => {
@@ -32,6 +32,7 @@ describe('renderTemplateForSend', () => {
       body: 'Code <1&2>',
       templateId: tpl.id,
       templateVersion: 1,
+      replyTo: [],
     });
   });
 
@@ -76,10 +77,10 @@ describe('renderTemplatesForSend', () => {
     ];
     const results = await renderTemplatesForSend(counting, orgId, inputs);
     expect(queries).toEqual(['Template.findMany', 'TemplateVersion.findMany']);
-    expect(results[0]).toEqual({ body: 'v2 0', templateId: sms.id, templateVersion: 2 });
-    expect(results[49]).toEqual({ body: 'v2 49', templateId: sms.id, templateVersion: 2 });
-    expect(results[50]).toEqual({ body: 'Code old', templateId: sms.id, templateVersion: 1 });
-    expect(results[51]).toEqual({ subject: 'Hi Ada', text: 'x', templateId: email.id, templateVersion: 1 });
+    expect(results[0]).toEqual({ body: 'v2 0', templateId: sms.id, templateVersion: 2, replyTo: [] });
+    expect(results[49]).toEqual({ body: 'v2 49', templateId: sms.id, templateVersion: 2, replyTo: [] });
+    expect(results[50]).toEqual({ body: 'Code old', templateId: sms.id, templateVersion: 1, replyTo: [] });
+    expect(results[51]).toEqual({ subject: 'Hi Ada', text: 'x', templateId: email.id, templateVersion: 1, replyTo: [] });
     expect(results.slice(52).map((r) => (r as AppError).message)).toEqual([
       "variables.n: missing; the template's subject uses it",
       'templateId: Template not found',

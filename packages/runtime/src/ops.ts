@@ -8,18 +8,27 @@ import type { Readiness } from './readiness.ts';
 export type OpsSources = { readiness(): Promise<Readiness>; metrics: { registry: Registry } };
 
 /**
- * `/healthz` (the process answers), `/readyz` (its stores answer too, so a load balancer may send traffic) and
- * `/metrics` (Prometheus). The API and the dashboard mount these on their own port; the workers serve them on an ops
- * port through `startOpsServer`. The one implementation of all three.
- * @example app.route('/', opsRoutes(deps));
+ * `/healthz` (the process answers) and `/readyz` (its stores answer too, so a load balancer may send traffic): safe on
+ * a public port, which is where the API mounts them (a load balancer probes the port it sends traffic to).
+ * @example app.route('/', healthRoutes(deps));
  */
-export function opsRoutes(sources: OpsSources) {
+export function healthRoutes(sources: Pick<OpsSources, 'readiness'>) {
   return new Hono()
     .get('/healthz', (c) => c.json({ status: 'ok' }))
     .get('/readyz', async (c) => {
       const readiness = await sources.readiness();
       return c.json(readiness, readiness.status === 'ready' ? 200 : 503);
-    })
+    });
+}
+
+/**
+ * `healthRoutes` and `/metrics` (Prometheus), which tells about traffic and so is not for a public port: the API and
+ * the workers serve these on an ops port through `startOpsServer`; the dashboard mounts them on its own port.
+ * The one implementation of all three.
+ * @example app.route('/', opsRoutes(deps));
+ */
+export function opsRoutes(sources: OpsSources) {
+  return healthRoutes(sources)
     .get('/metrics', async (c) => {
       const { registry } = sources.metrics;
       return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
@@ -27,7 +36,7 @@ export function opsRoutes(sources: OpsSources) {
 }
 
 /**
- * The ops port of a process that has no HTTP app of its own (the workers): `opsRoutes` alone. Resolves once
+ * The ops port of a process (the API, the workers): `opsRoutes` alone. Resolves once
  * listening on `port` (0: any free one); rejects when the port is taken. `close()` stops listening.
  * @example const ops = await startOpsServer(deps, config.sendWorker.metricsPort); ... await ops.close();
  */

@@ -15,7 +15,7 @@ export type ProcessOptions<D extends ProcessDeps> = {
   open(config: Config): D;
   /** Starts the work; awaited before the process counts as started. */
   start(deps: D): Promise<Stoppable>;
-  /** A separate port for /healthz, /readyz and /metrics (the workers); HTTP apps serve them on their own port. */
+  /** A separate port for /healthz, /readyz and /metrics (the API, the workers), apart from any public port. */
   opsPort?(config: Config): number;
   /** After SIGTERM, how long the work in flight may take before the process exits anyway (code 1). */
   stopWithinMs(config: Config): number;
@@ -51,7 +51,8 @@ export function runProcess<D extends ProcessDeps>(name: string, options: Process
     const opened = deps;
     const ops = options.opsPort ? await startOpsServer(opened, options.opsPort(config)) : undefined;
     const work = await options.start(opened);
-    const where = work.port === undefined ? `ops on http://localhost:${ops?.port}` : `listening on http://localhost:${work.port}`;
+    const opsAt = ops ? `ops on http://localhost:${ops.port}` : undefined;
+    const where = work.port === undefined ? opsAt : [`listening on http://localhost:${work.port}`, opsAt].filter(Boolean).join(', ');
     opened.logger.info({ port: work.port, opsPort: ops?.port }, `${name} started, ${where}`);
     let stopping = false;
     const shutdown = async (signal: string) => {

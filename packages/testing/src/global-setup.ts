@@ -19,7 +19,8 @@ export default async function globalSetup() {
   const cli = path.resolve(__dirname, '../../cli/bin/tidings.js');
   execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
   process.env.TEST_DATABASE_URL = url;
-  // worker processes that tests spawn serve /metrics on a free port, so parallel runs never fight over the default
+  // API and worker processes that tests spawn serve /metrics on a free port, so parallel runs never fight over the default
+  process.env.API_METRICS_PORT ??= '0';
   process.env.SEND_WORKER_METRICS_PORT ??= '0';
   process.env.WEBHOOK_WORKER_METRICS_PORT ??= '0';
 }

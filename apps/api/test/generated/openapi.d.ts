@@ -1574,7 +1574,8 @@ export interface components {
          *       "channelType": "email",
          *       "subject": "Your code, {{firstName}}",
          *       "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
-         *       "text": "Hi {{firstName}}, your code is {{code}}."
+         *       "text": "Hi {{firstName}}, your code is {{code}}.",
+         *       "replyTo": "Support <help@example.com>"
          *     }
          */
         CreateTemplateBody: {
@@ -1585,6 +1586,8 @@ export interface components {
             /** @description Email HTML; values of placeholders are HTML-escaped. */
             html?: string;
             name: string;
+            /** @description email: one address (`Name <address>` allowed) or up to 10, used as the Reply-To of sends with this template that give none. */
+            replyTo?: string | string[];
             /** @description Email subject; `{{name}}` placeholders, not HTML-escaped. */
             subject?: string;
             /** @description Email plain text; placeholders are not escaped. */
@@ -2786,6 +2789,9 @@ export interface components {
          *       "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
          *       "text": "Hi {{firstName}}, your code is {{code}}.",
          *       "body": null,
+         *       "replyTo": [
+         *         "Support <help@example.com>"
+         *       ],
          *       "variables": [
          *         "firstName",
          *         "code"
@@ -2814,6 +2820,8 @@ export interface components {
             /** @example tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
             id: string;
             name: string;
+            /** @description email: the Reply-To of messages sent with this template unless the send gives `replyTo`; `[]` for none. */
+            replyTo: string[];
             subject: string | null;
             text: string | null;
             /**
@@ -2844,6 +2852,9 @@ export interface components {
          *           "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
          *           "text": "Hi {{firstName}}, your code is {{code}}.",
          *           "body": null,
+         *           "replyTo": [
+         *             "Support <help@example.com>"
+         *           ],
          *           "variables": [
          *             "firstName",
          *             "code"
@@ -2905,6 +2916,9 @@ export interface components {
          *           "html": "<p>Hi {{firstName}}, your code is <strong>{{code}}</strong>.</p>",
          *           "text": "Hi {{firstName}}, your code is {{code}}.",
          *           "body": null,
+         *           "replyTo": [
+         *             "Support <help@example.com>"
+         *           ],
          *           "variables": [
          *             "firstName",
          *             "code"
@@ -2985,6 +2999,8 @@ export interface components {
             /** @description `null` removes the HTML part (text must remain). */
             html?: string | null;
             name?: string;
+            /** @description `null` removes the Reply-To. */
+            replyTo?: string | string[] | null;
             /** @description Email subject; `{{name}}` placeholders, not HTML-escaped. */
             subject?: string;
             /** @description `null` removes the text part (html must remain). */

@@ -76,7 +76,10 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
       const scheduledAt = checkSchedule(item, now);
       const envelope = resolveEnvelope(item);
       const from = senderOf(item);
-      const content = resolveContent(item, renderingOf.get(item));
+      const rendering = renderingOf.get(item);
+      const content = resolveContent(item, rendering);
+      // the template's Reply-To, unless the send gives its own
+      if (item.replyTo === undefined && rendering && !(rendering instanceof AppError)) envelope.replyTo = rendering.replyTo;
       // last: it may look up DNS, and it decodes the attachments only once everything else is known to be right
       const { attachments, contents: itemContents } = await prepareAttachments(item, orgId, pathPolicyOf(deps.config));
       contents.push(...itemContents);

@@ -12,7 +12,7 @@ export type RenderForSendInput = {
 };
 
 /** The rendered parts of the template's channel (absent parts omitted) and the exact version used. */
-export type RenderedForSend = { subject?: string; html?: string; text?: string; body?: string; templateId: string; templateVersion: number };
+export type RenderedForSend = { subject?: string; html?: string; text?: string; body?: string; templateId: string; templateVersion: number; /** The version's Reply-To ([]: none). */ replyTo: string[] };
 
 /** The version `input` asks for, checked: it exists in this organization, is not deleted, and is of the input's channel. */
 function versionToRender(template: TemplateRow | undefined, versions: Map<string, VersionRow>, input: RenderForSendInput): VersionRow {
@@ -66,8 +66,8 @@ export async function renderTemplatesForSend({ db, renderer }: Pick<Deps, 'db' |
     if (version instanceof AppError) return version;
     const result = rendered[next++]!;
     if (result instanceof AppError) return result;
-    const parts = Object.fromEntries(Object.entries(result).filter(([, v]) => v !== null)) as Omit<RenderedForSend, 'templateId' | 'templateVersion'>;
-    return { ...parts, templateId: version.templateId, templateVersion: version.version };
+    const parts = Object.fromEntries(Object.entries(result).filter(([, v]) => v !== null)) as Omit<RenderedForSend, 'templateId' | 'templateVersion' | 'replyTo'>;
+    return { ...parts, templateId: version.templateId, templateVersion: version.version, replyTo: version.replyTo };
   });
 }
 

@@ -14,6 +14,7 @@ export function toTemplate(template: TemplateRow, version: VersionRow): Template
     html: version.html,
     text: version.text,
     body: version.body,
+    replyTo: version.replyTo,
     variables: version.variables,
     version: version.version,
     deletedAt: template.deletedAt?.toISOString() ?? null,

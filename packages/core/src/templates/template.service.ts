@@ -13,6 +13,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor, paginate, type Page } from '../pagination.ts';
+import { parseEmail } from '../messages/recipients.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 import { templateVariables, type TemplateContent } from './template-engine.ts';
 import { findTemplateVersion, toTemplate } from './template-versions.ts';
@@ -27,8 +28,9 @@ const notFound = (reason: 'template' | 'deleted' | 'version') =>
 export async function createTemplate({ db }: Pick<Deps, 'db'>, orgId: string, input: CreateTemplateBody): Promise<Template> {
   const content = { subject: input.subject ?? null, html: input.html ?? null, text: input.text ?? null, body: input.body ?? null };
   const variables = templateVariables(content);
+  const replyTo = replyToAddresses(input.replyTo);
   const template = await db.template.create({
-    data: { id: newId('tpl'), orgId, name: input.name, channelType: input.channelType, version: 1, versions: { create: { version: 1, ...content, variables } } },
+    data: { id: newId('tpl'), orgId, name: input.name, channelType: input.channelType, version: 1, versions: { create: { version: 1, ...content, replyTo, variables } } },
     include: { versions: true },
   });
   return toTemplate(template, template.versions[0]!);
@@ -73,6 +75,16 @@ export async function getTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: s
   return toTemplate(found.template, found.version);
 }
 
+/** `replyTo` as stored: a list, each address checked (display names allowed), or BAD_REQUEST naming `replyTo.index`. */
+function replyToAddresses(given: string | string[] | null | undefined): string[] {
+  const list = given === undefined || given === null ? [] : Array.isArray(given) ? given : [given];
+  return list.map((raw, index) => {
+    const parsed = parseEmail(raw, { allowName: true });
+    if (!parsed) throw new AppError('BAD_REQUEST', `replyTo.${index}: must be a valid email address`);
+    return parsed.name ? raw.trim() : parsed.address;
+  });
+}
+
 /** The content after `changes`, checked against the channel's rules (what create checks, for the merged result). */
 function mergedContent(channelType: string, latest: VersionRow, changes: UpdateTemplateBody): TemplateContent {
   const merged = {
@@ -85,7 +97,7 @@ function mergedContent(channelType: string, latest: VersionRow, changes: UpdateT
     if (changes.body !== undefined) throw new AppError('BAD_REQUEST', 'body: only sms templates have a body');
     if (!merged.html && !merged.text) throw new AppError('BAD_REQUEST', 'html: an email template needs html or text');
   } else {
-    for (const field of ['subject', 'html', 'text'] as const) {
+    for (const field of ['subject', 'html', 'text', 'replyTo'] as const) {
       if (changes[field] !== undefined) throw new AppError('BAD_REQUEST', `${field}: only email templates have one`);
     }
   }
@@ -105,8 +117,9 @@ export async function updateTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id
     if (!template) throw notFound('template');
     const latest = await tx.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: template.version } } });
     const content = mergedContent(template.channelType, latest, changes);
+    const replyTo = changes.replyTo === undefined ? latest.replyTo : replyToAddresses(changes.replyTo);
     const version = await tx.templateVersion.create({
-      data: { templateId: template.id, version: template.version + 1, ...content, variables: templateVariables(content) },
+      data: { templateId: template.id, version: template.version + 1, ...content, replyTo, variables: templateVariables(content) },
     });
     const updated = await tx.template.update({ where: { id: template.id }, data: { version: version.version, name: changes.name } });
     return toTemplate(updated, version);

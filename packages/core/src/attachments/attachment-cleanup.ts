@@ -1,0 +1,39 @@
+import type { Deps } from '../deps.ts';
+
+/** How long a sandbox message's attachments stay downloadable from the sandbox inbox. */
+export const SANDBOX_ATTACHMENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** Bytes younger than this are never swept: a send stores them before it writes the messages that name them. */
+const UNCLAIMED_GRACE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the stored bytes of one message's attachments once the message can no longer be sent (it is past
+ * `sending`: sent, failed, canceled, ...). A sandbox message keeps them for the sandbox inbox until the sweep's
+ * retention. What the send-worker calls when a send job ends; returns how many were removed.
+ * @example await removeFinishedMessageAttachments(deps, 'msg_1')
+ */
+export async function removeFinishedMessageAttachments({ db }: Pick<Deps, 'db'>, messageId: string): Promise<number> {
+  return db.$executeRaw`
+    DELETE FROM "AttachmentContent" ac USING "Message" m
+    WHERE m."id" = ${messageId} AND ac."orgId" = m."orgId"
+      AND ac."key" IN (SELECT a->>'id' FROM jsonb_array_elements(m."attachments") a)
+      AND m."status" NOT IN ('scheduled', 'queued', 'sending') AND m."provider" <> 'sandbox'`;
+}
+
+/**
+ * The periodic sweep: removes stored bytes that no message still needs: none of the messages naming them can be sent
+ * any more (a job that ended without removing them, a crash), a sandbox message's past the retention, and bytes no
+ * message names (a send that died between storing them and writing its messages). Returns how many were removed.
+ * @example await removeUnneededAttachments(deps)
+ */
+export async function removeUnneededAttachments({ db, now }: Pick<Deps, 'db' | 'now'>): Promise<number> {
+  const at = now().getTime();
+  const unclaimedBefore = new Date(at - UNCLAIMED_GRACE_MS);
+  const sandboxSince = new Date(at - SANDBOX_ATTACHMENT_RETENTION_MS);
+  return db.$executeRaw`
+    DELETE FROM "AttachmentContent" ac
+    WHERE ac."createdAt" < ${unclaimedBefore}
+      AND NOT EXISTS (
+        SELECT 1 FROM "Message" m
+        WHERE m."orgId" = ac."orgId" AND m."attachments" @> jsonb_build_array(jsonb_build_object('id', ac."key"))
+          AND (m."status" IN ('scheduled', 'queued', 'sending') OR (m."provider" = 'sandbox' AND m."createdAt" > ${sandboxSince})))`;
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "TemplateVersion" ADD COLUMN     "replyTo" TEXT[] DEFAULT ARRAY[]::TEXT[];
