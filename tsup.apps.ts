@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Options } from 'tsup';
 
 /**
@@ -9,7 +10,8 @@ import type { Options } from 'tsup';
  */
 export function appBuild(entry: Record<string, string>): Options {
   return {
-    entry,
+    // the template renderer's worker threads load this file beside the bundle (see template-renderer.ts)
+    entry: { ...entry, 'render-task': path.join(__dirname, 'packages/core/src/templates/render-task.ts') },
     format: ['cjs'],
     platform: 'node',
     target: 'node20',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
@@ -31,7 +32,9 @@ export type TemplateRendererOptions = {
 // Liquid checks its render limit between the nodes it renders; a single node that never yields (a huge filter) is
 // stopped by ending its thread this long after the budget.
 const HARD_STOP_AFTER_BUDGET_MS = 1_000;
-const WORKER_FILE = path.join(__dirname, 'render.worker.cjs');
+// A built app has the task compiled beside its bundle (tsup.apps.ts); from the sources a shim loads it through tsx.
+const BUILT_WORKER_FILE = path.join(__dirname, 'render-task.js');
+const WORKER_FILE = existsSync(BUILT_WORKER_FILE) ? BUILT_WORKER_FILE : path.join(__dirname, 'render.worker.cjs');
 
 /** Only the parts cross to the thread (a version row passed as content carries its other columns too). */
 const pickParts = ({ subject, html, text, body }: TemplateContent): TemplateContent => ({ subject, html, text, body });
