@@ -34,7 +34,9 @@ async function main() {
   }
   timings.sort((a, b) => a - b);
   const median = timings[Math.floor(timings.length / 2)]!;
-  console.log(`contact.bulkCreate, 1,000 rows over HTTP (in process): median ${median.toFixed(0)} ms, min ${timings[0]!.toFixed(0)} ms, max ${timings.at(-1)!.toFixed(0)} ms over ${timings.length} runs`);
+  console.log(
+    `contact.bulkCreate, 1,000 rows over HTTP (in process): median ${median.toFixed(0)} ms, min ${timings[0]!.toFixed(0)} ms, max ${timings.at(-1)!.toFixed(0)} ms over ${timings.length} runs`,
+  );
 }
 
 main().catch((error) => {

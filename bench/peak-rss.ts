@@ -110,7 +110,11 @@ async function main() {
           const messages = Array.from({ length: Math.min(100, total - b * 100) }, (_, i) =>
             i % 2 ? { channelType: 'sms', to: '+14155550123', body: `Code ${b}-${i}` } : { channelType: 'email', to: `u${b}-${i}@example.com`, subject: 'Bench', text: 'Hello' },
           );
-          const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages }) });
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ messages }),
+          });
           if (res.status !== 202) throw new Error(`batch ${b}: ${res.status} ${await res.text()}`);
         }
       }),

@@ -158,7 +158,13 @@ function printTable(r: {
   list: { rows: number; p99: number; filteredStatus: string; filteredP99: number; errors: number };
   memory: { apiPeakRssMiB: number; sendWorkerPeakRssMiB: number; webhookWorkerPeakRssMiB: number };
 }) {
-  const row = (value: number | string, floor: number | string, ratioToFloor: number | string, goal: string, errors: number | string = '') => ({ value, floor, ratio: ratioToFloor, goal, errors });
+  const row = (value: number | string, floor: number | string, ratioToFloor: number | string, goal: string, errors: number | string = '') => ({
+    value,
+    floor,
+    ratio: ratioToFloor,
+    goal,
+    errors,
+  });
   console.table({
     'message.send req/s': row(r.api.throughput, r.api.floorThroughput, r.api.ratio, '>= 0.8', r.api.errors),
     'message.send p50 ms': row(r.api.p50, '', '', ''),

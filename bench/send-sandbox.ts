@@ -58,39 +58,43 @@ async function main() {
   process.exit(0); // the in-process schema engine of `migrate` would keep the process alive
 
   async function run() {
-  const batches = Math.ceil(total / 100);
-  const started = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < batches) {
-        const b = next++;
-        const messages = Array.from({ length: Math.min(100, total - b * 100) }, (_, i) =>
-          i % 2 ? { channelType: 'sms', to: '+14155550123', body: `Code ${b}-${i}` } : { channelType: 'email', to: `u${b}-${i}@example.com`, subject: 'Bench', text: 'Hello' },
-        );
-        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages }) });
-        if (res.status !== 202) throw new Error(`batch ${b}: ${res.status} ${await res.text()}`);
-      }
-    }),
-  );
-  const acceptedMs = Date.now() - started;
-  for (;;) {
-    const delivered = await deps.db.message.count({ where: { orgId: organization.id, status: 'delivered' } });
-    if (delivered >= total) break;
-    if (Date.now() - started > 600_000) throw new Error(`only ${delivered} of ${total} delivered after 10 minutes`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const deliveredMs = Date.now() - started;
-  console.log(
-    JSON.stringify({
-      messages: total,
-      acceptedPerSecond: Math.round((total / acceptedMs) * 1000),
-      deliveredPerSecond: Math.round((total / deliveredMs) * 1000),
-      acceptSeconds: acceptedMs / 1000,
-      endToEndSeconds: deliveredMs / 1000,
-      workerConcurrency: config.sendWorker.concurrency,
-    }),
-  );
+    const batches = Math.ceil(total / 100);
+    const started = Date.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        while (next < batches) {
+          const b = next++;
+          const messages = Array.from({ length: Math.min(100, total - b * 100) }, (_, i) =>
+            i % 2 ? { channelType: 'sms', to: '+14155550123', body: `Code ${b}-${i}` } : { channelType: 'email', to: `u${b}-${i}@example.com`, subject: 'Bench', text: 'Hello' },
+          );
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ messages }),
+          });
+          if (res.status !== 202) throw new Error(`batch ${b}: ${res.status} ${await res.text()}`);
+        }
+      }),
+    );
+    const acceptedMs = Date.now() - started;
+    for (;;) {
+      const delivered = await deps.db.message.count({ where: { orgId: organization.id, status: 'delivered' } });
+      if (delivered >= total) break;
+      if (Date.now() - started > 600_000) throw new Error(`only ${delivered} of ${total} delivered after 10 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const deliveredMs = Date.now() - started;
+    console.log(
+      JSON.stringify({
+        messages: total,
+        acceptedPerSecond: Math.round((total / acceptedMs) * 1000),
+        deliveredPerSecond: Math.round((total / deliveredMs) * 1000),
+        acceptSeconds: acceptedMs / 1000,
+        endToEndSeconds: deliveredMs / 1000,
+        workerConcurrency: config.sendWorker.concurrency,
+      }),
+    );
   }
 }
 

@@ -12,7 +12,7 @@ const lock = JSON.parse(fs.readFileSync(lockPath, 'utf8'));
 const packages = lock.packages;
 
 const osOf = { darwin: 'darwin', win32: 'win32', windows: 'win32', linux: 'linux', freebsd: 'freebsd', android: 'android', openharmony: 'openharmony' };
-const cpuOf = { arm64: 'arm64', x64: 'x64', '64': 'x64', ia32: 'ia32', arm: 'arm', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64' };
+const cpuOf = { arm64: 'arm64', x64: 'x64', 64: 'x64', ia32: 'ia32', arm: 'arm', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64' };
 
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');

@@ -33,7 +33,9 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
            now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
     FROM generate_series(1, ${contacts}) AS n`;
   await db.$executeRaw`ANALYZE "Contact"`;
-  const segment = await db.segment.create({ data: { id: `seg_bench_${Date.now()}`, orgId, name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } } });
+  const segment = await db.segment.create({
+    data: { id: `seg_bench_${Date.now()}`, orgId, name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } },
+  });
   const template = await db.template.create({
     data: {
       id: `tpl_bench_${Date.now()}`,
@@ -66,7 +68,13 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
   const benchDeps = { ...deps, queues };
   try {
     await waitForWorker(queues.broadcasts);
-    const draft = await createBroadcast(benchDeps, orgId, 'test', { name: 'Bench', channelType: 'email', templateId: template.id, segmentId: segment.id, variables: { month: 'November' } });
+    const draft = await createBroadcast(benchDeps, orgId, 'test', {
+      name: 'Bench',
+      channelType: 'email',
+      templateId: template.id,
+      segmentId: segment.id,
+      variables: { month: 'November' },
+    });
     const rss = sampleRss(fanOut.pid!);
     progress(`broadcast: fan-out of ${contacts} contacts (concurrency ${fanOutConcurrency})`);
     const started = performance.now();
@@ -80,7 +88,13 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     const fanOutPeakRssMiB = rss.stop();
 
     progress('broadcast: one send-worker delivers them');
-    sender = startProcess('send-worker', 'apps/send-worker/src/worker.ts', { ...bench.env, REDIS_PREFIX: prefix, SEND_WORKER_QUEUES: 'email', SANDBOX_OUTCOME_DELAY_MS: '0', SEND_WORKER_METRICS_PORT: '0' });
+    sender = startProcess('send-worker', 'apps/send-worker/src/worker.ts', {
+      ...bench.env,
+      REDIS_PREFIX: prefix,
+      SEND_WORKER_QUEUES: 'email',
+      SANDBOX_OUTCOME_DELAY_MS: '0',
+      SEND_WORKER_METRICS_PORT: '0',
+    });
     const delivering = performance.now();
     const getTimes: number[] = [];
     const capSeconds = Number(process.env.BENCH_BROADCAST_DELIVERY_SECONDS ?? 1800);

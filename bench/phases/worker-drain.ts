@@ -44,12 +44,20 @@ async function drainSendWorker(bench: Bench, resend: FakeResend, count: number):
     RESEND_BASE_URL: resend.url,
   });
   try {
-    return await timeDrain(`send-worker (concurrency ${config.sendWorker.concurrency})`, worker, queues.email, ids, (id) => ({ messageId: id }), count, async () => {
-      const [row] = await db.$queryRaw<{ done: bigint; failed: bigint }[]>`
+    return await timeDrain(
+      `send-worker (concurrency ${config.sendWorker.concurrency})`,
+      worker,
+      queues.email,
+      ids,
+      (id) => ({ messageId: id }),
+      count,
+      async () => {
+        const [row] = await db.$queryRaw<{ done: bigint; failed: bigint }[]>`
         SELECT count(*) FILTER (WHERE "status" IN ('sent', 'failed')) AS done, count(*) FILTER (WHERE "status" = 'failed') AS failed
         FROM "Message" WHERE "orgId" = ${organization.id}`;
-      return { done: Number(row!.done), failed: Number(row!.failed) };
-    });
+        return { done: Number(row!.done), failed: Number(row!.failed) };
+      },
+    );
   } finally {
     await stopProcess(worker);
     await closeQueues(queues);
@@ -71,10 +79,18 @@ async function drainFloor(bench: Bench, resend: FakeResend, count: number): Prom
     CONCURRENCY: String(config.sendWorker.concurrency),
   });
   try {
-    return await timeDrain(`floor worker (concurrency ${config.sendWorker.concurrency})`, worker, queue, ids, (id) => ({ id }), count, async () => {
-      const [row] = await db.$queryRaw<{ done: bigint }[]>`SELECT count(*) AS done FROM floor_messages WHERE org_id = 'floor-drain' AND status = 'sent'`;
-      return { done: Number(row!.done), failed: 0 };
-    });
+    return await timeDrain(
+      `floor worker (concurrency ${config.sendWorker.concurrency})`,
+      worker,
+      queue,
+      ids,
+      (id) => ({ id }),
+      count,
+      async () => {
+        const [row] = await db.$queryRaw<{ done: bigint }[]>`SELECT count(*) AS done FROM floor_messages WHERE org_id = 'floor-drain' AND status = 'sent'`;
+        return { done: Number(row!.done), failed: 0 };
+      },
+    );
   } finally {
     await stopProcess(worker);
     await queue.close();

@@ -48,7 +48,9 @@ describe('architecture', () => {
   it("no app's package.json depends on another app (devDependencies, for tests, may)", () => {
     const crossings = apps.flatMap((app) => {
       const { dependencies = {} } = JSON.parse(readFileSync(path.join(root, app, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-      return Object.keys(dependencies).filter((dep) => appNames.has(dep)).map((dep) => `${app} depends on ${dep}`);
+      return Object.keys(dependencies)
+        .filter((dep) => appNames.has(dep))
+        .map((dep) => `${app} depends on ${dep}`);
     });
     expect(crossings).toEqual([]);
   });
@@ -65,7 +67,16 @@ describe('architecture', () => {
           if (spec.startsWith('@prisma/') || spec === 'pg' || /generated\/client/.test(spec)) offenders.push(`${relative(file)} imports ${spec}`);
         }
         for (const match of text.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'@tidings\/db'/g)) {
-          const names = match[2].split(',').map((n) => n.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]).filter(Boolean);
+          const names = match[2]
+            .split(',')
+            .map(
+              (n) =>
+                n
+                  .trim()
+                  .replace(/^type\s+/, '')
+                  .split(/\s+as\s+/)[0],
+            )
+            .filter(Boolean);
           const others = names.filter((n) => !migrationTools.has(n));
           if (others.length > 0) offenders.push(`${relative(file)} imports ${others.join(', ')} from @tidings/db`);
         }
@@ -78,7 +89,9 @@ describe('architecture', () => {
   it('the apps reach the database only through core: none lists @tidings/db or Prisma as a dependency', () => {
     const offenders = apps.flatMap((app) => {
       const { dependencies = {} } = JSON.parse(readFileSync(path.join(root, app, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-      return Object.keys(dependencies).filter((dep) => dep === '@tidings/db' || dep.startsWith('@prisma/') || dep === 'pg').map((dep) => `${app} depends on ${dep}`);
+      return Object.keys(dependencies)
+        .filter((dep) => dep === '@tidings/db' || dep.startsWith('@prisma/') || dep === 'pg')
+        .map((dep) => `${app} depends on ${dep}`);
     });
     expect(offenders).toEqual([]);
   });

@@ -26,7 +26,12 @@ it(`one message per contact while the fan-out worker and a send-worker are SIGKI
       INSERT INTO "Contact" ("id", "orgId", "email", "firstName", "attributes", "createdAt", "updatedAt")
       SELECT id, ${orgId}, 'c' || n || '@example.com', 'C' || n, '{"plan": "pro"}'::jsonb, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
       FROM unnest(${ids}::text[]) WITH ORDINALITY AS u(id, n)`;
-    const template = await call(rig, 'POST', '/templates', { name: 'News', channelType: 'email', subject: 'News for {{ contact.firstName }}', text: 'Hello {{ contact.firstName }}' });
+    const template = await call(rig, 'POST', '/templates', {
+      name: 'News',
+      channelType: 'email',
+      subject: 'News for {{ contact.firstName }}',
+      text: 'Hello {{ contact.firstName }}',
+    });
     const segment = await call(rig, 'POST', '/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } });
     const broadcast = await call(rig, 'POST', '/broadcasts', { name: 'Faults', channelType: 'email', templateId: template.id, segmentId: segment.id });
     rig.resend.state.respondAfterMs = 200;
@@ -35,13 +40,19 @@ it(`one message per contact while the fan-out worker and a send-worker are SIGKI
     const chunks = Math.ceil(MESSAGES / 25);
     const chunksDone = () => db.broadcastChunk.count({ where: { broadcastId: broadcast.id } });
     for (const fraction of [0.15, 0.4, 0.7]) {
-      await waitUntil(async () => (await chunksDone()) >= Math.ceil(fraction * chunks) || (await chunksDone()) === chunks, 300_000, () => `fan-out to ${fraction}\n${rig.logs()}`);
+      await waitUntil(
+        async () => (await chunksDone()) >= Math.ceil(fraction * chunks) || (await chunksDone()) === chunks,
+        300_000,
+        () => `fan-out to ${fraction}\n${rig.logs()}`,
+      );
       await rig.killAndRestartFanOut();
       await rig.killAndRestartSendWorker(0);
       await sleep(500);
     }
     await waitUntil(
-      async () => (await call(rig, 'GET', `/broadcasts/${broadcast.id}`)).status === 'sent' && (await db.message.count({ where: { broadcastId: broadcast.id, status: { in: ['queued', 'sending'] } } })) === 0,
+      async () =>
+        (await call(rig, 'GET', `/broadcasts/${broadcast.id}`)).status === 'sent' &&
+        (await db.message.count({ where: { broadcastId: broadcast.id, status: { in: ['queued', 'sending'] } } })) === 0,
       300_000 + MESSAGES * 100,
       async () => `the broadcast to finish: ${JSON.stringify((await call(rig, 'GET', `/broadcasts/${broadcast.id}`)).counts)}\n${rig.logs()}`,
     );

@@ -23,7 +23,12 @@ export async function runScenario(
   const rig = await startRig(options);
   try {
     let accepted = 0;
-    const reached: Reached = (fraction) => waitUntil(() => accepted >= Math.ceil(fraction * MESSAGES), 600_000, () => `${fraction} of the load`);
+    const reached: Reached = (fraction) =>
+      waitUntil(
+        () => accepted >= Math.ceil(fraction * MESSAGES),
+        600_000,
+        () => `${fraction} of the load`,
+      );
     const [load] = await Promise.all([sendLoad(rig, MESSAGES, { onProgress: (n) => (accepted = n), channelOf: options.channelOf }), inject(rig, reached)]);
     const settleSeconds = await waitUntilSettled(rig, 90_000 + MESSAGES * 100);
     const verdict = await expectNothingLostOrDoubled(rig, load, MESSAGES, { mayFail: options.mayFail, mayRepeat: options.mayRepeat });

@@ -19,8 +19,7 @@ export async function waitUntilSettled(rig: Rig, timeoutMs: number): Promise<num
   const { orgId } = rig.org;
   await waitUntil(
     async () =>
-      (await db.message.count({ where: { orgId, status: { in: [...NOT_FINAL] } } })) === 0 &&
-      (await db.webhookDelivery.count({ where: { orgId, status: 'pending' } })) === 0,
+      (await db.message.count({ where: { orgId, status: { in: [...NOT_FINAL] } } })) === 0 && (await db.webhookDelivery.count({ where: { orgId, status: 'pending' } })) === 0,
     timeoutMs,
     async () => {
       const deliveries = await db.webhookDelivery.groupBy({ by: ['status'], where: { orgId }, _count: true });
@@ -54,7 +53,11 @@ function acceptances(rig: Rig, messageIdOfText: Map<string, string>): Acceptance
   const tagOf = (e: (typeof rig.resend.state.emails)[number]) => e.tags?.find((t) => t.name === RESEND_MESSAGE_TAG)?.value;
   return [
     ...rig.resend.state.emails.map((e) => ({ provider: 'resend', messageId: tagOf(e), providerMessageId: e.id })),
-    ...rig.smtp.received.map((m) => ({ provider: 'smtp', messageId: m.parsed.headers.get(SMTP_MESSAGE_ID_HEADER.toLowerCase()) as string | undefined, providerMessageId: m.messageId ?? '' })),
+    ...rig.smtp.received.map((m) => ({
+      provider: 'smtp',
+      messageId: m.parsed.headers.get(SMTP_MESSAGE_ID_HEADER.toLowerCase()) as string | undefined,
+      providerMessageId: m.messageId ?? '',
+    })),
     ...rig.telnyx.state.messages.map((m) => ({ provider: 'telnyx', messageId: messageIdOfText.get(m.text), providerMessageId: m.id })),
     ...rig.twilio.state.messages.map((m) => ({ provider: 'twilio', messageId: messageIdOfText.get(m.body), providerMessageId: m.sid })),
   ];

@@ -16,7 +16,13 @@ function sendInPieces(apiUrl: string, key: string, n: number): { connected: Prom
   const connected = new Promise<void>((resolve) => (markConnected = resolve));
   const status = new Promise<number>((resolve, reject) => {
     request = http.request(
-      { host: url.hostname, port: url.port, method: 'POST', path: url.pathname, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: url.pathname,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);
@@ -40,7 +46,11 @@ it(`SIGTERM under load: the send-worker finishes its in-flight sends and the API
     const loading = sendLoad(rig, MESSAGES);
     loading.catch(() => {}); // awaited below; this only keeps a failure before then from going unhandled
 
-    await waitUntil(async () => (await queues.email.getActiveCount()) >= 3, 120_000, () => `no sends in flight\n${rig.logs()}`);
+    await waitUntil(
+      async () => (await queues.email.getActiveCount()) >= 3,
+      120_000,
+      () => `no sends in flight\n${rig.logs()}`,
+    );
     const inFlight = await queues.email.getActive();
     expect(await rig.signal(rig.sendWorkers[0]!, 'SIGTERM')).toBe(0);
     // It was the only send-worker. A worker that just dies leaves its jobs active until another takes them over as

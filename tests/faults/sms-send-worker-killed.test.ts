@@ -7,7 +7,12 @@ import { MESSAGES, runScenario, sleep } from './scenario.ts';
 it(`loses nothing while send-workers are SIGKILLed with SMS and SMTP load, ${MESSAGES} messages`, async () => {
   const { verdict } = await runScenario(
     'send-worker SIGKILL loop, SMS (Telnyx, Twilio) and SMTP',
-    { sendWorkers: 2, mayRepeat: true, channelOf: (i) => (i % 2 === 0 ? 'sms' : 'email'), env: { EMAIL_PROVIDERS: 'smtp', SMS_PROVIDERS: 'telnyx,twilio', PROVIDER_CIRCUIT_FAILURES: '1000' } },
+    {
+      sendWorkers: 2,
+      mayRepeat: true,
+      channelOf: (i) => (i % 2 === 0 ? 'sms' : 'email'),
+      env: { EMAIL_PROVIDERS: 'smtp', SMS_PROVIDERS: 'telnyx,twilio', PROVIDER_CIRCUIT_FAILURES: '1000' },
+    },
     async (rig, reached) => {
       rig.telnyx.state.respondAfterMs = 500;
       rig.twilio.state.respondAfterMs = 500;

@@ -7,19 +7,37 @@ const errorContent = (code: string, message: string) => ({ 'application/json': {
 
 /** The error responses every authenticated operation can give, in the `{code, message}` shape. */
 export const errorResponses = {
-  400: { description: 'BAD_REQUEST: validation failed, invalid JSON or wrong content type', content: errorContent('BAD_REQUEST', 'name: Too small: expected string to have >=1 characters') },
-  401: { description: 'UNAUTHORIZED: missing, unknown, disabled or deleted API key', content: errorContent('UNAUTHORIZED', 'Invalid API key: unknown, disabled, rotated out or deleted') },
-  403: { description: 'FORBIDDEN: the key may not do this, or the organization is suspended', content: errorContent('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.list and message.get') },
+  400: {
+    description: 'BAD_REQUEST: validation failed, invalid JSON or wrong content type',
+    content: errorContent('BAD_REQUEST', 'name: Too small: expected string to have >=1 characters'),
+  },
+  401: {
+    description: 'UNAUTHORIZED: missing, unknown, disabled or deleted API key',
+    content: errorContent('UNAUTHORIZED', 'Invalid API key: unknown, disabled, rotated out or deleted'),
+  },
+  403: {
+    description: 'FORBIDDEN: the key may not do this, or the organization is suspended',
+    content: errorContent('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.list and message.get'),
+  },
   404: { description: 'NOT_FOUND: no such resource in this organization', content: errorContent('NOT_FOUND', 'API key not found') },
   409: { description: 'CONFLICT: duplicate, or Idempotency-Key reuse', content: errorContent('CONFLICT', 'Idempotency-Key was already used with a different request body') },
-  429: { description: 'TOO_MANY_REQUESTS: over the rate limit; see Retry-After', content: errorContent('TOO_MANY_REQUESTS', 'Rate limit of 100 requests per minute exceeded; retry in 12 s') },
-  500: { description: 'INTERNAL_SERVER_ERROR: unexpected; the message carries no internals', content: errorContent('INTERNAL_SERVER_ERROR', 'Internal server error; quote request id 3f1c... when reporting it') },
+  429: {
+    description: 'TOO_MANY_REQUESTS: over the rate limit; see Retry-After',
+    content: errorContent('TOO_MANY_REQUESTS', 'Rate limit of 100 requests per minute exceeded; retry in 12 s'),
+  },
+  500: {
+    description: 'INTERNAL_SERVER_ERROR: unexpected; the message carries no internals',
+    content: errorContent('INTERNAL_SERVER_ERROR', 'Internal server error; quote request id 3f1c... when reporting it'),
+  },
 } as const;
 
 /** Only operations that take a body can get these. */
 const bodyErrorResponses = {
   413: { description: 'BAD_REQUEST: the body is larger than the limit', content: errorContent('BAD_REQUEST', 'Request body is larger than 1048576 bytes') },
-  415: { description: 'BAD_REQUEST: a body whose Content-Type is not application/json', content: errorContent('BAD_REQUEST', 'Content-Type must be application/json (got "text/plain")') },
+  415: {
+    description: 'BAD_REQUEST: a body whose Content-Type is not application/json',
+    content: errorContent('BAD_REQUEST', 'Content-Type must be application/json (got "text/plain")'),
+  },
 } as const;
 
 /**

@@ -39,7 +39,8 @@ describe('failed authentication per client address', () => {
     try {
       const { api, key } = await t.org();
       // the client may send its own X-Forwarded-For; the proxy appends the address it saw, the last one
-      const from = (address: string, bearer = guessedKey()) => t.anonymous.get('/v1/api-keys', { authorization: `Bearer ${bearer}`, 'x-forwarded-for': `10.0.0.${Math.floor(Math.random() * 255)}, ${address}` });
+      const from = (address: string, bearer = guessedKey()) =>
+        t.anonymous.get('/v1/api-keys', { authorization: `Bearer ${bearer}`, 'x-forwarded-for': `10.0.0.${Math.floor(Math.random() * 255)}, ${address}` });
       for (let i = 0; i < 3; i++) expect((await from('203.0.113.7')).status).toBe(401);
       const limited = await from('203.0.113.7');
       expect(limited.status).toBe(429);

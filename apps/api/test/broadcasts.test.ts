@@ -121,7 +121,10 @@ describe('broadcast.send, cancel and their conflicts', () => {
     const events = await t.deps.db.event.findMany({ where: { orgId: org.orgId }, select: { type: true } });
     expect(events.map((e) => e.type)).toEqual(['broadcast.canceled']);
     // a canceled, sent or sending broadcast cannot be sent, canceled or deleted again
-    expect((await org.api.post(`/v1/broadcasts/${draft.id}/cancel`)).body).toEqual({ code: 'CONFLICT', message: 'Broadcast is canceled: only scheduled or sending broadcasts can be' });
+    expect((await org.api.post(`/v1/broadcasts/${draft.id}/cancel`)).body).toEqual({
+      code: 'CONFLICT',
+      message: 'Broadcast is canceled: only scheduled or sending broadcasts can be',
+    });
     expect((await org.api.post(`/v1/broadcasts/${draft.id}/send`)).status).toBe(409);
     expect((await org.api.delete(`/v1/broadcasts/${draft.id}`)).status).toBe(409);
   });

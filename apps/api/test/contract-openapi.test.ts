@@ -32,20 +32,55 @@ function operationsOf(doc: { paths: Record<string, Record<string, Operation>> })
 // Every operation of API.md, group by group.
 const API_KEY_OPERATION_IDS = ['apiKey.create', 'apiKey.list', 'apiKey.rotate', 'apiKey.disable', 'apiKey.enable', 'apiKey.delete'];
 const OPERATION_IDS_OF_OTHER_GROUPS = [
-  'message.send', 'message.sendBatch', 'message.list', 'message.get', 'message.cancel',
-  'contact.create', 'contact.list', 'contact.get', 'contact.update', 'contact.delete', 'contact.bulkCreate',
-  'template.create', 'template.list', 'template.get', 'template.update', 'template.delete', 'template.listVersions', 'template.preview',
-  'webhook.create', 'webhook.list', 'webhook.get', 'webhook.update', 'webhook.delete', 'webhook.test', 'webhook.listEvents', 'webhook.rotateSecret',
-  'segment.create', 'segment.list', 'segment.get', 'segment.update', 'segment.delete', 'segment.listContacts',
-  'emailDomain.add', 'emailDomain.list', 'emailDomain.get', 'emailDomain.verify', 'emailDomain.setDefault', 'emailDomain.delete',
-  'phoneNumber.searchAvailable', 'phoneNumber.purchase', 'phoneNumber.list', 'phoneNumber.get', 'phoneNumber.update', 'phoneNumber.release',
+  'message.send',
+  'message.sendBatch',
+  'message.list',
+  'message.get',
+  'message.cancel',
+  'contact.create',
+  'contact.list',
+  'contact.get',
+  'contact.update',
+  'contact.delete',
+  'contact.bulkCreate',
+  'template.create',
+  'template.list',
+  'template.get',
+  'template.update',
+  'template.delete',
+  'template.listVersions',
+  'template.preview',
+  'webhook.create',
+  'webhook.list',
+  'webhook.get',
+  'webhook.update',
+  'webhook.delete',
+  'webhook.test',
+  'webhook.listEvents',
+  'webhook.rotateSecret',
+  'segment.create',
+  'segment.list',
+  'segment.get',
+  'segment.update',
+  'segment.delete',
+  'segment.listContacts',
+  'emailDomain.add',
+  'emailDomain.list',
+  'emailDomain.get',
+  'emailDomain.verify',
+  'emailDomain.setDefault',
+  'emailDomain.delete',
+  'phoneNumber.searchAvailable',
+  'phoneNumber.purchase',
+  'phoneNumber.list',
+  'phoneNumber.get',
+  'phoneNumber.update',
+  'phoneNumber.release',
 ];
 const FIRST_ROUND_OPERATION_IDS = [...API_KEY_OPERATION_IDS, ...OPERATION_IDS_OF_OTHER_GROUPS];
 // The second round's groups.
 const BROADCAST_OPERATION_IDS = ['broadcast.create', 'broadcast.list', 'broadcast.get', 'broadcast.send', 'broadcast.cancel', 'broadcast.delete'];
-const TWO_WAY_OPERATION_IDS = [
-  'suppression.list', 'suppression.create', 'suppression.delete', 'webhook.getEvent', 'webhook.retryEvent', 'webhook.replay', 'sandbox.inbound',
-];
+const TWO_WAY_OPERATION_IDS = ['suppression.list', 'suppression.create', 'suppression.delete', 'webhook.getEvent', 'webhook.retryEvent', 'webhook.replay', 'sandbox.inbound'];
 const ALL_OPERATION_IDS = [...FIRST_ROUND_OPERATION_IDS, ...BROADCAST_OPERATION_IDS, ...TWO_WAY_OPERATION_IDS];
 /**
  * The other 44 operations are built on other branches. Set this to true once they are all merged: from then on
@@ -195,7 +230,15 @@ describe('what /docs shows', () => {
       const resolve = (schema: Record<string, unknown> | undefined): Record<string, any> | undefined =>
         schema && typeof schema.$ref === 'string' ? resolve(doc.components.schemas[schema.$ref.split('/').pop()!]) : schema;
       const call = (api: typeof full.api, method: string, url: string, body?: unknown) =>
-        method === 'get' ? api.get(url) : method === 'delete' ? api.delete(url) : method === 'patch' ? api.patch(url, body ?? {}) : method === 'put' ? api.put(url, body ?? {}) : api.post(url, body ?? {});
+        method === 'get'
+          ? api.get(url)
+          : method === 'delete'
+            ? api.delete(url)
+            : method === 'patch'
+              ? api.patch(url, body ?? {})
+              : method === 'put'
+                ? api.put(url, body ?? {})
+                : api.post(url, body ?? {});
 
       const problems: string[] = [];
       let checked = 0;
@@ -211,7 +254,8 @@ describe('what /docs shows', () => {
         if (notFound && path.includes('{')) {
           const res = await call(full.api, method, url('zz_01JD8Z5Q9X4N7W2M3K6P0R1T5V'), validBody);
           checked += 1;
-          if (res.status !== 404 || res.body.message !== notFound.message) problems.push(`${where}: documents 404 "${notFound.message}", answers ${res.status} "${res.body.message}"`);
+          if (res.status !== 404 || res.body.message !== notFound.message)
+            problems.push(`${where}: documents 404 "${notFound.message}", answers ${res.status} "${res.body.message}"`);
         }
         const badRequest = documented('400');
         if (badRequest) {
@@ -221,13 +265,15 @@ describe('what /docs shows', () => {
           const target = isLongId ? url('x'.repeat(65)) : isUnknownQuery ? `${url('zz_1')}${query.length ? '&' : '?'}stauts=failed` : url('zz_1');
           const res = await call(full.api, method, target, isUnknownField ? { nickname: 1 } : isLongId ? validBody : {});
           checked += 1;
-          if (res.status !== 400 || !res.body.message.split('; ').includes(badRequest.message)) problems.push(`${where}: documents 400 "${badRequest.message}", answers ${res.status} "${res.body.message}"`);
+          if (res.status !== 400 || !res.body.message.split('; ').includes(badRequest.message))
+            problems.push(`${where}: documents 400 "${badRequest.message}", answers ${res.status} "${res.body.message}"`);
         }
         const forbidden = documented('403');
         if (forbidden?.message.startsWith('This API key has sending permission only')) {
           const res = await call(sending.api, method, url('zz_1'), validBody);
           checked += 1;
-          if (res.status !== 403 || res.body.message !== forbidden.message) problems.push(`${where}: documents 403 "${forbidden.message}", answers ${res.status} "${res.body.message}"`);
+          if (res.status !== 403 || res.body.message !== forbidden.message)
+            problems.push(`${where}: documents 403 "${forbidden.message}", answers ${res.status} "${res.body.message}"`);
         }
       }
       expect(problems).toEqual([]);

@@ -30,7 +30,12 @@ describe('email domains through Resend', () => {
     const [create] = requestsTo('POST', '/domains');
     expect(create!.body).toMatchObject({ name: 'news.example.co.uk' });
     expect(create!.headers.authorization).toBe(`Bearer ${RESEND_KEY}`);
-    const records = res.body.records.map((r: { purpose: string; type: string; name: string; value: string }) => [r.purpose, r.type, r.name, r.purpose === 'dkim' ? r.value.slice(0, 2) : r.value]);
+    const records = res.body.records.map((r: { purpose: string; type: string; name: string; value: string }) => [
+      r.purpose,
+      r.type,
+      r.name,
+      r.purpose === 'dkim' ? r.value.slice(0, 2) : r.value,
+    ]);
     expect(records).toEqual([
       ['returnPath', 'MX', 'send.news.example.co.uk', 'feedback-smtp.us-east-1.amazonses.com'],
       ['spf', 'TXT', 'send.news.example.co.uk', 'v=spf1 include:amazonses.com ~all'],
@@ -45,7 +50,9 @@ describe('email domains through Resend', () => {
     const { api } = await t.org();
     const domain = (await api.post('/v1/email-domains', { name: 'checked.example.com' })).body;
     const row = await t.deps.db.emailDomain.findUniqueOrThrow({ where: { id: domain.id } });
-    dns.setRecords(domain.records.map((r: { name: string; type: 'TXT' | 'MX'; value: string; priority?: number }) => ({ name: r.name, type: r.type, value: r.value, priority: r.priority })));
+    dns.setRecords(
+      domain.records.map((r: { name: string; type: 'TXT' | 'MX'; value: string; priority?: number }) => ({ name: r.name, type: r.type, value: r.value, priority: r.priority })),
+    );
     const verified = await api.post(`/v1/email-domains/${domain.id}/verify`);
     expect(verified.body.status).toBe('verified');
     expect(requestsTo('POST', '/domains/').map((r) => r.path)).toEqual([`/domains/${row.providerDomainId}/verify`]);

@@ -53,7 +53,11 @@ describe('email domains through SES', () => {
     const early = await api.post(`/v1/email-domains/${domain.id}/verify`);
     expect(early.status).toBe(200);
     expect(early.body.status).toBe('pending');
-    expect(early.body.records.filter((r: Record & { status: string }) => r.purpose === 'dkim').map((r: { status: string }) => r.status)).toEqual(['verified', 'verified', 'verified']);
+    expect(early.body.records.filter((r: Record & { status: string }) => r.purpose === 'dkim').map((r: { status: string }) => r.status)).toEqual([
+      'verified',
+      'verified',
+      'verified',
+    ]);
     expect(identityRequests('GET').map((r) => r.path)).toEqual(['/v2/email/identities/checked.example.com']);
 
     ses.state.identities.get('checked.example.com')!.status = 'SUCCESS';
@@ -107,7 +111,10 @@ describe('email domains through SES', () => {
     ses.reset();
     for (const res of [await asTest.post(`/v1/email-domains/${domain.id}/verify`), await asTest.delete(`/v1/email-domains/${domain.id}`)]) {
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ code: 'FORBIDDEN', message: 'Email domain guarded.example.com is provisioned at ses: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key' });
+      expect(res.body).toEqual({
+        code: 'FORBIDDEN',
+        message: 'Email domain guarded.example.com is provisioned at ses: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key',
+      });
     }
     expect(ses.requests).toEqual([]);
     expect(ses.state.identities.has('guarded.example.com')).toBe(true);

@@ -12,7 +12,15 @@ describe('emailDomain.add (sandbox)', () => {
     expect(res.body).toMatchObject({ name: 'mail.example.com', status: 'pending', provider: 'sandbox', defaultSender: null, verifiedAt: null });
     expect(res.body.id).toMatch(/^dom_/);
     const byPurpose = Object.fromEntries(res.body.records.map((r: { purpose: string }) => [r.purpose, r]));
-    expect(byPurpose.returnPath).toEqual({ purpose: 'returnPath', type: 'MX', name: 'send.mail.example.com', value: 'feedback-smtp.sandbox.tidings.test', priority: 10, required: true, status: 'pending' });
+    expect(byPurpose.returnPath).toEqual({
+      purpose: 'returnPath',
+      type: 'MX',
+      name: 'send.mail.example.com',
+      value: 'feedback-smtp.sandbox.tidings.test',
+      priority: 10,
+      required: true,
+      status: 'pending',
+    });
     expect(byPurpose.spf).toMatchObject({ type: 'TXT', name: 'send.mail.example.com', value: 'v=spf1 include:spf.sandbox.tidings.test ~all', required: true });
     expect(byPurpose.dkim).toMatchObject({ type: 'TXT', name: 'tidings._domainkey.mail.example.com', required: true });
     expect(byPurpose.dkim.value).toMatch(/^p=[A-Za-z0-9+/]{200,}={0,2}$/);

@@ -186,10 +186,15 @@ describe('error shape', () => {
 
   it('500 hides internals from the caller and logs them with the request id', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _enc, done) => {
-        lines.push(String(chunk));
-        done();
-      } }));
+    const logger = pino(
+      { level: 'error' },
+      new Writable({
+        write: (chunk, _enc, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const local = setupApi();
     local.deps.logger = logger;
     local.app.get('/explode', () => {
@@ -210,10 +215,15 @@ describe('error shape', () => {
   it('logs the error code of every 4xx on its request line, with an ISO-8601 time', async () => {
     const lines: string[] = [];
     const local = setupApi();
-    local.deps.logger = createLogger({ level: 'info', name: 'api' }, new Writable({ write: (chunk, _enc, done) => {
-      lines.push(String(chunk));
-      done();
-    } }));
+    local.deps.logger = createLogger(
+      { level: 'info', name: 'api' },
+      new Writable({
+        write: (chunk, _enc, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const { key } = await local.org();
     const headers = { authorization: `Bearer ${key}` };
     await local.app.request('/v1/messages?stauts=failed', { headers: { ...headers, 'x-request-id': 'req-400' } });

@@ -87,11 +87,7 @@ describe('dates and cursors outside what Postgres stores are a 400', () => {
   it('forged cursors: dates of year 0 or -271821, ids with NUL, template-version cursors of 1e300', async () => {
     const { api } = await t.org({ mode: 'test' });
     const tpl = await api.post('/v1/templates', { name: 't', channelType: 'sms', body: 'x' });
-    const forged = [
-      cursorOf('0000-01-01T00:00:00.000Z|msg_x'),
-      cursorOf('-271821-04-20T00:00:00.000Z|msg_x'),
-      cursorOf(`2026-01-01T00:00:00.000Z|msg_${'\u0000'}x`),
-    ];
+    const forged = [cursorOf('0000-01-01T00:00:00.000Z|msg_x'), cursorOf('-271821-04-20T00:00:00.000Z|msg_x'), cursorOf(`2026-01-01T00:00:00.000Z|msg_${'\u0000'}x`)];
     for (const list of ['messages', 'contacts', 'templates', 'segments', 'webhooks', 'api-keys', 'email-domains', 'phone-numbers']) {
       for (const cursor of forged) await expectBadRequest(api.get(`/v1/${list}?cursor=${cursor}`), 'cursor');
     }
@@ -137,7 +133,12 @@ describe('ids in a body must name something of the caller', () => {
       expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { code: 'NOT_FOUND', message } });
     }
     const mine = (await api.post('/v1/contacts', { email: 'mine@example.com', phone: '+14155550123' })).body;
-    const batch = await api.post('/v1/messages/batch', { messages: [{ ...sms, contactId: mine.id }, { ...sms, contactId: theirContact.id }] });
+    const batch = await api.post('/v1/messages/batch', {
+      messages: [
+        { ...sms, contactId: mine.id },
+        { ...sms, contactId: theirContact.id },
+      ],
+    });
     expect(batch.status).toBe(202);
     expect(batch.body.data[0]).toMatchObject({ contactId: mine.id });
     expect(batch.body.errors).toEqual([{ index: 1, code: 'NOT_FOUND', message: 'Contact not found' }]);

@@ -88,7 +88,7 @@ describe('Idempotency-Key', () => {
     expect(runs - before).toBe(2);
   });
 
-  it('keys are per organization and mode: a live request with a test request\'s key runs, not replays', async () => {
+  it("keys are per organization and mode: a live request with a test request's key runs, not replays", async () => {
     const { api: live } = await t.org({ mode: 'live' });
     const { body: created } = await live.post('/v1/api-keys', { name: 'test', mode: 'test' });
     expect(created.key).toMatch(/^sk_test_/);

@@ -84,7 +84,13 @@ describe('message.send', () => {
 
   it('sends with a template: renders at the API and keeps the version used, whatever later updates do', async () => {
     const { api } = await t.org({ mode: 'test' });
-    const template = await api.post('/v1/templates', { name: 'Welcome', channelType: 'email', subject: 'Hi {{ name }}', html: '<p>Hello {{ name }}</p>', text: 'Hello {{ name }}' });
+    const template = await api.post('/v1/templates', {
+      name: 'Welcome',
+      channelType: 'email',
+      subject: 'Hi {{ name }}',
+      html: '<p>Hello {{ name }}</p>',
+      text: 'Hello {{ name }}',
+    });
     expect(template.status).toBe(201);
     const sent = await api.post('/v1/messages', { channelType: 'email', to: 'a@example.com', templateId: template.body.id, variables: { name: '<Ada>' } });
     expect(sent.status).toBe(202);
@@ -117,9 +123,13 @@ describe('message.send', () => {
     const { api, orgId } = await t.org({ mode: 'live' });
     const noDefault = await api.post('/v1/messages', email());
     expect(noDefault.status).toBe(400);
-    expect(noDefault.body.message).toBe('from: this organization has no default sender; use an sk_test_ key (the sandbox needs none), or verify a domain and set its default sender');
+    expect(noDefault.body.message).toBe(
+      'from: this organization has no default sender; use an sk_test_ key (the sandbox needs none), or verify a domain and set its default sender',
+    );
     const unverified = await api.post('/v1/messages', email({ from: 'hi@acme.test' }));
-    expect(unverified.body.message).toBe('from: acme.test is not a verified email domain of this organization; use an sk_test_ key (the sandbox sends from any address), or verify a domain');
+    expect(unverified.body.message).toBe(
+      'from: acme.test is not a verified email domain of this organization; use an sk_test_ key (the sandbox sends from any address), or verify a domain',
+    );
 
     await verifiedDomain(orgId, 'acme.test', 'hello@acme.test');
     const explicit = await api.post('/v1/messages', email({ from: 'Acme Support <Support@Acme.test>' }));

@@ -18,7 +18,9 @@ describe('GET /v1/openapi.json', () => {
     const res = await t.anonymous.get('/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    const operations = Object.values(res.body.paths as Record<string, Record<string, { operationId: string; responses: object; parameters?: { in: string }[] }>>).flatMap((p) => Object.values(p));
+    const operations = Object.values(res.body.paths as Record<string, Record<string, { operationId: string; responses: object; parameters?: { in: string }[] }>>).flatMap((p) =>
+      Object.values(p),
+    );
     const ids = operations.map((o) => o.operationId).sort();
     expect(ids.filter((id) => id.startsWith('apiKey.'))).toEqual(['apiKey.create', 'apiKey.delete', 'apiKey.disable', 'apiKey.enable', 'apiKey.list', 'apiKey.rotate']);
     // every operation documents the errors it can give: 404 only where its path names a key
@@ -50,7 +52,7 @@ describe('health', () => {
     expect(res.body.code).toBe('NOT_FOUND');
   });
 
-  it('/metrics on the ops port exposes the API\'s request, queue and outbox metrics for Prometheus', async () => {
+  it("/metrics on the ops port exposes the API's request, queue and outbox metrics for Prometheus", async () => {
     await t.anonymous.get('/healthz');
     const res = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
     const text = await res.text();

@@ -3,7 +3,11 @@ import { setupApi } from './setup.ts';
 const t = setupApi();
 afterAll(() => t.close());
 
-type Operation = { operationId: string; requestBody?: { content: Record<string, { schema: { $ref?: string } }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> };
+type Operation = {
+  operationId: string;
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+};
 
 describe('OpenAPI document: contacts, templates and segments', () => {
   it('carries all 19 operations with their request and response schemas', async () => {

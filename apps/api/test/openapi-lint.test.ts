@@ -22,9 +22,9 @@ describe('the served OpenAPI document under Spectral (spectral:oas)', () => {
       writeFileSync(ruleset, JSON.stringify({ extends: [['spectral:oas', 'recommended']] }));
       const cli = require.resolve('@stoplight/spectral-cli/dist/index.js');
       // exits 1 when it finds errors: the findings are read either way
-      const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', document, '--ruleset', ruleset, '--format', 'json', '--quiet', '--fail-severity', 'hint'], { maxBuffer: 64 * 1024 * 1024 }).catch(
-        (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
-      );
+      const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', document, '--ruleset', ruleset, '--format', 'json', '--quiet', '--fail-severity', 'hint'], {
+        maxBuffer: 64 * 1024 * 1024,
+      }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
       const findings = (JSON.parse(stdout || '[]') as Finding[]).map((f) => `${SEVERITY[f.severity]} ${f.code} at ${f.path.join('.')}: ${f.message}`);
       expect(findings.filter((f) => f.startsWith('error') || f.startsWith('warn'))).toEqual([]);
     } finally {

@@ -16,25 +16,29 @@ afterAll(async () => {
   await deps.close();
 });
 
-it('serves /metrics on its ops port only: 404 on the public port, 200 with the API\'s metrics on the ops port', async () => {
-  const [port, opsPort] = [await freePort(), await freePort()];
-  server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
-    env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), API_METRICS_PORT: String(opsPort), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve) => server!.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
+it(
+  "serves /metrics on its ops port only: 404 on the public port, 200 with the API's metrics on the ops port",
+  async () => {
+    const [port, opsPort] = [await freePort(), await freePort()];
+    server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
+      env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), API_METRICS_PORT: String(opsPort), LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) => server!.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
 
-  const api = `http://127.0.0.1:${port}`;
-  expect((await fetch(`${api}/healthz`)).status).toBe(200);
-  // served here (200, or 503 while a store is slow to answer on a busy machine), unlike /metrics
-  expect((await fetch(`${api}/readyz`)).status).not.toBe(404);
-  const publicMetrics = await fetch(`${api}/metrics`);
-  expect(publicMetrics.status).toBe(404);
-  expect(await publicMetrics.text()).not.toMatch(/tidings_/);
+    const api = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${api}/healthz`)).status).toBe(200);
+    // served here (200, or 503 while a store is slow to answer on a busy machine), unlike /metrics
+    expect((await fetch(`${api}/readyz`)).status).not.toBe(404);
+    const publicMetrics = await fetch(`${api}/metrics`);
+    expect(publicMetrics.status).toBe(404);
+    expect(await publicMetrics.text()).not.toMatch(/tidings_/);
 
-  const ops = await fetch(`http://127.0.0.1:${opsPort}/metrics`);
-  expect(ops.status).toBe(200);
-  // the request to the public port above is counted in the same process's registry
-  expect(await ops.text()).toMatch(/tidings_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/);
-  expect((await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status).not.toBe(404);
-}, PROCESS_TEST_TIMEOUT_MS);
+    const ops = await fetch(`http://127.0.0.1:${opsPort}/metrics`);
+    expect(ops.status).toBe(200);
+    // the request to the public port above is counted in the same process's registry
+    expect(await ops.text()).toMatch(/tidings_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect((await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status).not.toBe(404);
+  },
+  PROCESS_TEST_TIMEOUT_MS,
+);

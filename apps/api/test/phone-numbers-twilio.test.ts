@@ -84,7 +84,11 @@ describe('phone numbers through Twilio', () => {
   it('409 when Twilio says the number is no longer available (21422); nothing is stored', async () => {
     const { api } = await t.org();
     const number = await searchOne(api, 'country=US&areaCode=212&limit=1');
-    twilio.failNext(1, { kind: 'status', status: 400, body: { code: 21422, message: 'PhoneNumber requested is not available', status: 400 } }, `${accountPath()}/IncomingPhoneNumbers.json`);
+    twilio.failNext(
+      1,
+      { kind: 'status', status: 400, body: { code: 21422, message: 'PhoneNumber requested is not available', status: 400 } },
+      `${accountPath()}/IncomingPhoneNumbers.json`,
+    );
     const res = await api.post('/v1/phone-numbers', { number });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ code: 'CONFLICT', message: `Phone number ${number} is no longer available; search again and pick another` });
@@ -94,7 +98,11 @@ describe('phone numbers through Twilio', () => {
   it('a Twilio outage is a retryable 503 without its text and changes nothing; credentials refused are a 502', async () => {
     const { api } = await t.org();
     const number = await searchOne(api, 'country=US&areaCode=206&limit=1');
-    twilio.failNext(1, { kind: 'status', status: 503, body: { code: 20500, message: `down, token ${twilio.authToken}`, status: 503 } }, `${accountPath()}/IncomingPhoneNumbers.json`);
+    twilio.failNext(
+      1,
+      { kind: 'status', status: 503, body: { code: 20500, message: `down, token ${twilio.authToken}`, status: 503 } },
+      `${accountPath()}/IncomingPhoneNumbers.json`,
+    );
     const failed = await api.post('/v1/phone-numbers', { number });
     expect(failed.status).toBe(503);
     expect(failed.body.message).toMatch(/unavailable.*retry/);
@@ -119,7 +127,7 @@ describe('phone numbers through Twilio', () => {
     expect((await api.delete(`/v1/phone-numbers/${bought.id}`)).status).toBe(204);
   });
 
-  it("a test key of the same organization cannot release or relabel a Twilio number (403); Twilio hears nothing", async () => {
+  it('a test key of the same organization cannot release or relabel a Twilio number (403); Twilio hears nothing', async () => {
     const { api } = await t.org();
     const number = await searchOne(api, 'country=US&areaCode=628&limit=1');
     const bought = (await api.post('/v1/phone-numbers', { number })).body;
@@ -128,7 +136,10 @@ describe('phone numbers through Twilio', () => {
     twilio.reset();
     for (const res of [await asTest.delete(`/v1/phone-numbers/${bought.id}`), await asTest.patch(`/v1/phone-numbers/${bought.id}`, { friendlyName: 'x' })]) {
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ code: 'FORBIDDEN', message: `Phone number ${number} is provisioned at twilio: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key` });
+      expect(res.body).toEqual({
+        code: 'FORBIDDEN',
+        message: `Phone number ${number} is provisioned at twilio: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key`,
+      });
     }
     // any change is refused, even one that would reach no provider (making it the default)
     expect((await asTest.patch(`/v1/phone-numbers/${bought.id}`, { isDefault: true })).status).toBe(403);

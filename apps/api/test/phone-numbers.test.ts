@@ -99,7 +99,10 @@ describe('phoneNumber.purchase, list, get (sandbox)', () => {
     for (const number of [real!.number, '+14155550200', '+14155550099', '+447700900123']) {
       const res = await test.api.post('/v1/phone-numbers', { number });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/^number: an sk_test_ key buys only sandbox numbers from the fictional range \+1 NXX 555-0100 to 555-0199/) });
+      expect(res.body).toEqual({
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(/^number: an sk_test_ key buys only sandbox numbers from the fictional range \+1 NXX 555-0100 to 555-0199/),
+      });
     }
     expect((await live.api.post('/v1/phone-numbers', { number: real!.number })).status).toBe(201);
   });

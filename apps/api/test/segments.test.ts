@@ -82,17 +82,39 @@ describe('segment criteria, evaluated in SQL (known answers)', () => {
   it('nested any/all', async () => {
     const criteria = {
       any: [
-        { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }, { field: 'emailSubscribed', op: 'eq', value: true }] },
+        {
+          all: [
+            { field: 'attributes.plan', op: 'eq', value: 'pro' },
+            { field: 'emailSubscribed', op: 'eq', value: true },
+          ],
+        },
         {
           all: [
             { field: 'phone', op: 'startsWith', value: '+1415' },
-            { any: [{ field: 'firstName', op: 'eq', value: 'cyd' }, { field: 'attributes.plan', op: 'eq', value: 'gold' }] },
+            {
+              any: [
+                { field: 'firstName', op: 'eq', value: 'cyd' },
+                { field: 'attributes.plan', op: 'eq', value: 'gold' },
+              ],
+            },
           ],
         },
       ],
     };
     expect(await match(criteria)).toEqual(['ada', 'cyd']);
-    expect(await match({ all: [{ any: [{ field: 'email', op: 'notExists' }, { field: 'emailSubscribed', op: 'eq', value: false }] }, { field: 'phone', op: 'exists' }] })).toEqual(['bob', 'cyd']);
+    expect(
+      await match({
+        all: [
+          {
+            any: [
+              { field: 'email', op: 'notExists' },
+              { field: 'emailSubscribed', op: 'eq', value: false },
+            ],
+          },
+          { field: 'phone', op: 'exists' },
+        ],
+      }),
+    ).toEqual(['bob', 'cyd']);
     const deep = { all: [{ any: [{ all: [{ any: [{ all: [{ field: 'firstName', op: 'eq', value: 'Bob' }] }] }] }] }] }; // depth 5
     expect(await match(deep)).toEqual(['bob']);
   });
@@ -112,7 +134,11 @@ describe('segment criteria, evaluated in SQL (known answers)', () => {
 
 describe('bad criteria are 400 naming the path of the bad condition, and nothing is stored', () => {
   const cases: [string, object, string][] = [
-    ['a string where gt needs a number or date', { all: [{ field: 'email', op: 'exists' }, { any: [{ field: 'attributes.seats', op: 'gt', value: 'ten' }] }] }, 'criteria.all.1.any.0.value: gt on attributes.seats needs a number or an ISO-8601 date or date-time'],
+    [
+      'a string where gt needs a number or date',
+      { all: [{ field: 'email', op: 'exists' }, { any: [{ field: 'attributes.seats', op: 'gt', value: 'ten' }] }] },
+      'criteria.all.1.any.0.value: gt on attributes.seats needs a number or an ISO-8601 date or date-time',
+    ],
     ['an unknown field', { any: [{ field: 'nickname', op: 'eq', value: 'x' }] }, 'criteria.any.0.field: unknown field'],
     ['an unknown operator', { all: [{ field: 'email', op: 'like', value: 'x' }] }, 'criteria.all.0.op:'],
     ['an operator the field does not take', { all: [{ field: 'emailSubscribed', op: 'contains', value: 'x' }] }, 'criteria.all.0.op: contains does not apply to emailSubscribed'],
@@ -123,7 +149,11 @@ describe('bad criteria are 400 naming the path of the bad condition, and nothing
     ['an unknown key in a condition', { all: [{ field: 'email', op: 'exists', extra: 1 }] }, 'criteria.all.0: extra: unknown field'],
     ['a group that is neither all nor any', { every: [] }, 'criteria: must be { "all": [...] } or { "any": [...] }'],
     ['an empty group', { all: [{ any: [] }] }, 'criteria.all.0.any: must be a list of 1 to 100'],
-    ['nesting deeper than 5', { all: [{ any: [{ all: [{ any: [{ all: [{ any: [{ field: 'email', op: 'exists' }] }] }] }] }] }] }, 'criteria.all.0.any.0.all.0.any.0.all.0: groups nest at most 5 deep'],
+    [
+      'nesting deeper than 5',
+      { all: [{ any: [{ all: [{ any: [{ all: [{ any: [{ field: 'email', op: 'exists' }] }] }] }] }] }] },
+      'criteria.all.0.any.0.all.0.any.0.all.0: groups nest at most 5 deep',
+    ],
   ];
   it.each(cases)('%s', async (_, criteria, message) => {
     const { api, orgId } = await t.org();

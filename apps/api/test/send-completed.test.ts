@@ -46,7 +46,11 @@ describe('message.send: recipients and headers', () => {
     ['a Content-* header', email({ headers: { 'content-type': 'text/plain' } }), /^headers\.content-type: content-type is set by Tidings/],
     ['a header name with a colon', email({ headers: { 'X:Bad': 'v' } }), /^headers\.X:Bad: must be a header field name/],
     ['a header value with a line break', email({ headers: { 'X-Inject': 'a\r\nBcc: evil@example.com' } }), /^headers\.X-Inject: must not contain line breaks/],
-    ['more than 50 recipients', email({ cc: Array.from({ length: 30 }, (_, i) => `c${i}@example.com`), bcc: Array.from({ length: 20 }, (_, i) => `b${i}@example.com`) }), /^cc: to, cc and bcc together must be at most 50 recipients \(got 51\)/],
+    [
+      'more than 50 recipients',
+      email({ cc: Array.from({ length: 30 }, (_, i) => `c${i}@example.com`), bcc: Array.from({ length: 20 }, (_, i) => `b${i}@example.com`) }),
+      /^cc: to, cc and bcc together must be at most 50 recipients \(got 51\)/,
+    ],
     ['a bad cc address, with its index', email({ cc: ['ok@example.com', 'nope'] }), /^cc\.1: must be a valid email address/],
     ['a bad bcc address, with its index', email({ bcc: ['Name <x@example.com>'] }), /^bcc\.0: must be a valid email address/],
     ['a bad replyTo in a list', email({ replyTo: ['a@example.com', 'b@'] }), /^replyTo\.1: must be a valid email address/],
@@ -120,17 +124,38 @@ describe('message.send: attachments', () => {
 
   it.each([
     ['base64 that does not decode', [{ filename: 'a.txt', content: 'not base64!' }], /^attachments\.0\.content: must be base64/],
-    ['base64 of a wrong length', [{ filename: 'a.txt', content: 'QUJD' }, { filename: 'b.txt', content: 'QUJ' }], /^attachments\.1\.content: must be base64/],
+    [
+      'base64 of a wrong length',
+      [
+        { filename: 'a.txt', content: 'QUJD' },
+        { filename: 'b.txt', content: 'QUJ' },
+      ],
+      /^attachments\.1\.content: must be base64/,
+    ],
     ['base64 with padding inside', [{ filename: 'a.txt', content: 'QU=DQUJD' }], /^attachments\.0\.content: must be base64/],
     ['base64 with three padding characters', [{ filename: 'a.txt', content: 'Q===' }], /^attachments\.0\.content: must be base64/],
     ['both content and path', [{ filename: 'a.txt', content: 'QUJD', path: 'https://93.184.215.14/a' }], /^attachments\.0: give exactly one of content or path/],
     ['neither content nor path', [{ filename: 'a.txt' }], /^attachments\.0: give exactly one of content or path/],
-    ['a path that is not https', [{ filename: 'a.txt', content: 'QUJD' }, { filename: 'b.txt', path: 'http://93.184.215.14/b' }], /^attachments\.1\.path: must be an absolute https URL/],
+    [
+      'a path that is not https',
+      [
+        { filename: 'a.txt', content: 'QUJD' },
+        { filename: 'b.txt', path: 'http://93.184.215.14/b' },
+      ],
+      /^attachments\.1\.path: must be an absolute https URL/,
+    ],
     ['a path to a private address', [{ filename: 'a.txt', path: 'https://10.0.0.7/a' }], /^attachments\.0\.path: 10\.0\.0\.7 resolves to a non-public address \(private\)/],
     ['a path to loopback', [{ filename: 'a.txt', path: 'https://127.0.0.1/a' }], /^attachments\.0\.path: 127\.0\.0\.1 resolves to a non-public address \(loopback\)/],
     ['a path to cloud metadata', [{ filename: 'a.txt', path: 'https://169.254.169.254/latest' }], /^attachments\.0\.path: .*cloud metadata/],
     ['a filename with a slash', [{ filename: '../etc/passwd', content: 'QUJD' }], /^attachments\.0\.filename: must not contain control characters or slashes/],
-    ['a repeated contentId', [{ filename: 'a.png', content: 'QUJD', contentId: 'x' }, { filename: 'b.png', content: 'QUJD', contentId: 'x' }], /^attachments\.1\.contentId: x is used by another attachment/],
+    [
+      'a repeated contentId',
+      [
+        { filename: 'a.png', content: 'QUJD', contentId: 'x' },
+        { filename: 'b.png', content: 'QUJD', contentId: 'x' },
+      ],
+      /^attachments\.1\.contentId: x is used by another attachment/,
+    ],
     ['more than 20', Array.from({ length: 21 }, (_, i) => ({ filename: `${i}.txt`, content: 'QUJD' })), /^attachments: Too big/],
     ['an unknown field', [{ filename: 'a.txt', content: 'QUJD', encoding: 'base64' }], /^attachments\.0\.encoding: unknown field/],
   ])('refuses %s with a 400 naming the field and index, storing nothing', async (_name, attachments, message) => {
@@ -200,7 +225,15 @@ describe('the 40 MiB cap', () => {
   it('refuses attachments over 40 MiB decoded together, storing nothing', async () => {
     const { api, orgId } = await roomy.org({ mode: 'test' });
     const half = Buffer.alloc(20 * 1024 * 1024 + 1, 7).toString('base64');
-    const res = await api.post('/v1/messages', email({ attachments: [{ filename: 'a.bin', content: half }, { filename: 'b.bin', content: half }] }));
+    const res = await api.post(
+      '/v1/messages',
+      email({
+        attachments: [
+          { filename: 'a.bin', content: half },
+          { filename: 'b.bin', content: half },
+        ],
+      }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(`attachments: at most ${40 * 1024 * 1024} bytes decoded per message (got ${40 * 1024 * 1024 + 2})`);
     expect(await roomy.deps.db.message.count({ where: { orgId } })).toBe(0);
@@ -225,7 +258,7 @@ describe('contactId as the recipient', () => {
     expect(disagreeing.body.message).toBe("to: does not match the contact's email address (give one of them, or both agreeing)");
   });
 
-  it('refuses a contact without that channel, a send with neither, and another organization\'s contact (404, nothing stored)', async () => {
+  it("refuses a contact without that channel, a send with neither, and another organization's contact (404, nothing stored)", async () => {
     const { api, orgId } = await t.org({ mode: 'test' });
     const emailOnly = (await api.post('/v1/contacts', { email: 'only@example.com' })).body;
     const noPhone = await api.post('/v1/messages', { channelType: 'sms', contactId: emailOnly.id, body: 'x' });
@@ -249,7 +282,14 @@ describe('contactId as the recipient', () => {
 describe('nested variables', () => {
   it("sends the README's {{ order.number }} example, exactly as template.preview renders it", async () => {
     const { api } = await t.org({ mode: 'test' });
-    const template = (await api.post('/v1/templates', { name: 'receipt', channelType: 'email', subject: 'Order {{ order.number }}', html: '<p>Thanks {{ customer.name }}, order {{ order.number }} ({{ order.items[0].sku }})</p>' })).body;
+    const template = (
+      await api.post('/v1/templates', {
+        name: 'receipt',
+        channelType: 'email',
+        subject: 'Order {{ order.number }}',
+        html: '<p>Thanks {{ customer.name }}, order {{ order.number }} ({{ order.items[0].sku }})</p>',
+      })
+    ).body;
     const variables = { order: { number: 1042, items: [{ sku: 'A-1' }] }, customer: { name: '<Ada>' } };
     const preview = await api.post(`/v1/templates/${template.id}/preview`, { variables });
     expect(preview.status).toBe(200);
@@ -282,7 +322,7 @@ describe('nested variables', () => {
   });
 });
 
-describe('a template\'s replyTo', () => {
+describe("a template's replyTo", () => {
   const template = { name: 'receipt', channelType: 'email', subject: 'Receipt {{ n }}', text: 'Thanks for order {{ n }}' };
 
   it('is stored on the template, used by sends with it unless they give their own, and versioned with it', async () => {

@@ -10,68 +10,86 @@ const PROCESS_TEST_TIMEOUT_MS = 120_000;
 afterAll(() => deps.close());
 
 describe('graceful shutdown', () => {
-  it('on SIGTERM finishes the request in flight, refuses new connections, and exits 0', async () => {
-    const { key, orgId } = await makeOrganization(deps);
-    const port = await freePort();
-    const server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
-      env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve) => server.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
-
-    // a request whose body is still arriving when SIGTERM comes
-    const body = JSON.stringify({ name: 'created during shutdown' });
-    const response = new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/v1/api-keys', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        },
-      );
-      req.on('error', reject);
-      req.write(body.slice(0, 5));
-      setTimeout(() => {
-        server.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(5)), 300);
-      }, 200);
-    });
-    const exitCode = new Promise<number | null>((resolve) => server.once('exit', resolve));
-
-    expect(await response).toBe(201);
-    expect(await exitCode).toBe(0);
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-    expect(await deps.db.apiKey.count({ where: { orgId, name: 'created during shutdown' } })).toBe(1);
-  }, PROCESS_TEST_TIMEOUT_MS);
-
-  it('a port already in use: exits 1 with one line that says so, not a stack', async () => {
-    const taken = net.createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
-    const port = (taken.address() as net.AddressInfo).port;
-    try {
+  it(
+    'on SIGTERM finishes the request in flight, refuses new connections, and exits 0',
+    async () => {
+      const { key, orgId } = await makeOrganization(deps);
+      const port = await freePort();
       const server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
-        env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), LOG_LEVEL: 'silent' },
+        env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve) => server.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
+
+      // a request whose body is still arriving when SIGTERM comes
+      const body = JSON.stringify({ name: 'created during shutdown' });
+      const response = new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/v1/api-keys',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.write(body.slice(0, 5));
+        setTimeout(() => {
+          server.kill('SIGTERM');
+          setTimeout(() => req.end(body.slice(5)), 300);
+        }, 200);
+      });
+      const exitCode = new Promise<number | null>((resolve) => server.once('exit', resolve));
+
+      expect(await response).toBe(201);
+      expect(await exitCode).toBe(0);
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      expect(await deps.db.apiKey.count({ where: { orgId, name: 'created during shutdown' } })).toBe(1);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a port already in use: exits 1 with one line that says so, not a stack',
+    async () => {
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+      const port = (taken.address() as net.AddressInfo).port;
+      try {
+        const server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
+          env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        server.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+        const exitCode = await new Promise<number | null>((resolve) => server.once('exit', resolve));
+        expect(exitCode).toBe(1);
+        expect(stderr.trim().split('\n')).toEqual([`api: port ${port} is already in use (another process listens there)`]);
+      } finally {
+        taken.close();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a bad setting: exits 1 naming it',
+    async () => {
+      const server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
+        env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: 'eighty', LOG_LEVEL: 'silent' },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
       server.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-      const exitCode = await new Promise<number | null>((resolve) => server.once('exit', resolve));
-      expect(exitCode).toBe(1);
-      expect(stderr.trim().split('\n')).toEqual([`api: port ${port} is already in use (another process listens there)`]);
-    } finally {
-      taken.close();
-    }
-  }, PROCESS_TEST_TIMEOUT_MS);
-
-  it('a bad setting: exits 1 naming it', async () => {
-    const server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
-      env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: 'eighty', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    server.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-    expect(await new Promise<number | null>((resolve) => server.once('exit', resolve))).toBe(1);
-    expect(stderr).toMatch(/^api: Invalid configuration:[\s\S]*API_PORT/);
-    expect(stderr).not.toMatch(/\n\s+at /);
-  }, PROCESS_TEST_TIMEOUT_MS);
+      expect(await new Promise<number | null>((resolve) => server.once('exit', resolve))).toBe(1);
+      expect(stderr).toMatch(/^api: Invalid configuration:[\s\S]*API_PORT/);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -108,7 +108,10 @@ describe('template versions, get and list', () => {
     const sms = await api.post('/v1/templates', otp);
     await api.patch(`/v1/templates/${sms.body.id}`, { body: 'v2 {{ code }}' });
     const all = await api.get('/v1/templates');
-    expect(all.body.data.map((x: { id: string; version: number }) => [x.id, x.version])).toEqual([[sms.body.id, 2], [email.body.id, 1]]);
+    expect(all.body.data.map((x: { id: string; version: number }) => [x.id, x.version])).toEqual([
+      [sms.body.id, 2],
+      [email.body.id, 1],
+    ]);
     expect((await api.get('/v1/templates?channelType=email')).body.data.map((x: { id: string }) => x.id)).toEqual([email.body.id]);
     expect((await api.get('/v1/templates?name=OTP')).body.data.map((x: { id: string }) => x.id)).toEqual([sms.body.id]);
     expect((await api.get('/v1/templates?channelType=fax')).status).toBe(400);

@@ -10,7 +10,12 @@ import { setupApi } from './setup.ts';
 const t = setupApi({ WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '100,200,300', WEBHOOK_TIMEOUT_MS: '500' });
 // DNS for delivery-time checks: one name answers with an allowed and a private address at once.
 const resolve: Resolver = async (name) =>
-  name === 'mixed.test' ? [{ address: '127.0.0.2', family: 4 }, { address: '10.0.0.9', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
+  name === 'mixed.test'
+    ? [
+        { address: '127.0.0.2', family: 4 },
+        { address: '10.0.0.9', family: 4 },
+      ]
+    : [{ address: '127.0.0.1', family: 4 }];
 const worker = startWebhookWorker(t.deps, { resolve });
 
 let receiver: WebhookReceiver;

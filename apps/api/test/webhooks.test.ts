@@ -225,9 +225,7 @@ describe('webhook operations', () => {
     // a raw request: no Content-Length, no Transfer-Encoding, no Content-Type
     const rawPost = (path: string) =>
       new Promise<string>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1', () =>
-          socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`),
-        );
+        const socket = connect(port, '127.0.0.1', () => socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`));
         let answer = '';
         socket.on('data', (d) => (answer += d));
         socket.on('end', () => resolve(answer));
@@ -249,8 +247,17 @@ describe('webhook operations', () => {
       .filter((id) => id.startsWith('webhook.'))
       .sort();
     expect(ids).toEqual([
-      'webhook.create', 'webhook.delete', 'webhook.get', 'webhook.getEvent', 'webhook.list', 'webhook.listEvents', 'webhook.replay', 'webhook.retryEvent',
-      'webhook.rotateSecret', 'webhook.test', 'webhook.update',
+      'webhook.create',
+      'webhook.delete',
+      'webhook.get',
+      'webhook.getEvent',
+      'webhook.list',
+      'webhook.listEvents',
+      'webhook.replay',
+      'webhook.retryEvent',
+      'webhook.rotateSecret',
+      'webhook.test',
+      'webhook.update',
     ]);
   });
 });

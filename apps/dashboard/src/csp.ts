@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
 
 // Our pages load only our own assets; Bull Board (its own page and scripts) is left out of this policy.
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * The policy of a page that previews an email: the same, with inline styles allowed. A `srcdoc` frame inherits its

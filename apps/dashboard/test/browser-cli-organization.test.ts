@@ -31,7 +31,12 @@ async function tidings(...args: string[]): Promise<string> {
 
 /** `export $(tidings orgs create ... --env)`, read the way a shell would. */
 async function createOrgFromCli(name: string): Promise<{ orgId: string; key: string }> {
-  const vars = Object.fromEntries((await tidings('orgs', 'create', '--name', name, '--test', '--env')).trim().split('\n').map((line) => line.split('=')));
+  const vars = Object.fromEntries(
+    (await tidings('orgs', 'create', '--name', name, '--test', '--env'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split('=')),
+  );
   expect(Object.keys(vars)).toEqual(['TIDINGS_ORG_ID', 'TIDINGS_API_KEY']);
   return { orgId: vars.TIDINGS_ORG_ID, key: vars.TIDINGS_API_KEY };
 }

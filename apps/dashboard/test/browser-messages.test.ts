@@ -67,11 +67,24 @@ describe('messages and the sandbox inbox in a browser', () => {
   });
 
   it('lists what a test key sent, and shows an email’s HTML in a frame where its script does not run', async () => {
-    welcome = await send({ channelType: 'email', to: 'ada@example.com', from: 'Acme <hello@acme.example>', subject: 'Welcome to Acme', html: WELCOME_HTML, text: 'Welcome to Acme, Ada!\n\nConfirm: https://acme.example/confirm' });
+    welcome = await send({
+      channelType: 'email',
+      to: 'ada@example.com',
+      from: 'Acme <hello@acme.example>',
+      subject: 'Welcome to Acme',
+      html: WELCOME_HTML,
+      text: 'Welcome to Acme, Ada!\n\nConfirm: https://acme.example/confirm',
+    });
     await send({ channelType: 'email', to: 'bounce@example.com', subject: 'Your invoice #1042', html: '<p>Invoice attached.</p>' });
     code = await send({ channelType: 'sms', to: '+14155550123', body: 'Your Acme code is 482913. It expires in 10 minutes.' });
     await send({ channelType: 'sms', to: '+14155550000', body: 'Your order has shipped.' });
-    await send({ channelType: 'email', to: 'grace@example.com', subject: 'Weekly digest', text: 'Three new comments.', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() });
+    await send({
+      channelType: 'email',
+      to: 'grace@example.com',
+      subject: 'Weekly digest',
+      text: 'Three new comments.',
+      scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     const final = await waitFor(
       () => api<{ data: Message[] }>('GET', '/v1/messages?limit=10'),
       (list) => list.data.filter((m) => ['delivered', 'bounced', 'undelivered'].includes(m.status)).length === 4,

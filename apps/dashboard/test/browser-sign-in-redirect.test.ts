@@ -53,7 +53,12 @@ describe('sign-in redirect (next)', () => {
 
   it('a newline or NUL in next is never a 500, signed in or not', async () => {
     // a NUL is refused like every text Postgres cannot hold (400); the others only lose their way back (200)
-    for (const [next, status] of [['%0A', 200], ['/a%0Ab', 200], ['/x%0D%0ASet-Cookie:%20a=b', 200], ['/%00', 400]] as const) {
+    for (const [next, status] of [
+      ['%0A', 200],
+      ['/a%0Ab', 200],
+      ['/x%0D%0ASet-Cookie:%20a=b', 200],
+      ['/%00', 400],
+    ] as const) {
       const signedOut = await fetch(`${stack.dashboardUrl}/sign-in?next=${next}`);
       expect({ next, status: signedOut.status }).toEqual({ next, status });
       await signedOut.arrayBuffer();

@@ -75,7 +75,7 @@ describe('the dashboard in a browser', () => {
     // no live provider is configured here: Test is the default, and the form says why
     await expect(page.inputValue('select[name=mode]')).resolves.toBe('test');
     await expect(page.locator('#mode-help').textContent()).resolves.toBe(
-      'No live provider is configured: a live key needs a verified domain and a provider\'s credentials to send.',
+      "No live provider is configured: a live key needs a verified domain and a provider's credentials to send.",
     );
     await page.click('button[type=submit]:has-text("Create API key")');
     firstKey = await page.inputValue('#new-key');
@@ -189,7 +189,12 @@ describe('the dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Retry all' }).click();
     const confirm = page.getByRole('button', { name: /^(Confirm|Retry|OK|Yes)/ });
     if (await confirm.count()) await confirm.last().click();
-    expect(await waitFor(() => queues.email.getJobCounts('failed', 'waiting'), (counts) => counts.failed === 0)).toEqual({ failed: 0, waiting: 1 });
+    expect(
+      await waitFor(
+        () => queues.email.getJobCounts('failed', 'waiting'),
+        (counts) => counts.failed === 0,
+      ),
+    ).toEqual({ failed: 0, waiting: 1 });
   });
 
   it('refuses Bull Board to a signed-out visitor and to a member', async () => {

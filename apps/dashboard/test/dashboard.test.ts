@@ -303,7 +303,11 @@ describe('Bull Board', () => {
     const operator = await signedIn('operator');
     const queues = await operator.browser.get('/admin/queues/api/queues');
     expect(queues.status).toBe(200);
-    expect(JSON.parse(queues.html).queues.map((q: { name: string }) => q.name).sort()).toEqual(['broadcasts', 'email', 'maintenance', 'sms', 'webhooks']);
+    expect(
+      JSON.parse(queues.html)
+        .queues.map((q: { name: string }) => q.name)
+        .sort(),
+    ).toEqual(['broadcasts', 'email', 'maintenance', 'sms', 'webhooks']);
     const crossSite = await operator.browser.send('PUT', '/admin/queues/api/queues/email/retry/failed', undefined, { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
   });

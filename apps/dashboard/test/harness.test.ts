@@ -41,6 +41,11 @@ it('closes the servers and drops the database it opened when the browser fails t
 
   await expect(startStack({}, { executablePath: fake })).rejects.toThrow();
 
-  expect(await waitFor(async () => listeningServers(), (count) => count === servers)).toBe(servers);
+  expect(
+    await waitFor(
+      async () => listeningServers(),
+      (count) => count === servers,
+    ),
+  ).toBe(servers);
   expect(await stackDatabases()).toEqual(databases);
 }, 120_000);

@@ -84,7 +84,10 @@ describe('webhooks pages', () => {
 
     // the flash shows on the first page after the redirect only; then reload until the worker has recorded the answer
     expect((await browser.get(`/webhooks/${id}`)).html).toContain('A webhook.test event is on its way');
-    const page = await waitFor(() => browser.get(`/webhooks/${id}`), (p) => p.html.includes('badge succeeded'));
+    const page = await waitFor(
+      () => browser.get(`/webhooks/${id}`),
+      (p) => p.html.includes('badge succeeded'),
+    );
     expect(page.html).toContain(`data-delivery-id="`);
     expect(page.html).toContain('<span class="badge succeeded">succeeded</span>');
     expect(page.html).toContain('HTTP 200');
@@ -136,7 +139,10 @@ describe('webhooks pages', () => {
     const { id } = await addEndpoint(browser);
     receiver.replyNext({ kind: 'status', status: 410 });
     await browser.post(`/webhooks/${id}/test`);
-    await waitFor(() => deps.db.webhook.findUniqueOrThrow({ where: { id } }), (row) => !row.enabled);
+    await waitFor(
+      () => deps.db.webhook.findUniqueOrThrow({ where: { id } }),
+      (row) => !row.enabled,
+    );
 
     const list = await browser.get('/webhooks');
     expect(list.html).toContain('Auto-disabled');
@@ -164,7 +170,10 @@ describe('webhooks pages', () => {
     await deps.db.webhook.update({ where: { id }, data: { failingSince: new Date(Date.now() - 5 * 24 * 3600_000 - 1000) } });
     receiver.setDefault({ kind: 'status', status: 500 });
     await browser.post(`/webhooks/${id}/test`);
-    await waitFor(() => deps.db.webhook.findUniqueOrThrow({ where: { id } }), (row) => !row.enabled);
+    await waitFor(
+      () => deps.db.webhook.findUniqueOrThrow({ where: { id } }),
+      (row) => !row.enabled,
+    );
     const page = await browser.get(`/webhooks/${id}`);
     expect(page.html).toMatch(/id="disabled-reason">Disabled automatically on [^<]+ after failing for 5 days straight \(since /);
     expect(page.html).toContain('Re-enable');

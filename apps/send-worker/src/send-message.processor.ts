@@ -33,23 +33,25 @@ import { sandboxOutcomeJobId } from './maintenance.processor.ts';
  * its id from ours, so those are once; SMTP, SES, Telnyx and Twilio take no key, so a repeat in that window can
  * reach the recipient twice (it is counted in tidings_provider_unconfirmed_repeats_total).
  */
-export const sendMessageProcessor = (deps: Deps, fetchOptions: AttachmentFetchOptions = {}) => async (job: Job<{ messageId: string }>, token?: string) => {
-  try {
-    const result = await sendOnce(deps, fetchOptions, job, token);
-    await removeAttachmentBytes(deps, job.data.messageId);
-    return result;
-  } catch (error) {
-    if (error instanceof UnrecoverableError) await removeAttachmentBytes(deps, job.data.messageId);
-    if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
-    // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
-    // recording its outcome. The message is still queued or sending in the database and only this job will ever
-    // move it on, so it runs again later instead of failing for good, which would strand the message.
-    const delayMs = backoffDelayMs(job.attemptsStarted, { baseMs: deps.config.sendWorker.backoffBaseMs, maxMs: deps.config.sendWorker.backoffMaxMs });
-    deps.logger.error({ messageId: job.data.messageId, err: error, delayMs }, 'send job crashed; running it again later');
-    await job.moveToDelayed(Date.now() + delayMs, token);
-    throw new DelayedError();
-  }
-};
+export const sendMessageProcessor =
+  (deps: Deps, fetchOptions: AttachmentFetchOptions = {}) =>
+  async (job: Job<{ messageId: string }>, token?: string) => {
+    try {
+      const result = await sendOnce(deps, fetchOptions, job, token);
+      await removeAttachmentBytes(deps, job.data.messageId);
+      return result;
+    } catch (error) {
+      if (error instanceof UnrecoverableError) await removeAttachmentBytes(deps, job.data.messageId);
+      if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
+      // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
+      // recording its outcome. The message is still queued or sending in the database and only this job will ever
+      // move it on, so it runs again later instead of failing for good, which would strand the message.
+      const delayMs = backoffDelayMs(job.attemptsStarted, { baseMs: deps.config.sendWorker.backoffBaseMs, maxMs: deps.config.sendWorker.backoffMaxMs });
+      deps.logger.error({ messageId: job.data.messageId, err: error, delayMs }, 'send job crashed; running it again later');
+      await job.moveToDelayed(Date.now() + delayMs, token);
+      throw new DelayedError();
+    }
+  };
 
 /** The job ended (sent, failed, nothing to do): the bytes of its message's attachments are not needed any more. */
 async function removeAttachmentBytes(deps: Deps, messageId: string) {

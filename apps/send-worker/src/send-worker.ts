@@ -1,7 +1,14 @@
 import { Worker } from 'bullmq';
 import type { AttachmentFetchOptions, Deps } from '@tidings/core';
 import { measureJobs, queueTelemetry } from '@tidings/runtime';
-import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, OUTBOX_RELAY, RECHECK_PENDING_DOMAINS, REMOVE_UNNEEDED_ATTACHMENTS, REQUEUE_STRANDED_MESSAGES } from './maintenance.processor.ts';
+import {
+  DELETE_EXPIRED_SESSIONS,
+  maintenanceProcessor,
+  OUTBOX_RELAY,
+  RECHECK_PENDING_DOMAINS,
+  REMOVE_UNNEEDED_ATTACHMENTS,
+  REQUEUE_STRANDED_MESSAGES,
+} from './maintenance.processor.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
 

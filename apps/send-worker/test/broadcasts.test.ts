@@ -65,10 +65,14 @@ async function audience(api: Api, options: { suppressBounce?: boolean } = { supp
 }
 
 const untilStatus = (api: Api, id: string, status: string) =>
-  waitFor(async () => {
-    const b = (await api.get(`/v1/broadcasts/${id}`)).body;
-    return b.status === status ? b : null;
-  }, 60_000, `broadcast ${id} to be ${status}`);
+  waitFor(
+    async () => {
+      const b = (await api.get(`/v1/broadcasts/${id}`)).body;
+      return b.status === status ? b : null;
+    },
+    60_000,
+    `broadcast ${id} to be ${status}`,
+  );
 
 async function messagesOf(orgId: string, broadcastId: string) {
   return h.deps.db.message.findMany({ where: { orgId, broadcastId }, include: { events: { orderBy: { id: 'asc' } } } });
@@ -84,10 +88,14 @@ describe('a broadcast to a segment (sandbox)', () => {
     expect(sending.body.status).toBe('sending');
     const sent = await untilStatus(api, created.body.id, 'sent');
     expect(sent.templateVersion).toBe(1);
-    const final = await waitFor(async () => {
-      const b = (await api.get(`/v1/broadcasts/${created.body.id}`)).body;
-      return b.counts.delivered === 2 ? b : null;
-    }, 30_000, 'the deliveries');
+    const final = await waitFor(
+      async () => {
+        const b = (await api.get(`/v1/broadcasts/${created.body.id}`)).body;
+        return b.counts.delivered === 2 ? b : null;
+      },
+      30_000,
+      'the deliveries',
+    );
     // recipients: ada, bob, cyd, fay, gus (pro with an email); bob unsubscribed and cyd suppressed get nothing
     expect(final.counts).toEqual({ recipients: 5, queued: 0, sent: 0, delivered: 2, failed: 1, bounced: 0, suppressed: 2, unsubscribed: 0, opened: 0, clicked: 0 });
 
@@ -290,10 +298,14 @@ describe('engagement counts', () => {
     const tpl = (await api.post('/v1/templates', template)).body;
     const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
     await api.post(`/v1/broadcasts/${b.id}/send`, {});
-    const engaged = await waitFor(async () => {
-      const got = (await api.get(`/v1/broadcasts/${b.id}`)).body;
-      return got.counts.clicked === 1 && got.counts.opened === 2 ? got : null;
-    }, 30_000, 'the opens and clicks');
+    const engaged = await waitFor(
+      async () => {
+        const got = (await api.get(`/v1/broadcasts/${b.id}`)).body;
+        return got.counts.clicked === 1 && got.counts.opened === 2 ? got : null;
+      },
+      30_000,
+      'the opens and clicks',
+    );
     expect(engaged.counts).toMatchObject({ recipients: 3, delivered: 3, opened: 2, clicked: 1 });
   });
 });
@@ -310,10 +322,13 @@ describe('a slow start', () => {
       // database runs that long; the start waits for it inside its transaction.
       let release: () => void = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
-      const locking = h.deps.db.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT "id" FROM "Broadcast" WHERE "id" = ${b.id} FOR UPDATE`;
-        await held;
-      }, { timeout: 30_000 });
+      const locking = h.deps.db.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT "id" FROM "Broadcast" WHERE "id" = ${b.id} FOR UPDATE`;
+          await held;
+        },
+        { timeout: 30_000 },
+      );
       const started = startBroadcast(h.deps, b.id);
       setTimeout(() => release(), 6000); // the fault's length (a lock held past the 5 s default), not a wait for a condition
       await locking;

@@ -24,10 +24,14 @@ it('a send job that meets Postgres down runs again once it is back, and the emai
   await h.startWorker(); // takes the job at once, and cannot read the message
   await sleep(1500);
   proxy.restore();
-  const done = await waitFor(async () => {
-    const m = (await api.get(`/v1/messages/${sent.id}`)).body;
-    return m.status === 'sent' ? m : null;
-  }, 20_000, 'the message to be sent');
+  const done = await waitFor(
+    async () => {
+      const m = (await api.get(`/v1/messages/${sent.id}`)).body;
+      return m.status === 'sent' ? m : null;
+    },
+    20_000,
+    'the message to be sent',
+  );
   expect(h.resend.state.emails.filter((e) => e.to.includes('outage@example.com'))).toHaveLength(1);
   expect(done.events.map((e: { status: string }) => e.status)).toEqual(['queued', 'sending', 'sent']);
 });

@@ -7,7 +7,13 @@ let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
   // generous timeout and lock: loading nodemailer and the first SMTP connection on a busy machine must neither count as
   // a failure nor let the job be taken over as stalled (no crash is tested here)
-  h = await startPipeline({ EMAIL_PROVIDERS: 'resend,smtp', PROVIDER_CIRCUIT_FAILURES: '2', PROVIDER_CIRCUIT_COOLDOWN_MS: '1500', PROVIDER_TIMEOUT_MS: '15000', SEND_WORKER_LOCK_DURATION_MS: '15000' });
+  h = await startPipeline({
+    EMAIL_PROVIDERS: 'resend,smtp',
+    PROVIDER_CIRCUIT_FAILURES: '2',
+    PROVIDER_CIRCUIT_COOLDOWN_MS: '1500',
+    PROVIDER_TIMEOUT_MS: '15000',
+    SEND_WORKER_LOCK_DURATION_MS: '15000',
+  });
   await h.startWorker();
 });
 afterAll(() => h.close());
@@ -20,10 +26,14 @@ beforeEach(() => {
 type Api = Awaited<ReturnType<typeof h.liveOrg>>['api'];
 type Event = { status: string; provider: string | null; error: { code: string } | null };
 const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(async () => {
-    const m = (await api.get(`/v1/messages/${id}`)).body;
-    return statuses.includes(m.status) ? m : null;
-  }, 10_000, `message ${id} to be ${statuses.join('|')}`);
+  waitFor(
+    async () => {
+      const m = (await api.get(`/v1/messages/${id}`)).body;
+      return statuses.includes(m.status) ? m : null;
+    },
+    10_000,
+    `message ${id} to be ${statuses.join('|')}`,
+  );
 const steps = (m: { events: Event[] }) => m.events.map((e) => [e.status, e.provider, e.error?.code ?? null]);
 const resendCalls = () => h.resend.requests.filter((r) => r.path === '/emails').length;
 const send = async (api: Api, to: string) => (await api.post('/v1/messages', { channelType: 'email', to, subject: 'Hi', text: 'Hello' })).body;

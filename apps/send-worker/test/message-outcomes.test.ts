@@ -8,10 +8,15 @@ let h: Awaited<ReturnType<typeof startPipeline>>;
 const lines: Record<string, unknown>[] = [];
 beforeAll(async () => {
   h = await startPipeline();
-  h.deps.logger = createLogger({ level: 'info', name: 'send-worker' }, new Writable({ write: (chunk, _enc, done) => {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    } }));
+  h.deps.logger = createLogger(
+    { level: 'info', name: 'send-worker' },
+    new Writable({
+      write: (chunk, _enc, done) => {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
   await h.startWorker();
 });
 afterAll(() => h.close());

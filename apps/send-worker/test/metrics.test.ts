@@ -22,7 +22,15 @@ const metrics = async () => (await get('/metrics')).text();
 
 describe('the send-worker process', () => {
   it('answers /healthz and /readyz on its metrics port, and 404 elsewhere', async () => {
-    const ready = await waitFor(() => get('/readyz').then((r) => (r.ok ? r : null), () => null), 30_000, 'the worker to listen');
+    const ready = await waitFor(
+      () =>
+        get('/readyz').then(
+          (r) => (r.ok ? r : null),
+          () => null,
+        ),
+      30_000,
+      'the worker to listen',
+    );
     expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
     expect(await (await get('/healthz')).json()).toEqual({ status: 'ok' });
     expect((await get('/v1/messages')).status).toBe(404);

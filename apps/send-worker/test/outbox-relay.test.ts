@@ -32,10 +32,14 @@ describe('the outbox relay', () => {
 
     // the send-worker's relay (a job scheduler on the maintenance queue) finds it, and the message goes out
     await h.startWorker();
-    const delivered = await waitFor(async () => {
-      const m = (await org.api.get(`/v1/messages/${sent.body.id}`)).body;
-      return m.status === 'delivered' ? m : null;
-    }, 15_000, 'the relayed message to be delivered');
+    const delivered = await waitFor(
+      async () => {
+        const m = (await org.api.get(`/v1/messages/${sent.body.id}`)).body;
+        return m.status === 'delivered' ? m : null;
+      },
+      15_000,
+      'the relayed message to be delivered',
+    );
     expect(delivered.attempts).toBe(1);
     expect(await h.deps.db.outboxEntry.count({ where: { jobId: sent.body.id } })).toBe(0);
     await Promise.all(Object.values(deadQueues).map((q) => q.close().catch(() => {})));

@@ -17,10 +17,14 @@ beforeEach(() => {
 type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
 const statusOf = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
 const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(async () => {
-    const m = await statusOf(api, id);
-    return statuses.includes(m.status) ? m : null;
-  }, 10_000, `message ${id} to be ${statuses.join('|')}`);
+  waitFor(
+    async () => {
+      const m = await statusOf(api, id);
+      return statuses.includes(m.status) ? m : null;
+    },
+    10_000,
+    `message ${id} to be ${statuses.join('|')}`,
+  );
 const history = (m: { events: { status: string }[] }) => m.events.map((e) => e.status);
 const emailsTo = (to: string) => h.resend.state.emails.filter((e) => e.to.includes(to));
 
@@ -52,9 +56,7 @@ describe('end to end with a test key (sandbox)', () => {
     expect((await until(api, bounce.id, ['bounced'])).error).toMatchObject({ code: 'BOUNCED' });
     expect((await until(api, fail.id, ['failed'])).error).toMatchObject({ code: 'PROVIDER_FAILED' });
     expect((await until(api, undelivered.id, ['undelivered'])).error).toMatchObject({ code: 'UNDELIVERED' });
-    expect(await h.deps.db.suppression.findMany({ where: { orgId }, select: { recipient: true, reason: true } })).toEqual([
-      { recipient: 'bounce@example.com', reason: 'bounced' },
-    ]);
+    expect(await h.deps.db.suppression.findMany({ where: { orgId }, select: { recipient: true, reason: true } })).toEqual([{ recipient: 'bounce@example.com', reason: 'bounced' }]);
 
     // the next message to a suppressed address fails without a provider call
     const again = (await api.post('/v1/messages', { channelType: 'email', to: 'Bounce@Example.com', subject: 'Hi', text: 'x' })).body;
@@ -196,7 +198,9 @@ describe('provider callbacks', () => {
     const res = await postResend({ type: 'email.complained', data: { email_id: message.providerMessageId } });
     expect(res.status).toBe(200);
     expect((await statusOf(api, message.id)).status).toBe('delivered');
-    expect(await h.deps.db.suppression.findMany({ where: { orgId }, select: { recipient: true, reason: true } })).toEqual([{ recipient: 'angry@example.com', reason: 'complained' }]);
+    expect(await h.deps.db.suppression.findMany({ where: { orgId }, select: { recipient: true, reason: true } })).toEqual([
+      { recipient: 'angry@example.com', reason: 'complained' },
+    ]);
 
     const next = (await api.post('/v1/messages', { channelType: 'email', to: 'angry@example.com', subject: 'Hi', text: 'x' })).body;
     expect((await until(api, next.id, ['failed'])).error.code).toBe('SUPPRESSED');
@@ -223,7 +227,9 @@ describe('scheduling and canceling', () => {
 
   it('never sends a scheduled message that was canceled, even when its job is queued again', async () => {
     const { api } = await h.liveOrg();
-    const sent = (await api.post('/v1/messages', { channelType: 'email', to: 'never@example.com', subject: 'Hi', text: 'x', scheduledAt: new Date(Date.now() + 500).toISOString() })).body;
+    const sent = (
+      await api.post('/v1/messages', { channelType: 'email', to: 'never@example.com', subject: 'Hi', text: 'x', scheduledAt: new Date(Date.now() + 500).toISOString() })
+    ).body;
     expect((await api.post(`/v1/messages/${sent.id}/cancel`)).status).toBe(200);
     // the job comes back anyway (a relay, a stale duplicate): the worker must still send nothing
     const job = await h.deps.queues.email.add('email', { messageId: sent.id }, { jobId: sent.id });

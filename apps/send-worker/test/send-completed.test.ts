@@ -13,8 +13,27 @@ import { startPipeline, waitFor } from './harness.ts';
 
 // A throwaway certificate for `localhost`, made for this run: the https server the `path` attachments come from.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tidings-tls-'));
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
-  '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${dir}/key.pem`,
+    '-out',
+    `${dir}/cert.pem`,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost',
+  ],
+  { stdio: 'ignore' },
+);
 const cert = readFileSync(`${dir}/cert.pem`, 'utf8');
 const key = readFileSync(`${dir}/key.pem`, 'utf8');
 rmSync(dir, { recursive: true });
@@ -60,10 +79,14 @@ beforeEach(() => {
 
 type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
 const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(async () => {
-    const m = (await api.get(`/v1/messages/${id}`)).body;
-    return statuses.includes(m.status) ? m : null;
-  }, 15_000, `message ${id} to be ${statuses.join('|')}`);
+  waitFor(
+    async () => {
+      const m = (await api.get(`/v1/messages/${id}`)).body;
+      return statuses.includes(m.status) ? m : null;
+    },
+    15_000,
+    `message ${id} to be ${statuses.join('|')}`,
+  );
 
 describe('through Resend (live key)', () => {
   it('sends cc, bcc, reply_to, headers and attachments (inline content and a fetched path) with the official SDK', async () => {
@@ -103,8 +126,20 @@ describe('through Resend (live key)', () => {
 
   it('drops a suppressed cc or bcc, names it in the status history, and still sends to the rest', async () => {
     const { api, orgId } = await h.liveOrg();
-    await h.deps.db.suppression.createMany({ data: [{ orgId, recipient: 'gone@example.com', reason: 'bounced' }, { orgId, recipient: 'quit@example.com', reason: 'unsubscribed' }] });
-    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', cc: ['gone@example.com', 'bo@example.com'], bcc: ['quit@example.com'], subject: 'Hi', text: 'x' });
+    await h.deps.db.suppression.createMany({
+      data: [
+        { orgId, recipient: 'gone@example.com', reason: 'bounced' },
+        { orgId, recipient: 'quit@example.com', reason: 'unsubscribed' },
+      ],
+    });
+    const sent = await api.post('/v1/messages', {
+      channelType: 'email',
+      to: 'ada@example.com',
+      cc: ['gone@example.com', 'bo@example.com'],
+      bcc: ['quit@example.com'],
+      subject: 'Hi',
+      text: 'x',
+    });
     const done = await until(api, sent.body.id, ['sent']);
     expect(h.resend.state.emails[0]).toMatchObject({ to: ['ada@example.com'], cc: ['bo@example.com'] });
     expect(h.resend.state.emails[0]!.bcc).toBeUndefined();
@@ -116,7 +151,13 @@ describe('through Resend (live key)', () => {
 
   it('fails a path that answers 404 with ATTACHMENT_UNAVAILABLE at once, without calling Resend', async () => {
     const { api } = await h.liveOrg();
-    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [{ filename: 'gone.pdf', path: `${filesUrl}/gone.pdf` }] });
+    const sent = await api.post('/v1/messages', {
+      channelType: 'email',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      text: 'x',
+      attachments: [{ filename: 'gone.pdf', path: `${filesUrl}/gone.pdf` }],
+    });
     const failed = await until(api, sent.body.id, ['failed']);
     expect(failed.error).toEqual({ code: 'ATTACHMENT_UNAVAILABLE', message: 'attachments.0 (gone.pdf) could not be fetched: HTTP 404' });
     expect(failed.attempts).toBe(1);
@@ -126,7 +167,13 @@ describe('through Resend (live key)', () => {
   it('retries a path that answers 503, and sends once it answers', async () => {
     const { api } = await h.liveOrg();
     flakyStatuses = [503, 502];
-    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [{ filename: 'f.png', path: `${filesUrl}/flaky` }] });
+    const sent = await api.post('/v1/messages', {
+      channelType: 'email',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      text: 'x',
+      attachments: [{ filename: 'f.png', path: `${filesUrl}/flaky` }],
+    });
     const done = await until(api, sent.body.id, ['sent']);
     expect(done).toMatchObject({ attempts: 3, error: null });
     expect(h.resend.state.emails).toHaveLength(1);
@@ -178,15 +225,19 @@ describe('attachment bytes', () => {
     expect(sent.status).toBe(202);
     expect(await storedBytes(orgId)).toBe(1);
     await until(api, sent.body.id, ['sent']);
-    expect(await waitFor(async () => ((await storedBytes(orgId)) === 0 ? true : null), 10_000, 'the sent message\'s bytes to be removed')).toBe(true);
+    expect(await waitFor(async () => ((await storedBytes(orgId)) === 0 ? true : null), 10_000, "the sent message's bytes to be removed")).toBe(true);
 
     // the inline file is stored, the fetched one fails for good: the message fails, its stored bytes go
     const failing = await api.post('/v1/messages', {
-      channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'x', attachments: [inline, { filename: 'gone.pdf', path: `${filesUrl}/gone.pdf` }],
+      channelType: 'email',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      text: 'x',
+      attachments: [inline, { filename: 'gone.pdf', path: `${filesUrl}/gone.pdf` }],
     });
     expect(await storedBytes(orgId)).toBe(1);
     await until(api, failing.body.id, ['failed']);
-    expect(await waitFor(async () => ((await storedBytes(orgId)) === 0 ? true : null), 10_000, 'the failed message\'s bytes to be removed')).toBe(true);
+    expect(await waitFor(async () => ((await storedBytes(orgId)) === 0 ? true : null), 10_000, "the failed message's bytes to be removed")).toBe(true);
   });
 
   it('of a sandbox message stay for the sandbox inbox, and the sweep removes them after the retention', async () => {

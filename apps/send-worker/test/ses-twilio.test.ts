@@ -15,10 +15,14 @@ afterAll(() => h.close());
 type Api = Awaited<ReturnType<typeof h.liveOrg>>['api'];
 const statusOf = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
 const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(async () => {
-    const m = await statusOf(api, id);
-    return statuses.includes(m.status) ? m : null;
-  }, 10_000, `message ${id} to be ${statuses.join('|')}`);
+  waitFor(
+    async () => {
+      const m = await statusOf(api, id);
+      return statuses.includes(m.status) ? m : null;
+    },
+    10_000,
+    `message ${id} to be ${statuses.join('|')}`,
+  );
 const postSns = (post: { body: string; headers: Record<string, string> }) => h.anonymous.post('/v1/provider-events/ses', post.body, post.headers);
 const postTwilio = (params: Record<string, string>, authToken = h.twilio.authToken) => {
   const signed = signTwilioCallback(authToken, twilioCallbackUrl(h.deps.config), params);
@@ -37,7 +41,14 @@ describe('email through SES', () => {
   it('sends with the SES SDK (message id as a tag), and a signed SNS delivery notification delivers it', async () => {
     const { api, message, accepted } = await sentEmail('ada@example.com');
     expect(message).toMatchObject({ provider: 'ses', attempts: 1 });
-    expect(accepted).toMatchObject({ from: 'hello@acme.test', to: ['ada@example.com'], subject: 'Hi', html: '<p>Hello</p>', text: 'Hello', tags: { tidings_message_id: message.id } });
+    expect(accepted).toMatchObject({
+      from: 'hello@acme.test',
+      to: ['ada@example.com'],
+      subject: 'Hi',
+      html: '<p>Hello</p>',
+      text: 'Hello',
+      tags: { tidings_message_id: message.id },
+    });
     expect(h.ses.requests[0]!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAFAKEFAKEFAKE\//);
 
     const res = await postSns(h.sns.notification(h.ses.event(accepted, 'Delivery')));
@@ -50,7 +61,9 @@ describe('email through SES', () => {
 
   it('maps a permanent bounce (suppressing the address) and a complaint; SignatureVersion 1 verifies too', async () => {
     const { api, orgId, message, accepted } = await sentEmail('gone@example.com');
-    const bounce = h.ses.event(accepted, 'Bounce', { bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'gone@example.com', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }] } });
+    const bounce = h.ses.event(accepted, 'Bounce', {
+      bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'gone@example.com', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }] },
+    });
     expect((await postSns(h.sns.notification(bounce, { signatureVersion: '1' }))).status).toBe(200);
     const bounced = await statusOf(api, message.id);
     expect(bounced).toMatchObject({ status: 'bounced', error: { code: 'BOUNCED', message: 'smtp; 550 5.1.1 user unknown' } });

@@ -32,7 +32,12 @@ const PRODUCER = 4;
 const CONSUMER = 5;
 
 function start(name: string, entry: string, env: Record<string, string>) {
-  const child = spawnService(path.resolve(__dirname, entry), deps.config, { NODE_ENV: 'test', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', ...env }, ['ignore', 'pipe', 'inherit']);
+  const child = spawnService(
+    path.resolve(__dirname, entry),
+    deps.config,
+    { NODE_ENV: 'test', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', ...env },
+    ['ignore', 'pipe', 'inherit'],
+  );
   logs[name] = [];
   child.stdout!.on('data', (chunk: Buffer) => logs[name]!.push(...chunk.toString().split('\n').filter(Boolean)));
   children.push(child);
@@ -103,7 +108,14 @@ it('one trace holds the API request, the send job, the provider call and the web
   expect(provider).toMatchObject({
     service: 'tidings-send-worker',
     kind: CLIENT,
-    attributes: { 'tidings.provider': 'resend', 'tidings.channel': 'email', 'tidings.outcome': 'sent', 'tidings.attempt': 1, 'tidings.message_id': messageId, 'tidings.org_id': org.orgId },
+    attributes: {
+      'tidings.provider': 'resend',
+      'tidings.channel': 'email',
+      'tidings.outcome': 'sent',
+      'tidings.attempt': 1,
+      'tidings.message_id': messageId,
+      'tidings.org_id': org.orgId,
+    },
   });
   expect(delivery).toMatchObject({
     service: 'tidings-webhook-worker',
@@ -117,7 +129,11 @@ it('one trace holds the API request, the send job, the provider call and the web
   expect(delivered!.headers.traceparent).toBe(`00-${request.traceId}-${delivery.spanId}-01`);
 
   // the send-worker's log line about this message carries the trace
-  const sentLine = await until(() => logs['send-worker']!.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'sent' && l.messageId === messageId), 5000, 'the sent log line');
+  const sentLine = await until(
+    () => logs['send-worker']!.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'sent' && l.messageId === messageId),
+    5000,
+    'the sent log line',
+  );
   expect(sentLine).toMatchObject({ traceId: request.traceId, spanId: expect.stringMatching(/^[0-9a-f]{16}$/) });
 
   // nothing secret anywhere in what was exported: keys, the webhook secret, the body, the recipient

@@ -34,10 +34,14 @@ type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
 type Org = Awaited<ReturnType<typeof h.testOrg>>;
 const get = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
 const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(async () => {
-    const m = await get(api, id);
-    return statuses.includes(m.status) ? m : null;
-  }, 10_000, `message ${id} to be ${statuses.join('|')}`);
+  waitFor(
+    async () => {
+      const m = await get(api, id);
+      return statuses.includes(m.status) ? m : null;
+    },
+    10_000,
+    `message ${id} to be ${statuses.join('|')}`,
+  );
 const history = (m: { events: { status: string }[] }) => m.events.map((e) => e.status);
 /** A valid US mobile-style number no other test uses. */
 const uniquePhone = () => `+1415${String(2_000_000 + Math.floor(Math.random() * 7_000_000))}`;
@@ -153,7 +157,13 @@ describe('inbound email (Resend email.received, Svix-signed)', () => {
     const contact = (await org.api.post('/v1/contacts', { email: 'ada@example.com' })).body;
     const hooks = await subscribe(org, ['message.received']);
 
-    const { status, id } = await h.resend.receiveEmail({ from: 'Ada Lovelace <Ada@Example.com>', to: `support@${domain}`, subject: 'Question', text: 'Does it work?', html: '<p>Does it work?</p>' });
+    const { status, id } = await h.resend.receiveEmail({
+      from: 'Ada Lovelace <Ada@Example.com>',
+      to: `support@${domain}`,
+      subject: 'Question',
+      text: 'Does it work?',
+      html: '<p>Does it work?</p>',
+    });
     expect(status).toBe(200);
     const [message] = (await org.api.get('/v1/messages?direction=inbound&channelType=email')).body.data;
     expect(message).toMatchObject({
@@ -173,7 +183,10 @@ describe('inbound email (Resend email.received, Svix-signed)', () => {
     expect(headers['webhook-id']).toBe(event.id);
 
     // Resend sends a callback again when it is unsure we got it: still one message
-    const again = signResendCallback(RESEND_WEBHOOK_SECRET, { type: 'email.received', data: { email_id: id, from: 'ada@example.com', to: [`support@${domain}`], subject: 'Question' } });
+    const again = signResendCallback(RESEND_WEBHOOK_SECRET, {
+      type: 'email.received',
+      data: { email_id: id, from: 'ada@example.com', to: [`support@${domain}`], subject: 'Question' },
+    });
     expect((await h.anonymous.post('/v1/provider-events/resend', again.body, again.headers)).status).toBe(200);
     expect((await org.api.get('/v1/messages?direction=inbound')).body.data).toHaveLength(1);
   });
@@ -190,7 +203,11 @@ describe('engagement from Resend', () => {
     expect(await h.resend.emailEvent('email.delivery_delayed', emailId)).toBe(200);
     expect(await h.resend.emailEvent('email.delivered', emailId)).toBe(200);
     expect(await h.resend.emailEvent('email.opened', emailId)).toBe(200);
-    expect(await h.resend.emailEvent('email.clicked', emailId, { click: { link: 'https://example.com/a', ipAddress: '203.0.113.9', timestamp: new Date().toISOString(), userAgent: 'x' } })).toBe(200);
+    expect(
+      await h.resend.emailEvent('email.clicked', emailId, {
+        click: { link: 'https://example.com/a', ipAddress: '203.0.113.9', timestamp: new Date().toISOString(), userAgent: 'x' },
+      }),
+    ).toBe(200);
     expect(await h.resend.emailEvent('email.opened', emailId)).toBe(200);
     expect(await h.resend.emailEvent('email.complained', emailId)).toBe(200);
 
@@ -250,10 +267,15 @@ describe('the sandbox plays the other side for test keys', () => {
     const hooks = await subscribe(org, ['message.opened', 'message.clicked', 'message.complained']);
     const send = async (to: string) => (await org.api.post('/v1/messages', { channelType: 'email', to, subject: 'Hi', text: 'x' })).body.id as string;
     const [open, click, complain] = [await send('open@example.com'), await send('click@example.com'), await send('complain@example.com')];
-    const engaged = (id: string, last: string) => waitFor(async () => {
-      const m = await get(org.api, id);
-      return history(m).at(-1) === last ? m : null;
-    }, 10_000, `${id} ${last}`);
+    const engaged = (id: string, last: string) =>
+      waitFor(
+        async () => {
+          const m = await get(org.api, id);
+          return history(m).at(-1) === last ? m : null;
+        },
+        10_000,
+        `${id} ${last}`,
+      );
     expect(history(await engaged(open, 'opened'))).toEqual(['queued', 'sending', 'sent', 'delivered', 'opened']);
     expect(history(await engaged(click, 'clicked'))).toEqual(['queued', 'sending', 'sent', 'delivered', 'opened', 'clicked']);
     // message.get reads the row and its history in two queries: poll until the row shows the click too
@@ -304,10 +326,14 @@ describe('webhook redelivery', () => {
     try {
       await org.api.post('/v1/contacts', { email: 'first@example.com' });
       const [delivery] = (await org.api.get(`/v1/webhooks/${hook.id}/events`)).body.data;
-      const failed = await waitFor(async () => {
-        const d = (await org.api.get(`/v1/webhooks/${hook.id}/events/${delivery.id}`)).body;
-        return d.status === 'failed' ? d : null;
-      }, 10_000, 'the delivery to give up');
+      const failed = await waitFor(
+        async () => {
+          const d = (await org.api.get(`/v1/webhooks/${hook.id}/events/${delivery.id}`)).body;
+          return d.status === 'failed' ? d : null;
+        },
+        10_000,
+        'the delivery to give up',
+      );
       expect(failed.attemptLog).toHaveLength(3);
       expect(failed.attemptLog[0]).toMatchObject({ number: 1, statusCode: 503, responseBody: 'down for maintenance' });
       expect(failed.payload).toMatchObject({ id: failed.eventId, type: 'contact.created', data: { email: 'first@example.com' } });
@@ -319,10 +345,14 @@ describe('webhook redelivery', () => {
     const retriedAtSeconds = Math.floor(Date.now() / 1000);
     const retried = await org.api.post(`/v1/webhooks/${hook.id}/events/${delivery.id}/retry`);
     expect(retried.status).toBe(202);
-    const done = await waitFor(async () => {
-      const d = (await org.api.get(`/v1/webhooks/${hook.id}/events/${delivery.id}`)).body;
-      return d.status === 'succeeded' ? d : null;
-    }, 10_000, 'the retry to succeed');
+    const done = await waitFor(
+      async () => {
+        const d = (await org.api.get(`/v1/webhooks/${hook.id}/events/${delivery.id}`)).body;
+        return d.status === 'succeeded' ? d : null;
+      },
+      10_000,
+      'the retry to succeed',
+    );
     expect(done.attemptLog.map((a: { statusCode: number }) => a.statusCode)).toEqual([503, 503, 503, 200]);
     const last = receiver.requests.filter((r) => r.path === `/hooks/${org.orgId}`).at(-1)!;
     expect(last.headers['webhook-id']).toBe(before[0]!.headers['webhook-id']);

@@ -34,7 +34,6 @@ describe('a send-worker stopped in the middle of a job', () => {
     expect(after.providerMessageId).toBe(h.resend.state.emails.find((e) => e.to.includes('graceful@example.com'))!.id);
   });
 
-
   it('when SIGKILLed loses nothing and sends nothing twice', async () => {
     const { api } = await h.liveOrg();
     h.resend.reset();
@@ -53,10 +52,14 @@ describe('a send-worker stopped in the middle of a job', () => {
 
     // another worker takes the stalled job once its lock runs out, and repeats the call with the same key
     await h.startWorker();
-    const done = await waitFor(async () => {
-      const m = (await api.get(`/v1/messages/${sent.id}`)).body;
-      return m.status === 'sent' ? m : null;
-    }, 20_000, 'the message to be sent');
+    const done = await waitFor(
+      async () => {
+        const m = (await api.get(`/v1/messages/${sent.id}`)).body;
+        return m.status === 'sent' ? m : null;
+      },
+      20_000,
+      'the message to be sent',
+    );
     expect(h.resend.requests.filter((r) => r.path === '/emails')).toHaveLength(2);
     expect(new Set(h.resend.requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set([sent.id]));
     expect(h.resend.state.emails).toHaveLength(1);

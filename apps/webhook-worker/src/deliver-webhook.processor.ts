@@ -60,7 +60,10 @@ async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['we
       requireHttps: deps.config.env === 'production',
       resolve: options.resolve,
     });
-    span?.setAttributes({ 'tidings.outcome': posted.refused ? 'refused' : posted.ok ? 'succeeded' : 'failed', ...(posted.statusCode !== null ? { 'http.response.status_code': posted.statusCode } : {}) });
+    span?.setAttributes({
+      'tidings.outcome': posted.refused ? 'refused' : posted.ok ? 'succeeded' : 'failed',
+      ...(posted.statusCode !== null ? { 'http.response.status_code': posted.statusCode } : {}),
+    });
     return posted;
   });
   const outcome = await recordAttempt(deps, work, result);

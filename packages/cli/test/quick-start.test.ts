@@ -49,7 +49,14 @@ async function shell(lines: string[]): Promise<{ outputs: string[]; vars: Record
   const script = ['set -euo pipefail', ...lines.flatMap((line) => [withPorts(line), `echo ${marker}`]), 'env | grep ^TIDINGS_ || true'].join('\n');
   const { stdout } = await run('bash', ['-c', script], { cwd: root, env, maxBuffer: 10 * 1024 * 1024 });
   const pieces = stdout.split(`${marker}\n`);
-  const vars = Object.fromEntries(pieces.pop()!.trim().split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  const vars = Object.fromEntries(
+    pieces
+      .pop()!
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
   return { outputs: pieces.map((piece) => piece.trim()), vars };
 }
 
@@ -131,7 +138,10 @@ describe("the README's quick start", () => {
     const logBefore = startLog.length;
     process.kill(firstPid, 'SIGKILL');
 
-    await eventually(async () => (/api exited \(signal SIGKILL\); restarting in [\d.]+ s \(crash 1 in a row\)/.test(startLog.slice(logBefore)) ? true : undefined), 'the restart notice');
+    await eventually(
+      async () => (/api exited \(signal SIGKILL\); restarting in [\d.]+ s \(crash 1 in a row\)/.test(startLog.slice(logBefore)) ? true : undefined),
+      'the restart notice',
+    );
     const secondPid = await eventually(async () => pidOf(startLog.slice(logBefore)) || undefined, 'the API to start again');
     expect(secondPid).not.toBe(firstPid);
     await eventually(() => answers(`http://127.0.0.1:${apiPort}/readyz`), 'the restarted API to be ready', 60_000);

@@ -10,7 +10,12 @@ function providerList<const T extends readonly string[]>(names: T) {
   return z
     .string()
     .transform((v) => v.split(',').map((name) => name.trim()))
-    .pipe(z.array(z.enum(names)).min(1).refine((list) => new Set(list).size === list.length, 'a provider is listed twice'));
+    .pipe(
+      z
+        .array(z.enum(names))
+        .min(1)
+        .refine((list) => new Set(list).size === list.length, 'a provider is listed twice'),
+    );
 }
 
 function isRegExp(source: string): boolean {
@@ -59,9 +64,17 @@ const EnvSchema = z.object({
    * renews it every third of this while it runs, so a crashed one's key is free again within this time.
    */
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(10_000),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** The largest body of message.send and message.sendBatch, which may carry base64 attachments (40 MiB decoded). */
-  SEND_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(48 * 1024 * 1024),
+  SEND_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(48 * 1024 * 1024),
   /** Dashboard sign-in attempts per 15 minutes per email address (five times as many per client address). */
   SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   /** Time every template render of one request (a send, a batch, a preview) may take together; past it, a 400. */
@@ -82,7 +95,10 @@ const EnvSchema = z.object({
   /** SMS providers in the order they are tried (`telnyx`, `twilio`, `sandbox`). */
   SMS_PROVIDERS: providerList(SMS_PROVIDER_NAMES).optional(),
   /** `smtps://user:pass@host:465` (TLS) or `smtp://user:pass@host:587` (STARTTLS when the server offers it). */
-  SMTP_URL: z.url().refine((v) => /^smtps?:\/\//.test(v), 'expected smtp:// or smtps://').optional(),
+  SMTP_URL: z
+    .url()
+    .refine((v) => /^smtps?:\/\//.test(v), 'expected smtp:// or smtps://')
+    .optional(),
   /** Connections kept open to the SMTP server. */
   SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
   SES_REGION: z.string().min(1).optional(),
@@ -92,11 +108,7 @@ const EnvSchema = z.object({
   SES_ENDPOINT: z.url().optional(),
   SES_CONFIGURATION_SET: z.string().min(1).optional(),
   /** Where SNS certificates and subscription confirmations may be fetched from: a regular expression over the URL. */
-  SNS_URL_PATTERN: z
-    .string()
-    .min(1)
-    .refine(isRegExp, 'expected a regular expression')
-    .default('^https://sns\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?/'),
+  SNS_URL_PATTERN: z.string().min(1).refine(isRegExp, 'expected a regular expression').default('^https://sns\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?/'),
   /** Only notifications of this SNS topic are accepted, when set. */
   SES_SNS_TOPIC_ARN: z.string().min(1).optional(),
   TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
@@ -120,7 +132,11 @@ const EnvSchema = z.object({
     .transform((v) => v.split(',').map(Number))
     .default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
   /** An endpoint failing for this long without a single success is disabled. */
-  WEBHOOK_DISABLE_AFTER_FAILING_MS: z.coerce.number().int().min(1).default(5 * 24 * 60 * 60 * 1000),
+  WEBHOOK_DISABLE_AFTER_FAILING_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(5 * 24 * 60 * 60 * 1000),
   WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   /** BullMQ lock and stalled-job check of the webhook-worker: how fast a crashed worker's deliveries are taken over. */
   WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(200).default(30_000),
@@ -164,7 +180,11 @@ const EnvSchema = z.object({
   /** Provider attempts per message before it is `failed` (transient errors only; permanent ones fail at once). */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SEND_BACKOFF_BASE_MS: z.coerce.number().int().min(1).default(2000),
-  SEND_BACKOFF_MAX_MS: z.coerce.number().int().min(1).default(10 * 60 * 1000),
+  SEND_BACKOFF_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 60 * 1000),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   /** BullMQ lock and stalled-job check: how soon a job of a crashed worker runs again. */
   SEND_WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(200).default(30_000),
@@ -179,7 +199,11 @@ const EnvSchema = z.object({
    * A message or webhook delivery unfinished this long (a scheduled message: this long past its time) whose job Redis
    * lost is enqueued again by the workers' sweeps, which run every half of it (at most every minute).
    */
-  STRANDED_JOB_AFTER_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  STRANDED_JOB_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
   /** How long after the sandbox "sends" that it reports delivered / bounced / undelivered. */
   SANDBOX_OUTCOME_DELAY_MS: z.coerce.number().int().min(0).default(1000),
 });
@@ -293,9 +317,7 @@ function providerSettingsMissing(e: z.infer<typeof EnvSchema>): string[] {
     ['EMAIL_PROVIDERS', e.EMAIL_PROVIDERS ?? []],
     ['SMS_PROVIDERS', e.SMS_PROVIDERS ?? []],
   ] as const;
-  return lists.flatMap(([list, names]) =>
-    names.flatMap((name) => (needs[name] ?? []).filter(([, value]) => !value).map(([setting]) => `  ${list}: ${name} needs ${setting}`)),
-  );
+  return lists.flatMap(([list, names]) => names.flatMap((name) => (needs[name] ?? []).filter(([, value]) => !value).map(([setting]) => `  ${list}: ${name} needs ${setting}`)));
 }
 
 /** Thrown by loadConfig; the message lists every bad variable by name. */

@@ -4,8 +4,7 @@ import { VariableValue } from './templates.ts';
 import { z } from './z.ts';
 
 export const BroadcastStatus = z.enum(['draft', 'scheduled', 'sending', 'sent', 'canceled']).openapi({
-  description:
-    '`draft -> scheduled -> sending -> sent`, `scheduled|sending -> canceled`. `sent`: every message is created and none is still waiting for a provider.',
+  description: '`draft -> scheduled -> sending -> sent`, `scheduled|sending -> canceled`. `sent`: every message is created and none is still waiting for a provider.',
 });
 export type BroadcastStatus = z.infer<typeof BroadcastStatus>;
 
@@ -93,7 +92,13 @@ export const CreateBroadcastBody = z
     tags: messageFields.tags,
   })
   .openapi('CreateBroadcastBody', {
-    example: { name: 'November newsletter', channelType: 'email', templateId: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V', segmentId: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V', variables: { month: 'November' } },
+    example: {
+      name: 'November newsletter',
+      channelType: 'email',
+      templateId: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+      segmentId: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+      variables: { month: 'November' },
+    },
   });
 export type CreateBroadcastBody = z.infer<typeof CreateBroadcastBody>;
 

@@ -1,15 +1,7 @@
 import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import { z } from './z.ts';
 
-export const ErrorCode = z.enum([
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'BAD_REQUEST',
-  'NOT_FOUND',
-  'CONFLICT',
-  'TOO_MANY_REQUESTS',
-  'INTERNAL_SERVER_ERROR',
-]);
+export const ErrorCode = z.enum(['UNAUTHORIZED', 'FORBIDDEN', 'BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR']);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const ErrorBody = z
@@ -79,12 +71,10 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
  * compared by Postgres (year 0000 and the far ends of JavaScript's range are a 400 naming the field).
  * @example z.object({ createdAfter: StorableDateTime.optional() })
  */
-export const StorableDateTime = z.iso
-  .datetime({ offset: true })
-  .refine((value) => {
-    const time = new Date(value).getTime();
-    return time >= EARLIEST && time <= LATEST;
-  }, 'must be a date-time between the years 0001 and 9999');
+export const StorableDateTime = z.iso.datetime({ offset: true }).refine((value) => {
+  const time = new Date(value).getTime();
+  return time >= EARLIEST && time <= LATEST;
+}, 'must be a date-time between the years 0001 and 9999');
 
 /** An ISO-8601 UTC timestamp as the API returns it. */
 export const Timestamp = z.iso.datetime().openapi({ example: '2026-11-23T08:00:00.000Z' });
@@ -97,11 +87,7 @@ export const ListQuery = z
   .strictObject({
     limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: 'Items per page, 1..100.' }),
     offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({ description: 'Items to skip. Not together with `cursor`.' }),
-    cursor: storableText()
-      .min(1)
-      .max(500)
-      .optional()
-      .openapi({ description: 'The `nextCursor` of the previous page (keyset pagination; stable while items are added).' }),
+    cursor: storableText().min(1).max(500).optional().openapi({ description: 'The `nextCursor` of the previous page (keyset pagination; stable while items are added).' }),
   })
   .refine((q) => !(q.cursor && q.offset > 0), { message: 'offset and cursor cannot be used together', path: ['cursor'] });
 export type ListQuery = z.infer<typeof ListQuery>;

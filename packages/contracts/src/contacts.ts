@@ -1,14 +1,11 @@
 import { ErrorCode, ListQuery, storableJsonProblem, StorableDateTime, storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
-
 /** A query-string boolean: `true` or `false`. */
 export const QueryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /** Attribute keys are also addressed by segment criteria as `attributes.<key>`, so they stay simple. */
-export const AttributeKey = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'attribute keys are 1 to 64 letters, digits, _ or -, starting with a letter or _');
+export const AttributeKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'attribute keys are 1 to 64 letters, digits, _ or -, starting with a letter or _');
 const MAX_ATTRIBUTES = 50;
 const MAX_ATTRIBUTE_JSON = 4096;
 
@@ -22,7 +19,11 @@ export const AttributeValue = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
   // `items: {}`: a list may hold any JSON values (OpenAPI linters want every array type to say what it holds)
-  .openapi({ type: ['string', 'number', 'boolean', 'object', 'array', 'null'], items: {}, description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.` } as object);
+  .openapi({
+    type: ['string', 'number', 'boolean', 'object', 'array', 'null'],
+    items: {},
+    description: `Any JSON value, up to ${MAX_ATTRIBUTE_JSON} characters as JSON.`,
+  } as object);
 
 export const ContactAttributes = z.record(z.string(), AttributeValue).openapi({
   description: 'A JSON object; criteria address its top-level keys as `attributes.<key>`.',
@@ -87,10 +88,7 @@ export const UpdateContactBody = z
     phone: phone.nullable().optional(),
     firstName: name.nullable().optional(),
     lastName: name.nullable().optional(),
-    attributes: z
-      .record(AttributeKey, AttributeValue)
-      .optional()
-      .openapi({ description: 'Merged key by key into the stored attributes; a `null` value removes that key.' }),
+    attributes: z.record(AttributeKey, AttributeValue).optional().openapi({ description: 'Merged key by key into the stored attributes; a `null` value removes that key.' }),
     emailSubscribed: z.boolean().optional(),
     smsSubscribed: z.boolean().optional(),
   })
@@ -125,11 +123,9 @@ export const RowError = z
   .openapi('RowError', { description: 'Why the row at `index` of the request was not created.' });
 export type RowError = z.infer<typeof RowError>;
 
-export const BulkCreateContactsResult = z
-  .object({ created: z.array(Contact), errors: z.array(RowError) })
-  .openapi('BulkCreateContactsResult', {
-    example: { created: [contactExample], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'email: Invalid email address' }] },
-  });
+export const BulkCreateContactsResult = z.object({ created: z.array(Contact), errors: z.array(RowError) }).openapi('BulkCreateContactsResult', {
+  example: { created: [contactExample], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'email: Invalid email address' }] },
+});
 export type BulkCreateContactsResult = z.infer<typeof BulkCreateContactsResult>;
 
 export const ContactListQuery = ListQuery.safeExtend({

@@ -8,7 +8,15 @@ export const DnsRecordStatus = z.enum(['pending', 'verified', 'failed']).openapi
 const dnsRecordExamples = [
   { purpose: 'returnPath', type: 'MX', name: 'send.example.com', value: 'feedback-smtp.us-east-1.amazonses.com', priority: 10, required: true, status: 'verified' },
   { purpose: 'spf', type: 'TXT', name: 'send.example.com', value: 'v=spf1 include:amazonses.com ~all', required: true, status: 'verified' },
-  { purpose: 'dkim', type: 'TXT', name: 'resend._domainkey.example.com', value: 'p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7vbqajDw4o6gJy8UtmIbkcpnkO3Kwc4qsEnSZp/TR+fQi62F79RHWmwKOtFmwteURgLbj7D/WGNNIDBpFlw0akoIHM3K+QwNAybS5IIgtVAr0yKqvmy2FKVw0HiCSR0MqJOzQHpFpDrg1z3nY1Qz9DHeYl5H0C2oP5Ig2dLpQIDAQAB', required: true, status: 'verified' },
+  {
+    purpose: 'dkim',
+    type: 'TXT',
+    name: 'resend._domainkey.example.com',
+    value:
+      'p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7vbqajDw4o6gJy8UtmIbkcpnkO3Kwc4qsEnSZp/TR+fQi62F79RHWmwKOtFmwteURgLbj7D/WGNNIDBpFlw0akoIHM3K+QwNAybS5IIgtVAr0yKqvmy2FKVw0HiCSR0MqJOzQHpFpDrg1z3nY1Qz9DHeYl5H0C2oP5Ig2dLpQIDAQAB',
+    required: true,
+    status: 'verified',
+  },
   { purpose: 'dmarc', type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none;', required: false, status: 'pending' },
 ] as const;
 

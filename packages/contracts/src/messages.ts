@@ -73,18 +73,31 @@ function isBase64(value: string): boolean {
   return padding === -1 || (padding >= value.length - 2 && /^=+$/.test(value.slice(padding)));
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point of this check
+const CONTROL_OR_SLASH = /[\u0000-\u001f/\\]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding line breaks and NUL is the point of this check
+const LINE_BREAK_OR_NUL = /[\r\n\u0000]/;
+
 /** One attachment: base64 `content` or an https `path` fetched at send time, exactly one of them. */
 export const SendAttachment = z
   .strictObject({
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point of this check
-    filename: storableText().trim().min(1).max(L.filename).refine((v) => !/[\u0000-\u001f/\\]/.test(v), 'must not contain control characters or slashes'),
+    filename: storableText()
+      .trim()
+      .min(1)
+      .max(L.filename)
+      .refine((v) => !CONTROL_OR_SLASH.test(v), 'must not contain control characters or slashes'),
     content: z
       .string()
       .refine(isBase64, 'must be base64 (A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4)')
       .optional()
       .openapi({ format: 'byte', description: 'The file, base64-encoded.' }),
     path: HttpsUrl.optional().openapi({ description: 'An https URL the worker fetches at send time (public addresses only, no redirects).' }),
-    contentType: storableText().trim().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a MIME type like application/pdf').max(L.contentType).optional().openapi({ description: 'Derived from the filename when absent.' }),
+    contentType: storableText()
+      .trim()
+      .regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a MIME type like application/pdf')
+      .max(L.contentType)
+      .optional()
+      .openapi({ description: 'Derived from the filename when absent.' }),
     contentId: z
       .string()
       .trim()
@@ -101,25 +114,26 @@ export type SendAttachment = z.infer<typeof SendAttachment>;
 export const SendMessageBody = z
   .strictObject({
     channelType: ChannelType,
-    to: z
-      .string()
-      .trim()
-      .min(1)
-      .max(L.address)
-      .optional()
-      .openapi({ description: 'An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact\'s email or phone is used.', example: 'ada@example.com' }),
+    to: z.string().trim().min(1).max(L.address).optional().openapi({
+      description: "An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.",
+      example: 'ada@example.com',
+    }),
     from: storableText().trim().min(1).max(L.address).optional().openapi({
       description:
         'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
     }),
     cc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
     bcc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: blind copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
-    replyTo: z.union([Address, z.array(Address).min(1).max(L.replyTo)]).optional().openapi({ description: 'email: one address or up to 10.' }),
+    replyTo: z
+      .union([Address, z.array(Address).min(1).max(L.replyTo)])
+      .optional()
+      .openapi({ description: 'email: one address or up to 10.' }),
     headers: z
       .record(
         storableText(),
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: finding line breaks and NUL is the point of this check
-        storableText().max(L.headerValue).refine((v) => !/[\r\n\u0000]/.test(v), 'must not contain line breaks'),
+        storableText()
+          .max(L.headerValue)
+          .refine((v) => !LINE_BREAK_OR_NUL.test(v), 'must not contain line breaks'),
       )
       .superRefine((headers, ctx) => {
         if (Object.keys(headers).length > L.headers) ctx.addIssue({ code: 'custom', message: `at most ${L.headers} headers` });
@@ -145,7 +159,11 @@ export const SendMessageBody = z
     templateId: storableText().min(1).max(64).optional().openapi({ description: 'Render this template instead of literal content.' }),
     templateVersion: z.number().int().min(1).optional().openapi({ description: 'A version of the template; the latest when absent.' }),
     variables: TemplateVariables.optional(),
-    contactId: storableText().min(1).max(64).optional().openapi({ description: 'Links the message to a contact of the organization (404 when there is none); without `to`, sends to it.' }),
+    contactId: storableText()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({ description: 'Links the message to a contact of the organization (404 when there is none); without `to`, sends to it.' }),
     scheduledAt: StorableDateTime.optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
     tags: z.array(storableText().trim().min(1).max(L.tag)).max(L.tags).optional(),
     metadata: z
@@ -165,7 +183,11 @@ export const SendMessageBody = z
       html: '<p>Your invoice is attached. <img src="cid:logo"></p>',
       text: 'Your invoice is attached.',
       attachments: [
-        { filename: 'invoice-1042.pdf', content: 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+PgplbmRvYmoKdHJhaWxlcgo8PC9Sb290IDEgMCBSPj4KJSVFT0YK', contentType: 'application/pdf' },
+        {
+          filename: 'invoice-1042.pdf',
+          content: 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+PgplbmRvYmoKdHJhaWxlcgo8PC9Sb290IDEgMCBSPj4KJSVFT0YK',
+          contentType: 'application/pdf',
+        },
         { filename: 'logo.png', path: 'https://example.com/logo.png', contentId: 'logo' },
       ],
       headers: { 'X-Entity-Ref-ID': 'invoice-1042' },

@@ -29,9 +29,7 @@ export const AvailablePhoneNumber = z
   .openapi('AvailablePhoneNumber', { example: availablePhoneNumberExample });
 export type AvailablePhoneNumber = z.infer<typeof AvailablePhoneNumber>;
 
-export const AvailablePhoneNumberList = z
-  .object({ data: z.array(AvailablePhoneNumber) })
-  .openapi('AvailablePhoneNumberList', { example: { data: [availablePhoneNumberExample] } });
+export const AvailablePhoneNumberList = z.object({ data: z.array(AvailablePhoneNumber) }).openapi('AvailablePhoneNumberList', { example: { data: [availablePhoneNumberExample] } });
 
 export const SearchPhoneNumbersQuery = z.strictObject({
   country: z
@@ -39,8 +37,16 @@ export const SearchPhoneNumbersQuery = z.strictObject({
     .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166 alpha-2 code such as US')
     .transform((v) => v.toUpperCase())
     .openapi({ description: 'ISO 3166 alpha-2 country code.', example: 'US' }),
-  areaCode: z.string().regex(/^\d{1,5}$/, 'must be 1 to 5 digits').optional().openapi({ example: '415' }),
-  contains: z.string().regex(/^\d{1,10}$/, 'must be 1 to 10 digits').optional().openapi({ description: 'Digits the number must contain.' }),
+  areaCode: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be 1 to 5 digits')
+    .optional()
+    .openapi({ example: '415' }),
+  contains: z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be 1 to 10 digits')
+    .optional()
+    .openapi({ description: 'Digits the number must contain.' }),
   type: PhoneNumberType.optional().openapi({ description: 'Defaults to `local`.' }),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });

@@ -38,8 +38,7 @@ export function attributeKey(field: string): string | null {
   return ATTRIBUTE_FIELD.exec(field)?.[1] ?? null;
 }
 
-const ISO_DATE =
-  /^([1-9]\d{3})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/;
+const ISO_DATE = /^([1-9]\d{3})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/;
 
 /**
  * An ISO-8601 date or date-time (UTC when it has no offset), as criteria compare dates: the same rule as the
@@ -165,7 +164,12 @@ export const SegmentCriteriaSchema = z
     example: {
       all: [
         { field: 'emailSubscribed', op: 'eq', value: true },
-        { any: [{ field: 'attributes.plan', op: 'in', value: ['pro', 'team'] }, { field: 'attributes.seats', op: 'gte', value: 10 }] },
+        {
+          any: [
+            { field: 'attributes.plan', op: 'in', value: ['pro', 'team'] },
+            { field: 'attributes.seats', op: 'gte', value: 10 },
+          ],
+        },
       ],
     },
   });
@@ -173,7 +177,12 @@ export const SegmentCriteriaSchema = z
 const criteriaExample = {
   all: [
     { field: 'emailSubscribed', op: 'eq', value: true },
-    { any: [{ field: 'attributes.plan', op: 'in', value: ['pro', 'team'] }, { field: 'attributes.seats', op: 'gte', value: 10 }] },
+    {
+      any: [
+        { field: 'attributes.plan', op: 'in', value: ['pro', 'team'] },
+        { field: 'attributes.seats', op: 'gte', value: 10 },
+      ],
+    },
   ],
 };
 const segmentExample = {

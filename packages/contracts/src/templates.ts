@@ -99,7 +99,8 @@ export const UpdateTemplateBody = z
   .refine((t) => Object.keys(t).length > 0, { message: 'give at least one field to change' })
   .openapi('UpdateTemplateBody', {
     example: { subject: 'Your sign-in code, {{firstName}}' },
-    description: 'Writes version N+1 from the latest version and these changes. The channel type cannot change.' });
+    description: 'Writes version N+1 from the latest version and these changes. The channel type cannot change.',
+  });
 export type UpdateTemplateBody = z.infer<typeof UpdateTemplateBody>;
 
 export const TemplateListQuery = ListQuery.safeExtend({
@@ -148,7 +149,8 @@ function variablesProblem(value: Record<string, unknown>): { path: (string | num
   };
   const problem = walk(value, [], 1);
   if (problem) return problem;
-  if (new TextEncoder().encode(JSON.stringify(value)).length > VARIABLE_LIMITS.serializedBytes) return { path: [], message: `at most ${VARIABLE_LIMITS.serializedBytes} bytes as JSON` };
+  if (new TextEncoder().encode(JSON.stringify(value)).length > VARIABLE_LIMITS.serializedBytes)
+    return { path: [], message: `at most ${VARIABLE_LIMITS.serializedBytes} bytes as JSON` };
   return null;
 }
 

@@ -32,13 +32,10 @@ export const EventType = z
   .openapi('EventType');
 export type EventType = z.infer<typeof EventType>;
 
-const WebhookUrl = storableText()
-  .trim()
-  .max(2048)
-  .openapi({
-    description: 'Where events are POSTed. https in production; must resolve to public addresses only.',
-    example: 'https://example.com/webhooks/tidings',
-  });
+const WebhookUrl = storableText().trim().max(2048).openapi({
+  description: 'Where events are POSTed. https in production; must resolve to public addresses only.',
+  example: 'https://example.com/webhooks/tidings',
+});
 const Events = z
   .array(EventType)
   .min(1)

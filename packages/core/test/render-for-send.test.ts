@@ -62,10 +62,17 @@ describe('renderTemplatesForSend', () => {
     await updateTemplate(deps, orgId, sms.id, { body: 'v2 {{ code }}' });
     const email = await createTemplate(deps, orgId, { name: 'Hi', channelType: 'email', subject: 'Hi {{ n }}', text: 'x' });
     const queries: string[] = [];
-    const counting = { db: deps.db.$extends({ query: { $allOperations: async ({ model, operation, args, query }) => {
+    const counting = {
+      db: deps.db.$extends({
+        query: {
+          $allOperations: async ({ model, operation, args, query }) => {
             queries.push(`${model}.${operation}`);
             return query(args);
-          } } }) as unknown as typeof deps.db, renderer: deps.renderer };
+          },
+        },
+      }) as unknown as typeof deps.db,
+      renderer: deps.renderer,
+    };
 
     const inputs = [
       ...Array.from({ length: 50 }, (_, i) => ({ templateId: sms.id, variables: { code: String(i) }, channelType: 'sms' as const })),

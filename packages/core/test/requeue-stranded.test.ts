@@ -36,7 +36,12 @@ describe('requeueStrandedMessages', () => {
 
   it('pages through more overdue messages than one batch', async () => {
     const { orgId } = await makeOrganization(deps);
-    const { data } = await sendMessages(deps, orgId, 'test', Array.from({ length: 7 }, () => ({ channelType: 'sms', to: '+14155550123', body: 'hi' })));
+    const { data } = await sendMessages(
+      deps,
+      orgId,
+      'test',
+      Array.from({ length: 7 }, () => ({ channelType: 'sms', to: '+14155550123', body: 'hi' })),
+    );
     const ids = data.map((m) => m!.id);
     for (const id of ids) await deps.queues.sms.remove(id);
     await deps.db.message.updateMany({ where: { id: { in: ids } }, data: { updatedAt: hourAgo() } });

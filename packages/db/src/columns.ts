@@ -6,5 +6,9 @@ import { Prisma } from './generated/client.ts';
  * ("cached plan must not change result type") until restarted.
  */
 export function columnsOf(fields: Record<string, string>): Prisma.Sql {
-  return Prisma.raw(Object.values(fields).map((column) => `"${column}"`).join(', '));
+  return Prisma.raw(
+    Object.values(fields)
+      .map((column) => `"${column}"`)
+      .join(', '),
+  );
 }

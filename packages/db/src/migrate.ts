@@ -78,7 +78,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 /** Lists the migration folders in the order they apply (their names start with a timestamp). */
 export async function listMigrations(): Promise<string[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 /**

@@ -69,7 +69,14 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
     smtp,
     ses:
       ses.region && ses.accessKeyId && ses.secretAccessKey
-        ? createSesProvider({ region: ses.region, accessKeyId: ses.accessKeyId, secretAccessKey: ses.secretAccessKey, endpoint: ses.endpoint, configurationSet: ses.configurationSet, timeoutMs })
+        ? createSesProvider({
+            region: ses.region,
+            accessKeyId: ses.accessKeyId,
+            secretAccessKey: ses.secretAccessKey,
+            endpoint: ses.endpoint,
+            configurationSet: ses.configurationSet,
+            timeoutMs,
+          })
         : undefined,
     ...overrides.email,
   };
@@ -94,7 +101,13 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
     resend: resend.apiKey ? createResendDomainProvider({ apiKey: resend.apiKey, baseUrl: resend.baseUrl }) : undefined,
     ses:
       ses.region && ses.accessKeyId && ses.secretAccessKey
-        ? createSesDomainProvider({ region: ses.region, accessKeyId: ses.accessKeyId, secretAccessKey: ses.secretAccessKey, endpoint: ses.endpoint, configurationSet: ses.configurationSet })
+        ? createSesDomainProvider({
+            region: ses.region,
+            accessKeyId: ses.accessKeyId,
+            secretAccessKey: ses.secretAccessKey,
+            endpoint: ses.endpoint,
+            configurationSet: ses.configurationSet,
+          })
         : undefined,
   };
   const numberProviders: Partial<Record<string, NumberProvider>> = {
@@ -118,7 +131,8 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
   const fictionalNumbers = createSandboxNumberProvider({ fictionalOnly: true });
   const domains = overrides.domains ?? ((choice: ProviderChoice) => holderOf(domainProviders, lists.email, choice) ?? sandboxDomains);
   const numbers =
-    overrides.numbers ?? ((choice: ProviderChoice) => holderOf(numberProviders, lists.sms, choice) ?? ('mode' in choice && choice.mode === 'test' ? fictionalNumbers : sandboxNumbers));
+    overrides.numbers ??
+    ((choice: ProviderChoice) => holderOf(numberProviders, lists.sms, choice) ?? ('mode' in choice && choice.mode === 'test' ? fictionalNumbers : sandboxNumbers));
 
   return {
     plannedFor: (mode, channelType) => (mode === 'test' ? 'sandbox' : lists[channelType][0]!),

@@ -14,7 +14,14 @@ export { readAttachment } from './read-attachment.ts';
 export { createResendProvider, RESEND_MESSAGE_TAG } from './resend.provider.ts';
 export { createTelnyxProvider, RECIPIENT_STOPPED, TELNYX_STOPPED_ERROR_CODE } from './telnyx.provider.ts';
 export { createSandboxProvider, sandboxOutcomeFor, sandboxEngagementFor, type SandboxOutcome } from './sandbox.provider.ts';
-export { CallbackSignatureError, CallbackStaleError, type CallbackOutcome, type CallbackEngagement, type CallbackInbound, type CallbackReport } from './callbacks/callback-outcome.ts';
+export {
+  CallbackSignatureError,
+  CallbackStaleError,
+  type CallbackOutcome,
+  type CallbackEngagement,
+  type CallbackInbound,
+  type CallbackReport,
+} from './callbacks/callback-outcome.ts';
 export { fetchResendReceivedEmail, type ReceivedEmailContent } from './resend-inbound.ts';
 export { createSmtpProvider, smtpMessageId, SMTP_MESSAGE_ID_HEADER } from './smtp.provider.ts';
 export { createSesProvider, SES_MESSAGE_TAG } from './ses.provider.ts';

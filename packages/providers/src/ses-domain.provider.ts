@@ -47,13 +47,17 @@ export function createSesDomainProvider(options: SesDomainOptions): DomainProvid
     name: 'ses',
     async create(domainName) {
       const { client, commands } = await load();
-      const created = await client
-        .send(new commands.CreateEmailIdentityCommand({ EmailIdentity: domainName, ConfigurationSetName: options.configurationSet }))
-        .catch((error) => {
-          throw providerError('identity create', error);
-        });
+      const created = await client.send(new commands.CreateEmailIdentityCommand({ EmailIdentity: domainName, ConfigurationSetName: options.configurationSet })).catch((error) => {
+        throw providerError('identity create', error);
+      });
       const tokens = created.DkimAttributes?.Tokens ?? [];
-      const dkim = tokens.map((token) => ({ purpose: 'dkim' as const, type: 'CNAME' as const, name: `${token}._domainkey.${domainName}`, value: `${token}.dkim.amazonses.com`, required: true }));
+      const dkim = tokens.map((token) => ({
+        purpose: 'dkim' as const,
+        type: 'CNAME' as const,
+        name: `${token}._domainkey.${domainName}`,
+        value: `${token}.dkim.amazonses.com`,
+        required: true,
+      }));
       return { providerDomainId: domainName, records: [...dkim, dmarcRecord(domainName)] };
     },
     async delete(providerDomainId) {

@@ -17,7 +17,14 @@ export type SesOptions = {
 };
 
 /** SES errors that no retry will fix, whatever status they came with. */
-const PERMANENT_ERRORS = new Set(['MessageRejected', 'MailFromDomainNotVerifiedException', 'AccountSuspendedException', 'SendingPausedException', 'BadRequestException', 'NotFoundException']);
+const PERMANENT_ERRORS = new Set([
+  'MessageRejected',
+  'MailFromDomainNotVerifiedException',
+  'AccountSuspendedException',
+  'SendingPausedException',
+  'BadRequestException',
+  'NotFoundException',
+]);
 
 type SesServiceError = Error & { $metadata?: { httpStatusCode?: number }; $fault?: 'client' | 'server' };
 

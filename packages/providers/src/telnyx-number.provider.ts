@@ -78,7 +78,8 @@ export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: 
       // No retry of the order itself: a second POST could buy twice. A 4xx means the number is gone.
       const response = await call(
         'number order',
-        () => telnyx.numberOrders.create(
+        () =>
+          telnyx.numberOrders.create(
             // on the messaging profile, so the number can send as soon as it is ours
             { phone_numbers: [{ phone_number: number }], customer_reference: reference, messaging_profile_id: options.messagingProfileId },
             { maxRetries: 0 },

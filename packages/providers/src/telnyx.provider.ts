@@ -30,7 +30,11 @@ export function createTelnyxProvider(options: { apiKey: string; baseUrl?: string
         if (error instanceof Telnyx.APIError && typeof error.status === 'number') {
           const codes = ((error.error as { errors?: { code?: unknown }[] } | undefined)?.errors ?? []).map((e) => String(e.code));
           if (codes.includes(TELNYX_STOPPED_ERROR_CODE)) {
-            throw new ProviderError('telnyx', `Telnyx refused the send: the recipient texted STOP (${TELNYX_STOPPED_ERROR_CODE})`, { isRetryable: false, status: error.status, reason: RECIPIENT_STOPPED });
+            throw new ProviderError('telnyx', `Telnyx refused the send: the recipient texted STOP (${TELNYX_STOPPED_ERROR_CODE})`, {
+              isRetryable: false,
+              status: error.status,
+              reason: RECIPIENT_STOPPED,
+            });
           }
           const isRetryable = isRetryableStatus(error.status);
           throw new ProviderError('telnyx', `Telnyx answered ${error.status}: ${error.message.slice(0, 300)}`, { isRetryable, status: error.status });

@@ -13,7 +13,11 @@ function providerError(operation: string, error: unknown, options: { unavailable
   const status = (error as { status?: unknown }).status;
   if (typeof status !== 'number' || isRetryableStatus(status)) {
     const shown = typeof status === 'number' ? status : 'no response';
-    return new ProviderError('twilio', `Twilio ${operation} failed (${shown})`, { isRetryable: true, status: typeof status === 'number' ? status : undefined, reason: 'provider_unavailable' });
+    return new ProviderError('twilio', `Twilio ${operation} failed (${shown})`, {
+      isRetryable: true,
+      status: typeof status === 'number' ? status : undefined,
+      reason: 'provider_unavailable',
+    });
   }
   const code = (error as { code?: number }).code;
   // 401/403 are our credentials, not the caller's request.

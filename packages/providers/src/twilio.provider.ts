@@ -51,7 +51,11 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
           if (code === TWILIO_UNSUBSCRIBED_RECIPIENT) {
             throw new ProviderError('twilio', `Twilio refused the send: the recipient texted STOP (${code})`, { isRetryable: false, status, reason: RECIPIENT_STOPPED });
           }
-          throw new ProviderError('twilio', `Twilio answered ${status}${code ? ` (error ${code})` : ''}`, { isRetryable, status, reason: isRetryable ? 'provider_unavailable' : 'provider_rejected' });
+          throw new ProviderError('twilio', `Twilio answered ${status}${code ? ` (error ${code})` : ''}`, {
+            isRetryable,
+            status,
+            reason: isRetryable ? 'provider_unavailable' : 'provider_rejected',
+          });
         }
         throw new ProviderError('twilio', `Twilio could not be reached (${(error as Error).name})`, { isRetryable: true, reason: 'provider_timeout' });
       }

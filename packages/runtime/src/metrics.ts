@@ -118,7 +118,18 @@ export function createMetrics(sources: MetricSources) {
     },
   });
 
-  return { registry, httpRequestDuration, providerCalls, unconfirmedRepeats, webhookDeliveries, messages, jobLatency, jobDuration, broadcastRecipientsExpanded, broadcastMessagesCreated };
+  return {
+    registry,
+    httpRequestDuration,
+    providerCalls,
+    unconfirmedRepeats,
+    webhookDeliveries,
+    messages,
+    jobLatency,
+    jobDuration,
+    broadcastRecipientsExpanded,
+    broadcastMessagesCreated,
+  };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -28,11 +28,10 @@ export function healthRoutes(sources: Pick<OpsSources, 'readiness'>) {
  * @example app.route('/', opsRoutes(deps));
  */
 export function opsRoutes(sources: OpsSources) {
-  return healthRoutes(sources)
-    .get('/metrics', async (c) => {
-      const { registry } = sources.metrics;
-      return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
-    });
+  return healthRoutes(sources).get('/metrics', async (c) => {
+    const { registry } = sources.metrics;
+    return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
+  });
 }
 
 /**

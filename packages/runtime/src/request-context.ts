@@ -7,7 +7,9 @@ import { nameServerSpan } from './tracing.ts';
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** What `requestContext` reads (deps; orgId once auth has run) and sets (requestId, logger). */
-export type RequestContextEnv = { Variables: { deps: { logger: Logger; metrics: Pick<Metrics, 'httpRequestDuration'> }; requestId: string; logger: Logger; orgId?: string; errorCode?: string } };
+export type RequestContextEnv = {
+  Variables: { deps: { logger: Logger; metrics: Pick<Metrics, 'httpRequestDuration'> }; requestId: string; logger: Logger; orgId?: string; errorCode?: string };
+};
 
 /**
  * Echoes a caller's `X-Request-Id` (when it is a sane token) or makes one; logs and measures every request. The API
@@ -30,8 +32,5 @@ export const requestContext = createMiddleware<RequestContextEnv>(async (c, next
   nameServerSpan(c.req.method, route, c.req.url.includes('?'));
   c.var.deps.metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, durationMs / 1000);
   // errorCode: the `code` of an error answer, so a 4xx can be told apart in the logs without its body
-  logger.info(
-    { orgId: c.var.orgId, method: c.req.method, route, status: c.res.status, errorCode: c.var.errorCode, durationMs: Math.round(durationMs * 10) / 10 },
-    'request',
-  );
+  logger.info({ orgId: c.var.orgId, method: c.req.method, route, status: c.res.status, errorCode: c.var.errorCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
 });

@@ -14,7 +14,11 @@ describe('tracing while not configured', () => {
     expect(startTracing('test', {})).toBe(false);
     expect(tracingOn()).toBe(false);
     expect(queueTelemetry()).toBeUndefined();
-    expect(await inSpan('work', SpanKind.CLIENT, {}, async (span) => ({ span, headers: traceHeaders(), fields: traceFields() }))).toEqual({ span: undefined, headers: {}, fields: {} });
+    expect(await inSpan('work', SpanKind.CLIENT, {}, async (span) => ({ span, headers: traceHeaders(), fields: traceFields() }))).toEqual({
+      span: undefined,
+      headers: {},
+      fields: {},
+    });
   });
 
   it('loads no OpenTelemetry SDK in a process started without an endpoint', () => {

@@ -49,7 +49,11 @@ export function contractsDeclarations(exports: typeof Contracts, declarations: s
     const [input, output] = (['input', 'output'] as const).map((io) => {
       // `#/components/schemas/X` (written into the OpenAPI metadata by hand) names the schema or hand-written type X
       const ref = (refName: string) => (schemaNames.has(refName) ? (io === 'input' ? `z.input<typeof ${refName}>` : refName) : typeNames.has(refName) ? refName : 'unknown');
-      return toType(z.toJSONSchema(schema, { io, unrepresentable: 'any', override: (ctx) => fromOpenApiMetadata(ctx.zodSchema, ctx.jsonSchema as JsonSchema) }) as JsonSchema, 0, ref);
+      return toType(
+        z.toJSONSchema(schema, { io, unrepresentable: 'any', override: (ctx) => fromOpenApiMetadata(ctx.zodSchema, ctx.jsonSchema as JsonSchema) }) as JsonSchema,
+        0,
+        ref,
+      );
     });
     lines.push(`export declare const ${name}: Shape<${input}, ${output}>;`, `export type ${name} = ${output};`);
   }

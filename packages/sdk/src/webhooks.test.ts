@@ -16,7 +16,10 @@ const headersFor = (signature: string, timestamp = TIMESTAMP, id = ID) => ({
 });
 
 async function rejection(promise: Promise<unknown>): Promise<TidingsError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(TidingsError);
   expect((error as TidingsError).code).toBe('INVALID_SIGNATURE');
   return error as TidingsError;
@@ -24,7 +27,9 @@ async function rejection(promise: Promise<unknown>): Promise<TidingsError> {
 
 describe('webhook signatures (Standard Webhooks)', () => {
   it('signs the reference vector to the known answer, as node:crypto computes it independently', async () => {
-    const independent = `v1,${createHmac('sha256', Buffer.from(SECRET.slice(6), 'base64')).update(`${ID}.${TIMESTAMP}.${BODY}`).digest('base64')}`;
+    const independent = `v1,${createHmac('sha256', Buffer.from(SECRET.slice(6), 'base64'))
+      .update(`${ID}.${TIMESTAMP}.${BODY}`)
+      .digest('base64')}`;
     expect(independent).toBe(EXPECTED);
     expect(await webhookSignature(SECRET, ID, TIMESTAMP, BODY)).toBe(EXPECTED);
   });

@@ -1,5 +1,5 @@
 import { insertApiKey } from '@tidings/core';
-import { Tidings, } from '../src/index.ts';
+import { Tidings } from '../src/index.ts';
 import { recordingFetch, startApi, caught } from './setup.ts';
 
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -92,10 +92,12 @@ describe('tidings.apiKeys against the running API', () => {
 
   it('an already aborted AbortSignal stops the call before it is sent', async () => {
     const wire = { attempts: 0 };
-    const { tidings } = await api.org({ fetch: (input, init) => {
+    const { tidings } = await api.org({
+      fetch: (input, init) => {
         wire.attempts += 1;
         return fetch(input, init);
-      } });
+      },
+    });
     const controller = new AbortController();
     controller.abort(new Error('caller gave up'));
     await expect(tidings.apiKeys.list({}, { signal: controller.signal }).page()).rejects.toThrow('caller gave up');

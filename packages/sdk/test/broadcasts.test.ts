@@ -24,7 +24,7 @@ describe('tidings.broadcasts against the running API', () => {
     expect((await tidings.broadcasts.cancel(draft.id)).status).toBe('canceled');
   });
 
-  it('typed errors: 404 for another organization\'s broadcast, 409 deleting one that is not a draft', async () => {
+  it("typed errors: 404 for another organization's broadcast, 409 deleting one that is not a draft", async () => {
     const { tidings } = await api.org({}, { mode: 'test' });
     const other = await api.org({}, { mode: 'test' });
     const template = await tidings.templates.create({ name: 'N', channelType: 'sms', body: 'Hi' });

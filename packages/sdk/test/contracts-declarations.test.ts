@@ -27,7 +27,9 @@ describe('contracts declarations', () => {
     const Criteria = z.custom<unknown>(() => true).openapi('SegmentCriteria');
     const Bulk = z.object({ rows: z.array(z.unknown()).openapi({ items: { $ref: '#/components/schemas/Body' } } as object), criteria: Criteria });
     const text = contractsDeclarations({ z, Body, Bulk } as never, ['export type SegmentCriteria = { all: string[] };']);
-    expect(text).toContain('export declare const Bulk: Shape<{\n  rows: Array<z.input<typeof Body>>;\n  criteria: SegmentCriteria;\n}, {\n  rows: Array<Body>;\n  criteria: SegmentCriteria;\n}>;');
+    expect(text).toContain(
+      'export declare const Bulk: Shape<{\n  rows: Array<z.input<typeof Body>>;\n  criteria: SegmentCriteria;\n}, {\n  rows: Array<Body>;\n  criteria: SegmentCriteria;\n}>;',
+    );
   });
 
   it('refuses a recursive schema rather than typing it as unknown', () => {

@@ -1,5 +1,5 @@
 import { startFakeDns, type FakeDns } from '@tidings/testing';
-import { Tidings, } from '../src/index.ts';
+import { Tidings } from '../src/index.ts';
 import { recordingFetch, startApi, caught } from './setup.ts';
 
 // A real DNS server on 127.0.0.1 answers verification (DNS_SERVERS); no RESEND_API_KEY, so the sandbox provisions.

@@ -77,7 +77,9 @@ const imports = '{ Tidings, TidingsError, verifyWebhook, type ApiKey, type Page,
 describe('the packed package', () => {
   it('holds the ESM and CJS bundles with their declarations, the README and nothing else, and depends on nothing', () => {
     const files = packed.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts', 'dist/contracts.d.cts']));
+    expect(files).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts', 'dist/contracts.d.cts']),
+    );
     expect(files.filter((f) => !/^(package\.json|README\.md|dist\/.+\.(mjs|cjs|d\.mts|d\.cts|map))$/.test(f))).toEqual([]);
     const manifest = JSON.parse(readFileSync(path.join(project, 'node_modules/@tidings/sdk/package.json'), 'utf8'));
     expect(manifest).toMatchObject({ license: 'MIT', repository: { directory: 'packages/sdk' } });

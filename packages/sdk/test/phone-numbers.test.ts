@@ -1,4 +1,4 @@
-import { Tidings, } from '../src/index.ts';
+import { Tidings } from '../src/index.ts';
 import { recordingFetch, startApi, caught } from './setup.ts';
 
 // No TELNYX_API_KEY: every key gets the sandbox number provider.

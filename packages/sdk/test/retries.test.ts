@@ -28,10 +28,13 @@ beforeAll(async () => {
     request: { body: { required: true, content: { 'application/json': { schema: z.strictObject({ n: z.number() }) } } } },
     responses: { 201: { description: 'ok', content: { 'application/json': { schema: z.object({ run: z.number() }) } } } },
   });
-  api.app.route('/v1', new OpenAPIHono({ defaultHook: validationHook }).openapi(probe, async (c) => {
-    probeRuns += 1;
-    return c.json({ run: probeRuns }, 201);
-  }) as never);
+  api.app.route(
+    '/v1',
+    new OpenAPIHono({ defaultHook: validationHook }).openapi(probe, async (c) => {
+      probeRuns += 1;
+      return c.json({ run: probeRuns }, 201);
+    }) as never,
+  );
   proxy = await startFaultProxy(api.server.url);
 });
 afterAll(async () => {
@@ -42,7 +45,14 @@ afterAll(async () => {
 /** Sleeps for real, and remembers each wait. */
 function observedSleep() {
   const waits: number[] = [];
-  return { waits, sleep: (ms: number) => new Promise<void>((resolve) => { waits.push(ms); setTimeout(resolve, ms); }) };
+  return {
+    waits,
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        waits.push(ms);
+        setTimeout(resolve, ms);
+      }),
+  };
 }
 
 const instantSleep = () => {
@@ -75,7 +85,10 @@ describe('retries', () => {
     const { tidings } = await api.org({ maxRetries: 0 });
     await tidings.apiKeys.list().page();
     await tidings.apiKeys.list().page();
-    const error = (await tidings.apiKeys.list().page().catch((e: unknown) => e)) as TidingsError;
+    const error = (await tidings.apiKeys
+      .list()
+      .page()
+      .catch((e: unknown) => e)) as TidingsError;
     expect(error).toBeInstanceOf(TidingsError);
     expect(error).toMatchObject({ code: 'TOO_MANY_REQUESTS', status: 429 });
     expect(Number(error.headers?.get('retry-after'))).toBeGreaterThan(0);
@@ -138,7 +151,10 @@ describe('retries through a proxy that answers 503', () => {
     const { tidings, timer } = await viaProxy({ maxRetries: 2 });
     proxy.requests.length = 0;
     proxy.failNext(3, { status: 503, when: 'before-forwarding' });
-    const error = (await tidings.apiKeys.list().page().catch((e: unknown) => e)) as TidingsError;
+    const error = (await tidings.apiKeys
+      .list()
+      .page()
+      .catch((e: unknown) => e)) as TidingsError;
     expect(error).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', status: 503 });
     expect(proxy.requests).toHaveLength(3);
     // exponential: the second wait's range (500..1000) lies above the first's (250..500)
@@ -172,10 +188,14 @@ describe('network errors', () => {
   it('a caller’s abort during a request ends it with the caller’s reason, not retried', async () => {
     const hanging = await serveHttp(() => new Promise<Response>(() => {}));
     const wire = { attempts: 0 };
-    const tidings = new Tidings({ apiKey: 'sk_live_x', baseUrl: `${hanging.url}/v1`, fetch: (input, init) => {
+    const tidings = new Tidings({
+      apiKey: 'sk_live_x',
+      baseUrl: `${hanging.url}/v1`,
+      fetch: (input, init) => {
         wire.attempts += 1;
         return fetch(input, init);
-      } });
+      },
+    });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('navigated away')), 50);
     await expect(tidings.apiKeys.list({}, { signal: controller.signal }).page()).rejects.toThrow('navigated away');

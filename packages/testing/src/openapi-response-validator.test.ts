@@ -61,7 +61,12 @@ describe('apiClient checks every answer against the document the app serves', ()
     const app = new OpenAPIHono();
     const Thing = z.object({ id: z.string() }).openapi('Thing');
     app.openapi(
-      createRoute({ method: 'get', path: '/v1/things/{id}', request: { params: z.object({ id: z.string() }) }, responses: { 200: { description: 'ok', content: { 'application/json': { schema: Thing } } } } }),
+      createRoute({
+        method: 'get',
+        path: '/v1/things/{id}',
+        request: { params: z.object({ id: z.string() }) },
+        responses: { 200: { description: 'ok', content: { 'application/json': { schema: Thing } } } },
+      }),
       // drifted: the code returns a field the document does not have
       (c) => c.json({ id: c.req.valid('param').id, drifted: true } as never, 200),
     );

@@ -100,7 +100,9 @@ export function createResponseValidator(doc: OpenApiDoc): ResponseValidator {
       compiled.set(key, validate);
     }
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`);
+      const errors = (validate.errors ?? []).map(
+        (e) => `${e.instancePath || '(root)'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
+      );
       throw new Error(`OpenAPI mismatch: ${name} ${status} body does not match the document:\n  ${errors.join('\n  ')}\nbody: ${text.slice(0, 500)}`);
     }
   };

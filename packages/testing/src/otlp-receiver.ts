@@ -47,7 +47,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const service = String(flatten(resourceSpans.resource?.attributes)['service.name'] ?? '');
         for (const scope of resourceSpans.scopeSpans ?? []) {
           for (const s of scope.spans ?? []) {
-            spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes: flatten(s.attributes), links: s.links ?? [] });
+            spans.push({
+              service,
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId || undefined,
+              name: s.name,
+              kind: s.kind,
+              attributes: flatten(s.attributes),
+              links: s.links ?? [],
+            });
           }
         }
       }

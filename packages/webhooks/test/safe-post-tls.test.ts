@@ -8,8 +8,27 @@ import { postWebhook, type Resolver } from '../src/index.ts';
 
 // A throwaway certificate for `hooks.test`, made for this run (no key is kept in the repository).
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tidings-tls-'));
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
-  '-days', '1', '-subj', '/CN=hooks.test', '-addext', 'subjectAltName=DNS:hooks.test'], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${dir}/key.pem`,
+    '-out',
+    `${dir}/cert.pem`,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=hooks.test',
+    '-addext',
+    'subjectAltName=DNS:hooks.test',
+  ],
+  { stdio: 'ignore' },
+);
 const cert = readFileSync(`${dir}/cert.pem`, 'utf8');
 const key = readFileSync(`${dir}/key.pem`, 'utf8');
 rmSync(dir, { recursive: true });

@@ -21,8 +21,10 @@ const local = { allowLoopback: true, requireHttps: false };
 const post = (url: string, extra: Partial<Parameters<typeof postWebhook>[1]> = {}) =>
   postWebhook(url, { ...local, body: '{"hello":"world"}', headers: { 'webhook-id': 'evt_1' }, ...extra });
 /** A DNS stand-in: names map to fixed answers. */
-const dns = (answers: Record<string, string[]>): Resolver => async (name) =>
-  (answers[name] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+const dns =
+  (answers: Record<string, string[]>): Resolver =>
+  async (name) =>
+    (answers[name] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
 describe('postWebhook against a real receiver', () => {
   it('2xx succeeds; the exact body and headers arrive', async () => {

@@ -1,11 +1,4 @@
-import {
-  AppError,
-  beginIdempotentRequest,
-  completeIdempotentRequest,
-  holdIdempotentRequest,
-  releaseIdempotentRequest,
-  requestFingerprint,
-} from '@tidings/core';
+import { AppError, beginIdempotentRequest, completeIdempotentRequest, holdIdempotentRequest, releaseIdempotentRequest, requestFingerprint } from '@tidings/core';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
 

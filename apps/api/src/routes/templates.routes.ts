@@ -15,7 +15,5 @@ export const templateRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     await deleteTemplate(c.var.deps, c.var.orgId, c.req.valid('param').id);
     return c.body(null, 204);
   })
-  .openapi(route(ops.listVersions), async (c) =>
-    c.json(await listTemplateVersions(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('query')), 200),
-  )
+  .openapi(route(ops.listVersions), async (c) => c.json(await listTemplateVersions(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('query')), 200))
   .openapi(route(ops.preview), async (c) => c.json(await previewTemplate(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json')), 200));

@@ -12,8 +12,7 @@ const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype ht
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font:inherit;padding:.5rem 1rem;cursor:pointer}</style>
 </head><body>${body}</body></html>`;
 
-const notFound = (c: Context<AppEnv>) =>
-  c.html(page('Link not valid', html`<h1>This link is not valid</h1><p>It may be incomplete. Nothing was changed.</p>`), 404);
+const notFound = (c: Context<AppEnv>) => c.html(page('Link not valid', html`<h1>This link is not valid</h1><p>It may be incomplete. Nothing was changed.</p>`), 404);
 
 /** Unsubscribe requests per minute per client address, shared by every API replica (the counter lives in Redis). */
 const limitPerClient = createMiddleware<AppEnv>(async (c, next) => {

@@ -116,9 +116,7 @@ function KeysTable({ c, keys }: { c: Env; keys: ApiKey[] }) {
           <td>
             <code>{apiKey.prefix}…</code>
           </td>
-          <td title={apiKey.permission === 'full' ? 'Every operation' : 'Only message.send, message.list and message.get'}>
-            {apiKey.permission === 'full' ? 'Full' : 'Sending'}
-          </td>
+          <td title={apiKey.permission === 'full' ? 'Every operation' : 'Only message.send, message.list and message.get'}>{apiKey.permission === 'full' ? 'Full' : 'Sending'}</td>
           <td>
             <span class={`badge ${apiKey.mode}`}>{apiKey.mode}</span>
           </td>
@@ -170,8 +168,8 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
       <hgroup class="page-title">
         <h1>API Keys</h1>
         <p>
-          Keys authenticate calls to <code>{`${c.var.deps.config.publicApiUrl}/v1`}</code> for {membership.orgName}. A key is shown once, when it is created or
-          rotated; only a hash is stored.
+          Keys authenticate calls to <code>{`${c.var.deps.config.publicApiUrl}/v1`}</code> for {membership.orgName}. A key is shown once, when it is created or rotated; only a hash
+          is stored.
         </p>
       </hgroup>
       {reveal && revealedName && <NewKeyCard reveal={reveal} keyName={revealedName} />}

@@ -86,8 +86,8 @@ function SignUpPage({ c, form, errors, joining }: { c: Context<DashEnv>; form: F
           <h1>Set up Tidings</h1>
           {joining ? (
             <p class="muted" id="joins-organization">
-              The first account becomes the owner of <strong>{joining.name}</strong> ({joining.id}), the organization made with{' '}
-              <code>tidings orgs create</code>: its keys and messages are here.
+              The first account becomes the owner of <strong>{joining.name}</strong> ({joining.id}), the organization made with <code>tidings orgs create</code>: its keys and
+              messages are here.
             </p>
           ) : (
             <p class="muted">The first account creates your organization and becomes its owner.</p>
@@ -128,10 +128,7 @@ function SignUpClosedPage({ c }: { c: Context<DashEnv> }) {
     <Layout c={c} title="Sign-up is closed">
       <article class="auth-card">
         <h1>Sign-up is closed</h1>
-        <p>
-          This install already has its owner. Ask an owner or operator for an invitation link (Settings &gt; Members), or to add you on the server
-          with:
-        </p>
+        <p>This install already has its owner. Ask an owner or operator for an invitation link (Settings &gt; Members), or to add you on the server with:</p>
         <pre>
           <code>npx tidings users create --org &lt;orgId&gt; --email you@example.com</code>
         </pre>

@@ -122,7 +122,9 @@ function SenderForm({ c, domain, errors, input }: { c: Env; domain: EmailDomain;
   return (
     <form method="post" action={`${BASE}/${domain.id}/default-sender`} class="card">
       <h2>Default sender</h2>
-      <p class="muted">Used when a message to send has no <code>from</code>. The address must be on {domain.name}.</p>
+      <p class="muted">
+        Used when a message to send has no <code>from</code>. The address must be on {domain.name}.
+      </p>
       <CsrfField c={c} />
       <FormError errors={errors} />
       <div class="grid">
@@ -160,8 +162,8 @@ async function detailPage(c: Env, id: string, options: { errors?: FieldErrors; s
       </hgroup>
       <h2 class="section-heading">DNS records</h2>
       <p class="muted">
-        Publish these at your DNS host, then verify. Checking can take a while after you publish; unverified domains are checked again every few minutes, and fail 72
-        hours after they were added.
+        Publish these at your DNS host, then verify. Checking can take a while after you publish; unverified domains are checked again every few minutes, and fail 72 hours after
+        they were added.
       </p>
       <RecordsTable records={domain.records} />
       {manage && (
@@ -178,9 +180,7 @@ async function detailPage(c: Env, id: string, options: { errors?: FieldErrors; s
       {manage ? (
         <SenderForm c={c} domain={domain} errors={options.errors ?? {}} input={sender} />
       ) : (
-        <p>
-          Default sender: {current ? <code>{`${current.fromName ?? ''} <${current.fromAddress}>`}</code> : <span class="muted">none</span>}
-        </p>
+        <p>Default sender: {current ? <code>{`${current.fromName ?? ''} <${current.fromAddress}>`}</code> : <span class="muted">none</span>}</p>
       )}
     </Layout>,
     options.status ?? 200,
@@ -240,12 +240,7 @@ confirmedAction(routes, 'delete', {
     submitLabel: 'Delete domain',
     isDangerous: true,
     back: { href: `${BASE}/${domain.id}`, label: domain.name },
-    children: (
-      <p>
-        The domain is removed here and at the email provider. Messages from addresses on it are refused afterwards; adding it again means publishing new DNS
-        records.
-      </p>
-    ),
+    children: <p>The domain is removed here and at the email provider. Messages from addresses on it are refused afterwards; adding it again means publishing new DNS records.</p>,
   }),
   act: async (c, domain) => {
     await deleteEmailDomain(c.var.deps, orgOf(c), domain.id);

@@ -12,13 +12,4 @@ import { webhooksPage } from './webhooks.page.tsx';
  * Every page behind sign-in, in sidebar order within each section. The first one with a navigation entry is the
  * home page.
  */
-export const pages: DashboardPage[] = [
-  apiKeysPage,
-  membersSettingsPage,
-  invitePage,
-  messagesPage,
-  sandboxPage,
-  webhooksPage,
-  emailDomainsPage,
-  phoneNumbersPage,
-];
+export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage, messagesPage, sandboxPage, webhooksPage, emailDomainsPage, phoneNumbersPage];

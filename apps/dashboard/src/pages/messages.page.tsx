@@ -16,7 +16,14 @@ const DAY_MS = 86_400_000;
 type Env = Context<DashEnv>;
 
 /** The form's names for message.list's fields, for its error messages. */
-const FIELD_LABELS: Record<string, string> = { status: 'Status', channelType: 'Channel', to: 'Recipient', createdAfter: 'Created from', createdBefore: 'Created to', cursor: 'Page' };
+const FIELD_LABELS: Record<string, string> = {
+  status: 'Status',
+  channelType: 'Channel',
+  to: 'Recipient',
+  createdAfter: 'Created from',
+  createdBefore: 'Created to',
+  cursor: 'Page',
+};
 /** The filter form as typed; dates are `YYYY-MM-DD` (UTC days, both ends included). */
 type Filters = { status: string; channelType: string; to: string; since: string; until: string };
 

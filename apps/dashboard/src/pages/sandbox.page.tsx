@@ -24,8 +24,8 @@ function EmptyInbox({ c }: { c: Env }) {
   return (
     <EmptyState title="Nothing in the sandbox yet">
       <p>
-        Create a key with <strong>Mode: Test</strong> in <a href="/settings/api-keys">Settings › API Keys</a>, then send with it. What it sends lands
-        here, and the sandbox reports it delivered a moment later (<code>bounce@…</code> bounces, numbers ending in <code>0000</code> are undelivered).
+        Create a key with <strong>Mode: Test</strong> in <a href="/settings/api-keys">Settings › API Keys</a>, then send with it. What it sends lands here, and the sandbox reports
+        it delivered a moment later (<code>bounce@…</code> bounces, numbers ending in <code>0000</code> are undelivered).
       </p>
       <pre class="commands">
         <code>{`curl -X POST ${api} -H "Authorization: Bearer sk_test_..." \\

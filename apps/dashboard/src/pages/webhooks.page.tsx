@@ -58,8 +58,8 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
       <hgroup class="page-title">
         <h1>Webhooks</h1>
         <p>
-          Endpoints of {membership.orgName} that receive signed events (Standard Webhooks). An endpoint that answers 410, or fails for 5 days straight, is disabled
-          automatically and shown here with the reason.
+          Endpoints of {membership.orgName} that receive signed events (Standard Webhooks). An endpoint that answers 410, or fails for 5 days straight, is disabled automatically
+          and shown here with the reason.
         </p>
       </hgroup>
       {canManage(c.var.signedIn) ? (
@@ -90,8 +90,8 @@ function SecretCard({ reveal }: { reveal: Reveal }) {
       label="Signing secret"
     >
       <p>
-        Verify every delivery with this secret{reveal.kind === 'rotated' && '; the previous one also signs for 24 hours'}. Copy it now: for your security it will
-        not be shown again.
+        Verify every delivery with this secret{reveal.kind === 'rotated' && '; the previous one also signs for 24 hours'}. Copy it now: for your security it will not be shown
+        again.
       </p>
     </RevealCard>
   );
@@ -210,7 +210,9 @@ confirmedAction(routes, 'rotate', {
     subtitle: <code>{webhook.url}</code>,
     submitLabel: 'Rotate secret',
     back: { href: `${BASE}/${webhook.id}`, label: 'Endpoint' },
-    children: <p>A new secret signs every delivery from now on and is shown once. For 24 hours deliveries carry a signature with the old secret too, while you update the receiver.</p>,
+    children: (
+      <p>A new secret signs every delivery from now on and is shown once. For 24 hours deliveries carry a signature with the old secret too, while you update the receiver.</p>
+    ),
   }),
   act: async (c, webhook) => {
     const rotated = await rotateWebhookSecret(c.var.deps, orgOf(c), webhook.id);
@@ -228,8 +230,8 @@ confirmedAction(routes, 'disable', {
     back: { href: `${BASE}/${webhook.id}`, label: 'Endpoint' },
     children: (
       <p>
-        Nothing is delivered to it again, including deliveries still being retried. This is what <code>webhook.delete</code> does in the API: the endpoint and
-        its delivery history stay listed, and it can be enabled again later.
+        Nothing is delivered to it again, including deliveries still being retried. This is what <code>webhook.delete</code> does in the API: the endpoint and its delivery history
+        stay listed, and it can be enabled again later.
       </p>
     ),
   }),

@@ -57,14 +57,7 @@ export function Field({ name, label, errors, type = 'text', value, hint, class: 
   return (
     <label class={className}>
       {label}
-      <input
-        type={type}
-        name={name}
-        value={value}
-        {...attributes}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error || hint ? helpId : undefined}
-      />
+      <input type={type} name={name} value={value} {...attributes} aria-invalid={error ? 'true' : undefined} aria-describedby={error || hint ? helpId : undefined} />
       {(error || hint) && <small id={helpId}>{error ?? hint}</small>}
     </label>
   );

@@ -54,7 +54,9 @@ function OrgSwitcher({ c }: { c: Context<DashEnv> }) {
           </option>
         ))}
       </select>
-      <button type="submit" class="secondary outline">Switch</button>
+      <button type="submit" class="secondary outline">
+        Switch
+      </button>
     </form>
   );
 }
@@ -81,7 +83,10 @@ export function Layout({ c, title, children, flash }: LayoutProps) {
         <body class={signedIn ? 'signed-in' : 'signed-out'}>
           <header class="topbar">
             <a href="/" class="brand">
-              <span class="logo" aria-hidden="true">T</span> Tidings
+              <span class="logo" aria-hidden="true">
+                T
+              </span>{' '}
+              Tidings
             </a>
             {signedIn && (
               <div class="account">
@@ -90,7 +95,9 @@ export function Layout({ c, title, children, flash }: LayoutProps) {
                 <span class="email">{signedIn.user.email}</span>
                 <form method="post" action="/sign-out" class="sign-out">
                   <CsrfField c={c} />
-                  <button type="submit" class="secondary outline">Sign out</button>
+                  <button type="submit" class="secondary outline">
+                    Sign out
+                  </button>
                 </form>
               </div>
             )}

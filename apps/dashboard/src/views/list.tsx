@@ -20,9 +20,11 @@ export function Table({ headers, hasActions, class: className = 'striped', child
       <table class={className}>
         <thead>
           <tr>
-            {headers.filter((header) => header !== false).map((header) => (
-              <th>{header}</th>
-            ))}
+            {headers
+              .filter((header) => header !== false)
+              .map((header) => (
+                <th>{header}</th>
+              ))}
             {hasActions && <th aria-label="Actions"></th>}
           </tr>
         </thead>

@@ -102,11 +102,7 @@ export function MessageContent({ message, downloadBase }: { message: Message; do
   return (
     <>
       <MessageExtras message={message} downloadBase={downloadBase} />
-      {message.html ? (
-        <EmailFrame html={message.html} title={`HTML of “${message.subject ?? ''}”`} />
-      ) : (
-        <p class="muted">This email has no HTML part.</p>
-      )}
+      {message.html ? <EmailFrame html={message.html} title={`HTML of “${message.subject ?? ''}”`} /> : <p class="muted">This email has no HTML part.</p>}
       <h3 class="part-heading">Text part</h3>
       {message.text ? <pre class="text-part">{message.text}</pre> : <p class="muted">This email has no text part.</p>}
     </>

@@ -33,7 +33,11 @@ function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
   return (
     <>
       <span class={`badge ${delivery.status}`}>{delivery.status}</span>
-      {last && <small class="muted block">{last.statusCode ? `HTTP ${last.statusCode}` : last.error} · {last.durationMs} ms</small>}
+      {last && (
+        <small class="muted block">
+          {last.statusCode ? `HTTP ${last.statusCode}` : last.error} · {last.durationMs} ms
+        </small>
+      )}
     </>
   );
 }

@@ -15,7 +15,7 @@ export const broadcastOperations = {
     tags,
     summary: 'Create a broadcast',
     description:
-      'A draft that sends one template to every subscribed contact of a segment (or of the whole organization), each message rendered with `contact` and the shared `variables`. The template and segment must be this organization\'s (404 otherwise).',
+      "A draft that sends one template to every subscribed contact of a segment (or of the whole organization), each message rendered with `contact` and the shared `variables`. The template and segment must be this organization's (404 otherwise).",
     request: { body: { required: true, ...json(CreateBroadcastBody) } },
     responses: { 201: { description: 'The draft', ...json(Broadcast) } },
   }),

@@ -23,4 +23,16 @@ export * from './templates.operations.ts';
 export * from './webhooks.operations.ts';
 
 /** Every operation of the public API, in one list: the API mounts each, the SDK has a method for each (tests hold both). */
-export const operations = [...Object.values(apiKeyOperations), ...Object.values(broadcastOperations), ...Object.values(contactOperations), ...Object.values(emailDomainOperations), ...Object.values(messageOperations), ...Object.values(phoneNumberOperations), ...Object.values(sandboxOperations), ...Object.values(segmentOperations), ...Object.values(suppressionOperations), ...Object.values(templateOperations), ...Object.values(webhookOperations)];
+export const operations = [
+  ...Object.values(apiKeyOperations),
+  ...Object.values(broadcastOperations),
+  ...Object.values(contactOperations),
+  ...Object.values(emailDomainOperations),
+  ...Object.values(messageOperations),
+  ...Object.values(phoneNumberOperations),
+  ...Object.values(sandboxOperations),
+  ...Object.values(segmentOperations),
+  ...Object.values(suppressionOperations),
+  ...Object.values(templateOperations),
+  ...Object.values(webhookOperations),
+];

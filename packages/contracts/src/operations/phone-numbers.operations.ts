@@ -1,5 +1,15 @@
 import { defineOperation, json } from '../operation.ts';
-import { AvailablePhoneNumberList, ErrorBody, idParam, ListQuery, listOf, PhoneNumber, PurchasePhoneNumberBody, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '../schemas.ts';
+import {
+  AvailablePhoneNumberList,
+  ErrorBody,
+  idParam,
+  ListQuery,
+  listOf,
+  PhoneNumber,
+  PurchasePhoneNumberBody,
+  SearchPhoneNumbersQuery,
+  UpdatePhoneNumberBody,
+} from '../schemas.ts';
 
 const tags = ['Phone numbers'];
 const NumberIdParam = idParam('pn');

@@ -37,7 +37,7 @@ export const suppressionOperations = {
     idempotent: false,
     tags,
     summary: 'Lift a suppression',
-    description: 'The next send to the recipient goes out again (a bounced address can be tried again). Contacts\' subscription flags stay as they are.',
+    description: "The next send to the recipient goes out again (a bounced address can be tried again). Contacts' subscription flags stay as they are.",
     request: { params: idParam('sup') },
     responses: { 204: { description: 'Lifted' } },
   }),

@@ -1,5 +1,16 @@
 import { defineOperation, json } from '../operation.ts';
-import { CreateTemplateBody, idParam, listOf, PreviewTemplateBody, Template, TemplateGetQuery, TemplateListQuery, TemplatePreview, TemplateVersionsQuery, UpdateTemplateBody } from '../schemas.ts';
+import {
+  CreateTemplateBody,
+  idParam,
+  listOf,
+  PreviewTemplateBody,
+  Template,
+  TemplateGetQuery,
+  TemplateListQuery,
+  TemplatePreview,
+  TemplateVersionsQuery,
+  UpdateTemplateBody,
+} from '../schemas.ts';
 
 const tags = ['Templates'];
 const TemplateIdParam = idParam('tpl');

@@ -1,5 +1,20 @@
 import { defineOperation, json } from '../operation.ts';
-import { CreateWebhookBody, idParam, ListQuery, listOf, ListWebhookEventsQuery, ReplayWebhookBody, ReplayWebhookResponse, UpdateWebhookBody, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryParams, WebhookDetail, WebhookWithSecret } from '../schemas.ts';
+import {
+  CreateWebhookBody,
+  idParam,
+  ListQuery,
+  listOf,
+  ListWebhookEventsQuery,
+  ReplayWebhookBody,
+  ReplayWebhookResponse,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryParams,
+  WebhookDetail,
+  WebhookWithSecret,
+} from '../schemas.ts';
 
 const tags = ['Webhooks'];
 const WebhookIdParam = idParam('whk');

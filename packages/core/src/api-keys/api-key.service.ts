@@ -30,11 +30,7 @@ export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
  * Inserts a key for the organization; the returned `key` is the only time the secret exists outside the caller.
  * Takes a transaction client too, so an organization and its first key are created together.
  */
-export async function insertApiKey(
-  db: Pick<Db, 'apiKey'>,
-  orgId: string,
-  input: { name: string; permission: 'full' | 'sending'; mode: KeyMode },
-): Promise<ApiKeyWithSecret> {
+export async function insertApiKey(db: Pick<Db, 'apiKey'>, orgId: string, input: { name: string; permission: 'full' | 'sending'; mode: KeyMode }): Promise<ApiKeyWithSecret> {
   const key = generateKey(input.mode);
   const row = await db.apiKey.create({
     data: { id: newId('key'), orgId, name: input.name, permission: input.permission, mode: input.mode, prefix: keyPrefix(key), keyHash: hashKey(key) },

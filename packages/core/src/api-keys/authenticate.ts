@@ -75,7 +75,7 @@ export function createAuthenticator(deps: Deps) {
     }
     if (entry.principal) recordUse(entry.principal.keyId);
     return entry.principal;
-  }
+  };
 }
 
 export type Authenticate = ReturnType<typeof createAuthenticator>;

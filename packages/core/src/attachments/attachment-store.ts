@@ -34,7 +34,10 @@ export function databaseAttachmentStore({ db }: Pick<Deps, 'db'>): AttachmentSto
     async put(entries) {
       if (entries.length === 0) return;
       const values = entries.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3})`).join(', ');
-      await pool.query(`INSERT INTO "AttachmentContent" ("key", "orgId", "bytes") VALUES ${values}`, entries.flatMap((e) => [e.key, e.orgId, e.bytes]));
+      await pool.query(
+        `INSERT INTO "AttachmentContent" ("key", "orgId", "bytes") VALUES ${values}`,
+        entries.flatMap((e) => [e.key, e.orgId, e.bytes]),
+      );
     },
     async open(orgId, key) {
       const { rows } = await pool.query<{ size: number }>('SELECT octet_length("bytes")::int AS "size" FROM "AttachmentContent" WHERE "key" = $1 AND "orgId" = $2', [key, orgId]);

@@ -1,4 +1,12 @@
-import { MESSAGE_LIMITS, type Broadcast, type BroadcastCounts, type BroadcastListQuery, type BroadcastWithCounts, type CreateBroadcastBody, type SendBroadcastBody } from '@tidings/contracts';
+import {
+  MESSAGE_LIMITS,
+  type Broadcast,
+  type BroadcastCounts,
+  type BroadcastListQuery,
+  type BroadcastWithCounts,
+  type CreateBroadcastBody,
+  type SendBroadcastBody,
+} from '@tidings/contracts';
 import type { Broadcast as BroadcastRow } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
@@ -28,7 +36,9 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
     throw new AppError('BAD_REQUEST', `templateId: the template is for ${template.channelType}, not ${input.channelType}`);
   }
   if (input.templateVersion !== undefined) {
-    const version = input.templateVersion <= 2_147_483_647 && (await deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: template.id, version: input.templateVersion } } }));
+    const version =
+      input.templateVersion <= 2_147_483_647 &&
+      (await deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: template.id, version: input.templateVersion } } }));
     if (!version) throw new AppError('BAD_REQUEST', `templateVersion: the template has no version ${input.templateVersion}`);
   }
   senderOf({ channelType: input.channelType, from: input.from }); // throws 400 for a sender this organization may not use

@@ -73,8 +73,9 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
   const at = now.toISOString();
   // Fixing a large audience takes seconds (100,000 contacts under load: more than Prisma's 5 s default for an
   // interactive transaction, which failed the start again and again), hence START_TIMEOUT_MS.
-  const result = await deps.db.$transaction(async (tx) => {
-    const [started] = await tx.$queryRaw<BroadcastRow[]>`
+  const result = await deps.db.$transaction(
+    async (tx) => {
+      const [started] = await tx.$queryRaw<BroadcastRow[]>`
       WITH matching AS MATERIALIZED (
         SELECT c."id", (${subscribed} AND NOT EXISTS (
           SELECT 1 FROM "Suppression" s WHERE s."orgId" = c."orgId" AND s."recipient" = ${address})) AS "isSendable"
@@ -91,12 +92,20 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
         INSERT INTO "BroadcastRecipient" ("broadcastId", "position", "contactId")
         SELECT ${row.id}, row_number() OVER (ORDER BY m."id"), m."id" FROM matching m WHERE m."isSendable" AND EXISTS (SELECT 1 FROM started))
       SELECT * FROM started`;
-    if (!started) return null;
-    const jobs = [...chunkJobs(row.id, Array.from({ length: started.chunkCount }, (_, i) => i)), finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS))];
-    await tx.$executeRaw(outboxInsert(jobs));
-    const events = await recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.sending', data: toBroadcast(started) }]);
-    return { started, outbox: [...jobs, ...events] };
-  }, { timeout: START_TIMEOUT_MS, maxWait: 30_000 });
+      if (!started) return null;
+      const jobs = [
+        ...chunkJobs(
+          row.id,
+          Array.from({ length: started.chunkCount }, (_, i) => i),
+        ),
+        finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS)),
+      ];
+      await tx.$executeRaw(outboxInsert(jobs));
+      const events = await recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.sending', data: toBroadcast(started) }]);
+      return { started, outbox: [...jobs, ...events] };
+    },
+    { timeout: START_TIMEOUT_MS, maxWait: 30_000 },
+  );
   if (!result) return { kind: 'done', outcome: 'changed meanwhile' };
   await dispatchOutbox(deps, result.outbox);
   deps.logger.info({ broadcastId, orgId: row.orgId, recipients: result.started.recipientCount, chunks: result.started.chunkCount }, 'broadcast started');
@@ -318,7 +327,10 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
     queuedIds = again.map((m) => m.id);
   }
   // Thrown errors leave the job to run again, which adds these jobs then: nothing is promised in the outbox for them.
-  await addJobs(deps, queuedIds.map((id) => ({ queue: broadcast.channelType, jobId: id })));
+  await addJobs(
+    deps,
+    queuedIds.map((id) => ({ queue: broadcast.channelType, jobId: id })),
+  );
   return { kind: 'done', outcome: written ? `created ${written.created}` : `re-added ${queuedIds.length}` };
 }
 
@@ -353,7 +365,14 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
     const missing = await deps.db.$queryRaw<{ chunk: number }[]>`
       SELECT k AS "chunk" FROM generate_series(0, ${current.chunkCount - 1}) k
       WHERE NOT EXISTS (SELECT 1 FROM "BroadcastChunk" d WHERE d."broadcastId" = ${broadcastId} AND d."chunk" = k)`;
-    if (missing.length > 0) await addJobs(deps, chunkJobs(broadcastId, missing.map((m) => m.chunk)));
+    if (missing.length > 0)
+      await addJobs(
+        deps,
+        chunkJobs(
+          broadcastId,
+          missing.map((m) => m.chunk),
+        ),
+      );
   }
   return { kind: 'not-yet', runAt: new Date(now.getTime() + FINISH_CHECK_EVERY_MS) };
 }
@@ -369,7 +388,12 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
 export async function requeueStrandedBroadcasts(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { overdueMs: number }): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - options.overdueMs);
   const stranded = await deps.db.broadcast.findMany({
-    where: { OR: [{ status: 'scheduled', scheduledAt: { lt: cutoff } }, { status: 'sending', updatedAt: { lt: cutoff } }] },
+    where: {
+      OR: [
+        { status: 'scheduled', scheduledAt: { lt: cutoff } },
+        { status: 'sending', updatedAt: { lt: cutoff } },
+      ],
+    },
     select: { id: true, status: true },
     take: 500,
   });

@@ -110,7 +110,11 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
       if (field) errors.push({ index, code: 'CONFLICT', message: `${field}: another contact in this organization has this ${field}` });
       return !field;
     });
-    const inserted = await insertContacts(tx, orgId, fresh.map((f) => f.row));
+    const inserted = await insertContacts(
+      tx,
+      orgId,
+      fresh.map((f) => f.row),
+    );
     const insertedIds = new Set(inserted.map((r) => r.id));
     for (const { index, row } of fresh) {
       if (!insertedIds.has(row.id)) errors.push({ index, code: 'CONFLICT', message: 'email or phone: another contact in this organization has it' });
@@ -119,7 +123,10 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
     const byId = new Map(inserted.map((r) => [r.id, toContact(r)]));
     // Request order, not the database's.
     const created = fresh.flatMap((f) => (byId.has(f.row.id) ? [byId.get(f.row.id)!] : []));
-    const outbox = await recordEvents(tx, created.map((contact) => ({ orgId, type: 'contact.created' as const, data: contact })));
+    const outbox = await recordEvents(
+      tx,
+      created.map((contact) => ({ orgId, type: 'contact.created' as const, data: contact })),
+    );
     return { created, outbox };
   });
   await dispatchOutbox(deps, outbox);

@@ -123,10 +123,7 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
           smsSubscribed: input.smsSubscribed,
         },
       });
-      const resubscribed = [
-        ...(input.emailSubscribed === true && row.email ? [row.email] : []),
-        ...(input.smsSubscribed === true && row.phone ? [row.phone] : []),
-      ];
+      const resubscribed = [...(input.emailSubscribed === true && row.email ? [row.email] : []), ...(input.smsSubscribed === true && row.phone ? [row.phone] : [])];
       await syncUnsubscribes(tx, orgId, [row], resubscribed);
       const contact = toContact(row);
       return { contact, outbox: await recordEvents(tx, [{ orgId, type: 'contact.updated', data: contact }]) };
@@ -149,4 +146,3 @@ export async function deleteContact(deps: Deps, orgId: string, id: string): Prom
   });
   await dispatchOutbox(deps, outbox);
 }
-

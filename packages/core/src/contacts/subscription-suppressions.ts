@@ -10,10 +10,7 @@ type Subscriptions = { email: string | null; phone: string | null; emailSubscrib
  * @example await syncUnsubscribes(tx, orgId, [contactRow], []);
  */
 export async function syncUnsubscribes(tx: Prisma.TransactionClient, orgId: string, contacts: Subscriptions[], resubscribed: string[]): Promise<void> {
-  const unsubscribed = contacts.flatMap((c) => [
-    ...(c.email && !c.emailSubscribed ? [c.email] : []),
-    ...(c.phone && !c.smsSubscribed ? [c.phone] : []),
-  ]);
+  const unsubscribed = contacts.flatMap((c) => [...(c.email && !c.emailSubscribed ? [c.email] : []), ...(c.phone && !c.smsSubscribed ? [c.phone] : [])]);
   if (unsubscribed.length > 0) {
     // unnest with one array parameter: Prisma's createMany binds each value and is several times slower in bulk.
     // Times are UTC, as Prisma stores them, whatever the session's time zone.

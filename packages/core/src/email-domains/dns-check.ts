@@ -42,7 +42,10 @@ export function matchesRecord(record: Pick<DnsRecord, 'purpose' | 'value'>, publ
   const got = normalize(published);
   if (record.purpose === 'dmarc') return got.startsWith('v=dmarc1');
   if (record.purpose === 'spf') {
-    const includes = record.value.toLowerCase().split(/\s+/).filter((term) => term.startsWith('include:'));
+    const includes = record.value
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((term) => term.startsWith('include:'));
     const terms = published.toLowerCase().trim().split(/\s+/);
     if (terms[0] !== 'v=spf1') return false;
     return includes.length > 0 ? includes.every((include) => terms.includes(include)) : got === normalize(record.value);

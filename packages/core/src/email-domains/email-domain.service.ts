@@ -19,9 +19,7 @@ export function toEmailDomain(row: EmailDomainRow): EmailDomain {
     status: row.status,
     provider: row.provider,
     records: row.records as DnsRecord[],
-    defaultSender: row.defaultFromAddress
-      ? { fromName: row.defaultFromName, fromAddress: row.defaultFromAddress, replyTo: row.defaultReplyTo }
-      : null,
+    defaultSender: row.defaultFromAddress ? { fromName: row.defaultFromName, fromAddress: row.defaultFromAddress, replyTo: row.defaultReplyTo } : null,
     verifiedAt: row.verifiedAt?.toISOString() ?? null,
     lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
@@ -113,7 +111,8 @@ export async function deleteEmailDomain(deps: Deps, orgId: string, id: string, m
   const domain = await findEmailDomain(deps, orgId, id);
   refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
   if (domain.providerDomainId) {
-    await deps.providers.domains({ name: domain.provider })
+    await deps.providers
+      .domains({ name: domain.provider })
       .delete(domain.providerDomainId)
       .catch((error) => {
         throw providerFailure(deps, error, PROVIDER);

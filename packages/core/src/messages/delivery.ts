@@ -150,7 +150,11 @@ export async function lastUnansweredProvider(deps: Deps, messageId: string): Pro
 export async function failAsRecipientStopped(deps: Deps, message: Pick<MessageRow, 'id' | 'orgId' | 'to'>): Promise<void> {
   const outbox = await deps.db.$transaction(async (tx) => {
     const optOut = await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to));
-    const failed = await changeMessageStatus(tx, message.id, { status: 'failed', at: deps.now(), error: { code: 'SUPPRESSED', message: `${SUPPRESSED_MESSAGE}: the provider reports the recipient texted STOP` } });
+    const failed = await changeMessageStatus(tx, message.id, {
+      status: 'failed',
+      at: deps.now(),
+      error: { code: 'SUPPRESSED', message: `${SUPPRESSED_MESSAGE}: the provider reports the recipient texted STOP` },
+    });
     return [...optOut, ...(failed?.outbox ?? [])];
   });
   await dispatchOutbox(deps, outbox);

@@ -43,7 +43,11 @@ const normalize = (channelType: 'email' | 'sms', address: string) =>
 async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
   if (channelType === 'sms') return (await db.phoneNumber.findUnique({ where: { number: to }, select: { orgId: true } }))?.orgId ?? null;
   const domain = to.slice(to.lastIndexOf('@') + 1);
-  const found = await db.emailDomain.findFirst({ where: { name: domain }, orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }], select: { orgId: true } });
+  const found = await db.emailDomain.findFirst({
+    where: { name: domain },
+    orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }],
+    select: { orgId: true },
+  });
   return found?.orgId ?? null;
 }
 

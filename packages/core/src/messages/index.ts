@@ -16,4 +16,12 @@ export { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
 export { failAsRecipientStopped } from './delivery.ts';
 export { receiveProviderCallback, type CallbackProvider } from './provider-callbacks.ts';
 export { requeueStrandedMessages } from './requeue-stranded.ts';
-export { AttachmentUnavailableError, attachmentFailure, openAttachments, dropSuppressedCopies, outgoingEmail, outgoingSms, type AttachmentFetchOptions } from './outgoing-message.ts';
+export {
+  AttachmentUnavailableError,
+  attachmentFailure,
+  openAttachments,
+  dropSuppressedCopies,
+  outgoingEmail,
+  outgoingSms,
+  type AttachmentFetchOptions,
+} from './outgoing-message.ts';

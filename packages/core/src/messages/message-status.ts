@@ -76,11 +76,7 @@ export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
  * a status it may move from.
  * @example const moved = await changeMessageStatus(deps.db, id, { status: 'delivered', at: deps.now() }); if (moved) await dispatchOutbox(deps, moved.outbox);
  */
-export async function changeMessageStatus(
-  db: Prisma.TransactionClient,
-  messageId: string,
-  change: StatusChange,
-): Promise<ChangedMessage | null> {
+export async function changeMessageStatus(db: Prisma.TransactionClient, messageId: string, change: StatusChange): Promise<ChangedMessage | null> {
   // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
   const at = change.at.toISOString();
   const column = timestampColumn[change.status];

@@ -48,7 +48,10 @@ export async function requeueStrandedMessages(
       const last = rows[rows.length - 1]!;
       after = { at: kind === 'unfinished' ? last.updatedAt : last.scheduledAt!, id: last.id };
       const lost = await withoutJob(deps, rows);
-      await dispatchOutbox(deps, lost.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.scheduledAt })));
+      await dispatchOutbox(
+        deps,
+        lost.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.scheduledAt })),
+      );
       requeued += lost.length;
       if (rows.length < batchSize) break;
     }

@@ -75,18 +75,30 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live'
     const from = parsedFrom(item);
     if (item.channelType === 'sms') {
       if (typeof from === 'string') {
-        if (!owned.has(from)) throw new AppError('BAD_REQUEST', `from: ${from} is not a phone number of this organization; use an sk_test_ key (the sandbox sends from any number), or buy the number`);
+        if (!owned.has(from))
+          throw new AppError('BAD_REQUEST', `from: ${from} is not a phone number of this organization; use an sk_test_ key (the sandbox sends from any number), or buy the number`);
         return from;
       }
-      if (!defaultNumber) throw new AppError('BAD_REQUEST', 'from: this organization has no default phone number; use an sk_test_ key (the sandbox needs none), or buy a number and mark it as default');
+      if (!defaultNumber)
+        throw new AppError(
+          'BAD_REQUEST',
+          'from: this organization has no default phone number; use an sk_test_ key (the sandbox needs none), or buy a number and mark it as default',
+        );
       return defaultNumber.number;
     }
     if (from && typeof from !== 'string') {
-      if (!verified.has(from.domain)) throw new AppError('BAD_REQUEST', `from: ${from.domain} is not a verified email domain of this organization; use an sk_test_ key (the sandbox sends from any address), or verify a domain`);
+      if (!verified.has(from.domain))
+        throw new AppError(
+          'BAD_REQUEST',
+          `from: ${from.domain} is not a verified email domain of this organization; use an sk_test_ key (the sandbox sends from any address), or verify a domain`,
+        );
       return formatMailbox(from.name, from.address);
     }
     if (!defaultDomain?.defaultFromAddress) {
-      throw new AppError('BAD_REQUEST', 'from: this organization has no default sender; use an sk_test_ key (the sandbox needs none), or verify a domain and set its default sender');
+      throw new AppError(
+        'BAD_REQUEST',
+        'from: this organization has no default sender; use an sk_test_ key (the sandbox needs none), or verify a domain and set its default sender',
+      );
     }
     return formatMailbox(defaultDomain.defaultFromName, defaultDomain.defaultFromAddress);
   };

@@ -17,7 +17,8 @@ export async function receiveSandboxInbound(deps: Deps, orgId: string, mode: Key
   const what = input.channelType === 'email' ? 'a valid email address for channelType email' : 'a valid E.164 phone number for channelType sms';
   for (const field of ['from', 'to'] as const) if (!valid(input[field])) throw new AppError('BAD_REQUEST', `${field}: must be ${what}`);
   if (input.channelType === 'sms' && input.body === undefined) throw new AppError('BAD_REQUEST', 'body: required for channelType sms');
-  if (input.channelType === 'sms' && (input.subject ?? input.text ?? input.html) !== undefined) throw new AppError('BAD_REQUEST', 'subject, text and html are for channelType email; use body');
+  if (input.channelType === 'sms' && (input.subject ?? input.text ?? input.html) !== undefined)
+    throw new AppError('BAD_REQUEST', 'subject, text and html are for channelType email; use body');
   if (input.channelType === 'email' && input.body !== undefined) throw new AppError('BAD_REQUEST', 'body: is for channelType sms; use subject, text and html');
   if (input.channelType === 'email' && input.text === undefined && input.html === undefined) throw new AppError('BAD_REQUEST', 'text: give text or html for channelType email');
   const { message } = await receiveInboundMessage(deps, { provider: 'sandbox', orgId, ...input });

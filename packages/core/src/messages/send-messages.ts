@@ -63,7 +63,11 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   const [senderOf, recipientOf, renderings] = await Promise.all([
     loadSenderResolver(deps, orgId, mode, valid),
     loadRecipientResolver(deps, orgId, valid),
-    renderTemplatesForSend(deps, orgId, withTemplate.map((p) => ({ ...p, templateId: p.templateId! }))),
+    renderTemplatesForSend(
+      deps,
+      orgId,
+      withTemplate.map((p) => ({ ...p, templateId: p.templateId! })),
+    ),
   ]);
   const renderingOf = new Map(withTemplate.map((p, i) => [p, renderings[i]]));
 

@@ -8,9 +8,7 @@ export type ProviderAttemptError = { code: string; message: string };
 
 /** What the history and the message show for a failure: the provider's reason, never its raw answer beyond the message. */
 export function attemptErrorOf(error: unknown): ProviderAttemptError {
-  return error instanceof ProviderError
-    ? { code: error.reason.toUpperCase(), message: error.message }
-    : { code: 'INTERNAL_ERROR', message: 'The send failed; it will be retried' };
+  return error instanceof ProviderError ? { code: error.reason.toUpperCase(), message: error.message } : { code: 'INTERNAL_ERROR', message: 'The send failed; it will be retried' };
 }
 
 /** The last failure of an attempt in which every provider failed: retried later when `isRetryable`. */
@@ -62,7 +60,11 @@ export async function sendThroughProviders(
     const provider = emailProvider ?? smsProvider;
     if (!provider) {
       // loadConfig requires the settings of every listed provider; this is a process built without them
-      failure = new SendAttemptFailed(name, new ProviderError(name, `This process has no ${name} provider configured`, { isRetryable: false, reason: 'provider_not_configured' }), false);
+      failure = new SendAttemptFailed(
+        name,
+        new ProviderError(name, `This process has no ${name} provider configured`, { isRetryable: false, reason: 'provider_not_configured' }),
+        false,
+      );
       continue;
     }
     // built for each provider (attachments are streams read once); a failure to build is ours, not the provider's
@@ -75,7 +77,10 @@ export async function sendThroughProviders(
           span?.setAttribute('tidings.outcome', 'sent');
           return accepted;
         } catch (error) {
-          span?.setAttributes({ 'tidings.outcome': error instanceof ProviderError && !error.isRetryable ? 'permanent_error' : 'retryable_error', 'tidings.error_code': attemptErrorOf(error).code });
+          span?.setAttributes({
+            'tidings.outcome': error instanceof ProviderError && !error.isRetryable ? 'permanent_error' : 'retryable_error',
+            'tidings.error_code': attemptErrorOf(error).code,
+          });
           throw error;
         }
       });

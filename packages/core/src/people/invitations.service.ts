@@ -75,10 +75,7 @@ export async function revokeInvitation({ db, now }: Pick<Deps, 'db' | 'now'>, or
  * already; NOT_FOUND when unknown, used, revoked or expired.
  * @example const invitation = await findInvitation(deps, c.req.param('token'));
  */
-export async function findInvitation(
-  { db, now }: Pick<Deps, 'db' | 'now'>,
-  token: string,
-): Promise<Invitation & { orgName: string; hasAccount: boolean }> {
+export async function findInvitation({ db, now }: Pick<Deps, 'db' | 'now'>, token: string): Promise<Invitation & { orgName: string; hasAccount: boolean }> {
   const row = await db.invitation.findUnique({ where: { tokenHash: hashSessionToken(token) } });
   if (!row || row.acceptedAt || row.revokedAt || row.expiresAt <= now()) throw new AppError('NOT_FOUND', 'Invitation not found or no longer valid');
   const [org, user] = await Promise.all([
@@ -105,8 +102,7 @@ export async function acceptInvitation(deps: Pick<Deps, 'db' | 'now'>, token: st
     // claiming the invitation first makes a second, simultaneous acceptance find nothing to claim
     const { count } = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: now() } });
     if (count === 0) throw new AppError('NOT_FOUND', 'Invitation not found or no longer valid');
-    const user =
-      existing ?? (await tx.user.create({ data: { id: newId('usr'), email: invitation.email, passwordHash, name: input.name?.trim() || null } }));
+    const user = existing ?? (await tx.user.create({ data: { id: newId('usr'), email: invitation.email, passwordHash, name: input.name?.trim() || null } }));
     await tx.membership.upsert({
       where: { orgId_userId: { orgId: invitation.orgId, userId: user.id } },
       create: { orgId: invitation.orgId, userId: user.id, role: invitation.role },

@@ -73,7 +73,8 @@ export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, i
   const current = await findPhoneNumber(deps, orgId, id);
   refuseTestKeyOnProviderBacked(mode, current.provider, `Phone number ${current.number}`);
   if (input.friendlyName !== undefined && input.friendlyName !== current.friendlyName) {
-    await deps.providers.numbers({ name: current.provider })
+    await deps.providers
+      .numbers({ name: current.provider })
       .update(current.number, current.providerNumberId, { friendlyName: input.friendlyName })
       .catch((error) => {
         throw providerFailure(deps, error, NUMBER_PROVIDER);

@@ -36,7 +36,10 @@ function describeNumber(number: string): { type: NumberType; country: string | n
 export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMode, input: PurchasePhoneNumberBody): Promise<PhoneNumber> {
   const { number } = input;
   if (mode === 'test' && !isFictionalNumber(number)) {
-    throw new AppError('BAD_REQUEST', `number: an sk_test_ key buys only sandbox numbers from the fictional range +1 NXX 555-0100 to 555-0199 (such as +14155550142); phoneNumber.searchAvailable with this key offers them`);
+    throw new AppError(
+      'BAD_REQUEST',
+      `number: an sk_test_ key buys only sandbox numbers from the fictional range +1 NXX 555-0100 to 555-0199 (such as +14155550142); phoneNumber.searchAvailable with this key offers them`,
+    );
   }
   const existing = await deps.db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
   if (existing) throw alreadyOwned(number);
@@ -89,7 +92,8 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
 export async function releasePhoneNumber(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<void> {
   const current = await findPhoneNumber(deps, orgId, id);
   refuseTestKeyOnProviderBacked(mode, current.provider, `Phone number ${current.number}`);
-  await deps.providers.numbers({ name: current.provider })
+  await deps.providers
+    .numbers({ name: current.provider })
     .release(current.number, current.providerNumberId)
     .catch((error) => {
       throw providerFailure(deps, error, NUMBER_PROVIDER);

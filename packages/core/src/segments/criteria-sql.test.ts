@@ -8,7 +8,12 @@ describe('compileCriteria', () => {
       any: [
         { field: 'lastName', op: 'eq', value: hostile },
         { field: 'attributes.plan', op: 'contains', value: hostile },
-        { all: [{ field: 'attributes.seats', op: 'gte', value: 5 }, { field: 'email', op: 'in', value: [hostile, 'a@b.c'] }] },
+        {
+          all: [
+            { field: 'attributes.seats', op: 'gte', value: 5 },
+            { field: 'email', op: 'in', value: [hostile, 'a@b.c'] },
+          ],
+        },
       ],
     });
     const sql = compileCriteria(criteria);

@@ -23,7 +23,10 @@ export function toSuppression(row: SuppressionRow): Suppression {
 function normalizedAddress(channelType: 'email' | 'sms', address: string): string {
   const normalized = channelType === 'email' ? (parseEmail(address.trim())?.address ?? null) : parseE164(address.trim());
   if (!normalized) {
-    throw new AppError('BAD_REQUEST', channelType === 'email' ? 'address: must be a valid email address for channelType email' : 'address: must be a valid E.164 phone number for channelType sms');
+    throw new AppError(
+      'BAD_REQUEST',
+      channelType === 'email' ? 'address: must be a valid email address for channelType email' : 'address: must be a valid E.164 phone number for channelType sms',
+    );
   }
   return normalized;
 }

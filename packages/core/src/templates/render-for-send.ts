@@ -12,7 +12,15 @@ export type RenderForSendInput = {
 };
 
 /** The rendered parts of the template's channel (absent parts omitted) and the exact version used. */
-export type RenderedForSend = { subject?: string; html?: string; text?: string; body?: string; templateId: string; templateVersion: number; /** The version's Reply-To ([]: none). */ replyTo: string[] };
+export type RenderedForSend = {
+  subject?: string;
+  html?: string;
+  text?: string;
+  body?: string;
+  templateId: string;
+  templateVersion: number /** The version's Reply-To ([]: none). */;
+  replyTo: string[];
+};
 
 /** The version `input` asks for, checked: it exists in this organization, is not deleted, and is of the input's channel. */
 function versionToRender(template: TemplateRow | undefined, versions: Map<string, VersionRow>, input: RenderForSendInput): VersionRow {
@@ -36,7 +44,11 @@ function versionToRender(template: TemplateRow | undefined, versions: Map<string
  * const results = await renderTemplatesForSend(deps, orgId, items.map((i) => ({ templateId: i.templateId, variables: i.variables, channelType: i.channelType })));
  * results.forEach((r, index) => (r instanceof AppError ? fail(index, r) : use(index, r)));
  */
-export async function renderTemplatesForSend({ db, renderer }: Pick<Deps, 'db' | 'renderer'>, orgId: string, inputs: RenderForSendInput[]): Promise<(RenderedForSend | AppError)[]> {
+export async function renderTemplatesForSend(
+  { db, renderer }: Pick<Deps, 'db' | 'renderer'>,
+  orgId: string,
+  inputs: RenderForSendInput[],
+): Promise<(RenderedForSend | AppError)[]> {
   if (inputs.length === 0) return [];
   const templates = await db.template.findMany({ where: { orgId, id: { in: [...new Set(inputs.map((i) => i.templateId))] } } });
   const byId = new Map(templates.map((t) => [t.id, t]));

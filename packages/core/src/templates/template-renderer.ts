@@ -89,7 +89,11 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       try {
         result = await poolOf().run(task, { signal: stop.signal });
       } catch (error) {
-        if (stop.signal.aborted) throw budgetError(jobs.map((job) => job.templateId), options.budgetMs);
+        if (stop.signal.aborted)
+          throw budgetError(
+            jobs.map((job) => job.templateId),
+            options.budgetMs,
+          );
         throw error;
       } finally {
         clearTimeout(hardStop);

@@ -23,9 +23,7 @@ export function toTemplate(template: TemplateRow, version: VersionRow): Template
   };
 }
 
-export type FoundVersion =
-  | { found: true; template: TemplateRow; version: VersionRow }
-  | { found: false; reason: 'template' | 'deleted' | 'version' };
+export type FoundVersion = { found: true; template: TemplateRow; version: VersionRow } | { found: false; reason: 'template' | 'deleted' | 'version' };
 
 /**
  * One version of the organization's template (the latest when `version` is absent), or why there is none: no such

@@ -18,8 +18,7 @@ import { countSmsSegments } from '../sms/segments.ts';
 import { templateVariables, type TemplateContent } from './template-engine.ts';
 import { findTemplateVersion, toTemplate } from './template-versions.ts';
 
-const notFound = (reason: 'template' | 'deleted' | 'version') =>
-  new AppError('NOT_FOUND', reason === 'version' ? 'Template version not found' : 'Template not found');
+const notFound = (reason: 'template' | 'deleted' | 'version') => new AppError('NOT_FOUND', reason === 'version' ? 'Template version not found' : 'Template not found');
 
 /**
  * template.create: version 1. The content is parsed now, so a broken template is a 400 naming the part.
@@ -58,9 +57,7 @@ export async function listTemplates({ db }: Pick<Deps, 'db'>, orgId: string, que
   );
   // The latest version of each, in one query by exact (templateId, version): an include with `take` would read every
   // version of every template on the page.
-  const versions = page.data.length
-    ? await db.templateVersion.findMany({ where: { OR: page.data.map((t) => ({ templateId: t.id, version: t.version })) } })
-    : [];
+  const versions = page.data.length ? await db.templateVersion.findMany({ where: { OR: page.data.map((t) => ({ templateId: t.id, version: t.version })) } }) : [];
   const latest = new Map(versions.map((v) => [v.templateId, v]));
   return { ...page, data: page.data.map((t) => toTemplate(t, latest.get(t.id)!)) };
 }

@@ -77,11 +77,7 @@ export function retryDelayMs(scheduleMs: number[], attemptNumber: number, retryA
   return retryAfterMs !== null && retryAfterMs > step ? Math.max(step, Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)) : step;
 }
 
-export type AttemptOutcome =
-  | { kind: 'succeeded' }
-  | { kind: 'retry'; at: Date }
-  | { kind: 'failed' }
-  | { kind: 'disabled'; reason: 'gone' | 'failing' };
+export type AttemptOutcome = { kind: 'succeeded' } | { kind: 'retry'; at: Date } | { kind: 'failed' } | { kind: 'disabled'; reason: 'gone' | 'failing' };
 
 // Postgres text cannot hold NUL; a response may contain anything.
 const storable = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', ''));

@@ -7,10 +7,7 @@ import type { Deps } from '../deps.ts';
  * worker runs it every minute; several replicas running it at once is harmless.
  * @example await requeueOverdueDeliveries(deps, { overdueMs: 10 * 60_000 });
  */
-export async function requeueOverdueDeliveries(
-  deps: Pick<Deps, 'db' | 'queues' | 'now'>,
-  options: { overdueMs?: number; batchSize?: number } = {},
-): Promise<number> {
+export async function requeueOverdueDeliveries(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { overdueMs?: number; batchSize?: number } = {}): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000));
   const overdue = await deps.db.webhookDelivery.findMany({
     where: { status: 'pending', nextAttemptAt: { lt: cutoff } },

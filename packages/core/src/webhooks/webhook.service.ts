@@ -1,13 +1,4 @@
-import type {
-  CreateWebhookBody,
-  ListQuery,
-  ListWebhookEventsQuery,
-  UpdateWebhookBody,
-  Webhook,
-  WebhookDelivery,
-  WebhookDetail,
-  WebhookWithSecret,
-} from '@tidings/contracts';
+import type { CreateWebhookBody, ListQuery, ListWebhookEventsQuery, UpdateWebhookBody, Webhook, WebhookDelivery, WebhookDetail, WebhookWithSecret } from '@tidings/contracts';
 import type { Db, Webhook as WebhookRow } from '@tidings/db';
 import { checkWebhookUrl, encryptSecret, generateWebhookSecret, UnsafeUrlError } from '@tidings/webhooks';
 import type { KeyMode } from '@tidings/providers';
@@ -127,9 +118,7 @@ export async function sendTestEvent(deps: Deps, orgId: string, id: string): Prom
   const current = await findWebhook(deps.db, orgId, id);
   const notEnabled = () => new AppError('BAD_REQUEST', 'Webhook is disabled; enable it (webhook.update with enabled: true) to test it');
   if (!current.enabled) throw notEnabled();
-  const outbox = await deps.db.$transaction((tx) =>
-    recordEvents(tx, [{ orgId, type: 'webhook.test', data: toWebhook(current, deps.now()), webhookId: current.id }]),
-  );
+  const outbox = await deps.db.$transaction((tx) => recordEvents(tx, [{ orgId, type: 'webhook.test', data: toWebhook(current, deps.now()), webhookId: current.id }]));
   // Disabled between the read and the insert: no delivery was made.
   if (outbox.length === 0) throw notEnabled();
   await dispatchOutbox(deps, outbox);

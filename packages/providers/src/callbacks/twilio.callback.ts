@@ -9,11 +9,7 @@ import { CallbackSignatureError, type CallbackReport } from './callback-outcome.
  * check out; returns null for statuses that change nothing (queued, sending, sent).
  * @example const outcome = verifyTwilioCallback(rawBody, headers, { authToken, url: twilioCallbackUrl(config) });
  */
-export function verifyTwilioCallback(
-  rawBody: string,
-  headers: Record<string, string | undefined>,
-  options: { authToken: string | undefined; url: string },
-): CallbackReport | null {
+export function verifyTwilioCallback(rawBody: string, headers: Record<string, string | undefined>, options: { authToken: string | undefined; url: string }): CallbackReport | null {
   if (!options.authToken) throw new CallbackSignatureError('TWILIO_AUTH_TOKEN is not configured');
   const signature = headers['x-twilio-signature'];
   if (!signature) throw new CallbackSignatureError('Missing X-Twilio-Signature');
@@ -23,7 +19,10 @@ export function verifyTwilioCallback(
   const providerMessageId = params.MessageSid ?? params.SmsSid;
   if (!providerMessageId) return null;
   const status = params.MessageStatus ?? params.SmsStatus;
-  const error = { code: params.ErrorCode ? `TWILIO_${params.ErrorCode}` : 'UNDELIVERED', message: `Twilio reported the message ${status}${params.ErrorCode ? ` (error ${params.ErrorCode})` : ''}` };
+  const error = {
+    code: params.ErrorCode ? `TWILIO_${params.ErrorCode}` : 'UNDELIVERED',
+    message: `Twilio reported the message ${status}${params.ErrorCode ? ` (error ${params.ErrorCode})` : ''}`,
+  };
   switch (status) {
     case 'received':
       return { kind: 'inbound', channelType: 'sms', providerMessageId, from: params.From ?? '', to: params.To ?? '', body: params.Body ?? '' };

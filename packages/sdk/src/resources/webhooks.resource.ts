@@ -119,12 +119,7 @@ export class Webhooks extends Resource {
    * Verifies a delivery's Standard Webhooks signature and returns the event; throws INVALID_SIGNATURE otherwise.
    * @example const event = await tidings.webhooks.verify(rawBody, req.headers, 'whsec_...');
    */
-  verify<TData = Record<string, unknown>>(
-    payload: string | Uint8Array,
-    headers: WebhookHeaders,
-    secret: string,
-    options?: VerifyWebhookOptions,
-  ): Promise<WebhookEvent<TData>> {
+  verify<TData = Record<string, unknown>>(payload: string | Uint8Array, headers: WebhookHeaders, secret: string, options?: VerifyWebhookOptions): Promise<WebhookEvent<TData>> {
     return verifyWebhook<TData>(payload, headers, secret, options);
   }
 }

@@ -50,8 +50,10 @@ export async function startFakeDns(initial: ZoneRecord[] = []): Promise<FakeDns>
       if (atName.length === 0) response.header.rcode = RCODE_NXDOMAIN;
       for (const record of atName) {
         const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
-        if (record.type === 'TXT' && question.type === Packet.TYPE.TXT) response.answers.push({ ...base, type: Packet.TYPE.TXT, data: chunks(record.value, record.chunkSize) } as never);
-        if (record.type === 'MX' && question.type === Packet.TYPE.MX) response.answers.push({ ...base, type: Packet.TYPE.MX, exchange: record.value, priority: record.priority ?? 10 } as never);
+        if (record.type === 'TXT' && question.type === Packet.TYPE.TXT)
+          response.answers.push({ ...base, type: Packet.TYPE.TXT, data: chunks(record.value, record.chunkSize) } as never);
+        if (record.type === 'MX' && question.type === Packet.TYPE.MX)
+          response.answers.push({ ...base, type: Packet.TYPE.MX, exchange: record.value, priority: record.priority ?? 10 } as never);
         if (record.type === 'CNAME' && question.type === Packet.TYPE.CNAME) response.answers.push({ ...base, type: Packet.TYPE.CNAME, domain: record.value } as never);
       }
       send(response);

@@ -33,9 +33,7 @@ export type FakeResend = FakeServer & {
 export async function startFakeResend(): Promise<FakeResend> {
   const state = createFakeResendEmailState();
   const received = new Map<string, FakeReceivedEmail>();
-  const server = await startFakeServer(
-    new Hono().route('/', resendEmailRoutes(state)).route('/', resendReceivingRoutes(received)).route('/', resendDomainRoutes()),
-  );
+  const server = await startFakeServer(new Hono().route('/', resendEmailRoutes(state)).route('/', resendReceivingRoutes(received)).route('/', resendDomainRoutes()));
   let target: CallbackTarget | null = null;
   return Object.assign(server, {
     state,
@@ -60,7 +58,18 @@ export async function startFakeResend(): Promise<FakeResend> {
       const status = await postCallback(target, {
         type: 'email.received',
         created_at: createdAt,
-        data: { email_id: id, created_at: createdAt, from: email.from, to: [email.to], bcc: [], cc: [], received_for: [email.to], message_id: `<${id}@fake-resend.test>`, subject: email.subject, attachments: [] },
+        data: {
+          email_id: id,
+          created_at: createdAt,
+          from: email.from,
+          to: [email.to],
+          bcc: [],
+          cc: [],
+          received_for: [email.to],
+          message_id: `<${id}@fake-resend.test>`,
+          subject: email.subject,
+          attachments: [],
+        },
       });
       return { id, status };
     },

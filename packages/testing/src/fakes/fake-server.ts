@@ -5,9 +5,7 @@ import { Hono } from 'hono';
 export type RecordedRequest = { method: string; path: string; headers: Record<string, string>; body: any; at: number };
 
 /** What the next matching requests get instead of a normal answer. */
-export type Fault =
-  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
-  | { kind: 'hang' }; // never answers: the client's timeout fires
+export type Fault = { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> } | { kind: 'hang' }; // never answers: the client's timeout fires
 
 type FaultRule = { remaining: number; fault: Fault; matches: (r: RecordedRequest) => boolean };
 

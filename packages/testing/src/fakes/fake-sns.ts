@@ -43,7 +43,10 @@ export async function startFakeSns(): Promise<FakeSns> {
   const server = await startFakeServer(routes);
   const topicArn = 'arn:aws:sns:us-east-1:123456789012:tidings-ses-events';
   const certUrl = `${server.url}/SimpleNotificationService-test.pem`;
-  const post = (fields: Record<string, string>) => ({ body: JSON.stringify(fields), headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': fields.Type! } });
+  const post = (fields: Record<string, string>) => ({
+    body: JSON.stringify(fields),
+    headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': fields.Type! },
+  });
   return Object.assign(server, {
     topicArn,
     urlPattern: `^${server.url.replace(/\./g, '\\.')}/`,

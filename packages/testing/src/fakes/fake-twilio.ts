@@ -28,35 +28,47 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const authToken = randomBytes(16).toString('hex');
   const state = { messages: [] as FakeTwilioMessage[], respondAfterMs: 0, numbers: new Map<string, FakeTwilioIncomingNumber>() };
   const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
-  const routes = new Hono().route('/', twilioNumberRoutes(accountSid, (c) => c.req.header('authorization') === expected, state.numbers)).post('/2010-04-01/Accounts/:sid/Messages.json', async (c) => {
-    if (c.req.header('authorization') !== expected || c.req.param('sid') !== accountSid) return twilioError(401, 20003, 'Authenticate');
-    const form = new URLSearchParams(await c.req.text());
-    const to = form.get('To') ?? '';
-    // +15005550001 is invalid as with Twilio's test credentials
-    if (!/^\+[1-9]\d{6,14}$/.test(to) || to === '+15005550001') return twilioError(400, 21211, `The 'To' number ${to} is not a valid phone number.`);
-    if (!form.get('Body')) return twilioError(400, 21602, 'Message body is required.');
-    const message: FakeTwilioMessage = { sid: `SM${randomBytes(16).toString('hex')}`, accountSid, from: form.get('From') ?? '', to, body: form.get('Body')!, statusCallback: form.get('StatusCallback') };
-    state.messages.push(message);
-    if (state.respondAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, state.respondAfterMs));
-    const now = new Date().toUTCString();
-    return c.json(
-      {
-        sid: message.sid,
-        account_sid: accountSid,
-        from: message.from,
-        to: message.to,
-        body: message.body,
-        status: 'queued',
-        num_segments: '1',
-        direction: 'outbound-api',
-        api_version: '2010-04-01',
-        date_created: now,
-        date_updated: now,
-        uri: `/2010-04-01/Accounts/${accountSid}/Messages/${message.sid}.json`,
-      },
-      201,
-    );
-  });
+  const routes = new Hono()
+    .route(
+      '/',
+      twilioNumberRoutes(accountSid, (c) => c.req.header('authorization') === expected, state.numbers),
+    )
+    .post('/2010-04-01/Accounts/:sid/Messages.json', async (c) => {
+      if (c.req.header('authorization') !== expected || c.req.param('sid') !== accountSid) return twilioError(401, 20003, 'Authenticate');
+      const form = new URLSearchParams(await c.req.text());
+      const to = form.get('To') ?? '';
+      // +15005550001 is invalid as with Twilio's test credentials
+      if (!/^\+[1-9]\d{6,14}$/.test(to) || to === '+15005550001') return twilioError(400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+      if (!form.get('Body')) return twilioError(400, 21602, 'Message body is required.');
+      const message: FakeTwilioMessage = {
+        sid: `SM${randomBytes(16).toString('hex')}`,
+        accountSid,
+        from: form.get('From') ?? '',
+        to,
+        body: form.get('Body')!,
+        statusCallback: form.get('StatusCallback'),
+      };
+      state.messages.push(message);
+      if (state.respondAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, state.respondAfterMs));
+      const now = new Date().toUTCString();
+      return c.json(
+        {
+          sid: message.sid,
+          account_sid: accountSid,
+          from: message.from,
+          to: message.to,
+          body: message.body,
+          status: 'queued',
+          num_segments: '1',
+          direction: 'outbound-api',
+          api_version: '2010-04-01',
+          date_created: now,
+          date_updated: now,
+          uri: `/2010-04-01/Accounts/${accountSid}/Messages/${message.sid}.json`,
+        },
+        201,
+      );
+    });
   const server = await startFakeServer(routes);
   return Object.assign(server, { accountSid, authToken, state });
 }

@@ -12,7 +12,9 @@ export function inventory(filter: { ndc?: string; contains?: string; type?: stri
   const ndc = filter.ndc ?? (filter.type === 'toll_free' ? '888' : '415');
   const out: string[] = [];
   for (let i = 0; out.length < filter.limit && i < filter.limit * 50; i += 1) {
-    const digits = BigInt(`0x${createHash('sha256').update(`${SALT}:${ndc}:${filter.contains}:${i}`).digest('hex').slice(0, 12)}`).toString().padStart(7, '0');
+    const digits = BigInt(`0x${createHash('sha256').update(`${SALT}:${ndc}:${filter.contains}:${i}`).digest('hex').slice(0, 12)}`)
+      .toString()
+      .padStart(7, '0');
     let line = `${2 + (Number(digits[0]) % 8)}${digits.slice(1, 7)}`;
     if (filter.contains && !`${ndc}${line}`.includes(filter.contains)) {
       if (filter.contains.length > 7) break;

@@ -42,7 +42,11 @@ export function resendDomainRoutes() {
     return c.json({ ...domain, capabilities: { sending: 'enabled', receiving: 'disabled' }, open_tracking: false, click_tracking: false }, 201);
   });
   app.get('/domains', (c) =>
-    c.json({ object: 'list', has_more: false, data: [...domains.values()].map(({ records: _records, ...d }) => ({ ...d, capabilities: { sending: 'enabled', receiving: 'disabled' } })) }),
+    c.json({
+      object: 'list',
+      has_more: false,
+      data: [...domains.values()].map(({ records: _records, ...d }) => ({ ...d, capabilities: { sending: 'enabled', receiving: 'disabled' } })),
+    }),
   );
   app.get('/domains/:id', (c) => {
     const domain = domains.get(c.req.param('id'));

@@ -28,7 +28,10 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
     if (!body.text && !body.media_urls) return c.json(invalid('text or media_urls is required', '/text'), 422);
     // Telnyx refuses to send from a number that is on no messaging profile
     if (state.profileOfNumber.has(String(body.from)) && !state.profileOfNumber.get(String(body.from))) {
-      return c.json({ errors: [{ code: '40013', title: 'Invalid source number', detail: 'The source number is not associated with a messaging profile', source: { pointer: '/from' } }] }, 422);
+      return c.json(
+        { errors: [{ code: '40013', title: 'Invalid source number', detail: 'The source number is not associated with a messaging profile', source: { pointer: '/from' } }] },
+        422,
+      );
     }
     if (state.stoppedNumbers.has(body.to)) {
       return c.json({ errors: [{ code: '40300', title: 'Blocked due to STOP message', detail: 'The recipient has opted out of messages from this number.' }] }, 400);

@@ -39,8 +39,7 @@ export function telnyxNumberRoutes(state: Pick<FakeTelnyxMessageState, 'messagin
     const type = q('phone_number_type');
     const ndc = q('national_destination_code');
     if (ndc && (type === 'toll_free') !== TOLL_FREE.includes(ndc)) return c.json({ data: [], meta: { total_results: 0, best_effort_results: 0 } });
-    const numbers = inventory({ ndc, contains: c.req.query('filter[phone_number][contains]'), type, limit: Number(q('limit') ?? 20) })
-      .filter((n) => !byNumber(n));
+    const numbers = inventory({ ndc, contains: c.req.query('filter[phone_number][contains]'), type, limit: Number(q('limit') ?? 20) }).filter((n) => !byNumber(n));
     const data = numbers.map((phone_number) => ({
       record_type: 'available_phone_number',
       phone_number,
@@ -64,7 +63,8 @@ export function telnyxNumberRoutes(state: Pick<FakeTelnyxMessageState, 'messagin
     const requested = body.phone_numbers ?? [];
     if (requested.length === 0) return telnyxError(c, 422, '10004', 'Missing required parameter', 'phone_numbers is required');
     const profile = body.messaging_profile_id ?? null;
-    if (profile !== null && !state.messagingProfileIds.has(profile)) return telnyxError(c, 422, '10015', 'Invalid messaging profile', 'messaging_profile_id is not a profile of this account');
+    if (profile !== null && !state.messagingProfileIds.has(profile))
+      return telnyxError(c, 422, '10015', 'Invalid messaging profile', 'messaging_profile_id is not a profile of this account');
     for (const { phone_number } of requested) {
       if (!/^\+[1-9]\d{6,14}$/.test(phone_number)) return telnyxError(c, 422, '10016', 'Phone number must be in +E.164 format', phone_number);
       if (byNumber(phone_number)) return telnyxError(c, 422, '85001', 'Number not available', `${phone_number} is not available for ordering`);
@@ -88,7 +88,16 @@ export function telnyxNumberRoutes(state: Pick<FakeTelnyxMessageState, 'messagin
       };
       owned.set(number.id, number);
       state.profileOfNumber.set(phone_number, profile);
-      return { id: randomUUID(), record_type: 'number_order_phone_number', phone_number, phone_number_type: type, country_code: 'US', status: 'success', requirements_met: true, regulatory_requirements: [] };
+      return {
+        id: randomUUID(),
+        record_type: 'number_order_phone_number',
+        phone_number,
+        phone_number_type: type,
+        country_code: 'US',
+        status: 'success',
+        requirements_met: true,
+        regulatory_requirements: [],
+      };
     });
     return c.json({
       data: {

@@ -67,7 +67,16 @@ export function twilioNumberRoutes(accountSid: string, isAuthorized: (c: Context
   app.get(`${base}/IncomingPhoneNumbers.json`, (c) => {
     const number = c.req.query('PhoneNumber');
     const incoming_phone_numbers = [...owned.values()].filter((n) => !number || n.phone_number === number);
-    return c.json({ incoming_phone_numbers, uri: c.req.path, page: 0, page_size: 50, start: 0, end: incoming_phone_numbers.length - 1, next_page_uri: null, previous_page_uri: null });
+    return c.json({
+      incoming_phone_numbers,
+      uri: c.req.path,
+      page: 0,
+      page_size: 50,
+      start: 0,
+      end: incoming_phone_numbers.length - 1,
+      next_page_uri: null,
+      previous_page_uri: null,
+    });
   });
   app.post(`${base}/IncomingPhoneNumbers.json`, async (c) => {
     const form = new URLSearchParams(await c.req.text());
