@@ -55,6 +55,19 @@ it('logs one line per final outcome (delivered, bounced, undelivered, failed, su
 
   const text = await h.deps.metrics.registry.metrics();
   const count = (channel: string, status: string) => sampleValue(text, 'tidings_messages_total', { channel, status });
-  expect([count('email', 'delivered'), count('email', 'bounced'), count('email', 'failed'), count('email', 'suppressed')]).toEqual([1, 1, 1, 1]);
-  expect([count('sms', 'delivered'), count('sms', 'undelivered')]).toEqual([1, 1]);
+  // This worker's sweeps share the test database with other files running at once and may finish their stranded
+  // messages too: each count must equal this process's outcome lines of that kind (whatever the org), and hold ours.
+  const linesOf = (channel: string, status: string) => lines.filter((line) => line.channel === channel && line.outcome === status).length;
+  const pairs = [
+    ['email', 'delivered'],
+    ['email', 'bounced'],
+    ['email', 'failed'],
+    ['email', 'suppressed'],
+    ['sms', 'delivered'],
+    ['sms', 'undelivered'],
+  ] as const;
+  for (const [channel, status] of pairs) {
+    expect([channel, status, count(channel, status)]).toEqual([channel, status, linesOf(channel, status)]);
+    expect(count(channel, status)).toBeGreaterThanOrEqual(1);
+  }
 });
