@@ -69,6 +69,7 @@ describe('health', () => {
     expect(res.status).toBe(503);
     expect(res.body.checks).toEqual({ postgres: 'ok', redis: 'unreachable' });
     broken.deps.redis.disconnect();
+    await broken.deps.keyChanges.close(); // its subscriber would otherwise try to reconnect forever
     await broken.deps.db.$disconnect();
   });
 
@@ -84,6 +85,7 @@ describe('health', () => {
     expect(sampleValue(text, 'tidings_outbox_backlog')).toEqual(expect.any(Number));
     expect(text).not.toMatch(/^tidings_queue_jobs\{/m);
     broken.deps.redis.disconnect();
+    await broken.deps.keyChanges.close(); // its subscriber would otherwise try to reconnect forever
     await broken.deps.db.$disconnect();
   });
 });

@@ -2512,7 +2512,10 @@ export interface components {
             contactCount: number;
         };
         SendAttachment: {
-            /** @description The file, base64-encoded. */
+            /**
+             * Format: byte
+             * @description The file, base64-encoded.
+             */
             content?: string;
             /** @description Makes it an inline image: reference it in `html` as `<img src="cid:...">`. */
             contentId?: string;

@@ -37,7 +37,10 @@ export function createKeyChanges(redis: Redis, prefix: string, logger: Logger): 
       subscriber.subscribe(channel).catch((error: unknown) => logger.warn({ err: error }, 'could not subscribe to API key changes'));
     },
     async close() {
-      await subscriber?.quit().catch(() => subscriber?.disconnect()); // already closed or never connected: drop it
+      if (!subscriber) return;
+      // QUIT waits for Redis to answer, which an unreachable Redis never does (the process would never exit)
+      if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber?.disconnect());
+      else subscriber.disconnect();
     },
   };
 }
