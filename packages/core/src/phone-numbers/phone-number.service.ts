@@ -39,18 +39,19 @@ export async function lockDefaultNumber(tx: Prisma.TransactionClient, orgId: str
 
 /**
  * phoneNumber.searchAvailable: the inventory of the provider a purchase would use (the sandbox's for test keys or
- * without Telnyx and Twilio), less the numbers someone on this install already owns.
+ * without Telnyx and Twilio), less the numbers someone on this install already owns; at most `limit`.
  * @example const { data } = await searchAvailableNumbers(deps, orgId, 'live', { country: 'US', areaCode: '415', limit: 5 });
  */
 export async function searchAvailableNumbers(deps: Deps, _orgId: string, mode: KeyMode, query: SearchPhoneNumbersQuery): Promise<{ data: AvailablePhoneNumber[] }> {
   const provider = deps.providers.numbers({ mode });
-  const found = await provider.searchAvailable(query).catch((error) => {
+  // asks for more than `limit`, so numbers owned here still leave `limit` to offer
+  const found = await provider.searchAvailable({ ...query, limit: Math.min(query.limit * 2, 100) }).catch((error) => {
     throw providerFailure(deps, error, NUMBER_PROVIDER);
   });
   if (found.length === 0) return { data: [] };
   const owned = await deps.db.phoneNumber.findMany({ where: { number: { in: found.map((n) => n.number) } }, select: { number: true } });
   const ownedNumbers = new Set(owned.map((o) => o.number));
-  return { data: found.filter((n) => !ownedNumbers.has(n.number)) };
+  return { data: found.filter((n) => !ownedNumbers.has(n.number)).slice(0, query.limit) };
 }
 
 /** phoneNumber.list: newest first. */
