@@ -249,3 +249,24 @@ export async function runOnePhase(name: string, extraEnv: Record<string, string>
     await deps.close();
   }
 }
+
+/**
+ * Sends `total` messages (half email, half SMS) as `message.sendBatch` requests of 100, `parallel` at a time, to the
+ * batch endpoint at `url`; throws on any answer but 202.
+ */
+export async function sendBatches(url: string, apiKey: string, total: number, parallel: number): Promise<void> {
+  const batches = Math.ceil(total / 100);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < batches) {
+        const b = next++;
+        const messages = Array.from({ length: Math.min(100, total - b * 100) }, (_, i) =>
+          i % 2 ? { channelType: 'sms', to: '+14155550123', body: `Code ${b}-${i}` } : { channelType: 'email', to: `u${b}-${i}@example.com`, subject: 'Bench', text: 'Hello' },
+        );
+        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages }) });
+        if (res.status !== 202) throw new Error(`batch ${b}: ${res.status} ${await res.text()}`);
+      }
+    }),
+  );
+}

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { loadConfig } from '@tidings/config';
 import { createOrganization, openDeps } from '@tidings/core';
 import { ensureDatabase, migrate } from '@tidings/db';
+import { sendBatches } from './harness.ts';
 
 const total = Number(process.argv[2] ?? 5000);
 const parallel = Number(process.argv[3] ?? 4);
@@ -100,25 +101,8 @@ async function main() {
     }
 
     const url = `http://127.0.0.1:${api.port}/v1/messages/batch`;
-    const batches = Math.ceil(total / 100);
     const started = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: parallel }, async () => {
-        while (next < batches) {
-          const b = next++;
-          const messages = Array.from({ length: Math.min(100, total - b * 100) }, (_, i) =>
-            i % 2 ? { channelType: 'sms', to: '+14155550123', body: `Code ${b}-${i}` } : { channelType: 'email', to: `u${b}-${i}@example.com`, subject: 'Bench', text: 'Hello' },
-          );
-          const res = await fetch(url, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ messages }),
-          });
-          if (res.status !== 202) throw new Error(`batch ${b}: ${res.status} ${await res.text()}`);
-        }
-      }),
-    );
+    await sendBatches(url, apiKey.key, total, parallel);
     await waitUntil(
       async () => (await deps.db.message.count({ where: { orgId: organization.id, status: 'delivered' } })) >= total,
       600_000,

@@ -1,5 +1,5 @@
 import { allowLiveKeys } from '@tidings/core';
-import { apiClient } from '@tidings/testing';
+import { apiClient, waitFor } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi();
@@ -152,12 +152,13 @@ describe('apiKey operations', () => {
     try {
       const as = (key: string) => ({ authorization: `Bearer ${key}` });
       const statusWithin = async (key: string, expected: number, deadlineMs = 500) => {
-        const until = Date.now() + deadlineMs;
-        for (;;) {
-          const { status } = await other.anonymous.get('/v1/api-keys', as(key));
-          if (status === expected || Date.now() >= until) return status;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        let last = 0;
+        const reached = async () => {
+          last = (await other.anonymous.get('/v1/api-keys', as(key))).status;
+          return last === expected;
+        };
+        await waitFor(reached, deadlineMs).catch(() => undefined); // the caller's expect shows the last status
+        return last;
       };
       const [toDisable, toDelete, toRotate] = await Promise.all(['to disable', 'to delete', 'to rotate'].map((name) => api.post('/v1/api-keys', { name })));
       for (const created of [toDisable, toDelete, toRotate]) {

@@ -4,6 +4,7 @@ import { beginIdempotentRequest, requestFingerprint } from '@tidings/core';
 import { route } from '../src/openapi.ts';
 import type { AppEnv } from '../src/env.ts';
 import { validationHook } from '../src/validation-hook.ts';
+import { waitFor } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 // The middleware is real and so are Postgres and Redis; the operation behind it is a probe that counts its runs,
@@ -70,11 +71,11 @@ describe('Idempotency-Key', () => {
   it('409 while the first request is still in flight', async () => {
     const { api } = await t.org();
     const first = api.post('/v1/probe', { n: 3, wait: true }, { 'idempotency-key': 'k-3' });
-    while (!release) await new Promise((resolve) => setTimeout(resolve, 10));
+    const releaseFirst = await waitFor(() => release, 5000, 'the first request to start');
     const repeat = await api.post('/v1/probe', { n: 3, wait: true }, { 'idempotency-key': 'k-3' });
     expect(repeat.status).toBe(409);
     expect(repeat.body.message).toMatch(/still in progress/);
-    release();
+    releaseFirst();
     expect((await first).status).toBe(201);
   });
 
@@ -136,12 +137,11 @@ describe('Idempotency-Key', () => {
     const before = runs;
     expect((await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' })).status).toBe(409);
 
-    const deadline = abandonedAt + LEASE_MS + 5000;
-    let retry = await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' });
-    while (retry.status === 409 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      retry = await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' });
-    }
+    const notInProgress = async () => {
+      const res = await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' });
+      return res.status === 409 ? null : res;
+    };
+    const retry = await waitFor(notInProgress, abandonedAt + LEASE_MS + 5000 - Date.now(), 'the abandoned reservation to expire');
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(runs - before).toBe(1);
@@ -151,18 +151,17 @@ describe('Idempotency-Key', () => {
     const { api, orgId } = await t.org();
     forgetRelease();
     const first = api.post('/v1/probe', { n: 8, wait: true }, { 'idempotency-key': 'k-slow' });
-    while (!release) await new Promise((resolve) => setTimeout(resolve, 10));
+    const releaseFirst = await waitFor(() => release, 5000, 'the first request to start');
     const startedAt = Date.now();
     // wait until the first lease would have run out twice over, with the reservation renewed meanwhile
     const record = () => t.deps.db.idempotencyRecord.findUniqueOrThrow({ where: { orgId_mode_key: { orgId, mode: 'live', key: 'k-slow' } } });
     const renewedPastTwoLeases = async () => Date.now() > startedAt + 2 * LEASE_MS && (await record()).lockedUntil.getTime() > startedAt + 2 * LEASE_MS;
-    const deadline = startedAt + 2 * LEASE_MS + 5000;
-    while (!(await renewedPastTwoLeases()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(renewedPastTwoLeases, 2 * LEASE_MS + 5000, 'the reservation renewed past two leases');
     const repeat = await api.post('/v1/probe', { n: 8, wait: true }, { 'idempotency-key': 'k-slow' });
     expect(repeat.status).toBe(409);
     expect(repeat.body.message).toMatch(/still in progress/);
 
-    release();
+    releaseFirst();
     const answered = await first;
     expect(answered.status).toBe(201);
     const replayed = await api.post('/v1/probe', { n: 8, wait: true }, { 'idempotency-key': 'k-slow' });

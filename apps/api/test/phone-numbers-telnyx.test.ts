@@ -1,6 +1,6 @@
 import { startFakeTelnyx, type FakeServer } from '@tidings/testing';
 import Telnyx from 'telnyx';
-import { setupApi } from './setup.ts';
+import { searchOneNumber, setupApi } from './setup.ts';
 
 // TELNYX_API_KEY is set: live keys go through the real telnyx SDK to the loopback fake; test keys to the sandbox.
 const TELNYX_KEY = 'KEY0123456789SECRET';
@@ -19,12 +19,6 @@ beforeEach(() => telnyx.reset());
 
 const requestsTo = (method: string, prefix: string) => telnyx.requests.filter((r) => r.method === method && r.path.startsWith(prefix));
 
-async function searchOne(api: Awaited<ReturnType<typeof t.org>>['api'], query = 'country=US&areaCode=415&limit=1') {
-  const res = await api.get(`/v1/phone-numbers/available?${query}`);
-  expect(res.status).toBe(200);
-  return res.body.data[0].number as string;
-}
-
 describe('phone numbers through Telnyx', () => {
   it('searches with the filters asked, through the SDK (the fake answers by area code, contains and limit)', async () => {
     const { api } = await t.org();
@@ -42,7 +36,7 @@ describe('phone numbers through Telnyx', () => {
 
   it('purchase orders the number with our id as reference, stores the Telnyx number id; update and release reach Telnyx', async () => {
     const { api, orgId } = await t.org();
-    const number = await searchOne(api);
+    const number = await searchOneNumber(api);
     const bought = await api.post('/v1/phone-numbers', { number });
     expect(bought.status).toBe(201);
     expect(bought.body).toMatchObject({ number, provider: 'telnyx', type: 'local', country: 'US', isDefault: true });
@@ -65,7 +59,7 @@ describe('phone numbers through Telnyx', () => {
 
   it('409 saying so when the number was sold elsewhere since the search; nothing is stored', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=212&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=212&limit=1');
     // someone outside this install buys it first, straight at Telnyx
     const elsewhere = new Telnyx({ apiKey: 'another-account', baseURL: `${telnyx.url}/v2`, maxRetries: 0 });
     await elsewhere.numberOrders.create({ phone_numbers: [{ phone_number: number }] });
@@ -77,7 +71,7 @@ describe('phone numbers through Telnyx', () => {
 
   it('a Telnyx outage is a retryable INTERNAL_SERVER_ERROR without the provider text; the idempotency key is freed for the retry', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=312&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=312&limit=1');
     telnyx.failNext(1, { kind: 'status', status: 503, body: { errors: [{ code: '10007', detail: `upstream down, key ${TELNYX_KEY}` }] } }, '/v2/number_orders');
     const headers = { 'idempotency-key': 'buy-during-outage' };
     const failed = await api.post('/v1/phone-numbers', { number }, headers);
@@ -93,7 +87,7 @@ describe('phone numbers through Telnyx', () => {
 
   it('search and release during an outage fail retryably and change nothing', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=206&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=206&limit=1');
     const bought = (await api.post('/v1/phone-numbers', { number })).body;
     telnyx.failNext(2, { kind: 'status', status: 500 }, '/v2/phone_numbers/');
     const release = await api.delete(`/v1/phone-numbers/${bought.id}`);
@@ -108,7 +102,7 @@ describe('phone numbers through Telnyx', () => {
 
   it('credentials Telnyx refuses are a 502 for the operator, not a 409', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=617&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=617&limit=1');
     telnyx.failNext(1, { kind: 'status', status: 401, body: { errors: [{ code: '10009', title: 'Authentication failed' }] } }, '/v2/number_orders');
     const res = await api.post('/v1/phone-numbers', { number });
     expect(res.status).toBe(502);
@@ -117,7 +111,7 @@ describe('phone numbers through Telnyx', () => {
 
   it('test keys never reach Telnyx', async () => {
     const { api } = await t.org({ mode: 'test' });
-    const number = await searchOne(api, 'country=US&areaCode=720&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=720&limit=1');
     const bought = await api.post('/v1/phone-numbers', { number });
     expect(bought.body.provider).toBe('sandbox');
     expect((await api.delete(`/v1/phone-numbers/${bought.body.id}`)).status).toBe(204);
@@ -126,7 +120,7 @@ describe('phone numbers through Telnyx', () => {
 
   it('a test key gets 403 naming why on any change to a Telnyx number, and Telnyx hears nothing', async () => {
     const { api } = await t.org({ mode: 'live' });
-    const bought = (await api.post('/v1/phone-numbers', { number: await searchOne(api) })).body;
+    const bought = (await api.post('/v1/phone-numbers', { number: await searchOneNumber(api) })).body;
     const test = t.client((await api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
     telnyx.reset();
     for (const res of [await test.patch(`/v1/phone-numbers/${bought.id}`, { friendlyName: 'Mine' }), await test.delete(`/v1/phone-numbers/${bought.id}`)]) {
@@ -145,7 +139,7 @@ describe('the Telnyx messaging profile', () => {
     const withProfile = setupApi({ TELNYX_API_KEY: TELNYX_KEY, TELNYX_BASE_URL: `${telnyx.url}/v2`, TELNYX_MESSAGING_PROFILE_ID: 'mp_fake_default' });
     try {
       const { api } = await withProfile.org({ mode: 'live' });
-      const number = await searchOne(api, 'country=US&areaCode=646&limit=1');
+      const number = await searchOneNumber(api, 'country=US&areaCode=646&limit=1');
       expect((await api.post('/v1/phone-numbers', { number })).status).toBe(201);
       expect(requestsTo('POST', '/v2/number_orders')[0]!.body).toMatchObject({ messaging_profile_id: 'mp_fake_default' });
       await expect(sendFrom(withProfile.deps, number)).resolves.toEqual({ providerMessageId: expect.any(String) });
@@ -155,7 +149,7 @@ describe('the Telnyx messaging profile', () => {
 
     // without the setting the order carries no profile, and Telnyx refuses to send from the number
     const { api } = await t.org({ mode: 'live' });
-    const bare = await searchOne(api, 'country=US&areaCode=718&limit=1');
+    const bare = await searchOneNumber(api, 'country=US&areaCode=718&limit=1');
     expect((await api.post('/v1/phone-numbers', { number: bare })).status).toBe(201);
     await expect(sendFrom(t.deps, bare)).rejects.toMatchObject({ name: 'ProviderError', isRetryable: false, status: 422 });
   });
@@ -164,7 +158,7 @@ describe('the Telnyx messaging profile', () => {
     const unknown = setupApi({ TELNYX_API_KEY: TELNYX_KEY, TELNYX_BASE_URL: `${telnyx.url}/v2`, TELNYX_MESSAGING_PROFILE_ID: 'mp_not_ours' });
     try {
       const { api, orgId } = await unknown.org({ mode: 'live' });
-      const number = await searchOne(api, 'country=US&areaCode=917&limit=1');
+      const number = await searchOneNumber(api, 'country=US&areaCode=917&limit=1');
       const res = await api.post('/v1/phone-numbers', { number });
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);

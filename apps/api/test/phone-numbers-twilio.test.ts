@@ -1,5 +1,5 @@
 import { apiClient, startFakeTelnyx, startFakeTwilio, type FakeServer, type FakeTwilio } from '@tidings/testing';
-import { setupApi } from './setup.ts';
+import { searchOneNumber, setupApi } from './setup.ts';
 
 // SMS_PROVIDERS=twilio: live keys buy numbers through the real twilio SDK at the loopback fake; test keys in the sandbox.
 let twilio: FakeTwilio;
@@ -26,12 +26,6 @@ const accountPath = () => `/2010-04-01/Accounts/${twilio.accountSid}`;
 const requestsTo = (method: string, suffix: string) => twilio.requests.filter((r) => r.method === method && r.path.startsWith(`${accountPath()}${suffix}`));
 const form = (body: unknown) => Object.fromEntries(new URLSearchParams(String(body)));
 
-async function searchOne(api: Awaited<ReturnType<typeof t.org>>['api'], query = 'country=US&areaCode=415&limit=1') {
-  const res = await api.get(`/v1/phone-numbers/available?${query}`);
-  expect(res.status).toBe(200);
-  return res.body.data[0].number as string;
-}
-
 describe('phone numbers through Twilio', () => {
   it('searches with the filters asked, through the SDK with basic auth', async () => {
     const { api } = await t.org();
@@ -51,7 +45,7 @@ describe('phone numbers through Twilio', () => {
 
   it('purchase buys the number with inbound SMS routed to our callback URL; update and release reach Twilio', async () => {
     const { api, orgId } = await t.org();
-    const number = await searchOne(api);
+    const number = await searchOneNumber(api);
     const bought = await api.post('/v1/phone-numbers', { number });
     expect(bought.status).toBe(201);
     // Twilio's number names no type or country: both come from the number itself
@@ -77,13 +71,13 @@ describe('phone numbers through Twilio', () => {
 
   it('a toll-free number is stored as tollFree', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&type=tollFree&limit=1');
+    const number = await searchOneNumber(api, 'country=US&type=tollFree&limit=1');
     expect((await api.post('/v1/phone-numbers', { number })).body).toMatchObject({ number, type: 'tollFree', country: 'US', provider: 'twilio' });
   });
 
   it('409 when Twilio says the number is no longer available (21422); nothing is stored', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=212&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=212&limit=1');
     twilio.failNext(
       1,
       { kind: 'status', status: 400, body: { code: 21422, message: 'PhoneNumber requested is not available', status: 400 } },
@@ -97,7 +91,7 @@ describe('phone numbers through Twilio', () => {
 
   it('a Twilio outage is a retryable 503 without its text and changes nothing; credentials refused are a 502', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=206&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=206&limit=1');
     twilio.failNext(
       1,
       { kind: 'status', status: 503, body: { code: 20500, message: `down, token ${twilio.authToken}`, status: 503 } },
@@ -121,7 +115,7 @@ describe('phone numbers through Twilio', () => {
 
   it('a number Twilio no longer has is still released here', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=617&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=617&limit=1');
     const bought = (await api.post('/v1/phone-numbers', { number })).body;
     twilio.state.numbers.clear();
     expect((await api.delete(`/v1/phone-numbers/${bought.id}`)).status).toBe(204);
@@ -129,7 +123,7 @@ describe('phone numbers through Twilio', () => {
 
   it('a test key of the same organization cannot release or relabel a Twilio number (403); Twilio hears nothing', async () => {
     const { api } = await t.org();
-    const number = await searchOne(api, 'country=US&areaCode=628&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=628&limit=1');
     const bought = (await api.post('/v1/phone-numbers', { number })).body;
     const testKey = (await api.post('/v1/api-keys', { name: 'tests', mode: 'test' })).body.key as string;
     const asTest = apiClient(t.app, testKey);
@@ -149,7 +143,7 @@ describe('phone numbers through Twilio', () => {
 
   it('test keys never reach Twilio', async () => {
     const { api } = await t.org({ mode: 'test' });
-    const number = await searchOne(api, 'country=US&areaCode=720&limit=1');
+    const number = await searchOneNumber(api, 'country=US&areaCode=720&limit=1');
     const bought = await api.post('/v1/phone-numbers', { number });
     expect(bought.body.provider).toBe('sandbox');
     expect((await api.delete(`/v1/phone-numbers/${bought.body.id}`)).status).toBe(204);
@@ -165,9 +159,9 @@ describe('which provider sells numbers', () => {
     try {
       const viaTelnyx = await telnyxFirst.org();
       const viaTwilio = await twilioFirst.org();
-      const first = await searchOne(viaTelnyx.api, 'country=US&areaCode=305&limit=1');
+      const first = await searchOneNumber(viaTelnyx.api, 'country=US&areaCode=305&limit=1');
       expect((await viaTelnyx.api.post('/v1/phone-numbers', { number: first })).body.provider).toBe('telnyx');
-      const second = await searchOne(viaTwilio.api, 'country=US&areaCode=512&limit=1');
+      const second = await searchOneNumber(viaTwilio.api, 'country=US&areaCode=512&limit=1');
       const bought = (await viaTwilio.api.post('/v1/phone-numbers', { number: second })).body;
       expect(bought.provider).toBe('twilio');
       expect(twilio.requests.filter((r) => r.method === 'POST').length).toBe(1);

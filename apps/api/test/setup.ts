@@ -21,3 +21,10 @@ export function setupApi(env: Record<string, string> = {}) {
     close: () => deps.close(),
   };
 }
+
+/** The first number `phoneNumber.searchAvailable` offers for `query`, to buy in a test. */
+export async function searchOneNumber(api: ReturnType<typeof apiClient>, query = 'country=US&areaCode=415&limit=1'): Promise<string> {
+  const res = await api.get(`/v1/phone-numbers/available?${query}`);
+  expect(res.status).toBe(200);
+  return res.body.data[0].number as string;
+}

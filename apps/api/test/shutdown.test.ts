@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { createTestDeps, freePort, makeOrganization } from '@tidings/testing';
+import { createTestDeps, freePort, makeOrganization, waitFor } from '@tidings/testing';
 
 const deps = createTestDeps();
 // each test starts the API as a process (tsx compiling its sources): on a busy machine that alone can take 30 s
@@ -19,7 +19,11 @@ describe('graceful shutdown', () => {
         env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), LOG_LEVEL: 'info' },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
-      await new Promise<void>((resolve) => server.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
+      let logged = '';
+      server.stdout!.on('data', (chunk: Buffer) => {
+        logged += String(chunk);
+      });
+      await waitFor(() => logged.includes('listening'), PROCESS_TEST_TIMEOUT_MS, 'the API to listen');
 
       // a request whose body is still arriving when SIGTERM comes
       const body = JSON.stringify({ name: 'created during shutdown' });
@@ -30,7 +34,8 @@ describe('graceful shutdown', () => {
             port,
             method: 'POST',
             path: '/v1/api-keys',
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            // 100-continue: the server's "go on" says it has parsed the request, which is then in flight
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
           },
           (res) => {
             res.resume();
@@ -38,11 +43,12 @@ describe('graceful shutdown', () => {
           },
         );
         req.on('error', reject);
-        req.write(body.slice(0, 5));
-        setTimeout(() => {
+        req.on('continue', () => {
           server.kill('SIGTERM');
-          setTimeout(() => req.end(body.slice(5)), 300);
-        }, 200);
+          // the body arrives only once the server has begun to drain
+          waitFor(() => logged.includes('shutting down'), 10_000, 'the API to start draining').then(() => req.end(body), reject);
+        });
+        req.flushHeaders();
       });
       const exitCode = new Promise<number | null>((resolve) => server.once('exit', resolve));
 

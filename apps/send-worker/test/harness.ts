@@ -107,15 +107,6 @@ export async function startPipeline(env: Record<string, string> = {}) {
   };
 }
 
-/** Polls `check` until it returns a truthy value, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { waitFor } from '@tidings/testing';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

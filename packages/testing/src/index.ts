@@ -20,3 +20,4 @@ export { freePort } from './free-port.ts';
 export { sampleValue } from './prometheus.ts';
 export { spawnService } from './spawn-service.ts';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
+export { waitFor } from './wait-for.ts';
