@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { makeTestCertificate } from '@tidings/testing';
 import { removeUnneededAttachments, SANDBOX_ATTACHMENT_RETENTION_MS } from '@tidings/core';
 import { startSendWorker, type SendWorker } from '../src/send-worker.ts';
 import { startPipeline, waitFor } from './harness.ts';
@@ -12,31 +9,7 @@ import { startPipeline, waitFor } from './harness.ts';
 // against the fakes, and through the sandbox; suppressed copies; a path that fails at send time.
 
 // A throwaway certificate for `localhost`, made for this run: the https server the `path` attachments come from.
-const dir = mkdtempSync(path.join(os.tmpdir(), 'tidings-tls-'));
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    `${dir}/key.pem`,
-    '-out',
-    `${dir}/cert.pem`,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost',
-  ],
-  { stdio: 'ignore' },
-);
-const cert = readFileSync(`${dir}/cert.pem`, 'utf8');
-const key = readFileSync(`${dir}/key.pem`, 'utf8');
-rmSync(dir, { recursive: true });
+const { cert, key } = makeTestCertificate('localhost');
 
 const LOGO = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 1, 2, 3]);
 /** The next answers of /flaky, in order; then 200 with LOGO. */

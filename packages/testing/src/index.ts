@@ -21,3 +21,4 @@ export { sampleValue } from './prometheus.ts';
 export { spawnService } from './spawn-service.ts';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
 export { waitFor } from './wait-for.ts';
+export { makeTestCertificate } from './test-certificate.ts';

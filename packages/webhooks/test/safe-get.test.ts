@@ -1,37 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { makeTestCertificate } from '@tidings/testing';
 import { fetchSafely, FetchFailedError, type Resolver } from '../src/index.ts';
 
 // A throwaway certificate for `files.test`, made for this run (no key is kept in the repository).
-const dir = mkdtempSync(path.join(os.tmpdir(), 'tidings-tls-'));
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    `${dir}/key.pem`,
-    '-out',
-    `${dir}/cert.pem`,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=files.test',
-    '-addext',
-    'subjectAltName=DNS:files.test',
-  ],
-  { stdio: 'ignore' },
-);
-const cert = readFileSync(`${dir}/cert.pem`, 'utf8');
-const key = readFileSync(`${dir}/key.pem`, 'utf8');
-rmSync(dir, { recursive: true });
+const { cert, key } = makeTestCertificate('files.test');
 
 const server = https.createServer({ cert, key }, (req, res) => {
   if (req.url === '/file') return void res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(5000, 9));
