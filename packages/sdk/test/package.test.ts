@@ -75,12 +75,12 @@ export async function main(): Promise<string> {
 const imports = '{ Tidings, TidingsError, verifyWebhook, type ApiKey, type Page, type SendMessageParams }';
 
 describe('the packed package', () => {
-  it('holds the ESM and CJS bundles with their declarations, the README and nothing else, and depends on nothing', () => {
+  it('holds the ESM and CJS bundles with their declarations, the README, the licence and nothing else, and depends on nothing', () => {
     const files = packed.files.map((f) => f.path);
     expect(files).toEqual(
-      expect.arrayContaining(['package.json', 'README.md', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts', 'dist/contracts.d.cts']),
+      expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts', 'dist/contracts.d.cts']),
     );
-    expect(files.filter((f) => !/^(package\.json|README\.md|dist\/.+\.(mjs|cjs|d\.mts|d\.cts|map))$/.test(f))).toEqual([]);
+    expect(files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.(mjs|cjs|d\.mts|d\.cts|map))$/.test(f))).toEqual([]);
     const manifest = JSON.parse(readFileSync(path.join(project, 'node_modules/@tidings/sdk/package.json'), 'utf8'));
     expect(manifest).toMatchObject({ license: 'MIT', repository: { directory: 'packages/sdk' } });
     expect(manifest.dependencies ?? {}).toEqual({});
