@@ -76,6 +76,7 @@ async function main() {
     SEND_WORKER_METRICS_PORT: String(sendWorker.port),
     WEBHOOK_WORKER_METRICS_PORT: String(webhookWorker.port),
     DASHBOARD_PORT: String(dashboard.port),
+    DASHBOARD_METRICS_PORT: '0',
   };
   const config = loadConfig(env);
   await ensureDatabase(config.databaseUrl);

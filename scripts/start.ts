@@ -50,7 +50,7 @@ Tidings is starting${isProduction ? '' : ' (a crashed app is restarted, with a g
   API            ${api}/v1   (reference: ${api}/docs, OpenAPI: /v1/openapi.json, health: /healthz, /readyz); metrics: http://localhost:${config.apiMetricsPort}/metrics
   webhook-worker delivers signed webhook events; metrics: http://localhost:${config.webhooks.workerMetricsPort}/metrics
   send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox); metrics: http://localhost:${config.sendWorker.metricsPort}/metrics
-  Dashboard      http://localhost:${config.dashboardPort}   (queues: /admin/queues)
+  Dashboard      http://localhost:${config.dashboardPort}   (queues: /admin/queues); metrics: http://localhost:${config.dashboardMetricsPort}/metrics
 
 Your first organization, key and message (README, "Quick start"):
   export $(npx tidings orgs create --name Acme --test --env)     # TIDINGS_ORG_ID and an sk_test_ TIDINGS_API_KEY

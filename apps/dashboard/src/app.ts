@@ -1,5 +1,5 @@
 import { AppError, isSignUpOpen, switchSessionOrg, type Deps } from '@tidings/core';
-import { opsRoutes, requestContext } from '@tidings/runtime';
+import { healthRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import { createAssetRoutes } from './assets.routes.ts';
 import { setFlash } from './auth/cookies.ts';
@@ -16,7 +16,7 @@ import { renderError } from './views/render.tsx';
 
 /**
  * Builds the dashboard over the given dependencies: sign-up/in/out, the pages of `pages/index.ts`, Bull Board at
- * /admin/queues, and /healthz, /readyz and /metrics (the API serves /metrics on its ops port instead); `server.ts` runs it, tests call `app.request()` or serve it on port 0.
+ * /admin/queues, and /healthz and /readyz (/metrics is on the process's ops port: server.ts); `server.ts` runs it, tests call `app.request()` or serve it on port 0.
  * @example const app = createDashboard(deps); serve({ fetch: app.fetch, port: deps.config.dashboardPort });
  */
 export function createDashboard(deps: Deps) {
@@ -41,9 +41,9 @@ export function createDashboard(deps: Deps) {
       c.header('X-Frame-Options', 'DENY');
     }
   });
-  // the request log and metrics, and /healthz, /readyz and /metrics, answered before any session work
+  // the request log and metrics, and /healthz and /readyz, answered before any session work
   app.use('*', requestContext);
-  app.route('/', opsRoutes(deps));
+  app.route('/', healthRoutes(deps));
   app.use('*', refuseUnstorableInput);
   app.use('*', loadSession);
   app.use(BULL_BOARD_PATH, guardBullBoard);

@@ -6,6 +6,7 @@ import { createDashboard } from './app.ts';
 
 runProcess('dashboard', {
   open: (config) => openDeps(config, 'dashboard'),
+  opsPort: (config) => config.dashboardMetricsPort, // /metrics tells about traffic: never on the public port
   stopWithinMs: () => 15_000,
   start: (deps) => serveHttp(createDashboard(deps).fetch, deps.config.dashboardPort),
 });

@@ -1,4 +1,5 @@
-// The dashboard's /healthz, /readyz and /metrics (the API's own routes and request metrics), with real Postgres and Redis.
+// The dashboard's /healthz and /readyz, and the request metrics its process serves on its ops port (server.ts),
+// with real Postgres and Redis.
 import { createUser } from '@tidings/core';
 import { createTestDeps, makeOrganization, sampleValue } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
@@ -9,7 +10,7 @@ const app = createDashboard(deps);
 afterAll(() => deps.close());
 
 describe('dashboard operations endpoints', () => {
-  it('/metrics counts page requests by route pattern and status, with process metrics', async () => {
+  it('counts page requests by route pattern and status, with process metrics, and serves none of it publicly', async () => {
     const { orgId } = await makeOrganization(deps);
     const email = `metrics-${Date.now()}@dashboard.test`;
     await createUser(deps, { orgId, email, password: 'a good long password', role: 'owner' });
@@ -18,10 +19,10 @@ describe('dashboard operations endpoints', () => {
     expect((await browser.get('/settings/api-keys')).status).toBe(200);
     expect((await browser.get('/no-such-page')).status).toBe(404);
 
-    const res = await app.request('/metrics');
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-    const text = await res.text();
+    const publicMetrics = await app.request('/metrics');
+    expect(publicMetrics.status).toBe(404);
+    expect(await publicMetrics.text()).not.toMatch(/tidings_/);
+    const text = await deps.metrics.registry.metrics(); // what the ops port serves
     const requests = (method: string, route: string, status: string) => sampleValue(text, 'tidings_http_request_duration_seconds_count', { method, route, status });
     expect(requests('GET', '/sign-in', '200')).toBe(1); // signIn() fetches the form first
     expect(requests('POST', '/sign-in', '303')).toBe(1);

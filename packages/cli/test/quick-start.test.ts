@@ -69,6 +69,7 @@ beforeAll(async () => {
     API_PORT: String(apiPort),
     DASHBOARD_PORT: String(dashboardPort),
     API_METRICS_PORT: '0',
+    DASHBOARD_METRICS_PORT: '0',
     SEND_WORKER_METRICS_PORT: '0',
     WEBHOOK_WORKER_METRICS_PORT: '0',
     PUBLIC_API_URL: `http://localhost:${apiPort}`,

@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   /** Where the API serves /metrics (and /healthz, /readyz) for operators, apart from its public port (0: any free port). */
   API_METRICS_PORT: port.default(3004),
   DASHBOARD_PORT: port.default(3001),
+  /** Where the dashboard serves /metrics (and /healthz, /readyz) for operators, apart from its public port (0: any free port). */
+  DASHBOARD_METRICS_PORT: port.default(3005),
   /** Where the API is reached from outside, for links and printed examples. */
   PUBLIC_API_URL: z.url().default('http://localhost:3000'),
   /** Where people reach the dashboard; an https:// address (or NODE_ENV=production) makes its cookies Secure. */
@@ -218,6 +220,7 @@ export type Config = {
   apiPort: number;
   apiMetricsPort: number;
   dashboardPort: number;
+  dashboardMetricsPort: number;
   publicApiUrl: string;
   publicDashboardUrl: string;
   /**
@@ -353,6 +356,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiPort: e.API_PORT,
     apiMetricsPort: e.API_METRICS_PORT,
     dashboardPort: e.DASHBOARD_PORT,
+    dashboardMetricsPort: e.DASHBOARD_METRICS_PORT,
     publicApiUrl: e.PUBLIC_API_URL,
     publicDashboardUrl: e.PUBLIC_DASHBOARD_URL,
     dashboardSecureCookies: e.NODE_ENV === 'production' || new URL(e.PUBLIC_DASHBOARD_URL).protocol === 'https:',

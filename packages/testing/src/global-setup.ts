@@ -21,6 +21,7 @@ export default async function globalSetup() {
   process.env.TEST_DATABASE_URL = url;
   // API and worker processes that tests spawn serve /metrics on a free port, so parallel runs never fight over the default
   process.env.API_METRICS_PORT ??= '0';
+  process.env.DASHBOARD_METRICS_PORT ??= '0';
   process.env.SEND_WORKER_METRICS_PORT ??= '0';
   process.env.WEBHOOK_WORKER_METRICS_PORT ??= '0';
 }
