@@ -6,10 +6,11 @@ import { messagesPage } from './messages.page.tsx';
 import type { DashboardPage } from './page.ts';
 import { sandboxPage } from './sandbox.page.tsx';
 import { phoneNumbersPage } from './phone-numbers.page.tsx';
+import { suppressionsPage } from './suppressions.page.tsx';
 import { webhooksPage } from './webhooks.page.tsx';
 
 /**
  * Every page behind sign-in, in sidebar order within each section. The first one with a navigation entry is the
  * home page.
  */
-export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage, messagesPage, sandboxPage, webhooksPage, emailDomainsPage, phoneNumbersPage];
+export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage, messagesPage, sandboxPage, webhooksPage, emailDomainsPage, phoneNumbersPage, suppressionsPage];
