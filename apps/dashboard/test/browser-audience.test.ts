@@ -29,6 +29,55 @@ afterAll(async () => {
 const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
 
 describe('contacts, segments and suppressions in a browser', () => {
+  it('imports a CSV of 2,000 contacts in chunks with a progress bar, and reports the two bad rows', async () => {
+    const lines = ['email,firstName,lastName,plan,seats'];
+    for (let row = 1; row <= 2000; row++) {
+      const email = row === 700 ? 'not-an-email' : row === 1500 ? 'person1@northwind.example.com' : `person${row}@northwind.example.com`;
+      lines.push(`${email},Person,"No. ${row}",${row % 3 === 0 ? 'pro' : 'free'},${row % 50}`);
+    }
+    await page.click('.sidebar a:has-text("Contacts")');
+    await page.click('a:has-text("Import a CSV")');
+    await page.setInputFiles('input[name=file]', { name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+    await page.click('button:has-text("Import")');
+    const status = page.locator('#import-status', { hasText: 'contacts imported' });
+    await status.waitFor({ timeout: 30_000 });
+    await expect(status.textContent()).resolves.toBe('1998 of 2000 contacts imported; 2 rows were not (listed below).');
+    // the script stayed on the page (no form post), and the bar reached the end
+    expect(new URL(page.url()).pathname).toBe('/contacts/import');
+    await expect(page.locator('#import-progress').evaluate((bar: HTMLProgressElement) => [bar.value, bar.max])).resolves.toEqual([2000, 2000]);
+    const report = await page.locator('#import-errors tbody tr').allTextContents();
+    expect(report).toHaveLength(2);
+    expect(report[0]).toMatch(/^700email: /);
+    expect(report[1]).toBe('1500email: another contact in this organization has this email');
+    await shot('contacts-import');
+    expect(await stack.deps.db.contact.count({ where: { orgId } })).toBe(1998);
+
+    await page.click('a.back');
+    await page.fill('input[name=q]', 'person12');
+    await page.click('button:has-text("Filter")');
+    // person12 and person120..129 and person1200..1299
+    await expect(page.locator('tr[data-contact-id]').count()).resolves.toBe(50);
+    await expect(page.locator('a:has-text("Older contacts")').count()).resolves.toBe(1);
+    await page.fill('input[name=q]', '');
+    await page.click('button:has-text("Filter")');
+    await shot('contacts-list');
+  });
+
+  it('edits a contact’s attributes as rows', async () => {
+    await page.goto(`${stack.dashboardUrl}/contacts?q=person42%40`);
+    await page.click('tr[data-contact-id] a');
+    await expect(page.inputValue('input[aria-label="Attribute 1 name"]')).resolves.toBe('plan');
+    await page.fill('input[aria-label="Attribute 1 value"]', '');
+    await page.fill('input[aria-label="Attribute 1 name"]', '');
+    await page.fill('input[aria-label="Attribute 3 name"]', 'trial');
+    await page.fill('input[aria-label="Attribute 3 value"]', 'true');
+    await page.click('button:has-text("Save contact")');
+    await expect(page.locator('.flash').textContent()).resolves.toBe('The contact is saved.');
+    const contact = await stack.deps.db.contact.findFirstOrThrow({ where: { orgId, email: 'person42@northwind.example.com' } });
+    expect(contact.attributes).toEqual({ seats: 42, trial: true });
+    await shot('contact-detail');
+  });
+
   it('suppresses an address by hand, filters by reason and lifts a STOP', async () => {
     await stack.deps.db.suppression.createMany({
       data: [
