@@ -12,6 +12,7 @@ function loadAssets(): Record<string, Asset> {
     'app.css': { body: own('app.css'), type: 'text/css; charset=utf-8' },
     'app.js': { body: own('app.js'), type: 'text/javascript; charset=utf-8' },
     'contacts-import.js': { body: own('contacts-import.js'), type: 'text/javascript; charset=utf-8' },
+    'segment-count.js': { body: own('segment-count.js'), type: 'text/javascript; charset=utf-8' },
   };
 }
 

@@ -78,6 +78,38 @@ describe('contacts, segments and suppressions in a browser', () => {
     await shot('contact-detail');
   });
 
+  it('builds a segment with a nested group, sees the count follow each change, and lists its contacts', async () => {
+    const pro = await stack.deps.db.contact.count({ where: { orgId, emailSubscribed: true, attributes: { path: ['plan'], equals: 'pro' } } });
+    expect(pro).toBe(664); // rows divisible by 3, less row 1500 (refused) and person42 (plan removed)
+    await page.click('.sidebar a:has-text("Segments")');
+    await page.click('a:has-text("New segment")');
+    await page.fill('input[name=name]', 'Pro customers');
+    await page.click('button:has-text("Count matches")');
+    await expect(page.locator('#segment-count').textContent()).resolves.toBe('1,998 contacts match now');
+    await page.click('fieldset[data-path=r] > .actions button:has-text("+ Group")');
+    await page.selectOption('select[name="field.r.1.0"]', 'attribute');
+    await page.fill('input[name="attr.r.1.0"]', 'plan');
+    await page.selectOption('select[name="op.r.1.0"]', 'eq');
+    await page.fill('input[name="value.r.1.0"]', 'pro');
+    // the script posts the form on each change: the count follows without a click
+    await page.locator('#segment-count', { hasText: '664 contacts match now' }).waitFor({ timeout: 10_000 });
+    await page.click('fieldset[data-path="r.1"] > .actions button:has-text("+ Condition")');
+    await page.selectOption('select[name="field.r.1.1"]', 'attribute');
+    await page.fill('input[name="attr.r.1.1"]', 'seats');
+    await page.selectOption('select[name="op.r.1.1"]', 'gte');
+    await page.fill('input[name="value.r.1.1"]', '48');
+    // pro, or seats 48 or 49 (seats are row % 50): 664 + 80 rows not divisible by 3
+    const expected = 664 + Array.from({ length: 2000 }, (_, i) => i + 1).filter((row) => row % 50 >= 48 && row % 3 !== 0 && row !== 700).length;
+    await page.locator('#segment-count', { hasText: `${expected} contacts match now` }).waitFor({ timeout: 10_000 });
+    await shot('segment-builder');
+    await page.click('button:has-text("Save segment")');
+    await expect(page.locator('.flash').textContent()).resolves.toBe(`The segment is saved: ${expected} contacts match now.`);
+    await expect(page.locator('#contact-count').textContent()).resolves.toBe(`${expected} contacts match now`);
+    await expect(page.locator('tr[data-contact-id]').count()).resolves.toBe(50);
+    await expect(page.locator('a:has-text("More contacts")').count()).resolves.toBe(1);
+    await shot('segment-detail');
+  });
+
   it('suppresses an address by hand, filters by reason and lifts a STOP', async () => {
     await stack.deps.db.suppression.createMany({
       data: [

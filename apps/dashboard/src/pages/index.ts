@@ -7,6 +7,7 @@ import { messagesPage } from './messages.page.tsx';
 import type { DashboardPage } from './page.ts';
 import { sandboxPage } from './sandbox.page.tsx';
 import { phoneNumbersPage } from './phone-numbers.page.tsx';
+import { segmentsPage } from './segments.page.tsx';
 import { suppressionsPage } from './suppressions.page.tsx';
 import { webhooksPage } from './webhooks.page.tsx';
 
@@ -24,5 +25,6 @@ export const pages: DashboardPage[] = [
   emailDomainsPage,
   phoneNumbersPage,
   contactsPage,
+  segmentsPage,
   suppressionsPage,
 ];
