@@ -186,4 +186,16 @@ describe('contacts pages', () => {
     expect(header.html).not.toContain(SCRIPT);
     expect(header.html).toContain('Column “&lt;script&gt;');
   });
+
+  it('ids and filters Postgres cannot hold are a 404 or a 400, never a 500, on contacts, segments and suppressions', async () => {
+    const { browser } = await owner();
+    const NUL = encodeURIComponent('a\u0000b');
+    for (const base of ['/contacts', '/segments', '/suppressions']) {
+      expect({ base, status: (await browser.get(`${base}/${NUL}`)).status }).toEqual({ base, status: 404 });
+      for (const query of [`q=${NUL}`, `address=${NUL}`, `segmentId=${NUL}`, 'cursor=bm90LWEtY3Vyc29y']) {
+        const { status } = await browser.get(`${base}?${query}`);
+        expect({ base, query, isServerError: status >= 500 }).toEqual({ base, query, isServerError: false });
+      }
+    }
+  });
 });

@@ -90,7 +90,7 @@ describe('segments pages', () => {
     const edited = await browser.post(`/segments/${segment.id}`, { ...form, name: 'Big', 'value.r.1.1': '2', do: 'save' });
     expect(edited.status).toBe(303);
     expect((await browser.get(edited.location!)).html).toContain('4 contacts match now');
-    expect((await browser.get('/contacts?segmentId=' + segment.id)).html).toContain('C3');
+    expect((await browser.get(`/contacts?segmentId=${segment.id}`)).html).toContain('C3');
 
     expect((await browser.get(`/segments/${segment.id}/delete`)).html).toContain('Delete the segment Big');
     expect(await browser.post(`/segments/${segment.id}/delete`)).toMatchObject({ status: 303, location: '/segments' });

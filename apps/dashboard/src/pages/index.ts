@@ -1,5 +1,6 @@
 import { apiKeysPage } from './api-keys.page.tsx';
 import { contactsPage } from './contacts.page.tsx';
+import { contactsImportPage } from './contacts-import.page.tsx';
 import { emailDomainsPage } from './email-domains.page.tsx';
 import { invitePage } from './invite.page.tsx';
 import { membersSettingsPage } from './members.page.tsx';
@@ -24,6 +25,7 @@ export const pages: DashboardPage[] = [
   webhooksPage,
   emailDomainsPage,
   phoneNumbersPage,
+  contactsImportPage, // before contactsPage, whose /contacts/:id would take /contacts/import
   contactsPage,
   segmentsPage,
   suppressionsPage,

@@ -6,11 +6,11 @@ import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
 import { PageLinks } from '../views/filtered-list.tsx';
 import { Field, FormError, type FieldErrors } from '../views/form.tsx';
+import { ContactsTable } from '../views/contact-views.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { EmptyState, OlderLink, Table } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
 import { applyBuilderAction, builderErrors, builderOf, CriteriaSummary, criteriaOf, GroupView, newCondition, readBuilder, type BuilderGroup } from '../views/segment-builder.tsx';
-import { ContactsTable } from './contacts.page.tsx';
 import { flashRedirect, orgOf, PAGE_SIZE, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/segments';
