@@ -29,6 +29,7 @@ describe('segments pages', () => {
     expect((await browser.get('/segments')).html).toContain('No segments yet');
     const start = await browser.get('/segments/new');
     expect(start.html).toContain('name="field.r.0"');
+    expect(start.html).toContain('5 contacts match now'); // the first condition: subscribed to email
 
     // the form as a browser posts it after the "+ Group" button: a nested any-group with one new condition
     const grouped = await browser.post('/segments/new', {

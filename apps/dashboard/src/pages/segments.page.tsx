@@ -188,9 +188,11 @@ const routes = pageRoutes({ managersPost: true });
 
 routes.get('/', (c) => listPage(c));
 
-routes.get('/new', (c) =>
-  canManage(c.var.signedIn) ? builderPage(c, { name: '', root: { join: 'all', items: [newCondition()] }, errors: {}, count: null }) : c.redirect(BASE, 303),
-);
+routes.get('/new', async (c) => {
+  if (!canManage(c.var.signedIn)) return c.redirect(BASE, 303);
+  const root: BuilderGroup = { join: 'all', items: [newCondition()] };
+  return builderPage(c, { name: '', root, errors: {}, count: (await countOf(c, root)).count });
+});
 
 routes.post('/new', (c) =>
   handleBuilder(
