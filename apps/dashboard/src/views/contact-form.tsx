@@ -14,6 +14,7 @@ export type ContactInput = { email: string; phone: string; firstName: string; la
 
 const asList = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
 
+/** The form's fields for a stored contact, or for a new one (subscribed to both, no attributes). */
 export function inputOf(contact?: Contact): ContactInput {
   return {
     email: contact?.email ?? '',
@@ -26,6 +27,7 @@ export function inputOf(contact?: Contact): ContactInput {
   };
 }
 
+/** The posted contact form as typed; attribute rows left wholly empty are dropped. */
 export async function readContactForm(c: Env): Promise<ContactInput> {
   const form = await c.req.parseBody({ all: true });
   const text = (name: string) => String(form[name] ?? '').trim();
@@ -54,6 +56,11 @@ export function attributesOf(input: ContactInput): Record<string, JsonValue> | s
   return attributes;
 }
 
+/**
+ * The contact form (add and edit): fields, subscription switches, and attributes as name/value rows, with a few blank
+ * rows for new ones.
+ * @example <ContactForm c={c} action="/contacts" input={inputOf()} errors={{}} submitLabel="Add contact" />
+ */
 export function ContactForm({ c, action, input, errors, submitLabel }: { c: Env; action: string; input: ContactInput; errors: FieldErrors; submitLabel: string }) {
   const rows = [...input.attributes, ...Array.from({ length: BLANK_ATTRIBUTE_ROWS }, (): [string, string] => ['', ''])];
   return (
