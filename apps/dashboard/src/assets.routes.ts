@@ -4,13 +4,15 @@ import { Hono } from 'hono';
 
 type Asset = { body: string; type: string };
 
-// Read once at start-up: Pico from its npm package and our own few rules and script. No CDN, so it works offline.
+// Read once at start-up: Pico from its npm package and our own few rules and scripts. No CDN, so it works offline.
 function loadAssets(): Record<string, Asset> {
   const own = (name: string) => readFileSync(path.join(__dirname, 'assets', name), 'utf8');
   return {
     'pico.min.css': { body: readFileSync(require.resolve('@picocss/pico/css/pico.min.css'), 'utf8'), type: 'text/css; charset=utf-8' },
     'app.css': { body: own('app.css'), type: 'text/css; charset=utf-8' },
     'app.js': { body: own('app.js'), type: 'text/javascript; charset=utf-8' },
+    'contacts-import.js': { body: own('contacts-import.js'), type: 'text/javascript; charset=utf-8' },
+    'segment-count.js': { body: own('segment-count.js'), type: 'text/javascript; charset=utf-8' },
   };
 }
 

@@ -1,4 +1,6 @@
 import { apiKeysPage } from './api-keys.page.tsx';
+import { contactsPage } from './contacts.page.tsx';
+import { contactsImportPage } from './contacts-import.page.tsx';
 import { emailDomainsPage } from './email-domains.page.tsx';
 import { invitePage } from './invite.page.tsx';
 import { membersSettingsPage } from './members.page.tsx';
@@ -6,10 +8,25 @@ import { messagesPage } from './messages.page.tsx';
 import type { DashboardPage } from './page.ts';
 import { sandboxPage } from './sandbox.page.tsx';
 import { phoneNumbersPage } from './phone-numbers.page.tsx';
+import { segmentsPage } from './segments.page.tsx';
+import { suppressionsPage } from './suppressions.page.tsx';
 import { webhooksPage } from './webhooks.page.tsx';
 
 /**
  * Every page behind sign-in, in sidebar order within each section. The first one with a navigation entry is the
  * home page.
  */
-export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage, messagesPage, sandboxPage, webhooksPage, emailDomainsPage, phoneNumbersPage];
+export const pages: DashboardPage[] = [
+  apiKeysPage,
+  membersSettingsPage,
+  invitePage,
+  messagesPage,
+  sandboxPage,
+  webhooksPage,
+  emailDomainsPage,
+  phoneNumbersPage,
+  contactsImportPage, // before contactsPage, whose /contacts/:id would take /contacts/import
+  contactsPage,
+  segmentsPage,
+  suppressionsPage,
+];

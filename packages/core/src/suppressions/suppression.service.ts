@@ -47,6 +47,14 @@ export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, 
 }
 
 /**
+ * One suppression of the organization (NOT_FOUND for another's id), for a page that asks before lifting it.
+ * @example const suppression = await getSuppression(deps, orgId, 'sup_...');
+ */
+export async function getSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<Suppression> {
+  return toSuppression(foundOr404(await db.suppression.findFirst({ where: { id, orgId } }), 'Suppression'));
+}
+
+/**
  * suppression.create: blocks sends to the address (reason `manual`); 409 when it is already suppressed, whatever
  * the reason.
  * @example await createSuppression(deps, orgId, { channelType: 'email', address: 'ada@example.com' });
