@@ -5,6 +5,7 @@ import { membersSettingsPage } from './members.page.tsx';
 import { messagesPage } from './messages.page.tsx';
 import type { DashboardPage } from './page.ts';
 import { sandboxPage } from './sandbox.page.tsx';
+import { templatesPage } from './templates.page.tsx';
 import { phoneNumbersPage } from './phone-numbers.page.tsx';
 import { webhooksPage } from './webhooks.page.tsx';
 
@@ -12,4 +13,4 @@ import { webhooksPage } from './webhooks.page.tsx';
  * Every page behind sign-in, in sidebar order within each section. The first one with a navigation entry is the
  * home page.
  */
-export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage, messagesPage, sandboxPage, webhooksPage, emailDomainsPage, phoneNumbersPage];
+export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage, messagesPage, sandboxPage, webhooksPage, emailDomainsPage, phoneNumbersPage, templatesPage];
