@@ -1,4 +1,5 @@
 import { apiKeysPage } from './api-keys.page.tsx';
+import { broadcastsPage } from './broadcasts.page.tsx';
 import { emailDomainsPage } from './email-domains.page.tsx';
 import { invitePage } from './invite.page.tsx';
 import { membersSettingsPage } from './members.page.tsx';
@@ -13,4 +14,15 @@ import { webhooksPage } from './webhooks.page.tsx';
  * Every page behind sign-in, in sidebar order within each section. The first one with a navigation entry is the
  * home page.
  */
-export const pages: DashboardPage[] = [apiKeysPage, membersSettingsPage, invitePage, messagesPage, sandboxPage, webhooksPage, emailDomainsPage, phoneNumbersPage, templatesPage];
+export const pages: DashboardPage[] = [
+  apiKeysPage,
+  membersSettingsPage,
+  invitePage,
+  messagesPage,
+  sandboxPage,
+  webhooksPage,
+  emailDomainsPage,
+  phoneNumbersPage,
+  templatesPage,
+  broadcastsPage,
+];

@@ -1,5 +1,5 @@
-import { TemplateChannelType, TemplateVariables, UpdateTemplateBody, type Template, type TemplatePreview } from '@tidings/contracts';
-import { AppError, createTemplate, deleteTemplate, getTemplate, listTemplates, listTemplateVersions, previewTemplate, previewTemplateChanges, updateTemplate } from '@tidings/core';
+import { TemplateChannelType, TemplateVariables, UpdateTemplateBody, type Template } from '@tidings/contracts';
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, listTemplateVersions, previewTemplate, previewTemplateChanges, updateTemplate } from '@tidings/core';
 import { diffLines } from 'diff';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
@@ -9,8 +9,8 @@ import { confirmedAction } from '../views/confirm-page.tsx';
 import { Field, fieldErrorsOf, FormCard, FormError, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { EmptyState, OlderLink, Table } from '../views/list.tsx';
-import { EmailFrame } from '../views/message-views.tsx';
 import { render, Time } from '../views/render.tsx';
+import { PreviewPane, previewOf, type PreviewState } from '../views/template-preview.tsx';
 import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/templates';
@@ -19,8 +19,6 @@ const PARTS = ['subject', 'html', 'text', 'body'] as const;
 type Env = Context<DashEnv>;
 /** The editor's fields as typed (strings), kept when a save or preview is refused so nothing typed is lost. */
 type EditorInput = { name: string; subject: string; html: string; text: string; body: string; replyTo: string; variables: string };
-/** The preview pane: a rendering, or why there is none. */
-type PreviewState = { preview: TemplatePreview } | { error: string };
 
 // A new template starts with content to edit rather than an empty form that cannot be saved.
 const STARTER = {
@@ -80,16 +78,6 @@ function parseVariables(json: string): { variables: TemplateVariables } | { erro
   const parsed = TemplateVariables.safeParse(value);
   if (!parsed.success) return { error: `Sample variables: ${parsed.error.issues[0]?.message ?? 'expected a JSON object'}.` };
   return { variables: parsed.data };
-}
-
-/** A rendering for the preview pane; a template error (a missing variable, a broken part) is shown there instead. */
-async function previewOf(render: () => Promise<TemplatePreview>): Promise<PreviewState> {
-  try {
-    return { preview: await render() };
-  } catch (error) {
-    if (error instanceof AppError && error.status < 500) return { error: error.message };
-    throw error;
-  }
 }
 
 function ChannelBadge({ channelType }: { channelType: string }) {
@@ -162,40 +150,6 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
       <OlderLink base={BASE} page={page} label="Older templates" />
     </Layout>,
     options.status ?? 200,
-  );
-}
-
-/** The rendered template: subject, HTML in a frame that runs nothing, text part; or the SMS with its segments. */
-function PreviewPane({ state }: { state: PreviewState }) {
-  return (
-    <section id="preview" class="card preview-pane" aria-labelledby="preview-title" aria-live="polite">
-      <h2 id="preview-title">Preview</h2>
-      {'error' in state ? (
-        <p class="form-error" role="alert">
-          {state.error}
-        </p>
-      ) : state.preview.channelType === 'sms' ? (
-        <div class="sms-thread">
-          <p class="sms-bubble">{state.preview.body}</p>
-          <small class="muted" id="sms-segments">
-            {state.preview.segments} segment{state.preview.segments === 1 ? '' : 's'} · {state.preview.encoding}
-          </small>
-        </div>
-      ) : (
-        <>
-          <p class="preview-subject">
-            <strong>{state.preview.subject}</strong>
-          </p>
-          {state.preview.html ? <EmailFrame html={state.preview.html} title="Preview of the HTML part" /> : <p class="muted">No HTML part.</p>}
-          {state.preview.text && (
-            <>
-              <h3 class="part-heading">Text part</h3>
-              <pre class="text-part">{state.preview.text}</pre>
-            </>
-          )}
-        </>
-      )}
-    </section>
   );
 }
 
