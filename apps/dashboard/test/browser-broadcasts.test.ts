@@ -112,6 +112,7 @@ describe('broadcasts in a browser', () => {
     await expect(bar.getAttribute('value')).resolves.toBe(String(PAYING));
     await expect(bar.getAttribute('max')).resolves.toBe(String(PAYING));
     await expect(page.locator('#progress[data-refresh]').count()).resolves.toBe(0);
+    await expect(page.locator('#progress dl.facts').textContent()).resolves.toMatch(/Started.*Completed/);
     await expect(page.locator('a:has-text("Cancel broadcast")').count()).resolves.toBe(0);
     await shot('broadcast-sent');
   });

@@ -223,6 +223,14 @@ function ProgressCard({ broadcast, canCancel }: { broadcast: BroadcastWithCounts
         Progress <StatusBadge status={broadcast.status} />
       </h2>
       <ProgressBar broadcast={broadcast} />
+      <Facts
+        facts={[
+          ['Scheduled for', broadcast.scheduledAt && <Time at={broadcast.scheduledAt} />],
+          ['Started', broadcast.startedAt && <Time at={broadcast.startedAt} />],
+          ['Completed', broadcast.completedAt && <Time at={broadcast.completedAt} />],
+          ['Canceled', broadcast.canceledAt && <Time at={broadcast.canceledAt} />],
+        ]}
+      />
       <dl class="counts">
         {shown.map(([label, value]) => (
           <div data-count={label.toLowerCase()}>
@@ -343,10 +351,6 @@ async function detailPage(c: Env, broadcast: BroadcastWithCounts, options: { err
           ['From', broadcast.from ?? 'The default sender'],
           ['Variables', Object.keys(broadcast.variables).length > 0 && <code>{JSON.stringify(broadcast.variables)}</code>],
           ['Tags', broadcast.tags.join(', ')],
-          ['Scheduled for', broadcast.scheduledAt && <Time at={broadcast.scheduledAt} />],
-          ['Started', broadcast.startedAt && <Time at={broadcast.startedAt} />],
-          ['Completed', broadcast.completedAt && <Time at={broadcast.completedAt} />],
-          ['Canceled', broadcast.canceledAt && <Time at={broadcast.canceledAt} />],
           ['Created', <Time at={broadcast.createdAt} />],
         ]}
       />
