@@ -1,6 +1,6 @@
 // The Broadcasts pages through HTTP (app.request) over real Postgres and Redis; sending is followed by the browser
 // test (browser-broadcasts), which runs a real send-worker.
-import { createContact, createSegment, createTemplate, getBroadcast } from '@tidings/core';
+import { createContact, createSegment, createTemplate, getBroadcast, previewBroadcast } from '@tidings/core';
 import { createTestDeps } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { signedIn } from './signed-in.ts';
@@ -55,6 +55,18 @@ describe('broadcasts pages', () => {
     expect(detail.html).not.toContain('bob@example.com'); // not in the segment
     expect((await browser.get(`/broadcasts/${id}?contact=${ada.id}`)).status).toBe(200);
     expect((await browser.get('/broadcasts')).html).toContain(`href="/broadcasts/${id}"`);
+  });
+
+  it('an SMS broadcast takes its channel from the template, and its preview counts the segments', async () => {
+    const { browser, orgId } = await owner();
+    const template = await createTemplate(deps, orgId, { name: 'sms-news', channelType: 'sms', body: 'Hi {{ contact.firstName }}, {{ month }} deals are live.' });
+    await createContact(deps, orgId, { phone: '+14155550123', firstName: 'Ada', emailSubscribed: true, smsSubscribed: true });
+    const id = await createDraft(browser, { templateId: template.id });
+    expect(await getBroadcast(deps, orgId, id)).toMatchObject({ channelType: 'sms', status: 'draft' });
+    const detail = await browser.get(`/broadcasts/${id}`);
+    expect(detail.html).toContain('What Ada · +14155550123 gets');
+    expect(detail.html).toContain('<p class="sms-bubble">Hi Ada, November deals are live.</p>');
+    expect(detail.html).toContain('1 segment · GSM-7');
   });
 
   it('refuses bad input next to the field, and keeps what was typed', async () => {
@@ -112,6 +124,9 @@ describe('broadcasts pages', () => {
     // another organization's contact is not offered, and naming it previews one of this organization's instead
     const preview = await browser.get(`/broadcasts/${myDraft}?contact=${theirs.ada.id}`);
     expect(preview.html).not.toContain(theirs.ada.id);
+    // and the core's preview refuses it, as it refuses another organization's broadcast
+    await expect(previewBroadcast(deps, orgId, myDraft, theirs.ada.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Contact not found' });
+    await expect(previewBroadcast(deps, orgId, foreign, mine.ada.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Broadcast not found' });
     expect(await getBroadcast(deps, other.orgId, foreign)).toMatchObject({ status: 'draft' });
     expect(await deps.db.broadcast.count({ where: { orgId } })).toBe(1);
   });

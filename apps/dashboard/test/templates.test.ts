@@ -1,5 +1,5 @@
 // The Templates pages through HTTP (app.request) over real Postgres and Redis, rendering on the real render threads.
-import { createTemplate, getTemplate } from '@tidings/core';
+import { createTemplate, getTemplate, previewTemplateChanges } from '@tidings/core';
 import { createTestDeps } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { signedIn } from './signed-in.ts';
@@ -102,9 +102,10 @@ describe('templates pages', () => {
   it("another organization's template is not found on every page and action", async () => {
     const other = await owner();
     const foreign = await emailTemplate(other.orgId);
-    const { browser } = await owner();
+    const { browser, orgId: mine } = await owner();
     for (const path of ['', '/versions', '/versions?from=1&to=1', '/delete']) expect((await browser.get(`/templates/${foreign.id}${path}`)).status).toBe(404);
     for (const path of ['', '/preview', '/delete']) expect((await browser.post(`/templates/${foreign.id}${path}`, editorForm({ name: 'Mine now' }))).status).toBe(404);
+    await expect(previewTemplateChanges(deps, mine, foreign.id, { subject: 'x' }, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const after = await getTemplate(deps, other.orgId, foreign.id, {});
     expect(after).toMatchObject({ name: 'welcome', version: 1, deletedAt: null });
   });
