@@ -8,7 +8,7 @@ import {
   getBroadcast,
   getSegment,
   getTemplate,
-  listBroadcasts,
+  listBroadcastsWithCounts,
   listContacts,
   listSegments,
   listTemplates,
@@ -140,9 +140,7 @@ function ProgressBar({ broadcast }: { broadcast: BroadcastWithCounts }) {
 async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateInput; status?: 200 | 400 } = {}) {
   const { membership } = c.var.signedIn!;
   const deps = c.var.deps;
-  const page = await listBroadcasts(deps, membership.orgId, pageQuery(c));
-  // the list shows progress: one counts query per broadcast of the page (index-only, see broadcast.get)
-  const withCounts = await Promise.all(page.data.map((broadcast) => getBroadcast(deps, membership.orgId, broadcast.id)));
+  const page = await listBroadcastsWithCounts(deps, membership.orgId, pageQuery(c));
   const isManager = canManage(c.var.signedIn);
   const [templates, segments, liveKeysAllowed] = isManager
     ? await Promise.all([
@@ -167,13 +165,13 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
       ) : (
         <CreateForm c={c} errors={options.errors ?? {}} input={options.input ?? {}} templates={templates!.data} segments={segments!.data} liveKeysAllowed={liveKeysAllowed} />
       )}
-      {withCounts.length === 0 ? (
+      {page.data.length === 0 ? (
         <EmptyState title="No broadcasts yet">
           <p>Create a draft above, preview it for a contact, then send it now or schedule it.</p>
         </EmptyState>
       ) : (
         <Table headers={['Name', 'Channel', 'Status', 'Progress', 'Mode', 'Created']}>
-          {withCounts.map((broadcast) => (
+          {page.data.map((broadcast) => (
             <tr data-broadcast-id={broadcast.id}>
               <td class="name">
                 <a href={`${BASE}/${broadcast.id}`}>{broadcast.name}</a>
