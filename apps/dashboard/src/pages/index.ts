@@ -1,12 +1,14 @@
 import { apiKeysPage } from './api-keys.page.tsx';
 import { contactsPage } from './contacts.page.tsx';
 import { contactsImportPage } from './contacts-import.page.tsx';
+import { broadcastsPage } from './broadcasts.page.tsx';
 import { emailDomainsPage } from './email-domains.page.tsx';
 import { invitePage } from './invite.page.tsx';
 import { membersSettingsPage } from './members.page.tsx';
 import { messagesPage } from './messages.page.tsx';
 import type { DashboardPage } from './page.ts';
 import { sandboxPage } from './sandbox.page.tsx';
+import { templatesPage } from './templates.page.tsx';
 import { phoneNumbersPage } from './phone-numbers.page.tsx';
 import { segmentsPage } from './segments.page.tsx';
 import { suppressionsPage } from './suppressions.page.tsx';
@@ -29,4 +31,6 @@ export const pages: DashboardPage[] = [
   contactsPage,
   segmentsPage,
   suppressionsPage,
+  templatesPage,
+  broadcastsPage,
 ];

@@ -118,6 +118,19 @@ function contactVariables(contact: ContactRow) {
   return { id, email, phone, firstName, lastName, attributes: attributes ?? {} };
 }
 
+/**
+ * What the template of `broadcast` sees for `contact`: the broadcast's variables, `contact` and `unsubscribeUrl`
+ * (the fan-out and the dashboard's preview for one contact render with the same).
+ */
+export function broadcastVariables(config: Deps['config'], broadcast: Pick<BroadcastRow, 'id' | 'variables'>, contact: ContactRow): Record<string, unknown> {
+  const { publicApiUrl, broadcasts } = config;
+  return {
+    ...((broadcast.variables ?? {}) as Record<string, unknown>),
+    contact: contactVariables(contact),
+    unsubscribeUrl: unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
+  };
+}
+
 type Failure = { code: string; message: string };
 type Rendered = Required<TemplateContent>;
 
@@ -175,8 +188,6 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
   }
   if (!refusal && !version) refusal = { code: 'RENDER_FAILED', message: 'templateVersion: the template version is gone' };
   const failure = refusal;
-  const { publicApiUrl, broadcasts } = deps.config;
-  const variables = (broadcast.variables ?? {}) as Record<string, unknown>;
   const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
   const renderings: (Rendered | Failure)[] = failure
     ? contacts.map(() => failure)
@@ -184,11 +195,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
         deps,
         broadcast.templateId,
         version!,
-        contacts.map((contact) => ({
-          ...variables,
-          contact: contactVariables(contact),
-          unsubscribeUrl: unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
-        })),
+        contacts.map((contact) => broadcastVariables(deps.config, broadcast, contact)),
         attempt,
       );
   return contacts.map((contact, index) => {

@@ -3,3 +3,4 @@ export * from './broadcast.service.ts';
 export * from './fan-out.ts';
 export * from './unsubscribe-token.ts';
 export * from './unsubscribe.ts';
+export * from './broadcast-preview.ts';
