@@ -1,4 +1,4 @@
-import { createInvitation, listMembers, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
+import { changeMemberRole, createInvitation, listMembers, removeMember, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
@@ -6,7 +6,7 @@ import { canManage, type DashEnv } from '../env.ts';
 import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { Table } from '../views/list.tsx';
-import { render, Time } from '../views/render.tsx';
+import { render, renderError, Time } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
 import { flashRedirect, orgOf, pageRoutes, type DashboardPage } from './page.ts';
 
@@ -35,19 +35,47 @@ function InviteForm({ c, errors, email }: { c: Env; errors: FieldErrors; email?:
   );
 }
 
-function MembersTable({ members }: { members: Member[] }) {
+// Owners change roles and remove people; the core keeps the last owner.
+function MembersTable({ c, members }: { c: Env; members: Member[] }) {
+  const isOwner = c.var.signedIn!.membership.role === 'owner';
   return (
-    <Table headers={['Name', 'Email', 'Role', 'Joined']}>
+    <Table headers={['Name', 'Email', 'Role', 'Joined']} hasActions={isOwner}>
       {members.map((m) => (
         <tr>
           <td class="name">{m.name ?? <span class="muted">—</span>}</td>
           <td>{m.email}</td>
           <td>
-            <span class="role">{m.role}</span>
+            {isOwner ? (
+              <form method="post" action={`${BASE}/${m.userId}/role`} class="actions">
+                <CsrfField c={c} />
+                <select name="role" aria-label={`Role of ${m.email}`} data-autosubmit>
+                  {ROLES.map((role) => (
+                    <option value={role} selected={role === m.role}>
+                      {role}
+                    </option>
+                  ))}
+                </select>
+                <button type="submit" class="outline small secondary">
+                  Change
+                </button>
+              </form>
+            ) : (
+              <span class="role">{m.role}</span>
+            )}
           </td>
           <td>
             <Time at={m.joinedAt} />
           </td>
+          {isOwner && (
+            <td>
+              <form method="post" action={`${BASE}/${m.userId}/remove`} class="actions">
+                <CsrfField c={c} />
+                <button type="submit" class="outline small danger-outline" aria-label={`Remove ${m.email}`}>
+                  Remove
+                </button>
+              </form>
+            </td>
+          )}
         </tr>
       ))}
     </Table>
@@ -106,7 +134,7 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
         </RevealCard>
       )}
       {canManage(c.var.signedIn) && <InviteForm c={c} errors={options.errors ?? {}} email={options.email} />}
-      <MembersTable members={members} />
+      <MembersTable c={c} members={members} />
       <h2 class="section-heading">Pending invitations</h2>
       <InvitationsTable c={c} invitations={invitations} />
     </Layout>,
@@ -137,6 +165,21 @@ routes.post('/invitations', async (c) => {
 routes.post('/invitations/:id/revoke', async (c) => {
   await revokeInvitation(c.var.deps, orgOf(c), c.req.param('id'));
   return flashRedirect(c, 'The invitation is revoked: its link no longer works.', BASE);
+});
+
+const refuseNonOwner = (c: Env) => renderError(c, 403, 'Not allowed', 'Only owners change roles or remove people.');
+
+routes.post('/:userId/role', async (c) => {
+  if (c.var.signedIn!.membership.role !== 'owner') return refuseNonOwner(c);
+  const form = await c.req.parseBody();
+  await changeMemberRole(c.var.deps, orgOf(c), c.req.param('userId'), String(form.role ?? ''));
+  return flashRedirect(c, `The role is now ${String(form.role)}.`, BASE);
+});
+
+routes.post('/:userId/remove', async (c) => {
+  if (c.var.signedIn!.membership.role !== 'owner') return refuseNonOwner(c);
+  await removeMember(c.var.deps, orgOf(c), c.req.param('userId'));
+  return flashRedirect(c, 'They are removed from this organization.', BASE);
 });
 
 /** Settings > Members: the people of the organization, and invitations (a link shown once) for new ones. */
