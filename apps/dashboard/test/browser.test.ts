@@ -177,12 +177,31 @@ describe('the dashboard in a browser', () => {
     await connection.quit();
     expect(await queues.email.getJobCounts('failed', 'waiting')).toEqual({ failed: 1, waiting: 0 });
 
+    // every request of the page, to find any to another host (fonts, scripts) and any refused by its policy
+    const requested: string[] = [];
+    const refused: string[] = [];
+    const record = (request: { url(): string }) => requested.push(request.url());
+    const recordRefusal = (message: { text(): string }) => {
+      if (message.text().includes('Content Security Policy')) refused.push(message.text());
+    };
+    page.on('request', record);
+    page.on('console', recordRefusal);
     await page.click('.sidebar a:has-text("Queues")');
     await page.waitForURL((url) => url.pathname === '/admin/queues');
     for (const name of ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts']) {
       await page.getByText(name, { exact: true }).first().waitFor();
     }
+    await page.waitForLoadState('networkidle');
     await shot('bull-board');
+    page.off('request', record);
+    page.off('console', recordRefusal);
+    expect(requested.filter((url) => new URL(url).origin !== stack.dashboardUrl && !url.startsWith('data:'))).toEqual([]);
+    expect(requested).toContain(`${stack.dashboardUrl}/assets/bull-board.css`);
+    await expect(page.locator('#fav-logo').getAttribute('href')).resolves.toBe('/assets/favicon.svg');
+    expect(refused).toEqual([]);
+    await page.click('a.tidings-back');
+    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+    await page.goBack();
 
     await page.goto(`${stack.dashboardUrl}/admin/queues/queue/email?status=failed`);
     await page.getByText('provider said no').first().waitFor();
