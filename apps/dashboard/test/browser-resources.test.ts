@@ -86,7 +86,6 @@ describe('webhooks, domains and numbers in a browser', () => {
     await expect(row.locator('.badge').textContent()).resolves.toBe('Auto-disabled');
     await expect(row.locator('.reason').textContent()).resolves.toMatch(/^Disabled automatically on .+: the endpoint answered 410 Gone/);
     await expect(page.locator('.notice').textContent()).resolves.toContain(`${receiver.url}/legacy`);
-    await shot('webhooks-list');
 
     // once the endpoint is fixed, re-enabling it ends the notice
     await page.click('.notice a');
@@ -138,5 +137,37 @@ describe('webhooks, domains and numbers in a browser', () => {
     const defaults = await stack.deps.db.phoneNumber.findMany({ where: { orgId, isDefault: true } });
     expect(defaults.map((n) => n.number)).toEqual([number]);
     await shot('phone-numbers');
+  });
+
+  it('shows a failing endpoint in amber, a failed delivery’s payload and answers, and resends it once the receiver is back', async () => {
+    receiver.setDefault({ kind: 'status', status: 500, body: 'database is down' });
+    await addEndpoint('/flaky', 'Billing sync');
+    const endpoint = page.url();
+    await page.click('button:has-text("Send test event")');
+    await reloadUntil('tr[data-delivery-id] .badge.failed');
+    await expect(page.locator('.page-title .badge.failing').textContent()).resolves.toMatch(/^Failing since /);
+    await expect(page.locator('.page-title .badge.failing').evaluate((el) => getComputedStyle(el).backgroundColor)).resolves.toBe('rgb(254, 243, 199)');
+    await page.click('.sidebar a:has-text("Webhooks")');
+    await expect(page.locator('tbody tr', { hasText: '/flaky' }).locator('.badge').textContent()).resolves.toMatch(/^Failing since /);
+    await shot('webhooks-list');
+
+    await page.goto(endpoint);
+    await page.click('tr[data-delivery-id] a');
+    await page.waitForURL(/\/deliveries\/dlv_/);
+    await expect(page.locator('pre.payload').textContent()).resolves.toContain('"type": "webhook.test"');
+    await expect(page.locator('table.attempts tbody tr').count()).resolves.toBe(3);
+    await expect(page.locator('table.attempts tbody tr').first().textContent()).resolves.toContain('database is down');
+    await shot('webhook-delivery');
+
+    receiver.setDefault({ kind: 'status', status: 200, body: 'ok' });
+    const before = receiver.requests.length;
+    await page.click('button:has-text("Resend")');
+    await expect(page.locator('.flash').textContent()).resolves.toContain('on its way again');
+    await reloadUntil('.page-title .badge.succeeded');
+    await expect(page.locator('table.attempts tbody tr').count()).resolves.toBe(4);
+    await expect(page.locator('table.attempts tbody tr').last().textContent()).resolves.toContain('HTTP 200');
+    expect(receiver.requests.length).toBe(before + 1);
+    await page.goto(endpoint);
+    await expect(page.locator('.page-title .badge').textContent()).resolves.toBe('Enabled');
   });
 });
