@@ -10,13 +10,16 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.ico': 'image/x-icon',
 };
-const OWN = ['app.css', 'app.js', 'bull-board.css', 'favicon.svg', 'favicon.ico'];
+const OWN = ['app.css', 'app.js', 'bull-board.css', 'favicon.svg', 'favicon.ico', 'overview.js'];
 
-// Read once at start-up: Pico from its npm package and our own files. No CDN, so it works offline.
+// Read once at start-up: Pico and uPlot (the overview's charts) from their npm packages, and our own files. No CDN,
+// so it works offline.
 function loadAssets(): Record<string, Asset> {
   const asset = (file: string): Asset => ({ body: readFileSync(file), type: TYPES[path.extname(file)]! });
   return {
     'pico.min.css': asset(require.resolve('@picocss/pico/css/pico.min.css')),
+    'uplot.min.js': asset(require.resolve('uplot/dist/uPlot.iife.min.js')),
+    'uplot.min.css': asset(require.resolve('uplot/dist/uPlot.min.css')),
     ...Object.fromEntries(OWN.map((name) => [name, asset(path.join(__dirname, 'assets', name))])),
   };
 }

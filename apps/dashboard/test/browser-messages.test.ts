@@ -166,4 +166,31 @@ describe('messages and the sandbox inbox in a browser', () => {
     await page.goto(`${stack.dashboardUrl}/messages`);
     await shot('messages-list');
   });
+
+  it('draws the overview’s charts with uPlot served by the app, next to the totals and rates', async () => {
+    const requested: string[] = [];
+    const refused: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('console', (message) => {
+      if (message.type() === 'error') refused.push(message.text());
+    });
+    await page.click('.sidebar a:has-text("Overview")');
+    await page.waitForURL((url) => url.pathname === '/overview');
+    await page.locator('.chart[data-channel="email"][data-drawn] canvas').waitFor();
+    await page.locator('.chart[data-channel="sms"][data-drawn] canvas').waitFor();
+    await expect(page.locator('.chart[data-channel="email"] .u-legend').textContent()).resolves.toContain('delivered');
+    // the email chart has non-zero data: its canvas is not blank
+    const painted = await page.locator('.chart[data-channel="email"] canvas').evaluate((canvas: HTMLCanvasElement) =>
+      canvas
+        .getContext('2d')!
+        .getImageData(0, 0, canvas.width, canvas.height)
+        .data.some((value) => value !== 0),
+    );
+    expect(painted).toBe(true);
+    await expect(page.locator('tr[data-channel="All"] td.rate').first().textContent()).resolves.toMatch(/^\d+\.\d%$/);
+    expect(requested.filter((url) => !url.startsWith(stack.dashboardUrl))).toEqual([]);
+    expect(requested).toContain(`${stack.dashboardUrl}/assets/uplot.min.js`);
+    expect(refused).toEqual([]);
+    await shot('overview');
+  });
 });
