@@ -250,4 +250,29 @@ describe('the dashboard in a browser', () => {
     await expect(keyRow('Default key').count()).resolves.toBe(1);
     await shot('org-switcher');
   });
+
+  it('lets an owner change a member’s role and remove them, but not leave the organization without an owner', async () => {
+    const orgId = (await stack.deps.db.organization.findFirstOrThrow({ where: { name: 'Globex' } })).id;
+    await createUser(stack.deps, { orgId, email: 'grace@globex.test', password: 'a member password', role: 'member' });
+    await page.click('.sidebar a:has-text("Members")');
+    const grace = page.locator('tbody tr', { hasText: 'grace@globex.test' });
+    await grace.locator('select[name=role]').selectOption('operator'); // app.js submits on change
+    await expect(page.locator('.flash').textContent()).resolves.toBe('The role is now operator.');
+    await expect(grace.locator('select[name=role]').inputValue()).resolves.toBe('operator');
+    const user = await stack.deps.db.user.findUniqueOrThrow({ where: { email: 'grace@globex.test' } });
+    expect((await stack.deps.db.membership.findUniqueOrThrow({ where: { orgId_userId: { orgId, userId: user.id } } })).role).toBe('operator');
+
+    await grace.locator('a:has-text("Remove")').click();
+    await page.click('button:has-text("Remove from the organization")');
+    await expect(page.locator('.flash').textContent()).resolves.toBe('They are removed from this organization.');
+    await expect(grace.count()).resolves.toBe(0);
+    expect(await stack.deps.db.membership.count({ where: { orgId, userId: user.id } })).toBe(0);
+
+    const me = page.locator('tbody tr', { hasText: OWNER.email });
+    await me.locator('select[name=role]').selectOption('member');
+    await page.waitForURL(/\/role$/);
+    await expect(page.locator('h1').textContent()).resolves.toContain('The last owner cannot be removed or demoted');
+    await page.goto(`${stack.dashboardUrl}/settings/members`);
+    await expect(me.locator('select[name=role]').inputValue()).resolves.toBe('owner');
+  });
 });

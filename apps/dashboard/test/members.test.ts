@@ -134,6 +134,8 @@ describe('members', () => {
     expect((await owner.browser.post(`/settings/members/${ownerId}/role`, { role: 'operator' })).status).toBe(303);
     expect(await roleOf(owner.orgId, ownerId)).toBe('operator');
 
+    const ask = await operator.browser.get(`/settings/members/${ownerId}/remove`);
+    expect(ask.html).toContain(`Remove ${owner.email}`);
     expect((await operator.browser.post(`/settings/members/${ownerId}/remove`)).status).toBe(303);
     expect(await roleOf(owner.orgId, ownerId)).toBeUndefined();
     expect(await deps.db.user.count({ where: { id: ownerId } })).toBe(1); // the account stays
@@ -149,10 +151,12 @@ describe('members', () => {
     expect((await member.browser.post(`/settings/members/${memberId}/role`, { role: 'owner' })).status).toBe(403);
     expect(await roleOf(owner.orgId, memberId)).toBe('member');
     expect((await operator.browser.get('/settings/members')).html).not.toContain('/remove"');
+    expect((await operator.browser.get(`/settings/members/${memberId}/remove`)).status).toBe(403);
 
     const stranger = await signedIn('owner');
     expect((await stranger.browser.post(`/settings/members/${memberId}/role`, { role: 'owner' })).status).toBe(404);
     expect((await stranger.browser.post(`/settings/members/${memberId}/remove`)).status).toBe(404);
+    expect((await stranger.browser.get(`/settings/members/${memberId}/remove`)).status).toBe(404);
     expect((await owner.browser.post(`/settings/members/${memberId}/remove`, { _csrf: 'forged' })).status).toBe(403);
     expect(await roleOf(owner.orgId, memberId)).toBe('member');
   });

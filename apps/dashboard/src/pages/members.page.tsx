@@ -1,12 +1,13 @@
-import { changeMemberRole, createInvitation, listMembers, removeMember, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
+import { AppError, changeMemberRole, createInvitation, foundOr404, listMembers, removeMember, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
+import { confirmedAction } from '../views/confirm-page.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { Table } from '../views/list.tsx';
-import { render, renderError, Time } from '../views/render.tsx';
+import { render, Time } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
 import { flashRedirect, orgOf, pageRoutes, type DashboardPage } from './page.ts';
 
@@ -46,7 +47,7 @@ function MembersTable({ c, members }: { c: Env; members: Member[] }) {
           <td>{m.email}</td>
           <td>
             {isOwner ? (
-              <form method="post" action={`${BASE}/${m.userId}/role`} class="actions">
+              <form method="post" action={`${BASE}/${m.userId}/role`} class="actions member-role">
                 <CsrfField c={c} />
                 <select name="role" aria-label={`Role of ${m.email}`} data-autosubmit>
                   {ROLES.map((role) => (
@@ -68,12 +69,9 @@ function MembersTable({ c, members }: { c: Env; members: Member[] }) {
           </td>
           {isOwner && (
             <td>
-              <form method="post" action={`${BASE}/${m.userId}/remove`} class="actions">
-                <CsrfField c={c} />
-                <button type="submit" class="outline small danger-outline" aria-label={`Remove ${m.email}`}>
-                  Remove
-                </button>
-              </form>
+              <a href={`${BASE}/${m.userId}/remove`} role="button" class="outline small danger-outline" aria-label={`Remove ${m.email}`}>
+                Remove…
+              </a>
             </td>
           )}
         </tr>
@@ -167,19 +165,39 @@ routes.post('/invitations/:id/revoke', async (c) => {
   return flashRedirect(c, 'The invitation is revoked: its link no longer works.', BASE);
 });
 
-const refuseNonOwner = (c: Env) => renderError(c, 403, 'Not allowed', 'Only owners change roles or remove people.');
+/** Owners alone change roles and remove people (operators manage everything else). */
+function requireOwner(c: Env): void {
+  if (c.var.signedIn!.membership.role !== 'owner') throw new AppError('FORBIDDEN', 'Only owners change roles or remove people');
+}
 
 routes.post('/:userId/role', async (c) => {
-  if (c.var.signedIn!.membership.role !== 'owner') return refuseNonOwner(c);
+  requireOwner(c);
   const form = await c.req.parseBody();
   await changeMemberRole(c.var.deps, orgOf(c), c.req.param('userId'), String(form.role ?? ''));
   return flashRedirect(c, `The role is now ${String(form.role)}.`, BASE);
 });
 
-routes.post('/:userId/remove', async (c) => {
-  if (c.var.signedIn!.membership.role !== 'owner') return refuseNonOwner(c);
-  await removeMember(c.var.deps, orgOf(c), c.req.param('userId'));
-  return flashRedirect(c, 'They are removed from this organization.', BASE);
+confirmedAction(routes, 'remove', {
+  load: async (c) => {
+    requireOwner(c);
+    const { members } = await listMembers(c.var.deps, orgOf(c));
+    return foundOr404(
+      members.find((m) => m.userId === c.req.param('id')),
+      'Member',
+    );
+  },
+  ask: (member) => ({
+    title: `Remove ${member.email}`,
+    subtitle: member.name ?? undefined,
+    submitLabel: 'Remove from the organization',
+    isDangerous: true,
+    back: { href: BASE, label: 'Members' },
+    children: <p>They can no longer sign in to this organization. Their account stays, with any other organization they belong to; an invitation brings them back.</p>,
+  }),
+  act: async (c, member) => {
+    await removeMember(c.var.deps, orgOf(c), member.userId);
+    return flashRedirect(c, 'They are removed from this organization.', BASE);
+  },
 });
 
 /** Settings > Members: the people of the organization, and invitations (a link shown once) for new ones. */
