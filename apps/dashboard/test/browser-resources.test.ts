@@ -90,6 +90,7 @@ describe('webhooks, domains and numbers in a browser', () => {
     await expect(row.locator('.badge').textContent()).resolves.toBe('Auto-disabled');
     await expect(row.locator('.reason').textContent()).resolves.toMatch(/^Disabled automatically on .+: the endpoint answered 410 Gone/);
     await expect(page.locator('.notice').textContent()).resolves.toContain(`${receiver.url}/legacy`);
+    await shot('webhooks-list');
 
     // once the endpoint is fixed, re-enabling it ends the notice
     await page.click('.notice a');
@@ -158,7 +159,7 @@ describe('webhooks, domains and numbers in a browser', () => {
     await expect(page.locator('.page-title .badge.failing').evaluate((el) => getComputedStyle(el).backgroundColor)).resolves.toBe('rgb(254, 243, 199)');
     await page.click('.sidebar a:has-text("Webhooks")');
     await expect(page.locator('tbody tr', { hasText: '/flaky' }).locator('.badge').textContent()).resolves.toMatch(/^Failing since /);
-    await shot('webhooks-list');
+    await shot('webhooks-failing');
 
     await page.goto(endpoint);
     await page.click('tr[data-delivery-id] a');
