@@ -3,7 +3,7 @@ import { healthRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
 import { createAssetRoutes } from './assets.routes.ts';
 import { setFlash } from './auth/cookies.ts';
-import { BULL_BOARD_PATH, createBullBoardRoutes, guardBullBoard } from './bull-board.ts';
+import { BULL_BOARD_PATH, createBullBoardRoutes, guardBullBoard, ownBullBoardPage } from './bull-board.ts';
 import { CONTENT_SECURITY_POLICY } from './csp.ts';
 import type { DashEnv, NavEntry } from './env.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
@@ -27,7 +27,7 @@ export function createDashboard(deps: Deps) {
   const home = pages.find((page) => page.nav)?.path ?? BULL_BOARD_PATH;
   const app = new Hono<DashEnv>();
 
-  app.route('/assets', createAssetRoutes());
+  app.route('/', createAssetRoutes());
   app.use('*', async (c, next) => {
     c.set('deps', deps);
     c.set('nav', nav);
@@ -48,6 +48,7 @@ export function createDashboard(deps: Deps) {
   app.use('*', loadSession);
   app.use(BULL_BOARD_PATH, guardBullBoard);
   app.use(`${BULL_BOARD_PATH}/*`, guardBullBoard);
+  app.use(`${BULL_BOARD_PATH}/*`, ownBullBoardPage); // matches the bare path too
   app.route(BULL_BOARD_PATH, createBullBoardRoutes(deps.queues));
   app.use('*', verifyCsrf);
 

@@ -30,6 +30,29 @@ export const guardBullBoard: MiddlewareHandler<DashEnv> = async (c, next) => {
   return next();
 };
 
+// Bull Board's own page: its scripts and styles from this server only (React sets inline styles, and the page has
+// a <base>). Its Google Fonts link is removed, so the queues page asks no outside host (it falls back to the system font).
+const BULL_BOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
+const OUTSIDE_STYLESHEET = /<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g;
+// outside Bull Board's React root, so it stays on every screen; styled by our own stylesheet
+const BACK_LINK = '<link rel="stylesheet" href="/assets/bull-board.css"><a class="tidings-back" href="/">← Dashboard</a>';
+
+/**
+ * Rewrites the HTML page of Bull Board (not its API or assets): no outside links, a link back to the dashboard, and
+ * a Content-Security-Policy that keeps it to this server. Mount before the Bull Board routes.
+ */
+export const ownBullBoardPage: MiddlewareHandler<DashEnv> = async (c, next) => {
+  await next();
+  if (!c.res.headers.get('content-type')?.startsWith('text/html')) return;
+  const html = (await c.res.text()).replace(OUTSIDE_STYLESHEET, '').replace('<body class="preload">', `<body class="preload">${BACK_LINK}`);
+  const headers = new Headers(c.res.headers);
+  headers.delete('content-length');
+  headers.set('Content-Security-Policy', BULL_BOARD_CSP);
+  headers.set('X-Frame-Options', 'DENY');
+  c.res = new Response(html, { status: c.res.status, headers });
+};
+
 /**
  * Bull Board for every queue (email, sms, webhooks, maintenance), to mount at `/admin/queues` behind `guardBullBoard`.
  * @example app.use(`${BULL_BOARD_PATH}/*`, guardBullBoard); app.route(BULL_BOARD_PATH, createBullBoardRoutes(deps.queues));
@@ -39,7 +62,13 @@ export function createBullBoardRoutes(queues: Queues): Hono {
   createBullBoard({
     queues: Object.values(queues).map((queue) => new BullMQAdapter(queue)),
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'Tidings queues', miscLinks: [{ text: 'Back to the dashboard', url: '/' }] } },
+    options: {
+      uiConfig: {
+        boardTitle: 'Tidings queues',
+        miscLinks: [{ text: 'Back to the dashboard', url: '/' }],
+        favIcon: { default: '/assets/favicon.svg', alternative: '/favicon.ico' },
+      },
+    },
   });
   return serverAdapter.registerPlugin() as unknown as Hono;
 }

@@ -121,7 +121,6 @@ describe('messages and the sandbox inbox in a browser', () => {
     await page.click('.sidebar a:has-text("Messages")');
     await page.waitForURL((url) => url.pathname === '/messages');
     await expect(rows().count()).resolves.toBe(5);
-    await shot('messages-list');
 
     await page.selectOption('select[name=status]', 'bounced');
     await page.click('button:has-text("Filter")');
@@ -140,5 +139,58 @@ describe('messages and the sandbox inbox in a browser', () => {
     await expect(page.locator('.facts').textContent()).resolves.toContain(stored.providerMessageId!);
     await expect(page.frameLocator('iframe.email-frame').locator('#greeting').textContent()).resolves.toBe('Welcome to Acme, Ada!');
     await shot('message-detail');
+  });
+
+  it('fits the messages list in 1,280 px with long addresses, subjects and reasons, and filters by tag', async () => {
+    const long = `${'very-long-local-part.'.repeat(6)}x@${'subdomain.'.repeat(5)}example.com`;
+    const tagged = await send({ channelType: 'email', to: long, subject: `A subject that goes on ${'and on '.repeat(30)}`, text: 'Hi', tags: ['onboarding'] });
+    await send({ channelType: 'email', to: 'bounce@example.com', subject: 'Bounces again', text: 'x', tags: ['billing'] });
+    await waitFor(
+      () => api<{ data: Message[] }>('GET', '/v1/messages?limit=10'),
+      (list) => list.data.filter((m) => ['queued', 'sending', 'sent'].includes(m.status)).length === 0,
+    );
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${stack.dashboardUrl}/messages`);
+    const fits = (selector: string) => page.locator(selector).evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    for (const selector of ['html', '.table-wrap', 'form.filters']) {
+      const { scroll, client } = await fits(selector);
+      expect(scroll).toBeLessThanOrEqual(client);
+    }
+    const bounced = page.locator('tbody tr', { hasText: 'Bounces again' });
+    await expect(bounced.locator('.failure-reason').textContent()).resolves.not.toBe('');
+
+    await page.fill('input[name=tag]', 'onboarding');
+    await page.click('button:has-text("Filter")');
+    await expect(rows().count()).resolves.toBe(1);
+    await expect(rows().first().getAttribute('data-message-id')).resolves.toBe(tagged.id);
+    await page.goto(`${stack.dashboardUrl}/messages`);
+    await shot('messages-list');
+  });
+
+  it('draws the overview’s charts with uPlot served by the app, next to the totals and rates', async () => {
+    const requested: string[] = [];
+    const refused: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('console', (message) => {
+      if (message.type() === 'error') refused.push(message.text());
+    });
+    await page.click('.sidebar a:has-text("Overview")');
+    await page.waitForURL((url) => url.pathname === '/overview');
+    await page.locator('.chart[data-channel="email"][data-drawn] canvas').waitFor();
+    await page.locator('.chart[data-channel="sms"][data-drawn] canvas').waitFor();
+    await expect(page.locator('.chart[data-channel="email"] .u-legend').textContent()).resolves.toContain('delivered');
+    // the email chart has non-zero data: its canvas is not blank
+    const painted = await page.locator('.chart[data-channel="email"] canvas').evaluate((canvas: HTMLCanvasElement) =>
+      canvas
+        .getContext('2d')!
+        .getImageData(0, 0, canvas.width, canvas.height)
+        .data.some((value) => value !== 0),
+    );
+    expect(painted).toBe(true);
+    await expect(page.locator('tr[data-channel="All"] td.rate').first().textContent()).resolves.toMatch(/^\d+\.\d%$/);
+    expect(requested.filter((url) => !url.startsWith(stack.dashboardUrl))).toEqual([]);
+    expect(requested).toContain(`${stack.dashboardUrl}/assets/uplot.min.js`);
+    expect(refused).toEqual([]);
+    await shot('overview');
   });
 });

@@ -1,7 +1,9 @@
 // Browser tests of Webhooks, Domains and Phone numbers: a real chromium drives the real dashboard over Postgres and
 // Redis, with the real webhook-worker delivering to a real HTTP receiver and verification asking a real DNS server.
 import { createOrganization, createUser, getEmailDomain } from '@tidings/core';
-import { startFakeDns, startWebhookReceiver, type FakeDns, type WebhookReceiver } from '@tidings/testing';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { spawnService, startFakeDns, startWebhookReceiver, type FakeDns, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import type { Page } from 'playwright-core';
 import { screenshotPath, startStack, type Stack } from './harness.ts';
@@ -12,7 +14,8 @@ let stack: Stack;
 let page: Page;
 let dns: FakeDns;
 let receiver: WebhookReceiver;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: ReturnType<typeof startWebhookWorker> | undefined;
+let workerProcess: ChildProcess | undefined;
 let orgId: string;
 
 beforeAll(async () => {
@@ -31,6 +34,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  workerProcess?.kill('SIGKILL');
   await worker?.close();
   await stack?.close();
   await receiver?.close();
@@ -39,9 +43,9 @@ afterAll(async () => {
 
 const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true });
 
-/** Reloads until `selector` is on the page (at most 10 s): for what the worker changes after a click. */
-async function reloadUntil(selector: string) {
-  const deadline = Date.now() + 10_000;
+/** Reloads until `selector` is on the page (at most 10 s unless told): for what the worker changes after a click. */
+async function reloadUntil(selector: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
   while ((await page.locator(selector).count()) === 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     await page.reload();
@@ -138,5 +142,42 @@ describe('webhooks, domains and numbers in a browser', () => {
     const defaults = await stack.deps.db.phoneNumber.findMany({ where: { orgId, isDefault: true } });
     expect(defaults.map((n) => n.number)).toEqual([number]);
     await shot('phone-numbers');
+  });
+
+  it('shows a failing endpoint in amber, a failed delivery’s payload and answers, and resends it once the receiver is back', async () => {
+    // from here on a real webhook-worker process (the entry point `npm start` runs) delivers, not the one in this process
+    await worker!.close();
+    worker = undefined;
+    const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '100,200' };
+    workerProcess = spawnService(path.resolve(__dirname, '../../webhook-worker/src/worker.ts'), stack.deps.config, env);
+    receiver.setDefault({ kind: 'status', status: 500, body: 'database is down' });
+    await addEndpoint('/flaky', 'Billing sync');
+    const endpoint = page.url();
+    await page.click('button:has-text("Send test event")');
+    await reloadUntil('tr[data-delivery-id] .badge.failed', 60_000); // the worker process starts first
+    await expect(page.locator('.page-title .badge.failing').textContent()).resolves.toMatch(/^Failing since /);
+    await expect(page.locator('.page-title .badge.failing').evaluate((el) => getComputedStyle(el).backgroundColor)).resolves.toBe('rgb(254, 243, 199)');
+    await page.click('.sidebar a:has-text("Webhooks")');
+    await expect(page.locator('tbody tr', { hasText: '/flaky' }).locator('.badge').textContent()).resolves.toMatch(/^Failing since /);
+    await shot('webhooks-failing');
+
+    await page.goto(endpoint);
+    await page.click('tr[data-delivery-id] a');
+    await page.waitForURL(/\/deliveries\/dlv_/);
+    await expect(page.locator('pre.payload').textContent()).resolves.toContain('"type": "webhook.test"');
+    await expect(page.locator('table.attempts tbody tr').count()).resolves.toBe(3);
+    await expect(page.locator('table.attempts tbody tr').first().textContent()).resolves.toContain('database is down');
+    await shot('webhook-delivery');
+
+    receiver.setDefault({ kind: 'status', status: 200, body: 'ok' });
+    const before = receiver.requests.length;
+    await page.click('button:has-text("Resend")');
+    await expect(page.locator('.flash').textContent()).resolves.toContain('on its way again');
+    await reloadUntil('.page-title .badge.succeeded');
+    await expect(page.locator('table.attempts tbody tr').count()).resolves.toBe(4);
+    await expect(page.locator('table.attempts tbody tr').last().textContent()).resolves.toContain('HTTP 200');
+    expect(receiver.requests.length).toBe(before + 1);
+    await page.goto(endpoint);
+    await expect(page.locator('.page-title .badge').textContent()).resolves.toBe('Enabled');
   });
 });

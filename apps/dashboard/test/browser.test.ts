@@ -177,12 +177,31 @@ describe('the dashboard in a browser', () => {
     await connection.quit();
     expect(await queues.email.getJobCounts('failed', 'waiting')).toEqual({ failed: 1, waiting: 0 });
 
+    // every request of the page, to find any to another host (fonts, scripts) and any refused by its policy
+    const requested: string[] = [];
+    const refused: string[] = [];
+    const record = (request: { url(): string }) => requested.push(request.url());
+    const recordRefusal = (message: { text(): string }) => {
+      if (message.text().includes('Content Security Policy')) refused.push(message.text());
+    };
+    page.on('request', record);
+    page.on('console', recordRefusal);
     await page.click('.sidebar a:has-text("Queues")');
     await page.waitForURL((url) => url.pathname === '/admin/queues');
     for (const name of ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts']) {
       await page.getByText(name, { exact: true }).first().waitFor();
     }
+    await page.waitForLoadState('networkidle');
     await shot('bull-board');
+    page.off('request', record);
+    page.off('console', recordRefusal);
+    expect(requested.filter((url) => new URL(url).origin !== stack.dashboardUrl && !url.startsWith('data:'))).toEqual([]);
+    expect(requested).toContain(`${stack.dashboardUrl}/assets/bull-board.css`);
+    await expect(page.locator('#fav-logo').getAttribute('href')).resolves.toBe('/assets/favicon.svg');
+    expect(refused).toEqual([]);
+    await page.click('a.tidings-back');
+    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+    await page.goBack();
 
     await page.goto(`${stack.dashboardUrl}/admin/queues/queue/email?status=failed`);
     await page.getByText('provider said no').first().waitFor();
@@ -230,5 +249,30 @@ describe('the dashboard in a browser', () => {
     await expect(keyRow('Staging').count()).resolves.toBe(0);
     await expect(keyRow('Default key').count()).resolves.toBe(1);
     await shot('org-switcher');
+  });
+
+  it('lets an owner change a member’s role and remove them, but not leave the organization without an owner', async () => {
+    const orgId = (await stack.deps.db.organization.findFirstOrThrow({ where: { name: 'Globex' } })).id;
+    await createUser(stack.deps, { orgId, email: 'grace@globex.test', password: 'a member password', role: 'member' });
+    await page.click('.sidebar a:has-text("Members")');
+    const grace = page.locator('tbody tr', { hasText: 'grace@globex.test' });
+    await grace.locator('select[name=role]').selectOption('operator'); // app.js submits on change
+    await expect(page.locator('.flash').textContent()).resolves.toBe('The role is now operator.');
+    await expect(grace.locator('select[name=role]').inputValue()).resolves.toBe('operator');
+    const user = await stack.deps.db.user.findUniqueOrThrow({ where: { email: 'grace@globex.test' } });
+    expect((await stack.deps.db.membership.findUniqueOrThrow({ where: { orgId_userId: { orgId, userId: user.id } } })).role).toBe('operator');
+
+    await grace.locator('a:has-text("Remove")').click();
+    await page.click('button:has-text("Remove from the organization")');
+    await expect(page.locator('.flash').textContent()).resolves.toBe('They are removed from this organization.');
+    await expect(grace.count()).resolves.toBe(0);
+    expect(await stack.deps.db.membership.count({ where: { orgId, userId: user.id } })).toBe(0);
+
+    const me = page.locator('tbody tr', { hasText: OWNER.email });
+    await me.locator('select[name=role]').selectOption('member');
+    await page.waitForURL(/\/role$/);
+    await expect(page.locator('h1').textContent()).resolves.toContain('The last owner cannot be removed or demoted');
+    await page.goto(`${stack.dashboardUrl}/settings/members`);
+    await expect(me.locator('select[name=role]').inputValue()).resolves.toBe('owner');
   });
 });

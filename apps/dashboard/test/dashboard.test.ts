@@ -311,4 +311,31 @@ describe('Bull Board', () => {
     const crossSite = await operator.browser.send('PUT', '/admin/queues/api/queues/email/retry/failed', undefined, { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
   });
+
+  it('serves its page with no outside fonts or scripts, a policy keeping it to this server, and a way back', async () => {
+    const operator = await signedIn('operator');
+    for (const path of ['/admin/queues', '/admin/queues/queue/email']) {
+      const page = await operator.browser.get(path);
+      expect(page.status).toBe(200);
+      expect(page.html).toContain('static/js/main');
+      expect(page.html).not.toMatch(/(src|href)="(https?:)?\/\//);
+      expect(page.html.split('class="tidings-back"')).toHaveLength(2);
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+      expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    }
+    const api = await operator.browser.get('/admin/queues/api/queues');
+    expect(api.headers.get('content-type')).toContain('application/json');
+  });
+});
+
+describe('favicon', () => {
+  it('is served from the app, at /favicon.ico and as an SVG the pages link', async () => {
+    const ico = await app.request('/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get('content-type')).toBe('image/x-icon');
+    expect([...new Uint8Array(await ico.arrayBuffer()).slice(0, 4)]).toEqual([0, 0, 1, 0]);
+    const svg = await app.request('/assets/favicon.svg');
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    expect((await dashboardClient(app).get('/sign-in')).html).toContain('<link rel="icon" href="/assets/favicon.svg"');
+  });
 });

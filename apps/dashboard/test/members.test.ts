@@ -105,3 +105,68 @@ describe('invitations', () => {
     expect(page.html).not.toContain(b.email);
   });
 });
+
+describe('members', () => {
+  const userIdOf = async (email: string) => (await deps.db.user.findUniqueOrThrow({ where: { email } })).id;
+  const roleOf = async (orgId: string, userId: string) => (await deps.db.membership.findUnique({ where: { orgId_userId: { orgId, userId } } }))?.role;
+
+  it('owners change roles and remove people; the last owner stays', async () => {
+    const owner = await signedIn('owner');
+    const operator = await signedIn('operator', owner.orgId);
+    const operatorId = await userIdOf(operator.email);
+    const ownerId = await userIdOf(owner.email);
+    await owner.browser.get('/settings/members');
+
+    expect((await owner.browser.post(`/settings/members/${operatorId}/role`, { role: 'member' })).status).toBe(303);
+    expect(await roleOf(owner.orgId, operatorId)).toBe('member');
+    const unknown = await owner.browser.post(`/settings/members/${operatorId}/role`, { role: 'emperor' });
+    expect(unknown.status).toBe(400);
+    expect(await roleOf(owner.orgId, operatorId)).toBe('member');
+
+    const demoteSelf = await owner.browser.post(`/settings/members/${ownerId}/role`, { role: 'operator' });
+    expect(demoteSelf.status).toBe(409);
+    expect(demoteSelf.html).toContain('The last owner cannot be removed or demoted');
+    expect((await owner.browser.post(`/settings/members/${ownerId}/remove`)).status).toBe(409);
+    expect(await roleOf(owner.orgId, ownerId)).toBe('owner');
+
+    // with a second owner, the first may step down
+    expect((await owner.browser.post(`/settings/members/${operatorId}/role`, { role: 'owner' })).status).toBe(303);
+    expect((await owner.browser.post(`/settings/members/${ownerId}/role`, { role: 'operator' })).status).toBe(303);
+    expect(await roleOf(owner.orgId, ownerId)).toBe('operator');
+
+    const ask = await operator.browser.get(`/settings/members/${ownerId}/remove`);
+    expect(ask.html).toContain(`Remove ${owner.email}`);
+    expect((await operator.browser.post(`/settings/members/${ownerId}/remove`)).status).toBe(303);
+    expect(await roleOf(owner.orgId, ownerId)).toBeUndefined();
+    expect(await deps.db.user.count({ where: { id: ownerId } })).toBe(1); // the account stays
+  });
+
+  it('refuses operators and members, another organization’s people (404), and posts without the form token', async () => {
+    const owner = await signedIn('owner');
+    const operator = await signedIn('operator', owner.orgId);
+    const member = await signedIn('member', owner.orgId);
+    const memberId = await userIdOf(member.email);
+    expect((await operator.browser.post(`/settings/members/${memberId}/role`, { role: 'owner' })).status).toBe(403);
+    expect((await operator.browser.post(`/settings/members/${memberId}/remove`)).status).toBe(403);
+    expect((await member.browser.post(`/settings/members/${memberId}/role`, { role: 'owner' })).status).toBe(403);
+    expect(await roleOf(owner.orgId, memberId)).toBe('member');
+    expect((await operator.browser.get('/settings/members')).html).not.toContain('/remove"');
+    expect((await operator.browser.get(`/settings/members/${memberId}/remove`)).status).toBe(403);
+
+    const stranger = await signedIn('owner');
+    expect((await stranger.browser.post(`/settings/members/${memberId}/role`, { role: 'owner' })).status).toBe(404);
+    expect((await stranger.browser.post(`/settings/members/${memberId}/remove`)).status).toBe(404);
+    expect((await stranger.browser.get(`/settings/members/${memberId}/remove`)).status).toBe(404);
+    expect((await owner.browser.post(`/settings/members/${memberId}/remove`, { _csrf: 'forged' })).status).toBe(403);
+    expect(await roleOf(owner.orgId, memberId)).toBe('member');
+  });
+
+  it('escapes names and addresses people chose', async () => {
+    const owner = await signedIn('owner');
+    const hostile = `x-${Date.now()}@members.test`;
+    await createUser(deps, { orgId: owner.orgId, email: hostile, password: PASSWORD, role: 'member', name: '<img src=x onerror=alert(1)>' });
+    const page = await owner.browser.get('/settings/members');
+    expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(page.html).not.toContain('<img src=x');
+  });
+});

@@ -86,6 +86,26 @@ describe('the messages list', () => {
     expect((await browser.get('/messages?cursor=not-a-cursor')).status).toBe(400);
   });
 
+  it('filters by tag, and shows why a message failed in the list, escaped', async () => {
+    const { orgId, browser } = await signedInOrg();
+    const tagged = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550124', body: 'Tagged', tags: ['onboarding'] });
+    const failed = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550125', body: 'Fails', tags: ['billing'] });
+    await claimForSending(deps, failed.id);
+    await markFailed(deps, failed.id, { code: 'PROVIDER_ERROR', message: 'Carrier said <b>no</b>' });
+    const other = await makeOrganization(deps);
+    await sendMessage(deps, other.orgId, 'test', { channelType: 'sms', to: '+14155550126', body: 'Theirs', tags: ['onboarding'] });
+
+    expect(rowIds((await browser.get('/messages?tag=onboarding')).html)).toEqual([tagged.id]);
+    expect(rowIds((await browser.get('/messages?tag=none')).html)).toEqual([]);
+    const list = await browser.get('/messages');
+    expect(list.html).toContain('Carrier said &lt;b&gt;no&lt;/b&gt;</small>');
+    expect(list.html).not.toContain('<b>no</b>');
+    expect(list.html).toContain('name="tag"');
+    const tooLong = await browser.get(`/messages?tag=${'x'.repeat(101)}`);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.html).toContain('Tag:');
+  });
+
   it('marks an inbound message and names its sender', async () => {
     const { orgId, browser } = await signedInOrg();
     const outbound = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456' });

@@ -215,4 +215,87 @@ describe('webhooks pages', () => {
     expect(await deps.db.webhook.findMany({ where: { orgId } })).toEqual([expect.objectContaining({ id, enabled: true, previousSecretCiphertext: null })]);
     expect(await deps.db.webhookDelivery.count({ where: { orgId } })).toBe(0);
   });
+
+  it('a failing endpoint shows "failing since"; a delivery opens to its payload and attempts, and Resend delivers it once the endpoint is back', async () => {
+    const { browser } = await owner();
+    const { id } = await addEndpoint(browser);
+    receiver.setDefault({ kind: 'status', status: 500, body: '<script>alert("down")</script>' });
+    expect((await browser.post(`/webhooks/${id}/test`)).status).toBe(303);
+    const failed = await waitFor(
+      () => deps.db.webhookDelivery.findFirst({ where: { webhookId: id } }),
+      (delivery) => delivery?.status === 'failed',
+    );
+    expect(failed!.status).toBe('failed');
+    const list = await browser.get('/webhooks');
+    expect(list.html).toMatch(/<span class="badge failing">Failing since \w{3} \d+, \d{4} \d{2}:\d{2}<\/span>/);
+
+    const detail = await browser.get(`/webhooks/${id}/deliveries/${failed!.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.html).toContain('&quot;type&quot;: &quot;webhook.test&quot;');
+    expect(detail.html.match(/HTTP 500/g)!.length).toBeGreaterThanOrEqual(3);
+    expect(detail.html).toContain('&lt;script&gt;alert(&quot;down&quot;)&lt;/script&gt;');
+    expect(detail.html).not.toContain('<script>alert');
+
+    receiver.setDefault({ kind: 'status', status: 200, body: 'ok' });
+    const resent = await browser.post(`/webhooks/${id}/deliveries/${failed!.id}/resend`);
+    expect(resent.status).toBe(303);
+    expect(resent.location).toBe(`/webhooks/${id}/deliveries/${failed!.id}`);
+    const done = await waitFor(
+      () => deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: failed!.id } }),
+      (delivery) => delivery.status === 'succeeded',
+    );
+    expect(done.status).toBe('succeeded');
+    expect((await browser.get('/webhooks')).html).not.toContain('badge failing');
+  });
+
+  it('replays the failed deliveries since a time', async () => {
+    const { browser } = await owner();
+    const { id } = await addEndpoint(browser);
+    receiver.setDefault({ kind: 'status', status: 503 });
+    await browser.post(`/webhooks/${id}/test`);
+    await browser.post(`/webhooks/${id}/test`);
+    await waitFor(
+      () => deps.db.webhookDelivery.count({ where: { webhookId: id, status: 'failed' } }),
+      (count) => count === 2,
+    );
+    receiver.setDefault({ kind: 'status', status: 200 });
+    const since = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16);
+    const replayed = await browser.post(`/webhooks/${id}/replay`, { since, onlyFailed: 'yes' });
+    expect(replayed.status).toBe(303);
+    expect((await browser.get(replayed.location!)).html).toContain('2 deliveries are on their way again.');
+    expect(
+      await waitFor(
+        () => deps.db.webhookDelivery.count({ where: { webhookId: id, status: 'succeeded' } }),
+        (count) => count === 2,
+      ),
+    ).toBe(2);
+    const bad = await browser.post(`/webhooks/${id}/replay`, { since: 'yesterday' });
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain('Replay since: must be a date and time');
+  });
+
+  it('another organization’s deliveries are not found; resend and replay need the token and a manager', async () => {
+    const mine = await owner();
+    const theirs = await owner();
+    const { id } = await addEndpoint(theirs.browser);
+    await theirs.browser.post(`/webhooks/${id}/test`);
+    const delivery = await waitFor(
+      () => deps.db.webhookDelivery.findFirst({ where: { webhookId: id } }),
+      (row) => row?.status === 'succeeded',
+    );
+    const requestsBefore = receiver.requests.length;
+    expect((await mine.browser.get(`/webhooks/${id}/deliveries/${delivery!.id}`)).status).toBe(404);
+    expect((await mine.browser.post(`/webhooks/${id}/deliveries/${delivery!.id}/resend`)).status).toBe(404);
+    expect((await mine.browser.post(`/webhooks/${id}/replay`, { since: '2026-01-01T00:00' })).status).toBe(404);
+    const myHook = await addEndpoint(mine.browser);
+    expect((await mine.browser.get(`/webhooks/${myHook.id}/deliveries/${delivery!.id}`)).status).toBe(404);
+
+    expect((await theirs.browser.send('POST', `/webhooks/${id}/deliveries/${delivery!.id}/resend`, {})).status).toBe(403);
+    const member = await signedIn(app, deps, 'member', theirs.orgId);
+    expect((await member.browser.get(`/webhooks/${id}/deliveries/${delivery!.id}`)).html).not.toContain('/resend');
+    expect((await member.browser.post(`/webhooks/${id}/deliveries/${delivery!.id}/resend`)).status).toBe(403);
+    expect((await member.browser.post(`/webhooks/${id}/replay`, { since: '2026-01-01T00:00' })).status).toBe(403);
+    expect(await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery!.id } })).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(receiver.requests.length).toBe(requestsBefore);
+  });
 });

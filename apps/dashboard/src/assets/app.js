@@ -16,8 +16,8 @@ document.addEventListener('click', async (event) => {
 document.addEventListener('change', (event) => {
   if (event.target.matches('select[data-autosubmit]')) event.target.form.submit();
 });
-// with the script, changing the organization is enough; the Switch button is for browsers without it
-for (const button of document.querySelectorAll('.org-switcher button')) button.hidden = true;
+// with the script, changing the organization or a role is enough; the buttons are for browsers without it
+for (const button of document.querySelectorAll('.org-switcher button, .member-role button')) button.hidden = true;
 // The template editor: the preview follows what is typed (the Preview button does the same without the script).
 const editor = document.querySelector('form[data-live-preview]');
 if (editor) {

@@ -6,6 +6,7 @@ import { emailDomainsPage } from './email-domains.page.tsx';
 import { invitePage } from './invite.page.tsx';
 import { membersSettingsPage } from './members.page.tsx';
 import { messagesPage } from './messages.page.tsx';
+import { overviewDashboardPage } from './overview.page.tsx';
 import type { DashboardPage } from './page.ts';
 import { sandboxPage } from './sandbox.page.tsx';
 import { templatesPage } from './templates.page.tsx';
@@ -22,6 +23,7 @@ export const pages: DashboardPage[] = [
   apiKeysPage,
   membersSettingsPage,
   invitePage,
+  overviewDashboardPage,
   messagesPage,
   sandboxPage,
   webhooksPage,

@@ -1,9 +1,10 @@
-import { createInvitation, listMembers, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
+import { AppError, changeMemberRole, createInvitation, foundOr404, listMembers, removeMember, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
+import { confirmedAction } from '../views/confirm-page.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { Table } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
@@ -35,19 +36,44 @@ function InviteForm({ c, errors, email }: { c: Env; errors: FieldErrors; email?:
   );
 }
 
-function MembersTable({ members }: { members: Member[] }) {
+// Owners change roles and remove people; the core keeps the last owner.
+function MembersTable({ c, members }: { c: Env; members: Member[] }) {
+  const isOwner = c.var.signedIn!.membership.role === 'owner';
   return (
-    <Table headers={['Name', 'Email', 'Role', 'Joined']}>
+    <Table headers={['Name', 'Email', 'Role', 'Joined']} hasActions={isOwner}>
       {members.map((m) => (
         <tr>
           <td class="name">{m.name ?? <span class="muted">—</span>}</td>
           <td>{m.email}</td>
           <td>
-            <span class="role">{m.role}</span>
+            {isOwner ? (
+              <form method="post" action={`${BASE}/${m.userId}/role`} class="actions member-role">
+                <CsrfField c={c} />
+                <select name="role" aria-label={`Role of ${m.email}`} data-autosubmit>
+                  {ROLES.map((role) => (
+                    <option value={role} selected={role === m.role}>
+                      {role}
+                    </option>
+                  ))}
+                </select>
+                <button type="submit" class="outline small secondary">
+                  Change
+                </button>
+              </form>
+            ) : (
+              <span class="role">{m.role}</span>
+            )}
           </td>
           <td>
             <Time at={m.joinedAt} />
           </td>
+          {isOwner && (
+            <td>
+              <a href={`${BASE}/${m.userId}/remove`} role="button" class="outline small danger-outline" aria-label={`Remove ${m.email}`}>
+                Remove…
+              </a>
+            </td>
+          )}
         </tr>
       ))}
     </Table>
@@ -106,7 +132,7 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
         </RevealCard>
       )}
       {canManage(c.var.signedIn) && <InviteForm c={c} errors={options.errors ?? {}} email={options.email} />}
-      <MembersTable members={members} />
+      <MembersTable c={c} members={members} />
       <h2 class="section-heading">Pending invitations</h2>
       <InvitationsTable c={c} invitations={invitations} />
     </Layout>,
@@ -137,6 +163,41 @@ routes.post('/invitations', async (c) => {
 routes.post('/invitations/:id/revoke', async (c) => {
   await revokeInvitation(c.var.deps, orgOf(c), c.req.param('id'));
   return flashRedirect(c, 'The invitation is revoked: its link no longer works.', BASE);
+});
+
+/** Owners alone change roles and remove people (operators manage everything else). */
+function requireOwner(c: Env): void {
+  if (c.var.signedIn!.membership.role !== 'owner') throw new AppError('FORBIDDEN', 'Only owners change roles or remove people');
+}
+
+routes.post('/:userId/role', async (c) => {
+  requireOwner(c);
+  const form = await c.req.parseBody();
+  await changeMemberRole(c.var.deps, orgOf(c), c.req.param('userId'), String(form.role ?? ''));
+  return flashRedirect(c, `The role is now ${String(form.role)}.`, BASE);
+});
+
+confirmedAction(routes, 'remove', {
+  load: async (c) => {
+    requireOwner(c);
+    const { members } = await listMembers(c.var.deps, orgOf(c));
+    return foundOr404(
+      members.find((m) => m.userId === c.req.param('id')),
+      'Member',
+    );
+  },
+  ask: (member) => ({
+    title: `Remove ${member.email}`,
+    subtitle: member.name ?? undefined,
+    submitLabel: 'Remove from the organization',
+    isDangerous: true,
+    back: { href: BASE, label: 'Members' },
+    children: <p>They can no longer sign in to this organization. Their account stays, with any other organization they belong to; an invitation brings them back.</p>,
+  }),
+  act: async (c, member) => {
+    await removeMember(c.var.deps, orgOf(c), member.userId);
+    return flashRedirect(c, 'They are removed from this organization.', BASE);
+  },
 });
 
 /** Settings > Members: the people of the organization, and invitations (a link shown once) for new ones. */

@@ -20,16 +20,17 @@ const FIELD_LABELS: Record<string, string> = {
   status: 'Status',
   channelType: 'Channel',
   to: 'Recipient',
+  tag: 'Tag',
   createdAfter: 'Created from',
   createdBefore: 'Created to',
   cursor: 'Page',
 };
 /** The filter form as typed; dates are `YYYY-MM-DD` (UTC days, both ends included). */
-type Filters = { status: string; channelType: string; to: string; since: string; until: string };
+type Filters = { status: string; channelType: string; to: string; tag: string; since: string; until: string };
 
 function readFilters(c: Env): Filters {
   const q = (name: string) => (c.req.query(name) ?? '').trim();
-  return { status: q('status'), channelType: q('channelType'), to: q('to'), since: q('since'), until: q('until') };
+  return { status: q('status'), channelType: q('channelType'), to: q('to'), tag: q('tag'), since: q('since'), until: q('until') };
 }
 
 /** A `YYYY-MM-DD` day as a time `offsetMs` after its start, or undefined for an empty field. */
@@ -47,6 +48,7 @@ function toListQuery(filters: Filters, cursor: string | undefined) {
     status: filters.status || undefined,
     channelType: filters.channelType || undefined,
     to: filters.to || undefined,
+    tag: filters.tag || undefined,
     // createdAfter and createdBefore are exclusive: from the first millisecond of `since` to the last of `until`
     createdAfter: dayAt(filters.since, -1),
     createdBefore: dayAt(filters.until, DAY_MS),
@@ -89,6 +91,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       <label class="grow">
         Recipient
         <input name="to" value={filters.to} placeholder="exact address or number" maxlength={320} />
+      </label>
+      <label>
+        Tag
+        <input name="tag" value={filters.tag} placeholder="exact tag" maxlength={100} />
       </label>
       <label>
         Created from

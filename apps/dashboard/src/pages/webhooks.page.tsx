@@ -1,5 +1,17 @@
-import { CreateWebhookBody, EventType, type Webhook, type WebhookDetail } from '@tidings/contracts';
-import { createWebhook, disableWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendTestEvent, updateWebhook } from '@tidings/core';
+import { CreateWebhookBody, EventType, ReplayWebhookBody, type Webhook, type WebhookDeliveryDetail, type WebhookDetail } from '@tidings/contracts';
+import {
+  AppError,
+  createWebhook,
+  disableWebhook,
+  getWebhook,
+  getWebhookDelivery,
+  listWebhooks,
+  replayWebhookDeliveries,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+} from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
@@ -12,7 +24,7 @@ import { EmptyState, OlderLink } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
 import { WebhookBadge, whyDisabled } from '../views/webhook-state.tsx';
-import { DeliveriesTable, WebhooksTable } from '../views/webhook-tables.tsx';
+import { AttemptsTable, DeliveriesTable, DeliveryStatus, WebhooksTable } from '../views/webhook-tables.tsx';
 import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/webhooks';
@@ -123,6 +135,29 @@ function DetailActions({ c, webhook }: { c: Env; webhook: Webhook }) {
   );
 }
 
+// Times on these pages are UTC, so the replay form's `datetime-local` value is read as UTC too.
+const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
+
+/** Delivers again every delivery since a time (or only the failed ones): for an endpoint that is back after an outage. */
+function ReplayForm({ c, webhook }: { c: Env; webhook: Webhook }) {
+  const since = (webhook.failingSince ?? new Date(c.var.deps.now().getTime() - 3_600_000).toISOString()).slice(0, 16);
+  return (
+    <form method="post" action={`${BASE}/${webhook.id}/replay`} class="card replay-form" aria-label="Replay deliveries">
+      <CsrfField c={c} />
+      <label>
+        Replay deliveries since (UTC)
+        <input type="datetime-local" name="since" value={since} required />
+      </label>
+      <label>
+        <input type="checkbox" name="onlyFailed" value="yes" checked /> only those that failed
+      </label>
+      <button type="submit" class="secondary">
+        Replay since…
+      </button>
+    </form>
+  );
+}
+
 function detailPage(c: Env, webhook: WebhookDetail) {
   const reveal = takeReveal(c, `${BASE}/${webhook.id}`);
   const why = whyDisabled(webhook);
@@ -145,6 +180,7 @@ function detailPage(c: Env, webhook: WebhookDetail) {
         </p>
       )}
       {canManage(c.var.signedIn) && <DetailActions c={c} webhook={webhook} />}
+      {canManage(c.var.signedIn) && webhook.enabled && <ReplayForm c={c} webhook={webhook} />}
       <Facts
         class="facts card"
         facts={[
@@ -199,6 +235,62 @@ routes.post('/:id/test', async (c) => {
 routes.post('/:id/enable', async (c) => {
   const webhook = await updateWebhook(c.var.deps, orgOf(c), c.req.param('id'), { enabled: true });
   return flashRedirect(c, 'The endpoint is enabled again: new events are delivered to it.', `${BASE}/${webhook.id}`);
+});
+
+function deliveryPage(c: Env, delivery: WebhookDeliveryDetail) {
+  const endpoint = `${BASE}/${delivery.webhookId}`;
+  return render(
+    c,
+    <Layout c={c} title={`Delivery ${delivery.id}`} flash={takeFlash(c)}>
+      <a href={endpoint} class="back">
+        ← Endpoint
+      </a>
+      <hgroup class="page-title">
+        <h1>
+          <code>{delivery.eventType}</code> delivery
+        </h1>
+        <p>
+          <DeliveryStatus delivery={delivery} />
+        </p>
+      </hgroup>
+      {canManage(c.var.signedIn) && (
+        <form method="post" action={`${endpoint}/deliveries/${delivery.id}/resend`} class="actions page-actions">
+          <CsrfField c={c} />
+          <button type="submit">Resend</button>
+        </form>
+      )}
+      <Facts
+        class="facts card"
+        facts={[
+          ['Event', <code>{delivery.eventId}</code>],
+          ['Attempts', delivery.attempts],
+          ['Created', <Time at={delivery.createdAt} />],
+          ['Next try', <Time at={delivery.nextAttemptAt} empty="None planned" />],
+          ['ID', <code>{delivery.id}</code>],
+        ]}
+      />
+      <h2 class="section-heading">Payload</h2>
+      {delivery.payload ? <pre class="payload card">{JSON.stringify(delivery.payload, null, 2)}</pre> : <p class="muted">The event is no longer stored.</p>}
+      <h2 class="section-heading">Attempts</h2>
+      <AttemptsTable attempts={delivery.attemptLog} />
+    </Layout>,
+  );
+}
+
+routes.get('/:id/deliveries/:deliveryId', async (c) => deliveryPage(c, await getWebhookDelivery(c.var.deps, orgOf(c), c.req.param('id'), c.req.param('deliveryId'))));
+
+routes.post('/:id/deliveries/:deliveryId/resend', async (c) => {
+  const delivery = await retryWebhookDelivery(c.var.deps, orgOf(c), c.req.param('id'), c.req.param('deliveryId'));
+  return flashRedirect(c, 'The delivery is on its way again; reload to see the new attempt.', `${BASE}/${delivery.webhookId}/deliveries/${delivery.id}`);
+});
+
+routes.post('/:id/replay', async (c) => {
+  const form = await c.req.parseBody();
+  const since = String(form.since ?? '');
+  const body = ReplayWebhookBody.safeParse({ since: DATETIME_LOCAL.test(since) ? `${since}:00Z` : since, status: form.onlyFailed ? 'failed' : undefined });
+  if (!body.success) throw new AppError('BAD_REQUEST', 'Replay since: must be a date and time');
+  const { count } = await replayWebhookDeliveries(c.var.deps, orgOf(c), c.req.param('id'), body.data);
+  return flashRedirect(c, `${count} ${count === 1 ? 'delivery is' : 'deliveries are'} on their way again.`, `${BASE}/${c.req.param('id')}`);
 });
 
 const loadWebhook = (c: Env) => getWebhook(c.var.deps, orgOf(c), c.req.param('id')!);

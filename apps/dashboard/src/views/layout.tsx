@@ -76,6 +76,7 @@ export function Layout({ c, title, children, flash }: LayoutProps) {
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{`${title} · Tidings`}</title>
+          <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
           <link rel="stylesheet" href="/assets/pico.min.css" />
           <link rel="stylesheet" href="/assets/app.css" />
           <script src="/assets/app.js" defer></script>

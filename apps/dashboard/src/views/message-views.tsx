@@ -117,9 +117,15 @@ export function MessagesTable({ messages, linkBase, showProvider }: { messages: 
     <Table headers={['To', 'Message', 'Channel', 'Status', !!showProvider && 'Provider', 'Created']} class="striped messages">
       {messages.map((message) => (
         <tr data-message-id={message.id}>
-          <td class="name">{message.direction === 'inbound' ? `from ${message.from}` : message.to}</td>
+          <td class="name address">{message.direction === 'inbound' ? `from ${message.from}` : message.to}</td>
           <td class="summary">
             <a href={`${linkBase}/${message.id}`}>{summaryOf(message)}</a>
+            {message.error && (
+              <small class="failure-reason" title={`${message.error.code}: ${message.error.message}`}>
+                {message.error.message}
+              </small>
+            )}
+            {message.tags.length > 0 && <small class="tags">{message.tags.join(' · ')}</small>}
           </td>
           <td>
             <ChannelLabel message={message} />

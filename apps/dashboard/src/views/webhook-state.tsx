@@ -25,8 +25,9 @@ export function whyDisabled(webhook: Webhook): string | null {
   return `Disabled by a person${on}.`;
 }
 
-/** The state badge of a webhook: Enabled, Disabled, or Auto-disabled. */
+/** The state badge of a webhook: Enabled, Failing since … (amber: its deliveries are being retried), Disabled, or Auto-disabled. */
 export function WebhookBadge({ webhook }: { webhook: Webhook }) {
+  if (webhook.enabled && webhook.failingSince) return <span class="badge failing">Failing since {formatTime(webhook.failingSince)}</span>;
   if (webhook.enabled) return <span class="badge enabled">Enabled</span>;
   return <span class="badge disabled">{webhook.disabledReason === 'manual' ? 'Disabled' : 'Auto-disabled'}</span>;
 }

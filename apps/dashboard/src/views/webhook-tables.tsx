@@ -1,4 +1,4 @@
-import type { Webhook, WebhookDelivery } from '@tidings/contracts';
+import type { Webhook, WebhookAttempt, WebhookDelivery } from '@tidings/contracts';
 import { Table } from './list.tsx';
 import { Time } from './render.tsx';
 import { WebhookBadge, whyDisabled } from './webhook-state.tsx';
@@ -28,7 +28,7 @@ export function WebhooksTable({ webhooks }: { webhooks: Webhook[] }) {
 }
 
 /** A delivery's status with what the endpoint last answered. */
-function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
+export function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
   const last = delivery.lastAttempt;
   return (
     <>
@@ -42,7 +42,7 @@ function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
   );
 }
 
-/** The recent deliveries of an endpoint, newest first. */
+/** The recent deliveries of an endpoint, newest first; each opens to its payload and attempts. */
 export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] }) {
   if (deliveries.length === 0) return <p class="muted">No deliveries yet. Send a test event to see one here.</p>;
   return (
@@ -50,7 +50,9 @@ export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] 
       {deliveries.map((delivery) => (
         <tr data-delivery-id={delivery.id}>
           <td>
-            <code>{delivery.eventType}</code>
+            <a href={`/webhooks/${delivery.webhookId}/deliveries/${delivery.id}`}>
+              <code>{delivery.eventType}</code>
+            </a>
             <small class="muted block">{delivery.eventId}</small>
           </td>
           <td>
@@ -62,6 +64,33 @@ export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] 
           </td>
           <td>
             <Time at={delivery.nextAttemptAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** Every attempt of a delivery, oldest first: what the endpoint answered (or why nothing came), and how fast. */
+export function AttemptsTable({ attempts }: { attempts: WebhookAttempt[] }) {
+  if (attempts.length === 0) return <p class="muted">Not tried yet.</p>;
+  return (
+    <Table headers={['#', 'At', 'Answer', 'Duration', 'Body or error']} class="striped attempts">
+      {attempts.map((attempt) => (
+        <tr>
+          <td>{attempt.number}</td>
+          <td>
+            <Time at={attempt.at} />
+          </td>
+          <td>
+            <span class={`badge ${attempt.statusCode && attempt.statusCode < 300 ? 'succeeded' : 'failed'}`}>
+              {attempt.statusCode ? `HTTP ${attempt.statusCode}` : 'no answer'}
+            </span>
+          </td>
+          <td>{attempt.durationMs} ms</td>
+          <td>
+            {attempt.responseBody && <pre class="answer">{attempt.responseBody}</pre>}
+            {attempt.error && <small class="muted block">{attempt.error}</small>}
           </td>
         </tr>
       ))}

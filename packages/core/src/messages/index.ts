@@ -5,6 +5,7 @@ export { resolveContent, type ResolvedContent } from './resolve-content.ts';
 export { loadSenderResolver, SANDBOX_DEFAULT_SENDERS } from './resolve-sender.ts';
 export { sendMessages, sendMessage, type BatchResult } from './send-messages.ts';
 export { listMessages, getMessage, type MessageFilter } from './query-messages.ts';
+export { getDeliveryOverview, type DailyDeliveryCounts, type DeliveryOverview, type DeliveryTotals } from './delivery-overview.ts';
 export { cancelMessage } from './cancel-message.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, recordProviderClaim, lastUnansweredProvider, type Claim } from './delivery.ts';
 export { sendThroughProviders, SendAttemptFailed, attemptErrorOf } from './send-through-providers.ts';

@@ -1,0 +1,89 @@
+import type { Deps } from '../deps.ts';
+
+type Channel = 'email' | 'sms';
+type Counts = { sent: number; delivered: number; bounced: number; failed: number };
+/** Outcomes of the outbound messages of one channel created on one UTC day. */
+export type DailyDeliveryCounts = Counts & { day: string; channelType: Channel };
+export type DeliveryTotals = Counts & { deliveryRate: number | null; bounceRate: number | null };
+export type DeliveryOverview = { days: string[]; counts: DailyDeliveryCounts[]; totals: Record<'all' | Channel, DeliveryTotals> };
+
+const DAY_MS = 86_400_000;
+/**
+ * Days this old are counted once and kept (MessageDayCount): by then nearly every message has its outcome. The
+ * rest is counted live on each view. The price: a status that changes later (a very late bounce, a message
+ * scheduled days ahead) is not reflected in a day already kept.
+ */
+export const SETTLED_AFTER_DAYS = 3;
+
+const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
+
+/** Counts per day and channel of the organization's outbound messages created in `[from, to)`, one grouped scan. */
+async function countDays({ db }: Pick<Deps, 'db'>, orgId: string, from: Date, to: Date): Promise<DailyDeliveryCounts[]> {
+  return db.$queryRaw<DailyDeliveryCounts[]>`
+    SELECT to_char("d", 'YYYY-MM-DD') AS "day", "channelType", "sent", "delivered", "bounced", "failed" FROM (
+      SELECT date_trunc('day', "createdAt") AS "d", "channelType"::text AS "channelType",
+             count(*) FILTER (WHERE "status" IN ('sent', 'delivered', 'bounced', 'undelivered'))::int AS "sent",
+             count(*) FILTER (WHERE "status" = 'delivered')::int AS "delivered",
+             count(*) FILTER (WHERE "status" = 'bounced')::int AS "bounced",
+             count(*) FILTER (WHERE "status" IN ('failed', 'undelivered'))::int AS "failed"
+      FROM "Message"
+      WHERE "orgId" = ${orgId} AND "createdAt" >= ${from} AND "createdAt" < ${to} AND "status" <> 'received'
+      GROUP BY 1, 2) AS "grouped"
+    ORDER BY 1, 2`;
+}
+
+/** The settled days of the range, from MessageDayCount; those not kept yet are counted in one scan and kept. */
+async function settledCounts(deps: Pick<Deps, 'db'>, orgId: string, days: string[]): Promise<DailyDeliveryCounts[]> {
+  if (days.length === 0) return [];
+  const kept = await deps.db.messageDayCount.findMany({ where: { orgId, day: { in: days.map((day) => new Date(`${day}T00:00:00Z`)) } } });
+  const keptDays = new Set(kept.map((row) => dayOf(row.day.getTime())));
+  const rows = kept.flatMap((row) => (row.counts as (Counts & { channelType: Channel })[]).map((c) => ({ ...c, day: dayOf(row.day.getTime()) })));
+  const missing = days.filter((day) => !keptDays.has(day));
+  if (missing.length > 0) {
+    const from = new Date(`${missing[0]}T00:00:00Z`);
+    const to = new Date(Date.parse(`${missing.at(-1)}T00:00:00Z`) + DAY_MS);
+    const counted = (await countDays(deps, orgId, from, to)).filter((row) => missing.includes(row.day));
+    const data = missing.map((day) => ({
+      orgId,
+      day: new Date(`${day}T00:00:00Z`),
+      counts: counted.filter((row) => row.day === day).map(({ day: _day, ...counts }) => counts),
+    }));
+    // two views at once both count; the first write wins, the second is the same
+    await deps.db.messageDayCount.createMany({ data, skipDuplicates: true });
+    rows.push(...counted);
+  }
+  return rows;
+}
+
+function totalsOf(rows: DailyDeliveryCounts[]): DeliveryTotals {
+  const sum = (key: keyof Counts) => rows.reduce((total, row) => total + row[key], 0);
+  const [sent, delivered, bounced, failed] = [sum('sent'), sum('delivered'), sum('bounced'), sum('failed')];
+  const finished = delivered + bounced + failed;
+  return { sent, delivered, bounced, failed, deliveryRate: finished ? delivered / finished : null, bounceRate: sent ? bounced / sent : null };
+}
+
+/**
+ * Outbound messages per UTC day and channel over the last `days` days (today included), by where they ended:
+ * `sent` reached a provider (sent, delivered, bounced or undelivered), `delivered`, `bounced`, and `failed` (failed
+ * or undelivered). The delivery rate is delivered over those with an outcome, the bounce rate bounced over sent.
+ * Days older than {@link SETTLED_AFTER_DAYS} come from MessageDayCount (counted the first time they are needed), so
+ * a view scans only the last few days' messages, however many the 30 days hold (`npm run bench:overview`).
+ * @example const overview = await getDeliveryOverview(deps, orgId); overview.totals.all.deliveryRate // 0.97
+ */
+export async function getDeliveryOverview(deps: Pick<Deps, 'db' | 'now'>, orgId: string, days = 30): Promise<DeliveryOverview> {
+  const now = deps.now();
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const dayList = Array.from({ length: days }, (_, i) => dayOf(today - (days - 1 - i) * DAY_MS));
+  const liveFrom = today - (SETTLED_AFTER_DAYS - 1) * DAY_MS;
+  const [settled, live] = await Promise.all([
+    settledCounts(
+      deps,
+      orgId,
+      dayList.filter((day) => Date.parse(`${day}T00:00:00Z`) < liveFrom),
+    ),
+    countDays(deps, orgId, new Date(Math.max(liveFrom, today - (days - 1) * DAY_MS)), new Date(today + DAY_MS)),
+  ]);
+  const counts = [...settled, ...live].sort((a, b) => a.day.localeCompare(b.day) || a.channelType.localeCompare(b.channelType));
+  const byChannel = (channel: Channel) => counts.filter((row) => row.channelType === channel);
+  return { days: dayList, counts, totals: { all: totalsOf(counts), email: totalsOf(byChannel('email')), sms: totalsOf(byChannel('sms')) } };
+}
