@@ -36,12 +36,14 @@ import { sandboxOutcomeJobId } from './maintenance.processor.ts';
 export const sendMessageProcessor =
   (deps: Deps, fetchOptions: AttachmentFetchOptions = {}) =>
   async (job: Job<{ messageId: string }>, token?: string) => {
+    // what the claim showed: a message known to have no attachments needs no clean-up statement
+    const claimed: { hasAttachments?: boolean } = {};
     try {
-      const result = await sendOnce(deps, fetchOptions, job, token);
-      await removeAttachmentBytes(deps, job.data.messageId);
+      const result = await sendOnce(deps, fetchOptions, job, token, claimed);
+      if (claimed.hasAttachments !== false) await removeAttachmentBytes(deps, job.data.messageId);
       return result;
     } catch (error) {
-      if (error instanceof UnrecoverableError) await removeAttachmentBytes(deps, job.data.messageId);
+      if (error instanceof UnrecoverableError && claimed.hasAttachments !== false) await removeAttachmentBytes(deps, job.data.messageId);
       if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
       // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
       // recording its outcome. The message is still queued or sending in the database and only this job will ever
@@ -59,7 +61,7 @@ async function removeAttachmentBytes(deps: Deps, messageId: string) {
   await removeFinishedMessageAttachments(deps, messageId).catch((error) => deps.logger.warn({ err: error, messageId }, 'could not remove attachment bytes'));
 }
 
-async function sendOnce(deps: Deps, fetchOptions: AttachmentFetchOptions, job: Job<{ messageId: string }>, token?: string) {
+async function sendOnce(deps: Deps, fetchOptions: AttachmentFetchOptions, job: Job<{ messageId: string }>, token: string | undefined, claimed: { hasAttachments?: boolean }) {
   const { messageId } = job.data;
   const claim = await claimForSending(deps, messageId);
   if (claim.kind === 'done') return { outcome: claim.reason };
@@ -68,6 +70,7 @@ async function sendOnce(deps: Deps, fetchOptions: AttachmentFetchOptions, job: J
     throw new DelayedError();
   }
   const message = claim.message;
+  claimed.hasAttachments = Array.isArray(message.attachments) && message.attachments.length > 0;
   const log = deps.logger.child({ messageId, orgId: message.orgId, attempt: message.attempts });
   const settings = deps.config.sendWorker;
   // a broadcast's List-Unsubscribe headers go to whichever provider sends it

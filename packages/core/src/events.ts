@@ -72,7 +72,7 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
       FROM new_events e
       JOIN "Webhook" w ON w."orgId" = e."orgId" AND w."enabled"
         AND CASE WHEN e."webhookId" IS NULL THEN e."type" = ANY (w."events") ELSE w."id" = e."webhookId" END
-      RETURNING "id"),
+      RETURNING "id", "eventId"),
     delivery_outbox AS (
       INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
       SELECT 'webhooks', "id", now() AT TIME ZONE 'UTC' FROM new_deliveries)`;

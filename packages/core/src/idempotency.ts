@@ -98,22 +98,28 @@ export function holdIdempotentRequest({ db, now, config, logger }: Deps, orgId: 
  * a passing database failure (a dropped connection, a failover) is waited out rather than given up on.
  */
 export async function completeIdempotentRequest({ db }: Deps, orgId: string, mode: KeyMode, key: string, status: number, body: string): Promise<void> {
-  // a write that stored its answer itself (storeIdempotentAnswer) has nothing left to do here
+  // a write that stored its answer itself (storeIdempotentAnswers) has nothing left to do here
   await retryWrite(() => db.idempotencyRecord.updateMany({ where: { orgId, mode, key, responseStatus: null }, data: { responseStatus: status, responseBody: body } }));
 }
 
 /** The answer an operation commits together with its work, under the request's Idempotency-Key. */
 export type IdempotentAnswer<T> = { key: string; status: number; body: (result: T) => unknown };
 
+/** An answer to store under an Idempotency-Key, with the key's organization and mode. */
+export type KeyedAnswer = { orgId: string; mode: KeyMode; key: string; status: number; body: unknown };
+
 /**
- * The UPDATE that stores the answer, for a CTE in the statement that does the work: then the work and its answer
- * commit together, and a caller who never heard back (the commit's reply lost with the connection) gets the answer
- * replayed on retry instead of the work done twice.
+ * The UPDATE that stores answers (any number, one per key), for a CTE in the statement that does the work: then the
+ * work and its answers commit together, and a caller who never heard back (the commit's reply lost with the
+ * connection) gets the answer replayed on retry instead of the work done twice.
  */
-export function storeIdempotentAnswer(orgId: string, mode: KeyMode, key: string, status: number, body: unknown): Prisma.Sql {
+export function storeIdempotentAnswers(answers: KeyedAnswer[]): Prisma.Sql {
+  if (answers.length === 0) return Prisma.sql`SELECT 1`;
   return Prisma.sql`
-    UPDATE "IdempotencyRecord" SET "responseStatus" = ${status}, "responseBody" = ${JSON.stringify(body)}
-    WHERE "orgId" = ${orgId} AND "mode" = ${mode}::"ApiKeyMode" AND "key" = ${key} AND "responseStatus" IS NULL`;
+    UPDATE "IdempotencyRecord" r SET "responseStatus" = a."status", "responseBody" = a."body"
+    FROM unnest(${answers.map((a) => a.orgId)}::text[], ${answers.map((a) => a.mode)}::text[], ${answers.map((a) => a.key)}::text[],
+                ${answers.map((a) => a.status)}::int[], ${answers.map((a) => JSON.stringify(a.body))}::text[]) AS a("orgId", "mode", "key", "status", "body")
+    WHERE r."orgId" = a."orgId" AND r."mode" = a."mode"::"ApiKeyMode" AND r."key" = a."key" AND r."responseStatus" IS NULL`;
 }
 
 /** Tries `write` up to 7 times over about 15 s (0.2 s doubling to 5 s between tries); throws the last error. */

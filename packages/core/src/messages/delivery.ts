@@ -4,7 +4,8 @@ import { recordEvents } from '../events.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { recordMessageOutcome } from './message-outcome.ts';
-import { changeMessageStatus } from './message-status.ts';
+import { changeMessageStatus, changeMessagesStatus, type ChangedMessage, type ChangeOf } from './message-status.ts';
+import { groupCommit } from '../group-commit.ts';
 
 export type Claim =
   | { kind: 'send'; message: MessageRow }
@@ -31,15 +32,11 @@ const EARLY_TOLERANCE_MS = 1000;
  * @example const claim = await claimForSending(deps, job.data.messageId); if (claim.kind !== 'send') return;
  */
 export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
-  const now = deps.now();
-  // The common case in one statement: a queued message to a recipient who is not suppressed.
-  const claimed = await changeMessageStatus(deps.db, messageId, {
-    status: 'sending',
-    at: now,
-    countsAttempt: true,
-    onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}`,
-  });
+  // The common case in one statement, shared with the worker's other jobs claiming at the same time: a queued
+  // message to a recipient who is not suppressed.
+  const claimed = await groupedOf(deps).claim(messageId);
   if (claimed) return { kind: 'send', message: claimed.row };
+  const now = deps.now();
 
   const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean }[]>`
     SELECT m."status", m."scheduledAt",
@@ -91,9 +88,56 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
  * @example await markSent(deps, messageId, { provider: 'resend', providerMessageId: 'b7d...' });
  */
 export async function markSent(deps: Deps, messageId: string, sent: { provider: string; providerMessageId: string }, followUps: OutboxItem[] = []): Promise<void> {
-  const moved = await changeMessageStatus(deps.db, messageId, { status: 'sent', at: deps.now(), error: null, ...sent, followUps });
-  if (moved) await dispatchOutbox(deps, moved.outbox);
-  else await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
+  const moved = await groupedOf(deps).markSent({ messageId, ...sent, followUps });
+  if (!moved) await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
+}
+
+/** Each id's moved row, for its first call only: a second job of the same message in one group (a stalled job run
+ * again beside its first run) goes the single-message way, as if it had come a moment later. */
+function onlyFirst(ids: string[], moved: Map<string, ChangedMessage>): (ChangedMessage | null)[] {
+  const seen = new Set<string>();
+  return ids.map((id) => {
+    if (seen.has(id)) return null;
+    seen.add(id);
+    return moved.get(id) ?? null;
+  });
+}
+
+type Grouped = { claim(messageId: string): Promise<ChangedMessage | null>; markSent(change: ChangeOf): Promise<ChangedMessage | null> };
+const grouped = new WeakMap<Deps['db'], Grouped>();
+
+/**
+ * The send-worker's two hot statements, each shared by the jobs that reach it at the same time (group commit): a
+ * worker running N jobs at once claims and finishes them in a few statements instead of N. A message's own outcome
+ * (not claimable, not moved) still comes back to its job alone.
+ */
+function groupedOf(deps: Deps): Grouped {
+  let found = grouped.get(deps.db);
+  if (!found) {
+    const options = { maxSize: 200, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) };
+    const claim = groupCommit(async (ids: string[]) => {
+      const moved = await changeMessagesStatus(
+        deps.db,
+        ids.map((messageId) => ({ messageId })),
+        { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}` },
+      );
+      return onlyFirst(ids, moved);
+    }, options);
+    const markSent = groupCommit(async (changes: ChangeOf[]) => {
+      const moved = await changeMessagesStatus(deps.db, changes, { status: 'sent', at: deps.now(), error: null });
+      await dispatchOutbox(
+        deps,
+        [...moved.values()].flatMap((m) => m.outbox),
+      );
+      return onlyFirst(
+        changes.map((c) => c.messageId),
+        moved,
+      );
+    }, options);
+    found = { claim, markSent };
+    grouped.set(deps.db, found);
+  }
+  return found;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { MessageHistoryStatus, MessageStatus } from '@tidings/contracts';
-import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
+import { Prisma, type Message as MessageRow } from '@tidings/db';
 import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
-import { outboxInsert, type OutboxItem } from '../outbox.ts';
+import type { OutboxItem } from '../outbox.ts';
 import { messageJsonSql } from './message.mapper.ts';
 
 /**
@@ -62,10 +62,20 @@ const timestampColumn: Partial<Record<MessageStatus, 'sentAt' | 'deliveredAt' | 
   undelivered: 'failedAt',
 };
 
+// qualified: the UPDATE's FROM has an "id" and a "provider" of its own
+const messageColumns = Prisma.raw(
+  Object.values(Prisma.MessageScalarFieldEnum)
+    .map((column) => `"Message"."${column}"`)
+    .join(', '),
+);
+
 const noEvent = Prisma.sql`SELECT NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::text WHERE false`;
 
 /** A status change that happened: the moved row, and the jobs to dispatch after commit. */
 export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
+
+/** What differs between the messages of one `changeMessagesStatus`. */
+export type ChangeOf = Pick<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> & { messageId: string };
 
 /**
  * THE status function: every status change of a message goes through here, as ONE statement (atomic on its own, or
@@ -77,29 +87,59 @@ export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
  * @example const moved = await changeMessageStatus(deps.db, id, { status: 'delivered', at: deps.now() }); if (moved) await dispatchOutbox(deps, moved.outbox);
  */
 export async function changeMessageStatus(db: Prisma.TransactionClient, messageId: string, change: StatusChange): Promise<ChangedMessage | null> {
+  const { provider, providerMessageId, followUps, ...common } = change;
+  const moved = await changeMessagesStatus(db, [{ messageId, provider, providerMessageId, followUps }], common);
+  return moved.get(messageId) ?? null;
+}
+
+/**
+ * `changeMessageStatus` for many messages in ONE statement (the send-worker's claims and `sent` updates of its
+ * concurrent jobs): the same change, each message with its own provider, provider id and follow-ups. Returns the
+ * messages that moved, by id.
+ */
+export async function changeMessagesStatus(
+  db: Prisma.TransactionClient,
+  changes: ChangeOf[],
+  change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'>,
+): Promise<Map<string, ChangedMessage>> {
   // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
   const at = change.at.toISOString();
   const column = timestampColumn[change.status];
   const sets = [Prisma.sql`"status" = ${change.status}::"MessageStatus"`, Prisma.sql`"updatedAt" = ${at}::timestamp`];
   if (column) sets.push(Prisma.sql`${Prisma.raw(`"${column}"`)} = ${at}::timestamp`);
   if (change.error !== undefined) sets.push(Prisma.sql`"errorCode" = ${change.error?.code ?? null}, "errorMessage" = ${change.error?.message ?? null}`);
-  if (change.providerMessageId !== undefined) sets.push(Prisma.sql`"providerMessageId" = ${change.providerMessageId}`);
-  if (change.provider !== undefined) sets.push(Prisma.sql`"provider" = ${change.provider}`);
+  // given (not null) where the change sets them: the others keep theirs
+  if (changes.some((c) => c.providerMessageId !== undefined)) sets.push(Prisma.sql`"providerMessageId" = coalesce(i."providerMessageId", "Message"."providerMessageId")`);
+  if (changes.some((c) => c.provider !== undefined)) sets.push(Prisma.sql`"provider" = coalesce(i."provider", "Message"."provider")`);
   if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
   const type = EVENT_OF_STATUS[change.status];
-  const followUps = change.followUps ?? [];
-  const [moved] = await db.$queryRaw<(MessageRow & { deliveryIds: string[] })[]>`
-    WITH moved AS (
+  const followUps = changes.flatMap((c) => (c.followUps ?? []).map((job) => ({ ...job, messageId: c.messageId })));
+  const rows = await db.$queryRaw<(MessageRow & { _eventId: string; _provider: string | null; deliveryIds: string[] })[]>`
+    WITH input AS (
+      SELECT * FROM unnest(${changes.map((c) => c.messageId)}::text[], ${changes.map(() => newId('evt'))}::text[],
+                           ${changes.map((c) => c.provider ?? null)}::text[], ${changes.map((c) => c.providerMessageId ?? null)}::text[])
+        AS i("id", "eventId", "provider", "providerMessageId")),
+    moved AS (
       UPDATE "Message" SET ${Prisma.join(sets)}
-      WHERE "id" = ${messageId} AND "status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[]) AND ${change.onlyIf ?? Prisma.sql`true`}
-      RETURNING ${columnsOf(Prisma.MessageScalarFieldEnum)}),
+      FROM input i
+      WHERE "Message"."id" = i."id" AND "Message"."status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[]) AND ${change.onlyIf ?? Prisma.sql`true`}
+      RETURNING ${messageColumns}, i."eventId" AS "_eventId", i."provider" AS "_provider"),
     status_event AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "provider", "errorCode", "errorMessage", "createdAt")
-      SELECT "id", "status", ${change.provider ?? null}, ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),
-    follow_ups AS (${outboxInsert(followUps, Prisma.sql`EXISTS (SELECT 1 FROM moved)`)}),
-    ${eventsCte(type ? Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
-    SELECT moved.*, ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds" FROM moved`;
-  if (!moved) return null;
-  const { deliveryIds, ...row } = moved;
-  return { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id }))), ...followUps] };
+      SELECT "id", "status", "_provider", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),
+    follow_ups AS (
+      INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
+      SELECT u."queue", u."jobId", u."runAt", now() AT TIME ZONE 'UTC'
+      FROM unnest(${followUps.map((f) => f.queue)}::text[], ${followUps.map((f) => f.jobId)}::text[],
+                  ${followUps.map((f) => f.runAt?.toISOString() ?? null)}::timestamp[], ${followUps.map((f) => f.messageId)}::text[]) AS u("queue", "jobId", "runAt", "messageId")
+      WHERE u."messageId" IN (SELECT "id" FROM moved)
+      ON CONFLICT DO NOTHING),
+    ${eventsCte(type ? Prisma.sql`SELECT m."_eventId", m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
+    SELECT moved.*, ARRAY(SELECT d."id" FROM new_deliveries d WHERE d."eventId" = moved."_eventId") AS "deliveryIds" FROM moved`;
+  const changed = new Map<string, ChangedMessage>();
+  for (const { deliveryIds, _eventId, _provider, ...row } of rows) {
+    const ownFollowUps = followUps.filter((f) => f.messageId === row.id).map(({ messageId: _, ...job }) => job);
+    changed.set(row.id, { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id }))), ...ownFollowUps] });
+  }
+  return changed;
 }

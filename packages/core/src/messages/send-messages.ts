@@ -4,7 +4,8 @@ import { columnsOf, Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
-import { storeIdempotentAnswer, type IdempotentAnswer } from '../idempotency.ts';
+import { storeIdempotentAnswers, type IdempotentAnswer, type KeyedAnswer } from '../idempotency.ts';
+import { groupCommit } from '../group-commit.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
@@ -129,13 +130,13 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   const result = { data, errors };
   const accepted = rows.flatMap((row, index) => (row ? [{ row, message: data[index]! }] : []));
   if (accepted.length > 0) {
-    const storeAnswer = answer ? storeIdempotentAnswer(orgId, mode, answer.key, answer.status, answer.body(result)) : Prisma.sql`SELECT 1`;
+    const keyed = answer ? { orgId, mode, key: answer.key, status: answer.status, body: answer.body(result) } : null;
     // The bytes go to the store first (once, never into the message statement or a job); if the messages cannot
     // be written they are removed again, so a failed request leaves nothing behind.
     const store = attachmentStore(deps);
     await store.put(contents);
     try {
-      await writeMessages(deps, orgId, accepted, storeAnswer);
+      await writeMessages(deps)({ orgId, accepted, answer: keyed });
     } catch (error) {
       await store.remove(contents.map((c) => c.key)).catch((cleanupError) => deps.logger.warn({ err: cleanupError }, 'could not remove the attachments of a failed send'));
       throw error;
@@ -144,16 +145,37 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   return result;
 }
 
+type Write = { orgId: string; accepted: { row: MessageRow; message: Message }[]; answer: KeyedAnswer | null };
+
+const writers = new WeakMap<Deps['db'], (write: Write) => Promise<undefined>>();
+
 /**
  * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, the
- * outbox rows of all those jobs and the idempotent answer (`storeAnswer`) in ONE statement (atomic on its own: no
- * interactive transaction holds a pooled connection across round trips), then enqueues after commit. The rows
- * travel as one JSON parameter.
+ * outbox rows of all those jobs and the idempotent answers in ONE statement (atomic on its own: no interactive
+ * transaction holds a pooled connection across round trips), then enqueues after commit. The rows travel as one
+ * JSON parameter. Concurrent requests of this process share that statement and the enqueue (group commit): each
+ * gets its own answer stored and its own error, and a lone request goes at once.
  */
-async function writeMessages(deps: Deps, orgId: string, accepted: { row: MessageRow; message: Message }[], storeAnswer: Prisma.Sql): Promise<void> {
+function writeMessages(deps: Deps): (write: Write) => Promise<undefined> {
+  let writer = writers.get(deps.db);
+  if (!writer) {
+    writer = groupCommit<Write, undefined>((writes) => writeMessagesNow(deps, writes), {
+      maxSize: 1000,
+      // half the pool: the rest stays for reads and other requests, and groups grow instead of queueing on the pool
+      maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)),
+      sizeOf: (write) => write.accepted.length,
+    });
+    writers.set(deps.db, writer);
+  }
+  return writer;
+}
+
+async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[]> {
+  const accepted = writes.flatMap((w) => w.accepted);
   const rows = accepted.map((a) => a.row);
-  const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId, type: 'message.queued' as const, data: a.message }));
+  const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId: a.row.orgId, type: 'message.queued' as const, data: a.message }));
   const jobs: OutboxItem[] = rows.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
+  const answers = writes.flatMap((w) => (w.answer ? [w.answer] : []));
   const deliveries = await deps.db.$queryRaw<{ id: string }[]>`
     WITH new_messages AS (
       INSERT INTO "Message" (${columnsOf(Prisma.MessageScalarFieldEnum)})
@@ -162,10 +184,11 @@ async function writeMessages(deps: Deps, orgId: string, accepted: { row: Message
     status_events AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM new_messages),
     job_outbox AS (${outboxInsert(jobs)}),
-    idempotent_answer AS (${storeAnswer}),
+    idempotent_answers AS (${storeIdempotentAnswers(answers)}),
     ${eventsCte(eventValues(queued))}
     SELECT "id" FROM new_deliveries`;
   await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries)]);
+  return writes.map(() => undefined);
 }
 
 /**

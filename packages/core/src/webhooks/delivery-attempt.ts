@@ -1,5 +1,6 @@
 import { decryptSecret, type PostResult } from '@tidings/webhooks';
 import type { Deps } from '../deps.ts';
+import { groupCommit } from '../group-commit.ts';
 
 /** The longest `Retry-After` honoured; an endpoint asking for more is retried after this. */
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -25,18 +26,62 @@ export type DeliveryWork =
       failingSince: Date | null;
     };
 
+/** A delivery with its endpoint and event, as one statement reads them for many deliveries. */
+type DeliveryRow = {
+  id: string;
+  orgId: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  webhookId: string;
+  url: string;
+  enabled: boolean;
+  secretCiphertext: string;
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
+  eventId: string | null;
+  eventType: string | null;
+  eventCreatedAt: Date | null;
+  eventData: unknown;
+};
+
+const loaders = new WeakMap<Deps['db'], (deliveryId: string) => Promise<DeliveryRow | null>>();
+
+/** Reads deliveries with their endpoint and event: one statement for the deliveries the worker's jobs load at once. */
+function loadDelivery(deps: Deps, deliveryId: string): Promise<DeliveryRow | null> {
+  let load = loaders.get(deps.db);
+  if (!load) {
+    load = groupCommit(
+      async (ids: string[]) => {
+        const rows = await deps.db.$queryRaw<DeliveryRow[]>`
+          SELECT d."id", d."orgId", d."status"::text, d."attempts", d."nextAttemptAt", w."id" AS "webhookId", w."url", w."enabled",
+                 w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt", w."failingSince",
+                 e."id" AS "eventId", e."type" AS "eventType", e."createdAt" AS "eventCreatedAt", e."data" AS "eventData"
+          FROM "WebhookDelivery" d JOIN "Webhook" w ON w."id" = d."webhookId" LEFT JOIN "Event" e ON e."id" = d."eventId"
+          WHERE d."id" = ANY(${ids}::text[])`;
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return ids.map((id) => byId.get(id) ?? null);
+      },
+      { maxSize: 200, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) },
+    );
+    loaders.set(deps.db, load);
+  }
+  return load(deliveryId);
+}
+
 /**
  * Loads a delivery for its next attempt. A delivery that is no longer pending is done (at-least-once jobs made
  * idempotent); one whose endpoint was disabled is closed as failed without a request; one whose retry is not due
  * yet says when it is.
  * @example const work = await loadDeliveryWork(deps, job.data.deliveryId);
  */
-export async function loadDeliveryWork({ db, config, now }: Deps, deliveryId: string): Promise<DeliveryWork> {
-  const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } });
+export async function loadDeliveryWork(deps: Deps, deliveryId: string): Promise<DeliveryWork> {
+  const { db, config, now } = deps;
+  const delivery = await loadDelivery(deps, deliveryId);
   if (!delivery) return { kind: 'done', reason: 'no such delivery' };
   if (delivery.status !== 'pending') return { kind: 'done', reason: `already ${delivery.status}` };
-  const { webhook } = delivery;
-  if (!webhook.enabled) {
+  if (!delivery.enabled) {
     await db.webhookDelivery.updateMany({
       where: { id: delivery.id, status: 'pending' },
       data: { status: 'failed', completedAt: now(), nextAttemptAt: null },
@@ -46,23 +91,22 @@ export async function loadDeliveryWork({ db, config, now }: Deps, deliveryId: st
   if (delivery.nextAttemptAt && delivery.nextAttemptAt.getTime() > now().getTime() + EARLY_TOLERANCE_MS) {
     return { kind: 'notYet', at: delivery.nextAttemptAt };
   }
-  const event = await db.event.findUnique({ where: { id: delivery.eventId } });
-  if (!event) return { kind: 'done', reason: 'event missing' };
-  const secrets = [decryptSecret(webhook.secretCiphertext, config.webhooks.secretKey)];
-  if (webhook.previousSecretCiphertext && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now()) {
-    secrets.push(decryptSecret(webhook.previousSecretCiphertext, config.webhooks.secretKey));
+  if (!delivery.eventId) return { kind: 'done', reason: 'event missing' };
+  const secrets = [decryptSecret(delivery.secretCiphertext, config.webhooks.secretKey)];
+  if (delivery.previousSecretCiphertext && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > now()) {
+    secrets.push(decryptSecret(delivery.previousSecretCiphertext, config.webhooks.secretKey));
   }
   return {
     kind: 'deliver',
     deliveryId: delivery.id,
     orgId: delivery.orgId,
-    webhookId: webhook.id,
-    url: webhook.url,
-    messageId: event.id,
-    body: JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data }),
+    webhookId: delivery.webhookId,
+    url: delivery.url,
+    messageId: delivery.eventId,
+    body: JSON.stringify({ id: delivery.eventId, type: delivery.eventType, createdAt: delivery.eventCreatedAt!.toISOString(), data: delivery.eventData }),
     secrets,
     attempts: delivery.attempts,
-    failingSince: webhook.failingSince,
+    failingSince: delivery.failingSince,
   };
 }
 
@@ -103,16 +147,18 @@ export async function recordAttempt(deps: Deps, work: Extract<DeliveryWork, { ki
     outcome = delay === null ? { kind: 'failed' } : { kind: 'retry', at: new Date(now.getTime() + delay) };
   }
 
-  const deliveryStatus = outcome.kind === 'succeeded' ? 'succeeded' : outcome.kind === 'retry' ? 'pending' : 'failed';
+  if (outcome.kind === 'succeeded') {
+    await recordSuccess(deps, { work, result, at: now });
+    return outcome;
+  }
+  const deliveryStatus = outcome.kind === 'retry' ? 'pending' : 'failed';
   const endpointChange =
-    outcome.kind === 'succeeded'
-      ? db.webhook.updateMany({ where: { id: work.webhookId, failingSince: { not: null } }, data: { failingSince: null } })
-      : outcome.kind === 'disabled'
-        ? db.webhook.updateMany({
-            where: { id: work.webhookId, enabled: true },
-            data: { enabled: false, disabledReason: outcome.reason, disabledAt: now, failingSince: work.failingSince ?? now },
-          })
-        : db.webhook.updateMany({ where: { id: work.webhookId, failingSince: null }, data: { failingSince: now } });
+    outcome.kind === 'disabled'
+      ? db.webhook.updateMany({
+          where: { id: work.webhookId, enabled: true },
+          data: { enabled: false, disabledReason: outcome.reason, disabledAt: now, failingSince: work.failingSince ?? now },
+        })
+      : db.webhook.updateMany({ where: { id: work.webhookId, failingSince: null }, data: { failingSince: now } });
 
   await db.$transaction([
     db.webhookAttempt.create({
@@ -139,4 +185,41 @@ export async function recordAttempt(deps: Deps, work: Extract<DeliveryWork, { ki
     endpointChange,
   ]);
   return outcome;
+}
+
+type Success = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
+const successes = new WeakMap<Deps['db'], (success: Success) => Promise<undefined>>();
+
+/**
+ * A succeeded attempt, the common case: the attempt row, the delivery succeeded and its endpoint's failing streak
+ * cleared, in one statement shared by the worker's deliveries that succeed at the same time (group commit).
+ */
+function recordSuccess(deps: Deps, success: Success): Promise<undefined> {
+  let record = successes.get(deps.db);
+  if (!record) {
+    record = groupCommit(
+      async (list: Success[]) => {
+        const at = (list[0]?.at ?? deps.now()).toISOString();
+        await deps.db.$executeRaw`
+          WITH input AS (
+            SELECT * FROM unnest(${list.map((s) => s.work.deliveryId)}::text[], ${list.map((s) => s.work.attempts + 1)}::int[],
+                                 ${list.map((s) => s.result.statusCode)}::int[], ${list.map((s) => Math.round(s.result.durationMs))}::int[],
+                                 ${list.map((s) => storable(s.result.responseBody))}::text[], ${list.map((s) => storable(s.result.error))}::text[],
+                                 ${list.map((s) => s.work.webhookId)}::text[])
+              AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId")),
+          attempts AS (
+            INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
+            SELECT "deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", ${at}::timestamp FROM input),
+          deliveries AS (
+            UPDATE "WebhookDelivery" d SET "status" = 'succeeded', "attempts" = i."number", "lastAttemptAt" = ${at}::timestamp,
+              "nextAttemptAt" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
+            FROM input i WHERE d."id" = i."deliveryId")
+          UPDATE "Webhook" SET "failingSince" = NULL, "updatedAt" = ${at}::timestamp WHERE "id" IN (SELECT "webhookId" FROM input) AND "failingSince" IS NOT NULL`;
+        return list.map(() => undefined);
+      },
+      { maxSize: 200, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) },
+    );
+    successes.set(deps.db, record);
+  }
+  return record(success);
 }

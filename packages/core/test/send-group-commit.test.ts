@@ -1,0 +1,45 @@
+import { createTestDeps, makeOrganization } from '@tidings/testing';
+import type { Message } from '@tidings/contracts';
+import { AppError, beginIdempotentRequest, sendMessage } from '../src/index.ts';
+
+const deps = createTestDeps();
+afterAll(() => deps.close());
+
+const email = (i: number) => ({ channelType: 'email' as const, to: `ada${i}@example.com`, subject: 'Hi', text: `Hello ${i}` });
+
+/** The transactions that wrote these messages: rows written by one statement share its transaction id. */
+async function transactionsOf(ids: string[]): Promise<number> {
+  const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`SELECT count(DISTINCT xmin::text) AS "count" FROM "Message" WHERE "id" = ANY(${ids}::text[])`;
+  return Number(row!.count);
+}
+
+describe('message.send group commit', () => {
+  it('coalesces concurrent sends into fewer statements, each with its own answer, idempotency record and error', async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    const other = await makeOrganization(deps, { mode: 'test' });
+    const foreignContact = await deps.db.contact.create({ data: { id: `con_gc${Date.now()}`, orgId: other.orgId, email: 'x@example.com' } });
+    for (let i = 0; i < 40; i += 1) expect((await beginIdempotentRequest(deps, orgId, 'test', `gc-${i}`, `hash-${i}`)).kind).toBe('first');
+
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        sendMessage(deps, orgId, 'test', i === 13 ? { ...email(i), contactId: foreignContact.id } : email(i), { key: `gc-${i}`, status: 202, body: (m) => m }),
+      ),
+    );
+
+    const sent = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [{ i, message: o.value as Message }] : []));
+    expect(sent).toHaveLength(39);
+    expect(outcomes[13]).toMatchObject({ status: 'rejected', reason: expect.any(AppError) });
+    expect((outcomes[13] as PromiseRejectedResult).reason).toMatchObject({ code: 'NOT_FOUND', message: 'Contact not found' });
+    for (const { i, message } of sent) expect(message.to).toBe(`ada${i}@example.com`);
+    expect(await transactionsOf(sent.map((s) => s.message.id))).toBeLessThan(39);
+
+    // each answer is stored under its own key, naming its own message; the refused one stored nothing here
+    const records = await deps.db.idempotencyRecord.findMany({ where: { orgId, mode: 'test' } });
+    const answerOf = new Map(records.map((r) => [r.key, r.responseBody === null ? null : (JSON.parse(r.responseBody) as Message).id]));
+    for (const { i, message } of sent) expect(answerOf.get(`gc-${i}`)).toBe(message.id);
+    expect(answerOf.get('gc-13')).toBeNull();
+    // every job reached its queue, and no outbox row is left behind
+    for (const { message } of sent) expect(await deps.queues.email.getJob(message.id)).toBeDefined();
+    expect(await deps.db.outboxEntry.count({ where: { jobId: { in: sent.map((s) => s.message.id) } } })).toBe(0);
+  });
+});

@@ -1,0 +1,51 @@
+import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { claimForSending, markSent, sendMessages } from '../src/index.ts';
+
+const deps = createTestDeps();
+afterAll(() => deps.close());
+
+/** How many transactions wrote these status events: rows written by one statement share its transaction id. */
+async function transactionsOf(messageIds: string[], status: string): Promise<number> {
+  const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
+    SELECT count(DISTINCT xmin::text) AS "count" FROM "MessageStatusEvent" WHERE "messageId" = ANY(${messageIds}::text[]) AND "status" = ${status}::"MessageStatus"`;
+  return Number(row!.count);
+}
+
+describe('send-worker group commit', () => {
+  it('claims and marks sent concurrent jobs in shared statements, each message with its own outcome, provider id and webhook delivery', async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    await deps.db.suppression.create({ data: { orgId, recipient: 'gone@example.com', reason: 'bounced' } });
+    const webhook = await deps.db.webhook.create({ data: { id: `whk_gc${Date.now()}`, orgId, url: 'https://example.com/hook', events: ['message.sent'], secretCiphertext: 'x' } });
+    const to = Array.from({ length: 12 }, (_, i) => (i === 5 ? 'gone@example.com' : `ada${i}@example.com`));
+    const { data } = await sendMessages(
+      deps,
+      orgId,
+      'test',
+      to.map((address) => ({ channelType: 'email', to: address, subject: 'Hi', text: 'Hello' })),
+    );
+    const ids = data.map((m) => m!.id);
+
+    const claims = await Promise.all(ids.map((id) => claimForSending(deps, id)));
+    expect(claims[5]).toEqual({ kind: 'done', reason: 'suppressed' });
+    const claimed = ids.filter((_, i) => i !== 5);
+    for (const [i, claim] of claims.entries()) {
+      if (i === 5) continue;
+      expect(claim).toMatchObject({ kind: 'send', message: { id: ids[i], status: 'sending', attempts: 1 } });
+    }
+    expect(await transactionsOf(claimed, 'sending')).toBeLessThan(claimed.length);
+
+    await Promise.all(claimed.map((id) => markSent(deps, id, { provider: 'sandbox', providerMessageId: `p-${id}` })));
+    const rows = await deps.db.message.findMany({ where: { id: { in: ids } } });
+    for (const row of rows) {
+      if (row.id === ids[5]) expect(row).toMatchObject({ status: 'failed', errorCode: 'SUPPRESSED' });
+      else expect(row).toMatchObject({ status: 'sent', provider: 'sandbox', providerMessageId: `p-${row.id}` });
+    }
+    expect(await transactionsOf(claimed, 'sent')).toBeLessThan(claimed.length);
+    // each message.sent event carries its own message and has its own delivery, whose job reached the queue
+    const deliveries = await deps.db.webhookDelivery.findMany({ where: { webhookId: webhook.id, eventType: 'message.sent' } });
+    const events = await deps.db.event.findMany({ where: { id: { in: deliveries.map((d) => d.eventId) } } });
+    expect(events.map((e) => (e.data as { id: string }).id).sort()).toEqual([...claimed].sort());
+    for (const delivery of deliveries) expect(await deps.queues.webhooks.getJob(delivery.id)).toBeDefined();
+    expect(await deps.db.outboxEntry.count({ where: { jobId: { in: deliveries.map((d) => d.id) } } })).toBe(0);
+  });
+});
