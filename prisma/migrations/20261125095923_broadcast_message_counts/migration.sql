@@ -15,15 +15,12 @@ CREATE TABLE "BroadcastMessageCount" (
 -- deletes once per row, and only for a broadcast's message whose status, openedAt or clickedAt changed. Each
 -- session adds to its own shard row, in (broadcast, status) order. The function bodies are E'' strings with \x3B for
 -- each semicolon: the migration runner splits its file at every semicolon, even inside $$ quotes.
-CREATE FUNCTION "broadcast_message_count_step"(in_broadcast text, in_status "MessageStatus", in_messages int, in_opened int, in_clicked int) RETURNS void
-LANGUAGE sql AS E'
-  INSERT INTO "BroadcastMessageCount" AS c ("broadcastId", "shard", "status", "messages", "opened", "clicked")
-  VALUES (in_broadcast, pg_backend_pid() % 16, in_status, in_messages, in_opened, in_clicked)
-  ON CONFLICT ("broadcastId", "shard", "status") DO UPDATE
-    SET "messages" = c."messages" + excluded."messages", "opened" = c."opened" + excluded."opened", "clicked" = c."clicked" + excluded."clicked"
-';
-
 CREATE FUNCTION "broadcast_message_count_add"() RETURNS trigger LANGUAGE plpgsql AS E'
+DECLARE
+  new_broadcast text\x3B
+  new_status "MessageStatus"\x3B
+  new_opened int\x3B
+  new_clicked int\x3B
 BEGIN
   IF TG_LEVEL = ''STATEMENT'' THEN
     INSERT INTO "BroadcastMessageCount" AS c ("broadcastId", "shard", "status", "messages", "opened", "clicked")
@@ -34,13 +31,22 @@ BEGIN
       SET "messages" = c."messages" + excluded."messages", "opened" = c."opened" + excluded."opened", "clicked" = c."clicked" + excluded."clicked"\x3B
     RETURN NULL\x3B
   END IF\x3B
-  -- a row trigger: the message''s old state goes out of its count, its new state comes in
-  IF OLD."broadcastId" IS NOT NULL THEN
-    PERFORM "broadcast_message_count_step"(OLD."broadcastId", OLD."status", -1, -(OLD."openedAt" IS NOT NULL)::int, -(OLD."clickedAt" IS NOT NULL)::int)\x3B
+  -- a row trigger: the message''s old state leaves its count and its new state joins one, in one statement that
+  -- locks the (broadcast, status) rows in order, so two sessions sharing a shard never wait on each other in a cycle
+  IF TG_OP = ''UPDATE'' THEN
+    new_broadcast := NEW."broadcastId"\x3B
+    new_status := NEW."status"\x3B
+    new_opened := (NEW."openedAt" IS NOT NULL)::int\x3B
+    new_clicked := (NEW."clickedAt" IS NOT NULL)::int\x3B
   END IF\x3B
-  IF TG_OP = ''UPDATE'' AND NEW."broadcastId" IS NOT NULL THEN
-    PERFORM "broadcast_message_count_step"(NEW."broadcastId", NEW."status", 1, (NEW."openedAt" IS NOT NULL)::int, (NEW."clickedAt" IS NOT NULL)::int)\x3B
-  END IF\x3B
+  INSERT INTO "BroadcastMessageCount" AS c ("broadcastId", "shard", "status", "messages", "opened", "clicked")
+  SELECT d.b, pg_backend_pid() % 16, d.s, sum(d.m), sum(d.o), sum(d.k)
+  FROM (VALUES (OLD."broadcastId", OLD."status", -1, -(OLD."openedAt" IS NOT NULL)::int, -(OLD."clickedAt" IS NOT NULL)::int),
+               (new_broadcast, new_status, 1, new_opened, new_clicked)) AS d(b, s, m, o, k)
+  WHERE d.b IS NOT NULL
+  GROUP BY d.b, d.s ORDER BY d.b, d.s
+  ON CONFLICT ("broadcastId", "shard", "status") DO UPDATE
+    SET "messages" = c."messages" + excluded."messages", "opened" = c."opened" + excluded."opened", "clicked" = c."clicked" + excluded."clicked"\x3B
   RETURN NULL\x3B
 END ';
 

@@ -141,9 +141,9 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
   const { budgetMs, threads } = deps.config.templateRender;
   const results: (Rendered | Failure | undefined)[] = new Array(variables.length);
   let next = 0;
-  let overBudget = false;
+  let overBudget: number | null = null; // the size of a task that ran over the budget
   const runTasks = async (): Promise<void> => {
-    while (!overBudget && next < variables.length) {
+    while (overBudget === null && next < variables.length) {
       const start = next;
       next += size;
       const batch = variables.slice(start, start + size);
@@ -155,14 +155,14 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
       } catch (error) {
         // the renderer's only AppError is the budget; anything else (a render thread that died) runs the chunk again
         if (!(error instanceof AppError)) throw error;
-        overBudget = true;
+        overBudget = batch.length;
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(threads, Math.ceil(variables.length / size)) }, runTasks));
-  if (!overBudget) return results as (Rendered | Failure)[];
+  if (overBudget === null) return results as (Rendered | Failure)[];
   if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took longer than the ${budgetMs} ms budget (try ${attempt})`);
-  const message = `templateId: rendering the template ${templateId} for ${size} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
+  const message = `templateId: rendering the template ${templateId} for ${overBudget} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
   return Array.from(results, (r) => r ?? { code: 'RENDER_FAILED', message });
 }
 
