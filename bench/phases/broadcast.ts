@@ -24,7 +24,9 @@ export type BroadcastResult = {
    * database, and of Redis (the whole server: on a shared machine it includes others' work). Less sensitive to a
    * busy machine than the rate, so before/after compare on it too.
    */
-  cpuPerThousand: { fanOut: number; postgres: number; redis: number };
+  fanOutCpuPerThousand: number;
+  postgresCpuPerThousand: number;
+  redisCpuPerThousand: number;
 };
 
 /** CPU seconds so far of the Postgres backends connected to the bench database (ours: it is a database of its own). */
@@ -104,10 +106,10 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     });
     const createSeconds = (performance.now() - started) / 1000;
     const perThousand = (before: number, after: number) => Math.round(((after - before) / contacts) * 1000 * 1000) / 1000;
-    const cpuPerThousand = {
-      fanOut: perThousand(cpuBefore.fanOut, cpuSecondsOf(fanOut.pid!)),
-      postgres: perThousand(cpuBefore.postgres, await postgresCpuSeconds(db)),
-      redis: perThousand(cpuBefore.redis, await redisCpuSeconds(redis)),
+    const cpu = {
+      fanOutCpuPerThousand: perThousand(cpuBefore.fanOut, cpuSecondsOf(fanOut.pid!)),
+      postgresCpuPerThousand: perThousand(cpuBefore.postgres, await postgresCpuSeconds(db)),
+      redisCpuPerThousand: perThousand(cpuBefore.redis, await redisCpuSeconds(redis)),
     };
     const fanOutPeakRssMiB = rss.stop();
 
@@ -148,7 +150,7 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
       getCountsMaxMs: Math.round(getTimes.at(-1)! * 10) / 10,
       fanOutPeakRssMiB,
       fanOutConcurrency,
-      cpuPerThousand,
+      ...cpu,
     };
   } finally {
     await stopProcess(fanOut);
