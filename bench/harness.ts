@@ -137,6 +137,17 @@ export function sampleRss(pid: number): { stop(): number } {
   };
 }
 
+/** CPU seconds (user + system, every thread) a process has used so far; 0 once it has exited. */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    // fields after the command name (which may hold spaces): utime and stime are the 12th and 13th
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks: 100 per second on Linux
+  } catch {
+    return 0;
+  }
+}
+
 export type LoadResult = {
   /** 2xx responses per second: an error answered fast is not throughput. */
   requestsPerSecond: number;

@@ -6,7 +6,7 @@
 // caps the delivery wait (default 1800): past it, the figures are the messages delivered so far and their rate.
 import { createOrganization, createBroadcast, getBroadcast, sendBroadcast } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
-import { drain, progress, sampleRss, startProcess, stopProcess, waitForWorker, type Bench } from '../harness.ts';
+import { cpuSecondsOf, drain, progress, sampleRss, startProcess, stopProcess, waitForWorker, type Bench } from '../harness.ts';
 
 export type BroadcastResult = {
   contacts: number;
@@ -19,7 +19,26 @@ export type BroadcastResult = {
   getCountsMaxMs: number;
   fanOutPeakRssMiB: number;
   fanOutConcurrency: number;
+  /**
+   * CPU seconds per 1,000 messages created, of the fan-out process, of the Postgres backends serving the bench
+   * database, and of Redis (the whole server: on a shared machine it includes others' work). Less sensitive to a
+   * busy machine than the rate, so before/after compare on it too.
+   */
+  fanOutCpuPerThousand: number;
+  postgresCpuPerThousand: number;
+  redisCpuPerThousand: number;
 };
+
+/** CPU seconds so far of the Postgres backends connected to the bench database (ours: it is a database of its own). */
+async function postgresCpuSeconds(db: Bench['deps']['db']): Promise<number> {
+  const backends = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`;
+  return backends.reduce((sum, b) => sum + cpuSecondsOf(b.pid), 0);
+}
+
+async function redisCpuSeconds(redis: Bench['deps']['redis']): Promise<number> {
+  const info = await redis.info('cpu');
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
+}
 
 export async function measureBroadcast(bench: Bench, contacts: number): Promise<BroadcastResult> {
   const { deps } = bench;
@@ -77,6 +96,7 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     });
     const rss = sampleRss(fanOut.pid!);
     progress(`broadcast: fan-out of ${contacts} contacts (concurrency ${fanOutConcurrency})`);
+    const cpuBefore = { fanOut: cpuSecondsOf(fanOut.pid!), postgres: await postgresCpuSeconds(db), redis: await redisCpuSeconds(redis) };
     const started = performance.now();
     await sendBroadcast(benchDeps, orgId, draft.id, {});
     // created and enqueued: every message row exists and its job is waiting in the email queue
@@ -85,6 +105,12 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
       return Math.min(created, waiting);
     });
     const createSeconds = (performance.now() - started) / 1000;
+    const perThousand = (before: number, after: number) => Math.round(((after - before) / contacts) * 1000 * 1000) / 1000;
+    const cpu = {
+      fanOutCpuPerThousand: perThousand(cpuBefore.fanOut, cpuSecondsOf(fanOut.pid!)),
+      postgresCpuPerThousand: perThousand(cpuBefore.postgres, await postgresCpuSeconds(db)),
+      redisCpuPerThousand: perThousand(cpuBefore.redis, await redisCpuSeconds(redis)),
+    };
     const fanOutPeakRssMiB = rss.stop();
 
     progress('broadcast: one send-worker delivers them');
@@ -124,6 +150,7 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
       getCountsMaxMs: Math.round(getTimes.at(-1)! * 10) / 10,
       fanOutPeakRssMiB,
       fanOutConcurrency,
+      ...cpu,
     };
   } finally {
     await stopProcess(fanOut);

@@ -136,6 +136,9 @@ describe('a broadcast to a segment (sandbox)', () => {
     const again = await Promise.all([expandBroadcastChunk(h.deps, b.id, 0), expandBroadcastChunk(h.deps, b.id, 0), expandBroadcastChunk(h.deps, b.id, 1)]);
     expect(again.map((r) => r.kind)).toEqual(['done', 'done', 'done']);
     expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(3);
+    // the kept counts saw each message once, whatever status it has reached meanwhile
+    const { counts } = (await api.get(`/v1/broadcasts/${b.id}`)).body;
+    expect(counts.queued + counts.sent + counts.delivered + counts.failed + counts.bounced).toBe(3);
   });
 
   it('records message.queued of broadcast messages only for an organization with an endpoint subscribed to it', async () => {

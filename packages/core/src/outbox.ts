@@ -31,7 +31,11 @@ export async function writeOutbox(tx: Prisma.TransactionClient, items: OutboxIte
  */
 export async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, items: OutboxItem[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxItem[]>();
-  for (const item of items) byQueue.set(item.queue, [...(byQueue.get(item.queue) ?? []), item]);
+  for (const item of items) {
+    const list = byQueue.get(item.queue);
+    if (list) list.push(item);
+    else byQueue.set(item.queue, [item]);
+  }
   await Promise.all(
     [...byQueue].map(([queue, list]) => {
       const jobs = list.map((i) => ({

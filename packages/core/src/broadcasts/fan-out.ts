@@ -143,29 +143,40 @@ export const BROADCAST_RENDER_ATTEMPTS = 3;
 
 /**
  * Renders one template for each set of variables on the render threads (deps.renderer), `renderBatchSize` contacts
- * per task and one TEMPLATE_RENDER_BUDGET_MS per task, so the worker's event loop never waits for a render. A
+ * per task and one TEMPLATE_RENDER_BUDGET_MS per task, so the worker's event loop never waits for a render. As many
+ * tasks run at once as there are render threads (one at a time, a chunk waited a thread round trip per task). A
  * contact's own error (a missing attribute) is its failure. A task over the budget throws while `attempt` is below
- * BROADCAST_RENDER_ATTEMPTS (the chunk runs again); at the last it fails its contacts and the rest of the chunk
- * without rendering them: every contact has the same template, so each task would spend the budget again.
+ * BROADCAST_RENDER_ATTEMPTS (the chunk runs again); at the last it fails the contacts not rendered yet and starts no
+ * other task: every contact has the same template, so each task would spend the budget again.
  */
 async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[], attempt: number): Promise<(Rendered | Failure)[]> {
   const size = deps.config.broadcasts.renderBatchSize;
-  const results: (Rendered | Failure)[] = [];
-  for (let start = 0; start < variables.length; start += size) {
-    const batch = variables.slice(start, start + size);
-    try {
-      const rendered = await deps.renderer.render(batch.map((v) => ({ templateId, content, variables: v })));
-      results.push(...rendered.map((r) => (r instanceof AppError ? { code: 'RENDER_FAILED', message: r.message } : r)));
-    } catch (error) {
-      // the renderer's only AppError is the budget; anything else (a render thread that died) runs the chunk again
-      if (!(error instanceof AppError)) throw error;
-      const { budgetMs } = deps.config.templateRender;
-      if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took longer than the ${budgetMs} ms budget (try ${attempt})`);
-      const message = `templateId: rendering the template ${templateId} for ${batch.length} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
-      return [...results, ...variables.slice(start).map(() => ({ code: 'RENDER_FAILED', message }))];
+  const { budgetMs, threads } = deps.config.templateRender;
+  const results: (Rendered | Failure | undefined)[] = new Array(variables.length);
+  let next = 0;
+  let overBudget: number | null = null; // the size of a task that ran over the budget
+  const runTasks = async (): Promise<void> => {
+    while (overBudget === null && next < variables.length) {
+      const start = next;
+      next += size;
+      const batch = variables.slice(start, start + size);
+      try {
+        const rendered = await deps.renderer.render(batch.map((v) => ({ templateId, content, variables: v })));
+        rendered.forEach((r, i) => {
+          results[start + i] = r instanceof AppError ? { code: 'RENDER_FAILED', message: r.message } : r;
+        });
+      } catch (error) {
+        // the renderer's only AppError is the budget; anything else (a render thread that died) runs the chunk again
+        if (!(error instanceof AppError)) throw error;
+        overBudget = batch.length;
+      }
     }
-  }
-  return results;
+  };
+  await Promise.all(Array.from({ length: Math.min(threads, Math.ceil(variables.length / size)) }, runTasks));
+  if (overBudget === null) return results as (Rendered | Failure)[];
+  if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took longer than the ${budgetMs} ms budget (try ${attempt})`);
+  const message = `templateId: rendering the template ${templateId} for ${overBudget} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
+  return Array.from(results, (r) => r ?? { code: 'RENDER_FAILED', message });
 }
 
 /**

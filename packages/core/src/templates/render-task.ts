@@ -18,6 +18,22 @@ export type RenderTaskResult = { outcomes: RenderOutcome[] } | { exceededAt: num
 /** Sent to the pool when a task starts running (not when it is queued), so its hard stop counts from then. */
 export type RenderTaskStarted = { renderTaskStarted: string };
 
+/** Parsed templates a thread keeps between tasks, by their parts: a broadcast sends one template in every task. */
+const COMPILED_KEPT = 32;
+const compiledByParts = new Map<string, ReturnType<typeof compileContent>>();
+
+/** The template parsed, from the thread's cache when it parsed the same parts before; throws when it does not parse. */
+function compiledOf({ subject, html, text, body }: TemplateContent): ReturnType<typeof compileContent> {
+  const key = JSON.stringify([subject ?? null, html ?? null, text ?? null, body ?? null]);
+  let render = compiledByParts.get(key);
+  if (!render) {
+    render = compileContent({ subject, html, text, body });
+    if (compiledByParts.size >= COMPILED_KEPT) compiledByParts.delete(compiledByParts.keys().next().value!);
+    compiledByParts.set(key, render);
+  }
+  return render;
+}
+
 /**
  * Renders a request's jobs in order, on a worker thread, within `budgetMs` for all of them together: each render gets
  * what is left of the budget as Liquid's own render limit, so a hostile loop stops by itself in time.
@@ -33,10 +49,10 @@ export default function renderTask(task: RenderTask): RenderTaskResult {
     const remainingMs = deadline - performance.now();
     if (remainingMs <= 0) return { exceededAt: index };
     try {
-      // parsed on first use; a template that does not parse is each of its jobs' error, and is parsed again for each
+      // looked up on first use; a template that does not parse is each of its jobs' error, and is parsed again for each
       let render = compiled.get(job.content);
       if (!render) {
-        render = compileContent(task.contents[job.content]!);
+        render = compiledOf(task.contents[job.content]!);
         compiled.set(job.content, render);
       }
       outcomes.push({ parts: render(job.variables, { renderLimitMs: deadline - performance.now() }) });
