@@ -1,0 +1,47 @@
+// Send throughput on one Redis against a three-master Redis Cluster, in the same run: npm run bench:scale-redis --
+// [messages=4000]. For each, an API process and two send-worker processes on the sandbox; `message.sendBatch`
+// requests of 100 (half email, half SMS), timed until the API took them all (accepted/s) and until every message is
+// final (sent/s). The cluster runs on ports 7110-7112. Prints and writes bench/results/scale-redis.json.
+import { createOrganization } from '@tidings/core';
+import { startRedisCluster } from '@tidings/testing';
+import { drain, freePort, progress, runOnePhase, sendBatches, startProcess, stopProcess, waitForOk, type Bench } from './harness.ts';
+
+const total = Number(process.argv[2] ?? 4000);
+
+async function measure(bench: Bench, label: string, redisUrl: string) {
+  const { apiKey, organization } = await createOrganization(bench.deps, { name: `Bench ${label}`, mode: 'test' });
+  const env = { ...bench.env, REDIS_URL: redisUrl, REDIS_PREFIX: bench.prefix(label), SANDBOX_OUTCOME_DELAY_MS: '0' };
+  const port = await freePort();
+  const api = startProcess(`api-${label}`, 'apps/api/src/server.ts', { ...env, API_PORT: String(port), API_METRICS_PORT: '0' });
+  const workers = [0, 1].map((i) => startProcess(`send-worker-${label}-${i}`, 'apps/send-worker/src/worker.ts', { ...env, SEND_WORKER_METRICS_PORT: '0' }));
+  try {
+    await waitForOk(`http://127.0.0.1:${port}/healthz`);
+    const started = performance.now();
+    await sendBatches(`http://127.0.0.1:${port}/v1/messages/batch`, apiKey.key, total, 4);
+    const acceptSeconds = (performance.now() - started) / 1000;
+    const where = { orgId: organization.id, status: { notIn: ['scheduled' as const, 'queued' as const, 'sending' as const] } };
+    await drain(`${label}: final`, total, () => bench.deps.db.message.count({ where }));
+    const seconds = (performance.now() - started) / 1000;
+    progress(`${label}: ${total} messages final after ${seconds.toFixed(1)} s`);
+    return { acceptedPerSecond: Math.round(total / acceptSeconds), sentPerSecond: Math.round(total / seconds) };
+  } finally {
+    await Promise.all([api, ...workers].map(stopProcess));
+  }
+}
+
+runOnePhase('scale-redis', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
+  const cluster = await startRedisCluster([7110, 7111, 7112]);
+  try {
+    const single = await measure(bench, 'single', bench.deps.config.redisUrl);
+    const onCluster = await measure(bench, 'cluster', cluster.url);
+    return { messages: { total }, single, cluster: onCluster, clusterOverSingle: { sent: Math.round((onCluster.sentPerSecond / single.sentPerSecond) * 100) / 100 } };
+  } finally {
+    await cluster.close();
+  }
+}).then(
+  () => process.exit(0), // the in-process schema engine of `migrate` would keep the process alive
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
