@@ -63,3 +63,19 @@ export async function expectMaintenanceOnce(rig: Rig, intervalMs: number): Promi
   expect(Math.min(...gaps)).toBeGreaterThanOrEqual(intervalMs);
   expect(jobs.filter((job) => job.attemptsStarted > 1)).toEqual([]);
 }
+
+/** A request repeated with its Idempotency-Key to the other API process is answered with the first one's message. */
+export async function expectIdempotencyShared(rig: Rig): Promise<void> {
+  const key = `shared-${Date.now()}`;
+  const post = (apiUrl: string) =>
+    fetch(`${apiUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rig.org.key}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ channelType: 'email', to: 'idem@example.com', subject: key, text: 'once' }),
+    });
+  const first = await post(rig.apiUrls[0]!);
+  const again = await post(rig.apiUrls[1]!);
+  expect([first.status, again.status]).toEqual([202, 202]);
+  expect(((await again.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+  expect(await rig.deps.db.message.count({ where: { orgId: rig.org.orgId, subject: key } })).toBe(1);
+}

@@ -1,7 +1,7 @@
 import { startRedisCluster, type RedisCluster } from '@tidings/testing';
 import { sendLoad, startRig, waitUntil, type Rig } from '../faults/rig.ts';
 import { expectNothingLostOrDoubled, report, waitUntilSettled } from '../faults/settle.ts';
-import { expectMaintenanceOnce, expectRateLimitShared, expectScheduledSentOnce } from './checks.ts';
+import { expectIdempotencyShared, expectMaintenanceOnce, expectRateLimitShared, expectScheduledSentOnce } from './checks.ts';
 import { MESSAGES_ON_CLUSTER } from './messages.ts';
 
 // The whole product on a real three-master Redis Cluster: two APIs, two send-workers, a webhook-worker. The master
@@ -12,7 +12,10 @@ let rig: Rig;
 
 beforeAll(async () => {
   cluster = await startRedisCluster();
-  rig = await startRig({ redisUrl: cluster.url, apis: 2, sendWorkers: 2, env: { OUTBOX_RELAY_INTERVAL_MS: String(RELAY_EVERY_MS), STRANDED_JOB_AFTER_MS: '4000' } });
+  // No worker dies here, so locks long enough that a busy machine's pauses never pass a running job to another worker
+  // (the fault rig's short locks would, and the job would run again: at least once, not exactly once).
+  const env = { OUTBOX_RELAY_INTERVAL_MS: String(RELAY_EVERY_MS), STRANDED_JOB_AFTER_MS: '4000', SEND_WORKER_LOCK_DURATION_MS: '60000', WEBHOOK_WORKER_LOCK_MS: '60000' };
+  rig = await startRig({ redisUrl: cluster.url, apis: 2, sendWorkers: 2, env });
 });
 afterAll(async () => {
   await rig?.close();
@@ -45,6 +48,8 @@ it(`drains ${MESSAGES_ON_CLUSTER} emails through two send-workers while the emai
 });
 
 it('sends scheduled messages once', () => expectScheduledSentOnce(rig));
+
+it('replays an Idempotency-Key repeated to the other API process', () => expectIdempotencyShared(rig));
 
 it('runs each maintenance tick once', () => expectMaintenanceOnce(rig, RELAY_EVERY_MS));
 

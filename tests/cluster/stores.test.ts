@@ -1,6 +1,6 @@
 import { requeueStrandedMessages, sendMessages, takeRateLimit } from '@tidings/core';
 import { bullPrefix, QUEUE_NAMES, type Redis } from '@tidings/queue';
-import { createTestDeps, makeOrganization, startRedisCluster, waitFor, type RedisCluster, type TestDeps } from '@tidings/testing';
+import { createTestDeps, makeOrganization, sampleValue, startRedisCluster, waitFor, type RedisCluster, type TestDeps } from '@tidings/testing';
 import { Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
 
@@ -31,6 +31,14 @@ describe('on a Redis Cluster', () => {
     const ranges = (await one.redis.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
     const masterOf = (slot: number) => ranges.find(([start, end]) => slot >= start && slot <= end)![2][1];
     expect(new Set(slotsOfQueue.map((slots) => masterOf([...slots][0]!))).size).toBeGreaterThan(1);
+  });
+
+  it("answers readiness and reads each queue's depth for /metrics", async () => {
+    expect(await one.readiness()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+    await one.queues.broadcasts.add('step', { broadcastId: 'brd_depth', step: 'start' }, { jobId: 'brd_depth' });
+    const scrape = await one.metrics.registry.metrics();
+    expect(sampleValue(scrape, 'tidings_queue_jobs', { queue: 'broadcasts', state: 'waiting' })).toBe(1);
+    expect(sampleValue(scrape, 'tidings_queue_jobs', { queue: 'webhooks', state: 'waiting' })).toBe(0);
   });
 
   it('runs jobs of every queue through BullMQ workers', async () => {
