@@ -1,9 +1,15 @@
 // Send throughput on one Redis against a three-master Redis Cluster, in the same run: npm run bench:scale-redis --
 // [messages=4000]. For each, an API process and two send-worker processes on the sandbox; `message.sendBatch`
 // requests of 100 (half email, half SMS), timed until the API took them all (accepted/s) and until every message is
-// final (sent/s). The cluster runs on ports 7110-7112. Prints and writes bench/results/scale-redis.json.
+// final (sent/s). Both Redis setups are the run's own, kept alike (append-only file, fsync on every write): one
+// redis-server on port 7113, a cluster on 7110-7112. Prints and writes bench/results/scale-redis.json.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createOrganization } from '@tidings/core';
-import { startRedisCluster } from '@tidings/testing';
+import { startRedisCluster, waitFor } from '@tidings/testing';
+import { createRedis } from '@tidings/queue';
 import { drain, freePort, progress, runOnePhase, sendBatches, startProcess, stopProcess, waitForOk, type Bench } from './harness.ts';
 
 const total = Number(process.argv[2] ?? 4000);
@@ -29,13 +35,42 @@ async function measure(bench: Bench, label: string, redisUrl: string) {
   }
 }
 
+/** One redis-server of the run's own on `port`, persisting as the cluster's nodes do. */
+async function startSingleRedis(port: number) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tidings-redis-single-'));
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], {
+    stdio: 'ignore',
+  });
+  const probe = createRedis(`redis://127.0.0.1:${port}`, { lazyConnect: true });
+  probe.on('error', () => undefined);
+  await waitFor(
+    () =>
+      probe.ping().then(
+        () => true,
+        () => false,
+      ),
+    10_000,
+    `redis-server on ${port}`,
+  );
+  probe.disconnect();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    close() {
+      server.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 runOnePhase('scale-redis', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
   const cluster = await startRedisCluster([7110, 7111, 7112]);
+  const own = await startSingleRedis(7113);
   try {
-    const single = await measure(bench, 'single', bench.deps.config.redisUrl);
+    const single = await measure(bench, 'single', own.url);
     const onCluster = await measure(bench, 'cluster', cluster.url);
     return { messages: { total }, single, cluster: onCluster, clusterOverSingle: { sent: Math.round((onCluster.sentPerSecond / single.sentPerSecond) * 100) / 100 } };
   } finally {
+    own.close();
     await cluster.close();
   }
 }).then(
