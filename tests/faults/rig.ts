@@ -39,6 +39,12 @@ export type RigOptions = {
   /** A Redis of the run's own, without persistence, that `rig.restartRedisEmpty()` kills and starts again empty. */
   privateRedis?: boolean;
   sendWorkers?: number;
+  /** API processes (default 1); the load goes round-robin over them. */
+  apis?: number;
+  /** Webhook-workers (default 1). */
+  webhookWorkers?: number;
+  /** REDIS_URL of every process instead of the test Redis, e.g. a Redis Cluster's (not with `proxyRedis`/`privateRedis`). */
+  redisUrl?: string;
   /** A fan-out worker of its own (a send-worker consuming only `broadcasts`, `rig.fanOut`); the send-workers then consume email and sms only. */
   fanOutWorker?: boolean;
   /** Environment of every process on top of the rig's fast timings. */
@@ -96,16 +102,17 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
 export async function startRig(options: RigOptions = {}) {
   const redisPort = options.privateRedis ? await freePort() : null;
   let redisServer = redisPort ? await startRedisServer(redisPort) : null;
-  const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...(redisPort ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}) });
+  const ownRedisUrl = redisPort ? `redis://127.0.0.1:${redisPort}` : options.redisUrl;
+  const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...(ownRedisUrl ? { REDIS_URL: ownRedisUrl } : {}) });
   const resend: FakeResend = await startFakeResend();
   const [smtp, telnyx, twilio] = await Promise.all([startSmtpServer(), startFakeTelnyx(), startFakeTwilio()]);
   const receiverPort = await freePort();
   let receiver: WebhookReceiver | null = await startWebhookReceiver({ port: receiverPort });
   const receivedWebhookIds: string[] = [];
   const dbUrl = new URL(deps.config.databaseUrl);
-  const redisUrl = new URL(deps.config.redisUrl);
   const dbProxy: TcpProxy | null = options.proxyDatabase ? await startTcpProxy(Number(dbUrl.port || 5432), dbUrl.hostname) : null;
-  const redisProxy: TcpProxy | null = options.proxyRedis ? await startTcpProxy(Number(redisUrl.port || 6379), redisUrl.hostname) : null;
+  const redisUrl = options.proxyRedis ? new URL(deps.config.redisUrl) : null;
+  const redisProxy: TcpProxy | null = redisUrl ? await startTcpProxy(Number(redisUrl.port || 6379), redisUrl.hostname) : null;
   const through = (url: URL, proxy: TcpProxy | null) => {
     if (!proxy) return url.toString();
     const proxied = new URL(url);
@@ -113,15 +120,14 @@ export async function startRig(options: RigOptions = {}) {
     proxied.port = String(proxy.port);
     return proxied.toString();
   };
-  const apiPort = await freePort();
+  const apiPorts = await Promise.all(Array.from({ length: options.apis ?? 1 }, () => freePort()));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     DATABASE_URL: through(dbUrl, dbProxy),
     DATABASE_POOL_SIZE: '5',
-    REDIS_URL: through(redisUrl, redisProxy),
+    REDIS_URL: redisUrl ? through(redisUrl, redisProxy) : deps.config.redisUrl,
     REDIS_PREFIX: deps.config.redisPrefix,
-    API_PORT: String(apiPort),
     // each API process its own ops port (several run at once in a scenario)
     API_METRICS_PORT: '0',
     RATE_LIMIT_PER_MINUTE: '1000000',
@@ -175,18 +181,22 @@ export async function startRig(options: RigOptions = {}) {
     processes.delete(app);
   }
 
-  const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const api = start('api', 'apps/api/src/server.ts');
+  const apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
+  const apis = apiPorts.map((port, i) => start(`api-${i}`, 'apps/api/src/server.ts', { API_PORT: String(port) }));
+  const apiUrl = apiUrls[0]!;
+  const api = apis[0]!;
   const sendWorkerEnv: Record<string, string> = options.fanOutWorker ? { SEND_WORKER_QUEUES: 'email,sms' } : {};
   const fanOutEnv = { SEND_WORKER_QUEUES: 'broadcasts' };
   const sendWorkers = Array.from({ length: options.sendWorkers ?? 2 }, (_, i) => start(`send-worker-${i}`, 'apps/send-worker/src/worker.ts', sendWorkerEnv));
   let fanOut = options.fanOutWorker ? start('fan-out', 'apps/send-worker/src/worker.ts', fanOutEnv) : null;
-  start('webhook-worker', 'apps/webhook-worker/src/worker.ts');
-  await waitUntil(
-    async () => (await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok === true,
-    60_000,
-    () => `the API did not start:\n${api.tail.join('\n')}`,
-  );
+  for (let i = 0; i < (options.webhookWorkers ?? 1); i++) start(`webhook-worker-${i}`, 'apps/webhook-worker/src/worker.ts');
+  for (const [i, url] of apiUrls.entries()) {
+    await waitUntil(
+      async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true,
+      60_000,
+      () => `the API did not start:\n${apis[i]!.tail.join('\n')}`,
+    );
+  }
 
   const org = await makeOrganization(deps, { mode: 'live' });
   await deps.db.emailDomain.create({
@@ -207,6 +217,7 @@ export async function startRig(options: RigOptions = {}) {
     dbProxy,
     redisProxy,
     apiUrl,
+    apiUrls,
     org,
     sendWorkers,
     /** Kills the private Redis (SIGKILL) and starts it again on its port with nothing in it: every job is gone. */
@@ -217,6 +228,7 @@ export async function startRig(options: RigOptions = {}) {
       redisServer = await startRedisServer(redisPort!);
     },
     api,
+    apis,
     /** Sends `signal` to one of the processes and resolves with its exit code once it has exited. */
     async signal(app: AppProcess, signal: NodeJS.Signals): Promise<number | null> {
       const exited = new Promise<number | null>((resolve) => app.proc.once('exit', (code) => resolve(code)));
@@ -294,7 +306,7 @@ export async function sendLoad(
     );
     for (;;) {
       if (Date.now() > deadline) throw new Error(`message ${i} was still not accepted at the deadline\n${rig.logs()}`);
-      const response = await fetch(`${rig.apiUrl}/v1/messages`, {
+      const response = await fetch(`${rig.apiUrls[i % rig.apiUrls.length]}/v1/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${rig.org.key}`, 'content-type': 'application/json', 'idempotency-key': `${run}-${i}` },
         body,

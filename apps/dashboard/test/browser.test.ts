@@ -1,6 +1,7 @@
 // Browser tests: a real chromium drives the real dashboard, next to the real API, over Postgres and Redis.
 import { createOrganization, createUser } from '@tidings/core';
 import { Worker } from 'bullmq';
+import { duplicateRedis } from '@tidings/queue';
 import type { Page } from 'playwright-core';
 import { screenshotPath, startStack, waitFor, type Stack } from './harness.ts';
 
@@ -169,7 +170,7 @@ describe('the dashboard in a browser', () => {
     const { queues, redis, config } = stack.deps;
     // a failed job in the email queue, failed by hand so no processor is involved
     await queues.email.add('send', { messageId: 'msg_failing' }, { jobId: 'msg_failing' });
-    const connection = redis.duplicate();
+    const connection = duplicateRedis(redis);
     const worker = new Worker('email', null, { connection, prefix: `${config.redisPrefix}:bull` });
     const job = await worker.getNextJob('test-token');
     await job!.moveToFailed(new Error('provider said no'), 'test-token');

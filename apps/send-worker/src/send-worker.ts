@@ -1,5 +1,6 @@
 import { Worker } from 'bullmq';
 import type { AttachmentFetchOptions, Deps } from '@tidings/core';
+import { bullPrefix, type QueueName } from '@tidings/queue';
 import { measureJobs, queueTelemetry } from '@tidings/runtime';
 import {
   DELETE_EXPIRED_SESSIONS,
@@ -26,7 +27,6 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
   const settings = deps.config.sendWorker;
   const common = {
     connection: deps.redis,
-    prefix: `${deps.config.redisPrefix}:bull`,
     // while tracing, each run continues the trace of the request that added its job
     telemetry: queueTelemetry(),
     lockDuration: settings.lockDurationMs,
@@ -39,13 +39,14 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
   };
   const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, options.attachmentFetch));
   const channels = settings.queues.filter((queue) => queue !== 'broadcasts');
-  const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
+  const prefix = (queue: QueueName) => bullPrefix(deps.config.redisPrefix, queue, deps.redis.isCluster);
+  const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, prefix: prefix(queue), concurrency: settings.concurrency }));
   if (settings.queues.includes('broadcasts')) {
     deps.renderer.warm(); // the fan-out renders every contact on the render threads
     const fanOut = measureJobs(deps.metrics, broadcastFanOutProcessor(deps));
-    workers.push(new Worker('broadcasts', fanOut, { ...common, concurrency: deps.config.broadcasts.workerConcurrency }));
+    workers.push(new Worker('broadcasts', fanOut, { ...common, prefix: prefix('broadcasts'), concurrency: deps.config.broadcasts.workerConcurrency }));
   }
-  workers.push(new Worker('maintenance', measureJobs(deps.metrics, maintenanceProcessor(deps)), { ...common, concurrency: 5 }));
+  workers.push(new Worker('maintenance', measureJobs(deps.metrics, maintenanceProcessor(deps)), { ...common, prefix: prefix('maintenance'), concurrency: 5 }));
   for (const worker of workers) {
     worker.on('error', (error) => deps.logger.error({ err: error, queue: worker.name }, 'worker error'));
     // a job given up on (permanent provider error, or stalled too often) should be seen in the log

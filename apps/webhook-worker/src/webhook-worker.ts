@@ -1,6 +1,6 @@
 import type { Deps } from '@tidings/core';
 import { measureJobs, queueTelemetry } from '@tidings/runtime';
-import type { JobData } from '@tidings/queue';
+import { bullPrefix, type JobData } from '@tidings/queue';
 import { Worker } from 'bullmq';
 import { deliverWebhook, type DeliverOptions } from './deliver-webhook.processor.ts';
 
@@ -15,7 +15,7 @@ export function startWebhookWorker(deps: Deps, options: DeliverOptions = {}): Wo
   const { config, logger } = deps;
   const worker = new Worker<JobData['webhooks']>('webhooks', measureJobs(deps.metrics, deliverWebhook(deps, options)), {
     connection: deps.redis,
-    prefix: `${config.redisPrefix}:bull`,
+    prefix: bullPrefix(config.redisPrefix, 'webhooks', deps.redis.isCluster),
     // while tracing, a delivery continues the trace of the status change that caused it
     telemetry: queueTelemetry(),
     concurrency: config.webhooks.workerConcurrency,

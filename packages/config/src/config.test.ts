@@ -29,6 +29,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://:hunter2@' })).not.toThrow(/hunter2/);
   });
 
+  it('takes a Redis Cluster as REDIS_URL (seed nodes after redis+cluster://) and refuses a malformed one', () => {
+    expect(loadConfig({ REDIS_URL: 'redis+cluster://127.0.0.1:7100,127.0.0.1:7101' }).redisUrl).toBe('redis+cluster://127.0.0.1:7100,127.0.0.1:7101');
+    expect(loadConfig({ REDIS_URL: 'rediss+cluster://:pw@redis-a:6379,redis-b:6379' }).redisUrl).toMatch(/^rediss\+cluster:/);
+    expect(() => loadConfig({ REDIS_URL: 'redis+cluster://127.0.0.1,127.0.0.1:7101' })).toThrow(/REDIS_URL/);
+    expect(() => loadConfig({ REDIS_URL: 'redis+cluster://' })).toThrow(/REDIS_URL/);
+  });
+
   it('makes dashboard cookies Secure in production or for an https PUBLIC_DASHBOARD_URL, and only then', () => {
     const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32), UNSUBSCRIBE_SECRET: 'u'.repeat(32) };
     expect(loadConfig({}).dashboardSecureCookies).toBe(false);

@@ -37,7 +37,13 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Off for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode). */
   DATABASE_PREPARED_STATEMENTS: booleanFromString.default(true),
-  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /** One Redis (`redis://`, `rediss://`) or a Redis Cluster: `redis+cluster://[user:password@]host:port,host:port`. */
+  REDIS_URL: z
+    .string()
+    .refine((url) => (/^rediss?\+cluster:/.test(url) ? /^rediss?\+cluster:\/\/([^@/]*@)?[^,/:@]+:\d+(,[^,/:@]+:\d+)*\/?$/.test(url) : URL.canParse(url)), {
+      message: 'must be a redis:// URL or redis+cluster://host:port,host:port',
+    })
+    .default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key and BullMQ queue, so several installs (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().min(1).max(64).default('tidings'),
   API_PORT: port.default(3000),

@@ -1,7 +1,8 @@
-export { createRedis, type Redis } from './redis.ts';
+export { createRedis, duplicateRedis, isClusterUrl, parseClusterUrl, type Redis } from './redis.ts';
 export {
   QUEUE_NAMES,
   createQueues,
+  bullPrefix,
   closeQueues,
   broadcastJobId,
   jobDataFor,

@@ -1,4 +1,5 @@
-import { Queue, type ConnectionOptions, type QueueOptions } from 'bullmq';
+import { Queue, type QueueOptions } from 'bullmq';
+import type { Redis } from './redis.ts';
 
 /**
  * Every BullMQ queue. Jobs carry only the id of the row they work on, and use it as their jobId, so adding the
@@ -68,12 +69,22 @@ export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string): JobDat
 export type Queues = { [Q in QueueName]: Queue<JobData[Q]> };
 
 /**
+ * The BullMQ prefix of `queue`'s keys. On a Redis Cluster it carries the queue's name as hash tag, so each queue's
+ * keys (which its scripts touch together) share one slot while different queues spread over the masters; on one
+ * Redis it stays `<prefix>:bull`, the key names of earlier versions.
+ * @example bullPrefix('tidings', 'email', true) // 'tidings:bull:{email}'
+ */
+export function bullPrefix(prefix: string, queue: QueueName, cluster: boolean): string {
+  return cluster ? `${prefix}:bull:{${queue}}` : `${prefix}:bull`;
+}
+
+/**
  * Opens every queue on one connection, under `prefix` (so test runs and installs sharing a Redis never meet).
  * `telemetry` (while tracing): each add is a producer span, and the job carries the trace on to its worker.
  * @example const queues = createQueues(redis, config.redisPrefix); await queues.email.add('send', { messageId }, { jobId: messageId });
  */
-export function createQueues(connection: ConnectionOptions, prefix: string, telemetry?: QueueOptions['telemetry']): Queues {
-  const open = <Q extends QueueName>(name: Q) => new Queue<JobData[Q]>(name, { connection, prefix: `${prefix}:bull`, telemetry });
+export function createQueues(connection: Redis, prefix: string, telemetry?: QueueOptions['telemetry']): Queues {
+  const open = <Q extends QueueName>(name: Q) => new Queue<JobData[Q]>(name, { connection, prefix: bullPrefix(prefix, name, connection.isCluster), telemetry });
   return { email: open('email'), sms: open('sms'), webhooks: open('webhooks'), maintenance: open('maintenance'), broadcasts: open('broadcasts') } as Queues;
 }
 

@@ -22,3 +22,4 @@ export { spawnService } from './spawn-service.ts';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
 export { waitFor } from './wait-for.ts';
 export { makeTestCertificate } from './test-certificate.ts';
+export { startRedisCluster, type RedisCluster } from './redis-cluster.ts';

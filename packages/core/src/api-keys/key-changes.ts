@@ -1,5 +1,5 @@
 import type { Logger } from '@tidings/runtime';
-import type { Redis } from '@tidings/queue';
+import { duplicateRedis, type Redis } from '@tidings/queue';
 
 /** Tells every process that a key was disabled, enabled, rotated or deleted, so their key caches drop it at once. */
 export type KeyChanges = {
@@ -28,7 +28,7 @@ export function createKeyChanges(redis: Redis, prefix: string, logger: Logger): 
     subscribe(listener) {
       listeners.push(listener);
       if (subscriber) return;
-      subscriber = redis.duplicate();
+      subscriber = duplicateRedis(redis);
       subscriber.on('error', (error: Error) => logger.warn({ err: error }, 'redis subscriber connection error'));
       subscriber.on('message', (from: string, keyId: string) => {
         if (from === channel) for (const notify of listeners) notify(keyId);

@@ -16,12 +16,23 @@ function overdue(db: Deps['db'], kind: Kind, cutoff: string, after: { at: Date; 
     ORDER BY ${column}, "id" LIMIT ${limit}`;
 }
 
-/** The messages among `rows` whose job is not in Redis in any state: one pipelined EXISTS for them all. */
+/**
+ * The messages among `rows` whose job is not in Redis in any state: one pipelined EXISTS per queue (on a Redis
+ * Cluster each queue's keys live in a slot of their own, and a pipeline stays within one).
+ */
 async function withoutJob({ queues, redis }: Pick<Deps, 'queues' | 'redis'>, rows: Unfinished[]): Promise<Unfinished[]> {
-  const pipeline = redis.pipeline();
-  for (const row of rows) pipeline.exists(queues[row.channelType].toKey(row.id));
-  const answers = (await pipeline.exec()) ?? [];
-  return rows.filter((_, i) => answers[i]?.[1] === 0);
+  const missing = await Promise.all(
+    (['email', 'sms'] as const).map(async (channel) => {
+      const ofChannel = rows.filter((row) => row.channelType === channel);
+      if (ofChannel.length === 0) return [];
+      const pipeline = redis.pipeline();
+      for (const row of ofChannel) pipeline.exists(queues[channel].toKey(row.id));
+      const answers = (await pipeline.exec()) ?? [];
+      return ofChannel.filter((_, i) => answers[i]?.[1] === 0);
+    }),
+  );
+  const missingIds = new Set(missing.flat().map((row) => row.id));
+  return rows.filter((row) => missingIds.has(row.id));
 }
 
 /**
