@@ -75,13 +75,17 @@ export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, qu
 /**
  * The counts of broadcast.get: recipients, suppressed and unsubscribed are kept on the broadcast row; the message
  * counts (opens and clicks too) are one GROUP BY over the partial index on ("broadcastId", "status") that carries
- * "openedAt" and "clickedAt", an index-only aggregate: no table rows are read.
+ * "openedAt" and "clickedAt", an index-only aggregate: no table rows are read. Messages retention removed count
+ * through BroadcastRetainedCount.
  */
 async function countsOf({ db }: Pick<Deps, 'db'>, row: BroadcastRow): Promise<BroadcastCounts> {
   const byStatus = await db.$queryRaw<{ status: string; count: number; opened: number; clicked: number }[]>`
-    SELECT "status"::text AS "status", count(*)::int AS "count",
-           count("openedAt")::int AS "opened", count("clickedAt")::int AS "clicked"
-    FROM "Message" WHERE "broadcastId" = ${row.id} GROUP BY "status"`;
+    SELECT "status"::text AS "status", sum("count")::int AS "count", sum("opened")::int AS "opened", sum("clicked")::int AS "clicked"
+    FROM (SELECT "status", count(*) AS "count", count("openedAt") AS "opened", count("clickedAt") AS "clicked"
+          FROM "Message" WHERE "broadcastId" = ${row.id} GROUP BY "status"
+          UNION ALL
+          SELECT "status", "count", "opened", "clicked" FROM "BroadcastRetainedCount" WHERE "broadcastId" = ${row.id}) c
+    GROUP BY "status"`;
   const count = (...statuses: string[]) => byStatus.filter((s) => statuses.includes(s.status)).reduce((sum, s) => sum + s.count, 0);
   return {
     recipients: row.recipientCount,
