@@ -44,4 +44,6 @@ export * from './people/invitations.service.ts';
 export * from './backoff.ts';
 export * from './attachments/attachment-store.ts';
 export * from './attachments/attachment-cleanup.ts';
+export * from './retention/partitions.ts';
+export * from './retention/retention.ts';
 export * from './broadcasts/index.ts';
