@@ -126,7 +126,7 @@ describe('retention', () => {
 
     // a second run finds nothing; 0 days keeps everything
     const again = await applyRetention({ ...deps, now: () => at }, { messageDays: 90, webhookAttemptDays: 30 });
-    expect(again.Message).toEqual({ deleted: 0, droppedPartitions: [], droppedRows: 0 });
+    expect(again.Message).toEqual({ deleted: 0, droppedPartitions: [], droppedRows: 0, parentLockMs: 0 });
     const never = await applyRetention({ ...deps, now: () => new Date(at.getTime() + 1000 * DAY) }, { messageDays: 0, webhookAttemptDays: 0 });
     expect(never.Message).toBeUndefined();
     expect((await sql.query(`SELECT count(*)::int AS n FROM "Message" WHERE "id" LIKE 'msg_old_%'`)).rows[0].n).toBe(expectedMessages.length);

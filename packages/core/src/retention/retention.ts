@@ -9,8 +9,9 @@ const DROP_LOCK_TIMEOUT = '1s';
 
 type RetentionDeps = Pick<Deps, 'db' | 'now' | 'logger' | 'metrics'>;
 export type RetentionOptions = { messageDays: number; webhookAttemptDays: number; batchSize?: number };
-/** Per table: rows removed by deleting, and partitions dropped whole (with their rows). */
-export type RetentionReport = Record<string, { deleted: number; droppedPartitions: string[]; droppedRows: number }>;
+/** Per table: rows removed by deleting, partitions dropped whole (with their rows), and the longest a drop held (or
+ * waited for) the parent table's lock, ms. */
+export type RetentionReport = Record<string, { deleted: number; droppedPartitions: string[]; droppedRows: number; parentLockMs: number }>;
 
 // A broadcast's message counts outlive the messages: what is removed is added to BroadcastRetainedCount first, in the
 // same statement or transaction.
@@ -26,12 +27,14 @@ const foldBroadcastCounts = (source: string) => `
  * while its broadcast counts are folded in, then the drop takes the parent's lock only for the catalog change; a
  * drop that cannot get its locks within DROP_LOCK_TIMEOUT waits for the next run.
  */
-async function dropOldPartitions(deps: RetentionDeps, table: PartitionedTable, cutoff: Date): Promise<{ dropped: string[]; rows: number }> {
+async function dropOldPartitions(deps: RetentionDeps, table: PartitionedTable, cutoff: Date): Promise<{ dropped: string[]; rows: number; parentLockMs: number }> {
   const old = (await listPartitions(deps, table)).filter((p) => !p.isDefault && p.to !== null && p.to <= cutoff);
   const dropped: string[] = [];
   let rows = 0;
+  let parentLockMs = 0;
   for (const partition of old) {
     const name = `"${partition.name.replace(/"/g, '""')}"`;
+    let dropStarted = 0;
     try {
       const count = await deps.db.$transaction(
         async (tx) => {
@@ -39,19 +42,23 @@ async function dropOldPartitions(deps: RetentionDeps, table: PartitionedTable, c
           await tx.$executeRawUnsafe(`LOCK TABLE ${name} IN SHARE MODE`);
           const [{ n }] = await tx.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS "n" FROM ${name}`);
           if (table === 'Message') await tx.$executeRawUnsafe(foldBroadcastCounts(name));
+          dropStarted = performance.now();
           await tx.$executeRawUnsafe(`DROP TABLE ${name}`);
           return n;
         },
         { timeout: 600_000 },
       );
+      // from asking for the parent's lock to the commit that releases it
+      const lockMs = Math.round(performance.now() - dropStarted);
+      parentLockMs = Math.max(parentLockMs, lockMs);
       dropped.push(partition.name);
       rows += count;
-      deps.logger.info({ table, partition: partition.name, rows: count }, 'retention dropped a partition');
+      deps.logger.info({ table, partition: partition.name, rows: count, parentLockMs: lockMs }, 'retention dropped a partition');
     } catch (error) {
       deps.logger.warn({ table, partition: partition.name, err: error }, 'retention could not drop a partition: next run');
     }
   }
-  return { dropped, rows };
+  return { dropped, rows, parentLockMs };
 }
 
 /** Deletes rows older than `cutoff` (`where` narrows them) in batches of `batchSize`, each its own statement. */
@@ -87,8 +94,8 @@ export async function applyRetention(deps: RetentionDeps, options: RetentionOpti
   const now = deps.now();
   const batch = options.batchSize ?? RETENTION_BATCH_SIZE;
   const report: RetentionReport = {};
-  const record = (table: string, deleted: number, droppedPartitions: string[] = [], droppedRows = 0) => {
-    report[table] = { deleted, droppedPartitions, droppedRows };
+  const record = (table: string, deleted: number, droppedPartitions: string[] = [], droppedRows = 0, parentLockMs = 0) => {
+    report[table] = { deleted, droppedPartitions, droppedRows, parentLockMs };
     if (droppedRows > 0) deps.metrics.retentionRowsRemoved.inc({ table }, droppedRows);
     if (droppedPartitions.length > 0) deps.metrics.retentionPartitionsDropped.inc({ table }, droppedPartitions.length);
     if (deleted + droppedRows > 0) deps.logger.info({ table, deleted, droppedPartitions, droppedRows }, 'retention removed old rows');
@@ -97,8 +104,8 @@ export async function applyRetention(deps: RetentionDeps, options: RetentionOpti
   if (options.messageDays > 0) {
     const cutoff = new Date(now.getTime() - options.messageDays * DAY_MS);
     for (const table of ['Message', 'MessageStatusEvent'] as const) {
-      const { dropped, rows } = await dropOldPartitions(deps, table, cutoff);
-      record(table, await deleteInBatches(deps, table, `"createdAt" < $1::timestamp`, cutoff, batch, table === 'Message'), dropped, rows);
+      const { dropped, rows, parentLockMs } = await dropOldPartitions(deps, table, cutoff);
+      record(table, await deleteInBatches(deps, table, `"createdAt" < $1::timestamp`, cutoff, batch, table === 'Message'), dropped, rows, parentLockMs);
     }
   }
   if (options.webhookAttemptDays > 0) {
