@@ -1,6 +1,8 @@
 import type { Job } from 'bullmq';
 import {
   applyProviderOutcome,
+  applyRetention,
+  ensurePartitions,
   requeueStrandedBroadcasts,
   deleteExpiredSessions,
   recordEngagement,
@@ -29,6 +31,8 @@ export const REQUEUE_STRANDED_MESSAGES = 'requeue-stranded-messages';
 export const DELETE_EXPIRED_SESSIONS = 'delete-expired-sessions';
 /** The scheduler id (and job name) of the hourly removal of attachment bytes no message needs any more. */
 export const REMOVE_UNNEEDED_ATTACHMENTS = 'remove-unneeded-attachments';
+/** The scheduler id (and job name) of the hourly partition upkeep: months ahead added, data past retention removed. */
+export const PARTITIONS_AND_RETENTION = 'partitions-and-retention';
 
 const SANDBOX_ERRORS = {
   bounced: { code: 'BOUNCED', message: 'The sandbox bounces every message to bounce@...' },
@@ -66,6 +70,9 @@ export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
   }
   if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
   if (job.name === REMOVE_UNNEEDED_ATTACHMENTS) return { removed: await removeUnneededAttachments(deps) };
+  if (job.name === PARTITIONS_AND_RETENTION) {
+    return { added: await ensurePartitions(deps), retention: await applyRetention(deps, deps.config.retention) };
+  }
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));
   deps.logger.warn({ jobId: job.id, name: job.name }, 'unknown maintenance job');
   return { outcome: 'unknown job' };

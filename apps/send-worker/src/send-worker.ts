@@ -8,6 +8,7 @@ import {
   OUTBOX_RELAY,
   RECHECK_PENDING_DOMAINS,
   REMOVE_UNNEEDED_ATTACHMENTS,
+  PARTITIONS_AND_RETENTION,
   REQUEUE_STRANDED_MESSAGES,
 } from './maintenance.processor.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
@@ -60,6 +61,7 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
       deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: deps.config.strandedSweepEveryMs }, { name: REQUEUE_STRANDED_MESSAGES, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(REMOVE_UNNEEDED_ATTACHMENTS, { every: 60 * 60_000 }, { name: REMOVE_UNNEEDED_ATTACHMENTS, data: {} }),
+      deps.queues.maintenance.upsertJobScheduler(PARTITIONS_AND_RETENTION, { every: 60 * 60_000 }, { name: PARTITIONS_AND_RETENTION, data: {} }),
     ]);
   await scheduleMaintenance();
   // The schedulers live in Redis: after a Redis that restarted without its data, set them up again (upserts are

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { sendMessages } from '@tidings/core';
-import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from '../src/maintenance.processor.ts';
+import { DELETE_EXPIRED_SESSIONS, maintenanceProcessor, PARTITIONS_AND_RETENTION, RECHECK_PENDING_DOMAINS, REQUEUE_STRANDED_MESSAGES } from '../src/maintenance.processor.ts';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());
@@ -36,5 +36,15 @@ describe('maintenance jobs', () => {
   it('runs the pending-domain re-check', async () => {
     const result = (await run(RECHECK_PENDING_DOMAINS)) as { rechecked: unknown };
     expect(result).toHaveProperty('rechecked');
+  });
+
+  it('keeps partitions ahead and applies retention (here 0 days: messages kept, expired idempotency records removed)', async () => {
+    const { orgId } = await makeOrganization(deps);
+    const past = new Date(Date.now() - 3 * 86_400_000);
+    await deps.db.idempotencyRecord.create({ data: { orgId, key: 'old', requestHash: 'h', lockedUntil: past, expiresAt: past, createdAt: past } });
+    const result = (await run(PARTITIONS_AND_RETENTION)) as { added: Record<string, string[]>; retention: Record<string, unknown> };
+    expect(Object.keys(result.added).sort()).toEqual(['Message', 'MessageStatusEvent']);
+    expect(result.retention.Message).toBeUndefined();
+    expect(await deps.db.idempotencyRecord.count({ where: { orgId } })).toBe(0);
   });
 });

@@ -12,6 +12,12 @@ describe('loadConfig', () => {
     expect(config.webhookAllowLoopback).toBe(false);
   });
 
+  it('keeps messages 90 days and webhook attempts 30 by default; 0 keeps them forever, a negative number is refused', () => {
+    expect(loadConfig({}).retention).toEqual({ messageDays: 90, webhookAttemptDays: 30 });
+    expect(loadConfig({ MESSAGE_RETENTION_DAYS: '0', WEBHOOK_ATTEMPT_RETENTION_DAYS: '7' }).retention).toEqual({ messageDays: 0, webhookAttemptDays: 7 });
+    expect(() => loadConfig({ MESSAGE_RETENTION_DAYS: '-1' })).toThrow(/MESSAGE_RETENTION_DAYS/);
+  });
+
   it('names every bad variable', () => {
     expect(() => loadConfig({ API_PORT: 'abc', REDIS_URL: 'not a url', WEBHOOK_ALLOW_LOOPBACK: 'maybe' })).toThrow(ConfigError);
     try {

@@ -214,6 +214,10 @@ const EnvSchema = z.object({
     .default(10 * 60_000),
   /** How long after the sandbox "sends" that it reports delivered / bounced / undelivered. */
   SANDBOX_OUTCOME_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  /** Days messages and their status history are kept; 0 keeps them forever. Broadcast counts are kept regardless. */
+  MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
+  /** Days finished webhook deliveries and their attempts are kept; 0 keeps them forever. */
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
 });
 
 export type Config = {
@@ -259,6 +263,8 @@ export type Config = {
   /** See STRANDED_JOB_AFTER_MS; `strandedSweepEveryMs` is how often the sweeps run. */
   strandedJobAfterMs: number;
   strandedSweepEveryMs: number;
+  /** MESSAGE_RETENTION_DAYS and WEBHOOK_ATTEMPT_RETENTION_DAYS (0: forever). */
+  retention: { messageDays: number; webhookAttemptDays: number };
   webhooks: {
     secretKey: string;
     timeoutMs: number;
@@ -400,6 +406,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,
     strandedSweepEveryMs: Math.min(60_000, Math.round(e.STRANDED_JOB_AFTER_MS / 2)),
+    retention: { messageDays: e.MESSAGE_RETENTION_DAYS, webhookAttemptDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS },
     webhooks: {
       secretKey: e.WEBHOOK_SECRET_KEY ?? LOCAL_WEBHOOK_SECRET_KEY,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

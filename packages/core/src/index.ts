@@ -45,4 +45,6 @@ export * from './people/members.service.ts';
 export * from './backoff.ts';
 export * from './attachments/attachment-store.ts';
 export * from './attachments/attachment-cleanup.ts';
+export * from './retention/partitions.ts';
+export * from './retention/retention.ts';
 export * from './broadcasts/index.ts';

@@ -86,15 +86,16 @@ export async function listMigrations(): Promise<string[]> {
 
 /**
  * Applies the migrations under prisma/migrations that the database has not seen yet; a second run applies nothing.
- * Works offline: the schema engine is WebAssembly.
+ * Works offline: the schema engine is WebAssembly. `through` stops at that migration (a test of an upgrade).
  * @example const { applied } = await migrate(config.databaseUrl);
  */
-export async function migrate(databaseUrl: string): Promise<{ applied: string[] }> {
+export async function migrate(databaseUrl: string, options: { through?: string } = {}): Promise<{ applied: string[] }> {
   await ensureDatabase(databaseUrl);
   const engine = await loadSchemaEngine(databaseUrl);
   try {
+    const names = (await listMigrations()).filter((name) => !options.through || name <= options.through);
     const migrationDirectories = await Promise.all(
-      (await listMigrations()).map(async (name) => ({
+      names.map(async (name) => ({
         path: name,
         migrationFile: {
           path: 'migration.sql',

@@ -93,6 +93,18 @@ export function createMetrics(sources: MetricSources) {
     help: 'Messages created by broadcast fan-out (queued, or failed when the rendering failed)',
     registers: [registry],
   });
+  const retentionRowsRemoved = new Counter({
+    name: 'tidings_retention_rows_removed_total',
+    help: 'Rows retention removed, per table (deleted in batches or with a dropped partition)',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
+  const retentionPartitionsDropped = new Counter({
+    name: 'tidings_retention_partitions_dropped_total',
+    help: 'Monthly partitions retention dropped whole, per table',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'tidings_queue_jobs',
     help: 'Jobs per queue and state',
@@ -129,6 +141,8 @@ export function createMetrics(sources: MetricSources) {
     jobDuration,
     broadcastRecipientsExpanded,
     broadcastMessagesCreated,
+    retentionRowsRemoved,
+    retentionPartitionsDropped,
   };
 }
 

@@ -18,6 +18,9 @@ export function createTestDeps(env: Record<string, string> = {}, options: Parame
     REDIS_PREFIX: `test:${randomUUID().slice(0, 8)}`,
     LOG_LEVEL: 'silent',
     NODE_ENV: 'test',
+    // a worker's scheduled retention would remove other tests' back-dated rows from the shared test database
+    MESSAGE_RETENTION_DAYS: '0',
+    WEBHOOK_ATTEMPT_RETENTION_DAYS: '0',
     ...env,
   });
   return openDeps(config, 'test', options);

@@ -293,8 +293,8 @@ async function writeChunk(
       ON CONFLICT DO NOTHING RETURNING "broadcastId"),
     new_messages AS (
       INSERT INTO "Message" (${messageColumns})
+      -- once per contact: a contact is in one chunk, and a chunk written before has its BroadcastChunk row already
       SELECT ${messageColumns} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb) WHERE EXISTS (SELECT 1 FROM chunk_done)
-      ON CONFLICT ("broadcastId", "contactId") WHERE "broadcastId" IS NOT NULL DO NOTHING
       RETURNING ${messageColumns}),
     status_events AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")

@@ -11,11 +11,12 @@ CREATE TABLE "BroadcastMessageCount" (
 );
 
 -- By hand: the triggers that keep BroadcastMessageCount (Prisma cannot express them). Inserts (a fan-out chunk
--- writes 1,000 messages in one statement) and deletes (an organization's messages) are counted once per statement
--- from the rows they touched, updates once per row, and only for a broadcast's message whose status, openedAt or
--- clickedAt changed. Each session adds to its own shard row, in (broadcast, status) order. The function bodies are
--- E'' strings with \x3B for each semicolon: the migration runner splits its file at every semicolon, even inside $$
--- quotes.
+-- writes 1,000 messages in one statement) are counted once per statement from the rows written, updates once per
+-- row, and only for a broadcast's message whose status, openedAt or clickedAt changed. Deletes are not counted:
+-- only retention removes messages, and a broadcast's figures must not shrink with age. Each session adds to its own
+-- shard row, in (broadcast, status) order. Message is partitioned: the triggers are on the partitioned table, so they
+-- fire for every partition. The function bodies are E'' strings with \x3B for each semicolon: the migration runner
+-- splits its file at every semicolon, even inside $$ quotes.
 CREATE FUNCTION "broadcast_message_count_add"() RETURNS trigger LANGUAGE plpgsql AS E'
 DECLARE
   new_broadcast text\x3B
@@ -27,15 +28,6 @@ BEGIN
     INSERT INTO "BroadcastMessageCount" AS c ("broadcastId", "shard", "status", "messages", "opened", "clicked")
     SELECT "broadcastId", pg_backend_pid() % 16, "status", count(*), count("openedAt"), count("clickedAt")
     FROM new_messages WHERE "broadcastId" IS NOT NULL
-    GROUP BY "broadcastId", "status" ORDER BY "broadcastId", "status"
-    ON CONFLICT ("broadcastId", "shard", "status") DO UPDATE
-      SET "messages" = c."messages" + excluded."messages", "opened" = c."opened" + excluded."opened", "clicked" = c."clicked" + excluded."clicked"\x3B
-    RETURN NULL\x3B
-  END IF\x3B
-  IF TG_LEVEL = ''STATEMENT'' THEN
-    INSERT INTO "BroadcastMessageCount" AS c ("broadcastId", "shard", "status", "messages", "opened", "clicked")
-    SELECT "broadcastId", pg_backend_pid() % 16, "status", -count(*), -count("openedAt"), -count("clickedAt")
-    FROM old_messages WHERE "broadcastId" IS NOT NULL
     GROUP BY "broadcastId", "status" ORDER BY "broadcastId", "status"
     ON CONFLICT ("broadcastId", "shard", "status") DO UPDATE
       SET "messages" = c."messages" + excluded."messages", "opened" = c."opened" + excluded."opened", "clicked" = c."clicked" + excluded."clicked"\x3B
@@ -71,8 +63,6 @@ CREATE TRIGGER "Message_broadcast_count_update" AFTER UPDATE ON "Message" FOR EA
     OR (OLD."openedAt" IS NULL) <> (NEW."openedAt" IS NULL) OR (OLD."clickedAt" IS NULL) <> (NEW."clickedAt" IS NULL)
     OR OLD."broadcastId" IS DISTINCT FROM NEW."broadcastId"))
   EXECUTE FUNCTION "broadcast_message_count_add"();
-CREATE TRIGGER "Message_broadcast_count_delete" AFTER DELETE ON "Message"
-  REFERENCING OLD TABLE AS old_messages FOR EACH STATEMENT EXECUTE FUNCTION "broadcast_message_count_add"();
 
 -- the messages already written
 INSERT INTO "BroadcastMessageCount" ("broadcastId", "shard", "status", "messages", "opened", "clicked")

@@ -1,0 +1,108 @@
+import type { Deps } from '../deps.ts';
+import { listPartitions, type PartitionedTable } from './partitions.ts';
+
+const DAY_MS = 86_400_000;
+/** Rows per delete statement: each is its own short transaction, so no lock is held for long. */
+export const RETENTION_BATCH_SIZE = 2000;
+/** How long dropping a partition may wait for its locks before it gives up until the next run. */
+const DROP_LOCK_TIMEOUT = '1s';
+
+type RetentionDeps = Pick<Deps, 'db' | 'now' | 'logger' | 'metrics'>;
+export type RetentionOptions = { messageDays: number; webhookAttemptDays: number; batchSize?: number };
+/** Per table: rows removed by deleting, partitions dropped whole (with their rows), and the longest a drop held (or
+ * waited for) the parent table's lock, ms. */
+export type RetentionReport = Record<string, { deleted: number; droppedPartitions: string[]; droppedRows: number; parentLockMs: number }>;
+
+/**
+ * Drops the partitions of `table` wholly older than `cutoff`. The partition is locked against writes (reads go on)
+ * while its rows are counted, then the drop takes the parent's lock only for the catalog change; a
+ * drop that cannot get its locks within DROP_LOCK_TIMEOUT waits for the next run.
+ */
+async function dropOldPartitions(deps: RetentionDeps, table: PartitionedTable, cutoff: Date): Promise<{ dropped: string[]; rows: number; parentLockMs: number }> {
+  const old = (await listPartitions(deps, table)).filter((p) => !p.isDefault && p.to !== null && p.to <= cutoff);
+  const dropped: string[] = [];
+  let rows = 0;
+  let parentLockMs = 0;
+  for (const partition of old) {
+    const name = `"${partition.name.replace(/"/g, '""')}"`;
+    let dropStarted = 0;
+    try {
+      const count = await deps.db.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+          await tx.$executeRawUnsafe(`LOCK TABLE ${name} IN SHARE MODE`);
+          const [{ n }] = await tx.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS "n" FROM ${name}`);
+          dropStarted = performance.now();
+          await tx.$executeRawUnsafe(`DROP TABLE ${name}`);
+          return n;
+        },
+        { timeout: 600_000 },
+      );
+      // from asking for the parent's lock to the commit that releases it
+      const lockMs = Math.round(performance.now() - dropStarted);
+      parentLockMs = Math.max(parentLockMs, lockMs);
+      dropped.push(partition.name);
+      rows += count;
+      deps.logger.info({ table, partition: partition.name, rows: count, parentLockMs: lockMs }, 'retention dropped a partition');
+    } catch (error) {
+      deps.logger.warn({ table, partition: partition.name, err: error }, 'retention could not drop a partition: next run');
+    }
+  }
+  return { dropped, rows, parentLockMs };
+}
+
+/** Deletes rows older than `cutoff` (`where` narrows them) in batches of `batchSize`, each its own statement. */
+async function deleteInBatches(deps: RetentionDeps, table: string, where: string, cutoff: Date, batchSize: number): Promise<number> {
+  const key = table === 'IdempotencyRecord' ? ['orgId', 'mode', 'key'] : table === 'Message' || table === 'MessageStatusEvent' ? ['id', 'createdAt'] : ['id'];
+  const keyList = key.map((k) => `"${k}"`).join(', ');
+  // The condition again on the outer rows: a row changed since the batch was picked (an idempotency key taken over)
+  // is checked afresh and kept.
+  const statement = `
+    WITH gone AS (DELETE FROM "${table}" WHERE (${keyList}) IN (SELECT ${keyList} FROM "${table}" WHERE ${where} LIMIT ${batchSize}) AND ${where} RETURNING *)
+    SELECT count(*)::int AS "n" FROM gone`;
+  let total = 0;
+  for (;;) {
+    // a UTC time without zone, as the columns hold: no session time zone shifts the cutoff
+    const [{ n }] = await deps.db.$queryRawUnsafe<[{ n: number }]>(statement, cutoff.toISOString().replace('Z', ''));
+    total += n;
+    if (n > 0) deps.metrics.retentionRowsRemoved.inc({ table }, n);
+    if (n < batchSize) return total;
+    deps.logger.debug({ table, deleted: total }, 'retention deleting');
+  }
+}
+
+/**
+ * Removes what is older than its retention: messages and their status events after MESSAGE_RETENTION_DAYS (0 keeps
+ * them), webhook deliveries and attempts after WEBHOOK_ATTEMPT_RETENTION_DAYS (0 keeps them; a delivery still
+ * pending stays), idempotency records once expired and unlocked. Whole monthly partitions are dropped; the rows of the
+ * month that straddles the cutoff (and the legacy and default partitions) are deleted in small batches. Sends go on
+ * meanwhile: nothing holds a lock on a table for longer than one batch or one partition drop.
+ * @example await applyRetention(deps, { messageDays: 90, webhookAttemptDays: 30 })
+ */
+export async function applyRetention(deps: RetentionDeps, options: RetentionOptions): Promise<RetentionReport> {
+  const now = deps.now();
+  const batch = options.batchSize ?? RETENTION_BATCH_SIZE;
+  const report: RetentionReport = {};
+  const record = (table: string, deleted: number, droppedPartitions: string[] = [], droppedRows = 0, parentLockMs = 0) => {
+    report[table] = { deleted, droppedPartitions, droppedRows, parentLockMs };
+    if (droppedRows > 0) deps.metrics.retentionRowsRemoved.inc({ table }, droppedRows);
+    if (droppedPartitions.length > 0) deps.metrics.retentionPartitionsDropped.inc({ table }, droppedPartitions.length);
+    if (deleted + droppedRows > 0) deps.logger.info({ table, deleted, droppedPartitions, droppedRows }, 'retention removed old rows');
+  };
+
+  if (options.messageDays > 0) {
+    const cutoff = new Date(now.getTime() - options.messageDays * DAY_MS);
+    for (const table of ['Message', 'MessageStatusEvent'] as const) {
+      const { dropped, rows, parentLockMs } = await dropOldPartitions(deps, table, cutoff);
+      record(table, await deleteInBatches(deps, table, `"createdAt" < $1::timestamp`, cutoff, batch), dropped, rows, parentLockMs);
+    }
+  }
+  if (options.webhookAttemptDays > 0) {
+    const cutoff = new Date(now.getTime() - options.webhookAttemptDays * DAY_MS);
+    // a delivery's attempts go with it (foreign key, cascade)
+    record('WebhookDelivery', await deleteInBatches(deps, 'WebhookDelivery', `"createdAt" < $1::timestamp AND "status" <> 'pending'`, cutoff, batch));
+    record('WebhookAttempt', await deleteInBatches(deps, 'WebhookAttempt', `"createdAt" < $1::timestamp`, cutoff, batch));
+  }
+  record('IdempotencyRecord', await deleteInBatches(deps, 'IdempotencyRecord', `"expiresAt" < $1::timestamp AND "lockedUntil" < $1::timestamp`, now, batch));
+  return report;
+}

@@ -1,0 +1,148 @@
+import { Client } from 'pg';
+import { migrate } from '@tidings/db';
+import { addMonthPartitions, applyRetention, ensurePartitions, getBroadcast, listPartitions, sendMessages } from '@tidings/core';
+import { createTestDeps, makeOrganization, testDatabaseUrl, type TestDeps } from '@tidings/testing';
+
+// Retention on a database of its own (it removes whatever is old, whoever wrote it): 200 days of messages in monthly
+// partitions, a few far in the past in the default partition, old and new webhook deliveries and idempotency records.
+const DAY = 86_400_000;
+const { adminUrl, url } = testDatabaseUrl();
+const scratch = new URL(url);
+scratch.pathname = `${scratch.pathname}_retention`;
+const name = scratch.pathname.slice(1);
+let deps: TestDeps;
+let sql: Client;
+const at = new Date();
+const cutoff = new Date(at.getTime() - 90 * DAY);
+const utc = (d: Date) => d.toISOString().replace('Z', '');
+
+beforeAll(async () => {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  await migrate(scratch.toString());
+  deps = createTestDeps({ DATABASE_URL: scratch.toString() });
+  sql = new Client({ connectionString: scratch.toString() });
+  await sql.connect();
+});
+afterAll(async () => {
+  await sql.end();
+  await deps.close();
+});
+
+describe('retention', () => {
+  it('removes exactly what is older than the setting, partitions whole where it can, while sends go on', async () => {
+    const { orgId } = await makeOrganization(deps);
+    for (const table of ['Message', 'MessageStatusEvent'] as const) {
+      await addMonthPartitions(deps, table, new Date(at.getTime() - 210 * DAY), at);
+    }
+    // one message every 6 hours for 200 days, every fifth a broadcast's; two just either side of the cutoff; three in
+    // 2001, which only the default partition takes
+    await sql.query(
+      `INSERT INTO "Broadcast" ("id", "orgId", "name", "channelType", "templateId", "mode", "status", "updatedAt")
+       VALUES ('brd_old', $1, 'old', 'email', 'tpl_x', 'live', 'sent', now())`,
+      [orgId],
+    );
+    await sql.query(
+      `INSERT INTO "Message" ("id", "orgId", "channelType", "to", "from", "status", "provider", "broadcastId", "contactId", "openedAt", "createdAt", "updatedAt")
+       SELECT 'msg_old_' || lpad(i::text, 5, '0'), $1, 'email', 'a' || i || '@example.com', 'from@example.com',
+              (ARRAY['delivered', 'bounced', 'sent'])[1 + i % 3]::"MessageStatus", 'sandbox',
+              CASE WHEN i % 5 = 0 THEN 'brd_old' END, 'con_' || i, CASE WHEN i % 10 = 0 THEN $2::timestamp END, t, t
+       FROM (SELECT i, $2::timestamp - make_interval(hours => i * 6) AS t FROM generate_series(1, 800) AS i
+             UNION ALL VALUES (900, $3::timestamp - interval '1 millisecond'), (901, $3::timestamp), (902, $3::timestamp + interval '1 millisecond'),
+                              (903, '2001-01-01'), (904, '2001-02-01'), (905, '2001-03-01')) AS s`,
+      [orgId, utc(at), utc(cutoff)],
+    );
+    await sql.query(`INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM "Message" ORDER BY "createdAt"`);
+    expect((await sql.query(`SELECT count(*)::int AS n FROM "Message_default"`)).rows[0].n).toBe(3);
+    await sql.query(`INSERT INTO "Webhook" ("id", "orgId", "url", "events", "secretCiphertext", "updatedAt") VALUES ('whk_r', $1, 'https://example.com', '{}', 'x', now())`, [
+      orgId,
+    ]);
+    await sql.query(
+      `INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "status", "createdAt", "updatedAt")
+       SELECT 'dlv_' || i, $1, 'whk_r', 'evt_' || i, 'message.sent', CASE WHEN i = 4 THEN 'pending' ELSE 'succeeded' END::"WebhookDeliveryStatus",
+              $2::timestamp - make_interval(days => i * 10), now()
+       FROM generate_series(1, 6) AS i`,
+      [orgId, utc(at)],
+    );
+    await sql.query(`INSERT INTO "WebhookAttempt" ("deliveryId", "number", "durationMs", "createdAt") SELECT "id", 1, 5, "createdAt" FROM "WebhookDelivery"`);
+    await sql.query(
+      `INSERT INTO "IdempotencyRecord" ("orgId", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
+       VALUES ($1, 'expired', 'h', $2::timestamp - interval '2 days', $2::timestamp - interval '1 hour', $2::timestamp - interval '25 hours'),
+              ($1, 'live', 'h', $2::timestamp - interval '1 hour', $2::timestamp + interval '1 hour', $2::timestamp - interval '23 hours')`,
+      [orgId, utc(at)],
+    );
+
+    const expectedMessages = (await sql.query(`SELECT "id" FROM "Message" WHERE "createdAt" >= $1::timestamp ORDER BY "id"`, [utc(cutoff)])).rows.map((r) => r.id);
+    expect(expectedMessages).toContain('msg_old_00901');
+    expect(expectedMessages).toContain('msg_old_00902');
+    const countsBefore = (await getBroadcast(deps, orgId, 'brd_old')).counts;
+    expect(countsBefore.delivered + countsBefore.bounced + countsBefore.sent).toBe(162);
+
+    // sends go on throughout, each its own request
+    let sending = true;
+    const sent: string[] = [];
+    const sender = (async () => {
+      while (sending) {
+        const page = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: `n${sent.length}` }]);
+        sent.push(page.data[0]!.id);
+      }
+    })();
+    const report = await applyRetention({ ...deps, now: () => at }, { messageDays: 90, webhookAttemptDays: 30, batchSize: 25 });
+    sending = false;
+    await sender;
+
+    expect(report.Message!.droppedPartitions.length).toBeGreaterThanOrEqual(2);
+    expect(report.Message!.deleted).toBeGreaterThan(3); // the straddling month's older rows, and the 2001 rows
+    const left = (await sql.query(`SELECT "id" FROM "Message" WHERE "id" LIKE 'msg_old_%' ORDER BY "id"`)).rows.map((r) => r.id);
+    expect(left).toEqual(expectedMessages);
+    expect(report.Message!.deleted + report.Message!.droppedRows).toBe(806 - expectedMessages.length);
+    expect((await sql.query(`SELECT count(*)::int AS n FROM "MessageStatusEvent" WHERE "createdAt" < $1::timestamp`, [utc(cutoff)])).rows[0].n).toBe(0);
+    expect((await sql.query(`SELECT count(*)::int AS n FROM "MessageStatusEvent" WHERE "messageId" LIKE 'msg_old_%'`)).rows[0].n).toBe(expectedMessages.length);
+    const partitions = (await listPartitions(deps, 'Message')).filter((p) => !p.isDefault);
+    expect(partitions.every((p) => p.to! > cutoff)).toBe(true);
+
+    // every send during the run is there, with its event
+    expect(sent.length).toBeGreaterThan(0);
+    expect((await sql.query(`SELECT count(*)::int AS n FROM "Message" WHERE "id" = ANY($1)`, [sent])).rows[0].n).toBe(sent.length);
+    expect((await sql.query(`SELECT count(DISTINCT "messageId")::int AS n FROM "MessageStatusEvent" WHERE "messageId" = ANY($1)`, [sent])).rows[0].n).toBe(sent.length);
+
+    // the broadcast's figures are whole, though most of its messages are gone
+    expect((await sql.query(`SELECT count(*)::int AS n FROM "Message" WHERE "broadcastId" = 'brd_old'`)).rows[0].n).toBeLessThan(162);
+    expect((await getBroadcast(deps, orgId, 'brd_old')).counts).toEqual(countsBefore);
+
+    // deliveries of 10..60 days ago: older than 30 days go with their attempts, unless still pending (dlv_4)
+    const deliveries = (await sql.query(`SELECT "id" FROM "WebhookDelivery" ORDER BY "id"`)).rows.map((r) => r.id);
+    expect(deliveries).toEqual(['dlv_1', 'dlv_2', 'dlv_3', 'dlv_4']);
+    expect((await sql.query(`SELECT count(*)::int AS n FROM "WebhookAttempt"`)).rows[0].n).toBe(3); // a pending delivery's old attempts go by age
+    expect((await sql.query(`SELECT "key" FROM "IdempotencyRecord" WHERE "orgId" = $1`, [orgId])).rows).toEqual([{ key: 'live' }]);
+
+    // progress is in /metrics
+    const metrics = await deps.metrics.registry.metrics();
+    expect(metrics).toMatch(/tidings_retention_rows_removed_total\{table="Message"\} \d+/);
+    expect(metrics).toMatch(/tidings_retention_partitions_dropped_total\{table="Message"\} [1-9]/);
+
+    // a second run finds nothing; 0 days keeps everything
+    const again = await applyRetention({ ...deps, now: () => at }, { messageDays: 90, webhookAttemptDays: 30 });
+    expect(again.Message).toEqual({ deleted: 0, droppedPartitions: [], droppedRows: 0, parentLockMs: 0 });
+    const never = await applyRetention({ ...deps, now: () => new Date(at.getTime() + 1000 * DAY) }, { messageDays: 0, webhookAttemptDays: 0 });
+    expect(never.Message).toBeUndefined();
+    expect((await sql.query(`SELECT count(*)::int AS n FROM "Message" WHERE "id" LIKE 'msg_old_%'`)).rows[0].n).toBe(expectedMessages.length);
+  });
+
+  it('adds the months ahead once, moving rows the default partition caught for them', async () => {
+    const future = new Date(Date.UTC(at.getUTCFullYear() + 5, 0, 15));
+    await sql.query(
+      `INSERT INTO "Message" ("id", "orgId", "channelType", "to", "from", "status", "provider", "createdAt", "updatedAt")
+       VALUES ('msg_future', 'org_x', 'sms', '+14155550100', '+14155550199', 'queued', 'sandbox', $1::timestamp, now())`,
+      [utc(future)],
+    );
+    expect((await sql.query(`SELECT tableoid::regclass::text AS t FROM "Message" WHERE "id" = 'msg_future'`)).rows[0].t).toBe('"Message_default"');
+    const added = await ensurePartitions({ ...deps, now: () => future });
+    expect(added.Message).toHaveLength(4);
+    expect((await sql.query(`SELECT tableoid::regclass::text AS t FROM "Message" WHERE "id" = 'msg_future'`)).rows[0].t).toBe(`"Message_${future.getUTCFullYear()}_01"`);
+    expect((await ensurePartitions({ ...deps, now: () => future })).Message).toEqual([]);
+  });
+});
