@@ -41,7 +41,6 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
   const channels = settings.queues.filter((queue) => queue !== 'broadcasts');
   const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, concurrency: settings.concurrency }));
   if (settings.queues.includes('broadcasts')) {
-    deps.renderer.warm(); // the fan-out renders every contact on the render threads
     const fanOut = measureJobs(deps.metrics, broadcastFanOutProcessor(deps));
     workers.push(new Worker('broadcasts', fanOut, { ...common, concurrency: deps.config.broadcasts.workerConcurrency }));
   }
