@@ -62,6 +62,8 @@ async function main() {
   const [api, sendWorker, webhookWorker, dashboard] = apps;
   const env: Record<string, string> = {
     NODE_ENV: 'production',
+    // what the image sets (Dockerfile)
+    NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=4',
     DATABASE_URL: dbUrl.toString(),
     REDIS_URL: base.redisUrl,
     REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,

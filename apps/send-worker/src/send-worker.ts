@@ -43,7 +43,6 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
   const prefix = (queue: QueueName) => bullPrefix(deps.config.redisPrefix, queue, deps.redis.isCluster);
   const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, prefix: prefix(queue), concurrency: settings.concurrency }));
   if (settings.queues.includes('broadcasts')) {
-    deps.renderer.warm(); // the fan-out renders every contact on the render threads
     const fanOut = measureJobs(deps.metrics, broadcastFanOutProcessor(deps));
     workers.push(new Worker('broadcasts', fanOut, { ...common, prefix: prefix('broadcasts'), concurrency: deps.config.broadcasts.workerConcurrency }));
   }

@@ -96,10 +96,15 @@ it('one trace holds the API request, the send job, the provider call and the web
 
   expect(request).toMatchObject({ service: 'tidings-api', attributes: expect.objectContaining({ 'http.route': '/v1/messages' }) });
   // a path names the route, never what is in it (an unsubscribe token, an address); a query is left out
-  const unsubscribe = await fetch(`${apiUrl}/u/not-a-real-token-but-secret-looking?email=${encodeURIComponent(recipient)}`);
+  // and a caller's traceparent is continued
+  const callerTrace = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+  const unsubscribe = await fetch(`${apiUrl}/u/not-a-real-token-but-secret-looking?email=${encodeURIComponent(recipient)}`, {
+    headers: { traceparent: `00-${callerTrace.traceId}-${callerTrace.spanId}-01` },
+  });
   expect(unsubscribe.status).toBeGreaterThanOrEqual(400);
   const unsubscribeSpan = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name.startsWith('GET /u/')), 30_000, 'the unsubscribe request span');
   expect(unsubscribeSpan.attributes).toMatchObject({ 'url.path': '/u/:token', 'url.query': '[redacted]' });
+  expect(unsubscribeSpan).toMatchObject({ traceId: callerTrace.traceId, parentSpanId: callerTrace.spanId });
   // the job crosses the queue: a producer span in the API, a consumer span in the send-worker
   // (a job's span ends after the spans inside it: wait for it to arrive)
   await until(() => inTrace((s) => s.service === 'tidings-api' && s.kind === PRODUCER), 5000, 'the API adding the send job');

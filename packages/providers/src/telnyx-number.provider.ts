@@ -1,14 +1,17 @@
-import Telnyx, { APIError } from 'telnyx';
 import { telnyxTypeOf, type AvailableNumber, type NumberProvider, type NumberType } from './number-provider.ts';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
+// Required when a provider is made, not imported: the SDK holds ~16 MiB, which every process would carry even with
+// Telnyx unused (node caches it: later calls cost a lookup).
+const telnyxSdk = () => require('telnyx') as typeof import('telnyx');
+
 const ourTypeOf = (type: string | undefined): NumberType => (type === 'toll_free' || type === 'tollfree' ? 'tollFree' : type === 'mobile' ? 'mobile' : 'local');
 
 /** A Telnyx failure as a ProviderError: the operation and status only, never Telnyx's text (which may echo input). */
 function providerError(operation: string, error: unknown, options: { unavailableOn4xx?: boolean } = {}): ProviderError {
-  const status = error instanceof APIError ? error.status : undefined;
+  const status = error instanceof telnyxSdk().APIError ? error.status : undefined;
   if (status === undefined || isRetryableStatus(status)) {
     return new ProviderError('telnyx', `Telnyx ${operation} failed (${status ?? 'no response'})`, { isRetryable: true, status, reason: 'provider_unavailable' });
   }
@@ -35,7 +38,7 @@ async function call<T>(operation: string, run: () => Promise<T>, options?: { una
  * const found = await numbers.searchAvailable({ country: 'US', areaCode: '415', limit: 5 });
  */
 export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: string; messagingProfileId?: string }): NumberProvider {
-  const telnyx = new Telnyx({ apiKey: options.apiKey, baseURL: options.baseUrl, timeout: REQUEST_TIMEOUT_MS, maxRetries: 1, logLevel: 'off' });
+  const telnyx = new (telnyxSdk().Telnyx)({ apiKey: options.apiKey, baseURL: options.baseUrl, timeout: REQUEST_TIMEOUT_MS, maxRetries: 1, logLevel: 'off' });
 
   async function findNumberId(number: string): Promise<string | null> {
     const page = await call('phone number look-up', () => telnyx.phoneNumbers.list({ filter: { phone_number: number } }));
@@ -106,7 +109,7 @@ export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: 
       try {
         await telnyx.phoneNumbers.delete(id);
       } catch (error) {
-        if (error instanceof APIError && error.status === 404) return;
+        if (error instanceof telnyxSdk().APIError && error.status === 404) return;
         throw providerError('phone number release', error);
       }
     },

@@ -1,4 +1,3 @@
-import Telnyx from 'telnyx';
 import { ProviderError, isRetryableStatus } from './provider-error.ts';
 import type { OutgoingSms, SmsProvider } from './provider.types.ts';
 
@@ -15,6 +14,8 @@ export const RECIPIENT_STOPPED = 'recipient_stopped';
  * @example const telnyx = createTelnyxProvider({ apiKey: config.telnyx.apiKey, baseUrl: config.telnyx.baseUrl, timeoutMs: 15000 });
  */
 export function createTelnyxProvider(options: { apiKey: string; baseUrl?: string; timeoutMs: number }): SmsProvider {
+  // required here, not imported: the SDK holds ~16 MiB, which every process would carry even with Telnyx unused
+  const { Telnyx } = require('telnyx') as typeof import('telnyx');
   const client = new Telnyx({ apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs });
   return {
     name: 'telnyx',

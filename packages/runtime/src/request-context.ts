@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
-import { nameServerSpan } from './tracing.ts';
+import { inServerSpan } from './tracing.ts';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -25,12 +25,20 @@ export const requestContext = createMiddleware<RequestContextEnv>(async (c, next
   // before the handler: a header added to a finished response makes Hono build the response again
   c.header('X-Request-Id', requestId);
   const startedAt = performance.now();
-  await next();
-  const durationMs = performance.now() - startedAt;
-  // the route pattern, not the path, so ids do not explode the label set
-  const route = c.req.routePath;
-  nameServerSpan(c.req.method, route, c.req.url.includes('?'));
-  c.var.deps.metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, durationMs / 1000);
-  // errorCode: the `code` of an error answer, so a 4xx can be told apart in the logs without its body
-  logger.info({ orgId: c.var.orgId, method: c.req.method, route, status: c.res.status, errorCode: c.var.errorCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+  // in the request's span, so the request's log line carries its trace
+  await inServerSpan(
+    c.req.method,
+    c.req.path,
+    (name) => c.req.header(name),
+    async () => {
+      await next();
+      const durationMs = performance.now() - startedAt;
+      // the route pattern, not the path, so ids do not explode the label set (nor reach a span)
+      const route = c.req.routePath;
+      c.var.deps.metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, durationMs / 1000);
+      // errorCode: the `code` of an error answer, so a 4xx can be told apart in the logs without its body
+      logger.info({ orgId: c.var.orgId, method: c.req.method, route, status: c.res.status, errorCode: c.var.errorCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+      return { route, status: c.res.status, hasQuery: c.req.url.includes('?') };
+    },
+  );
 });

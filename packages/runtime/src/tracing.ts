@@ -1,6 +1,6 @@
 // OpenTelemetry tracing, off unless an OTLP endpoint is configured. Imports nothing but the (no-op by default)
 // @opentelemetry/api, so an app can load it before anything it instruments (pg, ioredis, http).
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type TextMapGetter } from '@opentelemetry/api';
 import type { BullMQOtel } from 'bullmq-otel';
 
 export { SpanKind };
@@ -19,9 +19,9 @@ export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean
 }
 
 /**
- * Starts the SDK when `tracingConfigured()`: spans of incoming HTTP requests, Postgres and Redis, exported as OTLP/HTTP
- * JSON to `OTEL_EXPORTER_OTLP_ENDPOINT` (the standard `OTEL_*` variables apply: sampler, batch timings, resource);
- * `OTEL_SERVICE_NAME` defaults to `serviceName`. Must run before pg, ioredis and http are first required (the
+ * Starts the SDK when `tracingConfigured()`: spans of Postgres and Redis calls (an incoming request's comes from
+ * `inServerSpan`), exported as OTLP/HTTP JSON to `OTEL_EXPORTER_OTLP_ENDPOINT` (the standard `OTEL_*` variables apply: sampler, batch timings, resource);
+ * `OTEL_SERVICE_NAME` defaults to `serviceName`. Must run before pg and ioredis are first required (the
  * instrumentations patch them as they load): each app's entry imports its `tracing.ts` first. Off, it loads no SDK.
  * @example startTracing('tidings-api');
  */
@@ -30,7 +30,6 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   // required here, not imported: with tracing off no SDK code is loaded
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { BullMQOtel } = require('bullmq-otel') as typeof import('bullmq-otel');
@@ -40,15 +39,12 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     // Prometheus and the JSON log stay the metrics and the logs: the SDK exports traces only
     metricReaders: [],
     logRecordProcessors: [],
+    // No HTTP instrumentation: the server span is ours (inServerSpan), cheaper than patching every request's
+    // emitters, and outgoing calls (providers' SDKs, webhook POSTs) get spans of ours with the attributes that matter
+    // and no URL (a customer's webhook URL may carry a token); nor does a provider receive our trace ids.
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => untracedPaths.has((request.url ?? '').split('?')[0]!),
-        // Outgoing calls (providers' SDKs, webhook POSTs) get spans of ours with the attributes that matter and no
-        // URL: a customer's webhook URL may carry a token. Nor does a provider receive our trace ids.
-        disableOutgoingRequestInstrumentation: true,
-      }),
-      // statements with their parameters' placeholders only, never the values
-      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      // statements with their parameters' placeholders only, never the values; a pool checkout is no span of its own
+      new PgInstrumentation({ enhancedDatabaseReporting: false, ignoreConnectSpans: true, requireParentSpan: true }),
       // the command and key only, never the arguments (a job's data, a rate-limit key)
       new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
     ],
@@ -100,16 +96,37 @@ export function traceHeaders(): Record<string, string> {
   return carrier;
 }
 
+/** What the server span learns once the request is answered. */
+export type ServedRequest = { route: string; status: number; hasQuery: boolean };
+
+// the caller's traceparent / tracestate, read from the request's headers
+const headerGetter: TextMapGetter<(name: string) => string | undefined> = { get: (header, key) => header(key), keys: () => [] };
+
 /**
- * Names the active (HTTP server) span after the route pattern, as `GET /v1/messages/:id`, and puts the pattern in
- * place of the path and a placeholder in place of the query: a path or a query may hold an address (suppressions,
- * list filters) or a token (unsubscribe links).
+ * Runs the handling of one incoming request in a SERVER span, continuing the caller's `traceparent`; the span is
+ * named after the route pattern (`GET /v1/messages/:id`) once `handle` has answered. It holds the method, the route
+ * in place of the path and a placeholder in place of the query (a path or a query may hold an address or an
+ * unsubscribe token), and the status. Off, or for the probes and /metrics, just `handle()`.
+ * @example await inServerSpan(c.req.method, c.req.path, (name) => c.req.header(name), async () => { await next(); return served; });
  */
-export function nameServerSpan(method: string, route: string, hasQuery: boolean): void {
-  if (!started) return;
-  const span = trace.getActiveSpan();
-  span?.updateName(`${method} ${route}`);
-  span?.setAttributes({ 'http.route': route, 'url.path': route, ...(hasQuery ? { 'url.query': '[redacted]' } : {}) });
+export async function inServerSpan(method: string, path: string, header: (name: string) => string | undefined, handle: () => Promise<ServedRequest>): Promise<void> {
+  if (!started || untracedPaths.has(path)) {
+    await handle();
+    return;
+  }
+  const parent = propagation.extract(ROOT_CONTEXT, header, headerGetter);
+  const span = trace.getTracer(TRACER).startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+  try {
+    const { route, status, hasQuery } = await context.with(trace.setSpan(parent, span), handle);
+    span.updateName(`${method} ${route}`);
+    span.setAttributes({ 'http.route': route, 'url.path': route, 'http.response.status_code': status, ...(hasQuery ? { 'url.query': '[redacted]' } : {}) });
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { inSpan, queueTelemetry, SpanKind, startTracing, traceFields, traceHeaders, tracingConfigured, tracingOn } from '../src/tracing.ts';
+import { inServerSpan, inSpan, queueTelemetry, SpanKind, startTracing, traceFields, traceHeaders, tracingConfigured, tracingOn } from '../src/tracing.ts';
 
 describe('tracing while not configured', () => {
   it('needs an OTLP endpoint, and OTEL_SDK_DISABLED turns it off', () => {
@@ -19,6 +19,9 @@ describe('tracing while not configured', () => {
       headers: {},
       fields: {},
     });
+    const handle = jest.fn(async () => ({ route: '/v1/messages', status: 200, hasQuery: false }));
+    await inServerSpan('GET', '/v1/messages', () => undefined, handle);
+    expect(handle).toHaveBeenCalledTimes(1);
   });
 
   it('loads no OpenTelemetry SDK in a process started without an endpoint', () => {

@@ -17,8 +17,6 @@ export type TemplateRenderer = {
    * Throws BAD_REQUEST naming the template when the budget runs out. No thread is involved for an empty list.
    */
   render(jobs: LabelledRenderJob[]): Promise<(Required<TemplateContent> | AppError)[]>;
-  /** Starts the first thread now (it takes seconds to load the engine), so the first render does not wait for it. */
-  warm(): void;
   close(): Promise<void>;
 };
 
@@ -57,10 +55,11 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
   const onStart = new Map<string, () => void>();
   const poolOf = (): Piscina => {
     if (pool) return pool;
-    // One thread stays up once started (a thread takes long to start: it loads the engine and its TypeScript); more
-    // start under load and end after a minute idle. niceIncrement: a render thread yields the CPU to the
-    // request-handling thread when both want it.
-    pool = new Piscina({ filename: WORKER_FILE, minThreads: 1, maxThreads: options.threads, idleTimeout: 60_000, niceIncrement: 10 });
+    // Threads start on first use and end after a minute idle, none kept: each is a V8 isolate of its own (about
+    // 30 MiB), and most processes render rarely or never (a plain send does not). A render's budget starts when its
+    // thread picks it up, so a thread's start is not spent from it. niceIncrement: a render thread yields the CPU to
+    // the request-handling thread when both want it.
+    pool = new Piscina({ filename: WORKER_FILE, minThreads: 0, maxThreads: options.threads, idleTimeout: 60_000, niceIncrement: 10 });
     pool.on('message', (message: RenderTaskStarted) => onStart.get(message.renderTaskStarted)?.());
     return pool;
   };
@@ -101,9 +100,6 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       }
       if ('exceededAt' in result) throw budgetError([jobs[result.exceededAt]!.templateId], options.budgetMs);
       return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
-    },
-    warm() {
-      poolOf();
     },
     async close() {
       await pool?.destroy();
