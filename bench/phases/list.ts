@@ -29,16 +29,16 @@ export async function measureList(bench: Bench, api: Api, rows: number) {
   return { all, filtered, limit: LIMIT, filteredStatus: FILTERED_STATUS };
 }
 
-/** `rows` delivered emails (1% bounced), newest first 10 ms apart, and fresh planner statistics. */
+/** `rows` delivered emails (1% bounced) of the test key's mode, newest first 10 ms apart, and fresh planner statistics. */
 async function seedMessages({ deps }: Bench, orgId: string, rows: number): Promise<void> {
   for (let from = 1; from <= rows; from += CHUNK) {
     const to = Math.min(rows, from + CHUNK - 1);
     await deps.db.$executeRaw`
       INSERT INTO "Message" ("id", "orgId", "channelType", "to", "from", "subject", "text", "status", "provider", "providerMessageId",
-                             "sentAt", "deliveredAt", "createdAt", "updatedAt")
+                             "sentAt", "deliveredAt", "createdAt", "updatedAt", "mode")
       SELECT 'msg_list' || lpad(i::text, 10, '0'), ${orgId}, 'email'::"ChannelType", 'person' || (i % 50000) || '@example.com', 'hello@acme.test',
              'Bench ' || i, 'Hello from the benchmark', (CASE WHEN i % 100 = 0 THEN 'bounced' ELSE 'delivered' END)::"MessageStatus",
-             'sandbox', 'sandbox_' || i, t.at, t.at, t.at, t.at
+             'sandbox', 'sandbox_' || i, t.at, t.at, t.at, t.at, 'test'::"ApiKeyMode"
       FROM generate_series(${from}::int, ${to}::int) AS i, LATERAL (SELECT (now() AT TIME ZONE 'UTC') - i * interval '10 milliseconds' AS at) t`;
     progress(`list: seeded ${to}/${rows} messages`);
   }
