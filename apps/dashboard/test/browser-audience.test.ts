@@ -2,7 +2,7 @@
 // Redis.
 import { createOrganization, createUser } from '@tidings/core';
 import type { Page } from 'playwright-core';
-import { screenshotPath, startStack, type Stack } from './harness.ts';
+import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@northwind.test', password: 'correct horse battery' };
 
@@ -14,12 +14,7 @@ beforeAll(async () => {
   stack = await startStack();
   orgId = (await createOrganization(stack.deps, { name: 'Northwind', mode: 'live' })).organization.id;
   await createUser(stack.deps, { orgId, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await stack.browser.newPage();
-  await page.goto(`${stack.dashboardUrl}/sign-in`);
-  await page.fill('input[name=email]', OWNER.email);
-  await page.fill('input[name=password]', OWNER.password);
-  await page.click('button:has-text("Sign in")');
-  await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+  page = await signedInPage(stack, OWNER);
 }, 120_000);
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createContact, createOrganization, createSegment, createTemplate, createUser } from '@tidings/core';
 import { spawnService, waitFor } from '@tidings/testing';
 import type { Page } from 'playwright-core';
-import { screenshotPath, startStack, type Stack } from './harness.ts';
+import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@acme.test', password: 'correct horse battery' };
 const PAYING = 24;
@@ -49,12 +49,7 @@ beforeAll(async () => {
     smsSubscribed: true,
   });
   await createContact(stack.deps, orgId, { email: 'free@example.com', firstName: 'Free', attributes: { plan: 'free' }, emailSubscribed: true, smsSubscribed: true });
-  page = await stack.browser.newPage();
-  await page.goto(`${stack.dashboardUrl}/sign-in`);
-  await page.fill('input[name=email]', OWNER.email);
-  await page.fill('input[name=password]', OWNER.password);
-  await page.click('button:has-text("Sign in")');
-  await page.waitForURL((url) => url.pathname !== '/sign-in');
+  page = await signedInPage(stack, OWNER);
 }, 120_000);
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { spawnService, startFakeDns, startWebhookReceiver, type FakeDns, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import type { Page } from 'playwright-core';
-import { screenshotPath, startStack, type Stack } from './harness.ts';
+import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@northwind.test', password: 'correct horse battery' };
 
@@ -25,12 +25,7 @@ beforeAll(async () => {
   worker = startWebhookWorker(stack.deps);
   orgId = (await createOrganization(stack.deps, { name: 'Northwind', mode: 'live' })).organization.id;
   await createUser(stack.deps, { orgId, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await stack.browser.newPage();
-  await page.goto(`${stack.dashboardUrl}/sign-in`);
-  await page.fill('input[name=email]', OWNER.email);
-  await page.fill('input[name=password]', OWNER.password);
-  await page.click('button:has-text("Sign in")');
-  await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+  page = await signedInPage(stack, OWNER);
 }, 120_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@
 import { createOrganization, createUser, getTemplate } from '@tidings/core';
 import { waitFor } from '@tidings/testing';
 import type { Page } from 'playwright-core';
-import { screenshotPath, startStack, type Stack } from './harness.ts';
+import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@acme.test', password: 'correct horse battery' };
 const WELCOME_HTML = `<div style="max-width:480px;margin:16px auto;padding:24px;border-radius:8px;background:#fff;font-family:Helvetica,Arial,sans-serif">
@@ -19,12 +19,7 @@ beforeAll(async () => {
   stack = await startStack();
   orgId = (await createOrganization(stack.deps, { name: 'Acme', mode: 'test' })).organization.id;
   await createUser(stack.deps, { orgId, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await stack.browser.newPage();
-  await page.goto(`${stack.dashboardUrl}/sign-in`);
-  await page.fill('input[name=email]', OWNER.email);
-  await page.fill('input[name=password]', OWNER.password);
-  await page.click('button:has-text("Sign in")');
-  await page.waitForURL((url) => url.pathname !== '/sign-in');
+  page = await signedInPage(stack, OWNER);
 }, 120_000);
 
 afterAll(async () => {

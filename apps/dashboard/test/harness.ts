@@ -9,7 +9,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '@tidings/api/src/app.ts';
 import { createTestDeps, testDatabaseUrl, type TestDeps } from '@tidings/testing';
 import { Client } from 'pg';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createDashboard } from '../src/app.ts';
 
 /** Polls `read` until `isDone` (at most 10 s) and returns the last value, for state that changes in the background. */
@@ -142,4 +142,15 @@ export async function startStack(env: Record<string, string> = {}, { executableP
     await closeOpened();
     throw error;
   }
+}
+
+/** A new browser page signed in as `user` (through the sign-in form, as a person does). */
+export async function signedInPage(stack: Stack, user: { email: string; password: string }): Promise<Page> {
+  const page = await stack.browser.newPage();
+  await page.goto(`${stack.dashboardUrl}/sign-in`);
+  await page.fill('input[name=email]', user.email);
+  await page.fill('input[name=password]', user.password);
+  await page.click('button:has-text("Sign in")');
+  await page.waitForURL((url) => url.pathname !== '/sign-in');
+  return page;
 }
