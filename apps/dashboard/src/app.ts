@@ -1,6 +1,7 @@
 import { AppError, isSignUpOpen, switchSessionOrg, type Deps } from '@tidings/core';
 import { healthRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { createAssetRoutes } from './assets.routes.ts';
 import { setFlash } from './auth/cookies.ts';
 import { BULL_BOARD_PATH, createBullBoardRoutes, guardBullBoard, ownBullBoardPage } from './bull-board.ts';
@@ -13,6 +14,9 @@ import { refuseUnstorableInput } from './middleware/storable-input.ts';
 import { authRoutes } from './pages/auth.page.tsx';
 import { pages } from './pages/index.ts';
 import { renderError } from './views/render.tsx';
+
+/** The largest request body the dashboard reads: a 10 MB CSV import and its form around it. */
+const MAX_REQUEST_BYTES = 11 * 1024 * 1024;
 
 /**
  * Builds the dashboard over the given dependencies: sign-up/in/out, the pages of `pages/index.ts`, Bull Board at
@@ -44,6 +48,8 @@ export function createDashboard(deps: Deps) {
   // the request log and metrics, and /healthz and /readyz, answered before any session work
   app.use('*', requestContext);
   app.route('/', healthRoutes(deps));
+  // Before anything reads a body (the CSRF check parses every form): the largest form is a CSV import of 10 MB.
+  app.use('*', bodyLimit({ maxSize: MAX_REQUEST_BYTES, onError: (c) => renderError(c, 413, 'Too large', 'A request may carry at most 11 MB: split the file.') }));
   app.use('*', refuseUnstorableInput);
   app.use('*', loadSession);
   app.use(BULL_BOARD_PATH, guardBullBoard);

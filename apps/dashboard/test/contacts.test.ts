@@ -119,6 +119,15 @@ describe('contacts pages', () => {
     expect(badHeader.html).toContain('with an email or a phone column');
   });
 
+  it('refuses an upload over 11 MB before reading it into a form (413), and imports nothing', async () => {
+    const { browser, orgId } = await owner();
+    const row = 'someone@example.com,Some,One\n';
+    const { status, html } = await upload(browser, `email,firstName,lastName\n${row.repeat(Math.ceil((12 * 1024 * 1024) / row.length))}`);
+    expect(status).toBe(413);
+    expect(html).toContain('Too large');
+    expect(await deps.db.contact.count({ where: { orgId } })).toBe(0);
+  });
+
   it('imports a chunk for the script, numbering rows of the file', async () => {
     const { browser, orgId } = await owner();
     await browser.get('/contacts/import');
