@@ -1,15 +1,12 @@
 import { Client } from 'pg';
 import { migrate } from '@tidings/db';
 import { addMonthPartitions, applyRetention, ensurePartitions, getBroadcast, listPartitions, sendMessages } from '@tidings/core';
-import { createTestDeps, makeOrganization, testDatabaseUrl, type TestDeps } from '@tidings/testing';
+import { createTestDeps, makeOrganization, recreateScratchDatabase, type TestDeps } from '@tidings/testing';
 
 // Retention on a database of its own (it removes whatever is old, whoever wrote it): 200 days of messages in monthly
 // partitions, a few far in the past in the default partition, old and new webhook deliveries and idempotency records.
 const DAY = 86_400_000;
-const { adminUrl, url } = testDatabaseUrl();
-const scratch = new URL(url);
-scratch.pathname = `${scratch.pathname}_retention`;
-const name = scratch.pathname.slice(1);
+let scratch: string;
 let deps: TestDeps;
 let sql: Client;
 const at = new Date();
@@ -17,14 +14,10 @@ const cutoff = new Date(at.getTime() - 90 * DAY);
 const utc = (d: Date) => d.toISOString().replace('Z', '');
 
 beforeAll(async () => {
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  await migrate(scratch.toString());
-  deps = createTestDeps({ DATABASE_URL: scratch.toString() });
-  sql = new Client({ connectionString: scratch.toString() });
+  scratch = await recreateScratchDatabase('retention');
+  await migrate(scratch);
+  deps = createTestDeps({ DATABASE_URL: scratch });
+  sql = new Client({ connectionString: scratch });
   await sql.connect();
 });
 afterAll(async () => {

@@ -1,23 +1,16 @@
 import { Client } from 'pg';
 import { listMigrations, migrate } from '../src/index.ts';
-import { testDatabaseUrl } from '@tidings/testing';
+import { recreateScratchDatabase } from '@tidings/testing';
 
 // The upgrade of an install with data: migrations up to the one before partitioning, rows written the old way, then
 // the partitioning migration; every row is still there, unchanged, and reads and writes work on the new tables.
 describe('partitioning migration on a database with data', () => {
-  const { adminUrl, url } = testDatabaseUrl();
-  const scratch = new URL(url);
-  scratch.pathname = `${scratch.pathname}_upgrade`;
-  const name = scratch.pathname.slice(1);
+  let scratch: string;
   let client: Client;
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    client = new Client({ connectionString: scratch.toString() });
+    scratch = await recreateScratchDatabase('upgrade');
+    client = new Client({ connectionString: scratch });
   });
   afterAll(() => client.end());
 
@@ -30,7 +23,7 @@ describe('partitioning migration on a database with data', () => {
     const all = await listMigrations();
     const partitioning = all.find((m) => m.endsWith('_partitions_and_retention'))!;
     const previous = all[all.indexOf(partitioning) - 1]!;
-    expect((await migrate(scratch.toString(), { through: previous })).applied.at(-1)).toBe(previous);
+    expect((await migrate(scratch, { through: previous })).applied.at(-1)).toBe(previous);
     await client.connect();
 
     // 400 messages over the last 200 days in two organizations, a tenth of them a broadcast's, two events each
@@ -48,7 +41,7 @@ describe('partitioning migration on a database with data', () => {
     expect(before.messages.n).toBe(400);
     expect(before.events.n).toBe(800);
 
-    expect((await migrate(scratch.toString())).applied).toEqual([partitioning, ...all.slice(all.indexOf(partitioning) + 1)]);
+    expect((await migrate(scratch)).applied).toEqual([partitioning, ...all.slice(all.indexOf(partitioning) + 1)]);
 
     expect(await snapshot()).toEqual(before);
     const partitions = await client.query(`

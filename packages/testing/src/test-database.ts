@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { Client } from 'pg';
 
 /**
  * The database the tests of this checkout use: its own name per checkout, so two clones on one machine never
@@ -14,4 +15,25 @@ export function testDatabaseUrl(env: Record<string, string | undefined> = proces
   const url = new URL(base);
   url.pathname = `/${name}`;
   return { adminUrl: admin.toString(), url: url.toString(), name };
+}
+
+/**
+ * A database of its own beside the test database (`<test database>_<suffix>`), dropped and created empty, for a test
+ * that migrates by itself or removes whatever is old; returns its URL.
+ * @example const url = await recreateScratchDatabase('upgrade'); await migrate(url);
+ */
+export async function recreateScratchDatabase(suffix: string): Promise<string> {
+  const { adminUrl, url, name: base } = testDatabaseUrl();
+  const name = `${base}_${suffix}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  return scratch.toString();
 }
