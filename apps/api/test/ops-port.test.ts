@@ -1,18 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createTestDeps, freePort } from '@tidings/testing';
+import { createTestDeps, freePort, startHttpService } from '@tidings/testing';
 
 // The API process as operators run it: /metrics only on API_METRICS_PORT, never on the public port.
 const deps = createTestDeps();
 // the API starts as a process (tsx compiling its sources): on a busy machine that alone can take 30 s
 const PROCESS_TEST_TIMEOUT_MS = 120_000;
-let server: ChildProcess | undefined;
+let server: Awaited<ReturnType<typeof startHttpService>> | undefined;
 afterAll(async () => {
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   await deps.close();
 });
 
@@ -20,11 +15,7 @@ it(
   "serves /metrics on its ops port only: 404 on the public port, 200 with the API's metrics on the ops port",
   async () => {
     const [port, opsPort] = [await freePort(), await freePort()];
-    server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
-      env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, API_PORT: String(port), API_METRICS_PORT: String(opsPort), LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve) => server!.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
+    server = await startHttpService(path.resolve(__dirname, '../src/server.ts'), deps.config, { API_PORT: String(port), API_METRICS_PORT: String(opsPort) });
 
     const api = `http://127.0.0.1:${port}`;
     expect((await fetch(`${api}/healthz`)).status).toBe(200);

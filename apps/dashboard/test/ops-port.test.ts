@@ -1,19 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createTestDeps, freePort } from '@tidings/testing';
+import { createTestDeps, freePort, startHttpService } from '@tidings/testing';
 
 // The dashboard process as operators run it: its public port is published (through the proxy), so /metrics, which
 // tells about traffic, is served on DASHBOARD_METRICS_PORT only.
 const deps = createTestDeps();
 // the dashboard starts as a process (tsx compiling its sources): on a busy machine that alone can take 30 s
 const PROCESS_TEST_TIMEOUT_MS = 120_000;
-let server: ChildProcess | undefined;
+let server: Awaited<ReturnType<typeof startHttpService>> | undefined;
 afterAll(async () => {
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   await deps.close();
 });
 
@@ -21,11 +16,7 @@ it(
   'serves /metrics on its ops port only: 404 on the public port, 200 with its request metrics on the ops port',
   async () => {
     const [port, opsPort] = [await freePort(), await freePort()];
-    server = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/server.ts')], {
-      env: { ...process.env, DATABASE_URL: deps.config.databaseUrl, DASHBOARD_PORT: String(port), DASHBOARD_METRICS_PORT: String(opsPort), LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve) => server!.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve()));
+    server = await startHttpService(path.resolve(__dirname, '../src/server.ts'), deps.config, { DASHBOARD_PORT: String(port), DASHBOARD_METRICS_PORT: String(opsPort) });
 
     const dashboard = `http://127.0.0.1:${port}`;
     expect((await fetch(`${dashboard}/healthz`)).status).toBe(200);

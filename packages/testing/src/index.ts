@@ -18,7 +18,7 @@ export { startFakeTwilio, signTwilioCallback, type FakeTwilio, type FakeTwilioMe
 export { startSmtpServer, type TestSmtpServer, type ReceivedMail } from './fakes/smtp-server.ts';
 export { freePort } from './free-port.ts';
 export { sampleValue } from './prometheus.ts';
-export { spawnService } from './spawn-service.ts';
+export { spawnService, startHttpService } from './spawn-service.ts';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
 export { waitFor } from './wait-for.ts';
 export { makeTestCertificate } from './test-certificate.ts';

@@ -15,3 +15,24 @@ export function spawnService(entry: string, stores: Stores, env: Record<string, 
     stdio,
   });
 }
+
+/**
+ * `spawnService` for a process that serves HTTP: resolves once it logs that it is listening. `stop()` sends SIGTERM
+ * and waits for it to exit.
+ * @example const api = await startHttpService(entry, deps.config, { API_PORT: String(port) }); ... await api.stop();
+ */
+export async function startHttpService(entry: string, stores: Stores, env: Record<string, string>): Promise<{ stop(): Promise<void> }> {
+  const child = spawnService(entry, stores, { LOG_LEVEL: 'info', ...env }, ['ignore', 'pipe', 'inherit']);
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('listening') && resolve());
+    child.once('exit', (code) => reject(new Error(`${entry} exited (${code}) before listening`)));
+  });
+  return {
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
