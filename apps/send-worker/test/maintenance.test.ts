@@ -43,7 +43,7 @@ describe('maintenance jobs', () => {
     const past = new Date(Date.now() - 3 * 86_400_000);
     await deps.db.idempotencyRecord.create({ data: { orgId, key: 'old', requestHash: 'h', lockedUntil: past, expiresAt: past, createdAt: past } });
     const result = (await run(PARTITIONS_AND_RETENTION)) as { added: Record<string, string[]>; retention: Record<string, unknown> };
-    expect(Object.keys(result.added).sort()).toEqual(['Message', 'MessageStatusEvent']);
+    expect(Object.keys(result.added).sort()).toEqual(['Message', 'MessageStatusEvent', 'WebhookAttempt', 'WebhookDelivery']);
     expect(result.retention.Message).toBeUndefined();
     expect(await deps.db.idempotencyRecord.count({ where: { orgId } })).toBe(0);
   });

@@ -66,6 +66,8 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
     recorded_events AS (
       INSERT INTO "Event" ("id", "orgId", "type", "data", "createdAt")
       SELECT "id", "orgId", "type", "data", "at" FROM new_events),
+    -- a delivery's "createdAt" is its event's: the unique ("eventId", "webhookId", "createdAt") of the partitioned
+    -- table is then one delivery per event and endpoint
     new_deliveries AS (
       INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "mode", "nextAttemptAt", "createdAt", "updatedAt")
       SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e."orgId", w."id", e."id", e."type", ${deliveryModeSql}, e."at", e."at", e."at"

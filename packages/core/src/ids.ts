@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 const ulid = monotonicFactory();
 
@@ -10,4 +10,13 @@ export type IdPrefix = 'org' | 'usr' | 'key' | 'msg' | 'con' | 'tpl' | 'whk' | '
  */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
+}
+
+/**
+ * The bound below which every id of `prefix` made before `at` sorts (a ULID starts with its time), so an index on the
+ * id finds them by range.
+ * @example idsBefore('evt', new Date('2026-08-27T00:00:00Z')) // 'evt_01M1088C00'
+ */
+export function idsBefore(prefix: IdPrefix, at: Date): string {
+  return `${prefix}_${encodeTime(at.getTime(), 10)}`;
 }

@@ -1,16 +1,19 @@
 import { Client } from 'pg';
+import { ulid } from 'ulid';
 import { migrate } from '@tidings/db';
 import { addMonthPartitions, applyRetention, ensurePartitions, getBroadcast, listPartitions, sendMessages } from '@tidings/core';
 import { createTestDeps, makeOrganization, recreateScratchDatabase, type TestDeps } from '@tidings/testing';
 
 // Retention on a database of its own (it removes whatever is old, whoever wrote it): 200 days of messages in monthly
-// partitions, a few far in the past in the default partition, old and new webhook deliveries and idempotency records.
+// partitions, a few far in the past in the default partition, 200 days of events, webhook deliveries and attempts,
+// and idempotency records.
 const DAY = 86_400_000;
 let scratch: string;
 let deps: TestDeps;
 let sql: Client;
 const at = new Date();
 const cutoff = new Date(at.getTime() - 90 * DAY);
+const webhookCutoff = new Date(at.getTime() - 30 * DAY);
 const utc = (d: Date) => d.toISOString().replace('Z', '');
 
 beforeAll(async () => {
@@ -28,7 +31,7 @@ afterAll(async () => {
 describe('retention', () => {
   it('removes exactly what is older than the setting, partitions whole where it can, while sends go on', async () => {
     const { orgId } = await makeOrganization(deps);
-    for (const table of ['Message', 'MessageStatusEvent'] as const) {
+    for (const table of ['Message', 'MessageStatusEvent', 'WebhookDelivery', 'WebhookAttempt'] as const) {
       await addMonthPartitions(deps, table, new Date(at.getTime() - 210 * DAY), at);
     }
     // one message every 6 hours for 200 days, every fifth a broadcast's; two just either side of the cutoff; three in
@@ -50,17 +53,30 @@ describe('retention', () => {
     );
     await sql.query(`INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM "Message" ORDER BY "createdAt"`);
     expect((await sql.query(`SELECT count(*)::int AS n FROM "Message_default"`)).rows[0].n).toBe(3);
-    await sql.query(`INSERT INTO "Webhook" ("id", "orgId", "url", "events", "secretCiphertext", "updatedAt") VALUES ('whk_r', $1, 'https://example.com', '{}', 'x', now())`, [
+    // an event every 12 hours for 200 days; every second one delivered to an endpoint that also takes the sends below,
+    // with two attempts an hour apart; the delivery of 100 days ago still pending (its retries ahead)
+    await sql.query(
+      `INSERT INTO "Webhook" ("id", "orgId", "url", "events", "secretCiphertext", "updatedAt") VALUES ('whk_r', $1, 'https://example.com', '{message.queued}', 'x', now())`,
+      [orgId],
+    );
+    const eventTimes = Array.from({ length: 400 }, (_, i) => new Date(at.getTime() - (i + 1) * 12 * 3_600_000));
+    await sql.query(`INSERT INTO "Event" ("id", "orgId", "type", "data", "createdAt") SELECT i, $1, 'message.sent', '{}', t FROM unnest($2::text[], $3::timestamp[]) AS u(i, t)`, [
       orgId,
+      eventTimes.map((t) => `evt_${ulid(t.getTime())}`),
+      eventTimes.map(utc),
     ]);
     await sql.query(
       `INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "status", "createdAt", "updatedAt")
-       SELECT 'dlv_' || i, $1, 'whk_r', 'evt_' || i, 'message.sent', CASE WHEN i = 4 THEN 'pending' ELSE 'succeeded' END::"WebhookDeliveryStatus",
-              $2::timestamp - make_interval(days => i * 10), now()
-       FROM generate_series(1, 6) AS i`,
-      [orgId, utc(at)],
+       SELECT 'dlv_old_' || n, $1, 'whk_r', "id", "type", CASE WHEN n = 200 THEN 'pending' ELSE 'succeeded' END::"WebhookDeliveryStatus", "createdAt", now()
+       FROM (SELECT *, row_number() OVER (ORDER BY "createdAt" DESC) AS n FROM "Event" WHERE "orgId" = $1) AS e WHERE n % 2 = 0`,
+      [orgId],
     );
-    await sql.query(`INSERT INTO "WebhookAttempt" ("deliveryId", "number", "durationMs", "createdAt") SELECT "id", 1, 5, "createdAt" FROM "WebhookDelivery"`);
+    await sql.query(
+      `INSERT INTO "WebhookAttempt" ("deliveryId", "number", "durationMs", "createdAt")
+       SELECT "id", k, 5, "createdAt" + make_interval(hours => k - 1) FROM "WebhookDelivery", generate_series(1, 2) AS k`,
+    );
+    const pendingAt = (await sql.query(`SELECT "createdAt" FROM "WebhookDelivery" WHERE "status" = 'pending'`)).rows[0].createdAt;
+    expect(pendingAt.getTime()).toBeLessThan(cutoff.getTime());
     await sql.query(
       `INSERT INTO "IdempotencyRecord" ("orgId", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
        VALUES ($1, 'expired', 'h', $2::timestamp - interval '2 days', $2::timestamp - interval '1 hour', $2::timestamp - interval '25 hours'),
@@ -71,6 +87,17 @@ describe('retention', () => {
     const expectedMessages = (await sql.query(`SELECT "id" FROM "Message" WHERE "createdAt" >= $1::timestamp ORDER BY "id"`, [utc(cutoff)])).rows.map((r) => r.id);
     expect(expectedMessages).toContain('msg_old_00901');
     expect(expectedMessages).toContain('msg_old_00902');
+    const expectedDeliveries = (
+      await sql.query(`SELECT "id" FROM "WebhookDelivery" WHERE "createdAt" >= $1::timestamp OR "status" = 'pending' ORDER BY "id"`, [utc(webhookCutoff)])
+    ).rows.map((r) => r.id);
+    const expectedAttempts = (await sql.query(`SELECT "id" FROM "WebhookAttempt" WHERE "createdAt" >= $1::timestamp ORDER BY "id"`, [utc(webhookCutoff)])).rows.map((r) => r.id);
+    const expectedEvents = (
+      await sql.query(
+        `SELECT "id" FROM "Event" e WHERE "createdAt" >= $1::timestamp OR EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventId" = e."id" AND d."id" = ANY($2)) ORDER BY "id"`,
+        [utc(cutoff), expectedDeliveries],
+      )
+    ).rows.map((r) => r.id);
+    expect(expectedEvents.length).toBe(180 + 1); // 90 days of them, and the pending delivery's
     const countsBefore = (await getBroadcast(deps, orgId, 'brd_old')).counts;
     expect(countsBefore.delivered + countsBefore.bounced + countsBefore.sent).toBe(162);
 
@@ -106,20 +133,34 @@ describe('retention', () => {
     expect((await sql.query(`SELECT count(*)::int AS n FROM "Message" WHERE "broadcastId" = 'brd_old'`)).rows[0].n).toBeLessThan(162);
     expect((await getBroadcast(deps, orgId, 'brd_old')).counts).toEqual(countsBefore);
 
-    // deliveries of 10..60 days ago: older than 30 days go with their attempts, unless still pending (dlv_4)
-    const deliveries = (await sql.query(`SELECT "id" FROM "WebhookDelivery" ORDER BY "id"`)).rows.map((r) => r.id);
-    expect(deliveries).toEqual(['dlv_1', 'dlv_2', 'dlv_3', 'dlv_4']);
-    expect((await sql.query(`SELECT count(*)::int AS n FROM "WebhookAttempt"`)).rows[0].n).toBe(3); // a pending delivery's old attempts go by age
+    // deliveries and attempts older than 30 days go, whole months dropped, except the pending delivery, whose month
+    // is kept (the rest of it deleted); events older than 90 days go unless a delivery is kept; sends still fan out
+    const deliveries = (await sql.query(`SELECT "id" FROM "WebhookDelivery" WHERE "id" LIKE 'dlv_old_%' ORDER BY "id"`)).rows.map((r) => r.id);
+    expect(deliveries).toEqual(expectedDeliveries);
+    expect(report.WebhookDelivery!.droppedPartitions.length).toBeGreaterThanOrEqual(3);
+    const oldDeliveryMonths = (await listPartitions(deps, 'WebhookDelivery')).filter((p) => !p.isDefault && p.to! <= webhookCutoff);
+    const pendingIn = (await sql.query(`SELECT tableoid::regclass::text AS t FROM "WebhookDelivery" WHERE "status" = 'pending'`)).rows[0].t;
+    expect(oldDeliveryMonths.map((p) => `"${p.name}"`)).toEqual([pendingIn]);
+    expect((await sql.query(`SELECT "id" FROM "WebhookAttempt" WHERE "deliveryId" LIKE 'dlv_old_%' ORDER BY "id"`)).rows.map((r) => r.id)).toEqual(expectedAttempts);
+    expect(report.WebhookAttempt!.droppedPartitions.length).toBeGreaterThanOrEqual(3);
+    expect((await listPartitions(deps, 'WebhookAttempt')).filter((p) => !p.isDefault && p.to! <= webhookCutoff)).toEqual([]);
+    expect((await sql.query(`SELECT "id" FROM "Event" WHERE "type" = 'message.sent' ORDER BY "id"`)).rows.map((r) => r.id)).toEqual(expectedEvents);
+    expect(report.Event!.deleted).toBe(400 - expectedEvents.length);
+    const fannedOut = await sql.query(`SELECT count(*)::int AS n FROM "WebhookDelivery" d JOIN "Event" e ON e."id" = d."eventId" WHERE e."data"->>'id' = ANY($1)`, [sent]);
+    expect(fannedOut.rows[0].n).toBe(sent.length);
     expect((await sql.query(`SELECT "key" FROM "IdempotencyRecord" WHERE "orgId" = $1`, [orgId])).rows).toEqual([{ key: 'live' }]);
 
     // progress is in /metrics
     const metrics = await deps.metrics.registry.metrics();
     expect(metrics).toMatch(/tidings_retention_rows_removed_total\{table="Message"\} \d+/);
     expect(metrics).toMatch(/tidings_retention_partitions_dropped_total\{table="Message"\} [1-9]/);
+    expect(metrics).toMatch(/tidings_retention_partitions_dropped_total\{table="WebhookDelivery"\} [1-9]/);
+    expect(metrics).toMatch(/tidings_retention_rows_removed_total\{table="Event"\} [1-9]/);
 
     // a second run finds nothing; 0 days keeps everything
     const again = await applyRetention({ ...deps, now: () => at }, { messageDays: 90, webhookAttemptDays: 30 });
     expect(again.Message).toEqual({ deleted: 0, droppedPartitions: [], droppedRows: 0, parentLockMs: 0 });
+    for (const table of ['WebhookDelivery', 'WebhookAttempt', 'Event']) expect(again[table]).toMatchObject({ deleted: 0, droppedPartitions: [], droppedRows: 0 });
     const never = await applyRetention({ ...deps, now: () => new Date(at.getTime() + 1000 * DAY) }, { messageDays: 0, webhookAttemptDays: 0 });
     expect(never.Message).toBeUndefined();
     expect((await sql.query(`SELECT count(*)::int AS n FROM "Message" WHERE "id" LIKE 'msg_old_%'`)).rows[0].n).toBe(expectedMessages.length);

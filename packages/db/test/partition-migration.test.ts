@@ -82,3 +82,105 @@ describe('partitioning migration on a database with data', () => {
     expect((await client.query(`SELECT count(*)::int AS n FROM "Message" WHERE "broadcastId" = 'brd_1'`)).rows[0].n).toBe(40);
   });
 });
+
+// The same for webhook deliveries and their attempts: an install with 200 days of them, upgraded.
+describe('webhook partitioning migration on a database with data', () => {
+  let scratch: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    scratch = await recreateScratchDatabase('upgrade_webhooks');
+    client = new Client({ connectionString: scratch });
+  });
+  afterAll(() => client.end());
+
+  const snapshot = async () => ({
+    deliveries: (await client.query(`SELECT md5(string_agg(d::text, ',' ORDER BY d."id")) AS h, count(*)::int AS n FROM "WebhookDelivery" d`)).rows[0],
+    attempts: (await client.query(`SELECT md5(string_agg(a::text, ',' ORDER BY a."id")) AS h, count(*)::int AS n FROM "WebhookAttempt" a`)).rows[0],
+  });
+  const partitionOf = async (table: string, where: string) => (await client.query(`SELECT tableoid::regclass::text AS t FROM "${table}" WHERE ${where}`)).rows.map((r) => r.t);
+
+  it('keeps every delivery and attempt; lookups, lists, new rows, the unique delivery per event and the cascade work after it', async () => {
+    const all = await listMigrations();
+    const partitioning = all.find((m) => m.endsWith('_webhook_partitions'))!;
+    const previous = all[all.indexOf(partitioning) - 1]!;
+    expect((await migrate(scratch, { through: previous })).applied.at(-1)).toBe(previous);
+    await client.connect();
+
+    // two endpoints, 300 deliveries over the last 200 days (a delivery's time is its event's), three attempts each
+    await client.query(`
+      INSERT INTO "Webhook" ("id", "orgId", "url", "events", "secretCiphertext", "updatedAt")
+      VALUES ('whk_0', 'org_0', 'https://example.com/0', '{message.sent}', 'x', now()), ('whk_1', 'org_0', 'https://example.com/1', '{message.sent}', 'x', now())`);
+    await client.query(`
+      INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "status", "attempts", "createdAt", "updatedAt")
+      SELECT 'dlv_' || lpad(i::text, 6, '0'), 'org_0', 'whk_' || (i % 2), 'evt_' || lpad((i / 2)::text, 6, '0'), 'message.sent',
+             CASE WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END::"WebhookDeliveryStatus", 3,
+             now() - make_interval(hours => (i / 2) * 32), now()
+      FROM generate_series(1, 300) AS i`);
+    await client.query(`
+      INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "createdAt")
+      SELECT "id", k, CASE WHEN k = 3 THEN 200 ELSE 503 END, 10 * k, 'body ' || k, "createdAt" + make_interval(mins => k)
+      FROM "WebhookDelivery", generate_series(1, 3) AS k ORDER BY "createdAt", k`);
+    const before = await snapshot();
+    expect(before.deliveries.n).toBe(300);
+    expect(before.attempts.n).toBe(900);
+
+    expect((await migrate(scratch)).applied).toEqual([partitioning, ...all.slice(all.indexOf(partitioning) + 1)]);
+
+    expect(await snapshot()).toEqual(before);
+    for (const table of ['WebhookDelivery', 'WebhookAttempt']) {
+      const names = (
+        await client.query(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`, [`"${table}"`])
+      ).rows.map((r) => r.name);
+      expect(names.sort()).toEqual([`${table}_default`, `${table}_legacy`, ...names.filter((n) => /_\d{4}_\d{2}$/.test(n))].sort());
+      expect(names.filter((n) => /_\d{4}_\d{2}$/.test(n))).toHaveLength(3);
+    }
+
+    // a delivery by its id (the job's), with its attempts; an endpoint's newest first, and the page after a cursor
+    const one = await client.query(`SELECT "eventId", "status"::text FROM "WebhookDelivery" WHERE "id" = 'dlv_000014'`);
+    expect(one.rows).toEqual([{ eventId: 'evt_000007', status: 'failed' }]);
+    const attempts = await client.query(`SELECT "number", "statusCode" FROM "WebhookAttempt" WHERE "deliveryId" = 'dlv_000014' ORDER BY "number"`);
+    expect(attempts.rows).toEqual([
+      { number: 1, statusCode: 503 },
+      { number: 2, statusCode: 503 },
+      { number: 3, statusCode: 200 },
+    ]);
+    const page = await client.query(`SELECT "id" FROM "WebhookDelivery" WHERE "webhookId" = 'whk_0' ORDER BY "createdAt" DESC, "id" DESC LIMIT 3`);
+    expect(page.rows.map((r) => r.id)).toEqual(['dlv_000002', 'dlv_000004', 'dlv_000006']);
+    const next = await client.query(
+      `SELECT "id" FROM "WebhookDelivery" WHERE "webhookId" = 'whk_0' AND ("createdAt", "id") < (SELECT "createdAt", "id" FROM "WebhookDelivery" WHERE "id" = 'dlv_000006')
+       ORDER BY "createdAt" DESC, "id" DESC LIMIT 2`,
+    );
+    expect(next.rows.map((r) => r.id)).toEqual(['dlv_000008', 'dlv_000010']);
+
+    // new rows route by month; the attempt id sequence goes on, and outlives the legacy partition retention drops
+    await client.query(`
+      INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "createdAt", "updatedAt")
+      VALUES ('dlv_new', 'org_0', 'whk_0', 'evt_new', 'message.sent', date_trunc('month', now()) + interval '2 month 3 days', now())`);
+    expect(await partitionOf('WebhookDelivery', `"id" = 'dlv_new'`)).toEqual([expect.stringMatching(/^"WebhookDelivery_\d{4}_\d{2}"$/)]);
+    const attempt = await client.query(
+      `INSERT INTO "WebhookAttempt" ("deliveryId", "number", "durationMs", "createdAt") SELECT "id", 1, 5, "createdAt" FROM "WebhookDelivery" WHERE "id" = 'dlv_new' RETURNING "id"`,
+    );
+    expect(Number(attempt.rows[0].id)).toBe(901);
+    expect(await partitionOf('WebhookAttempt', `"id" = 901`)).toEqual([expect.stringMatching(/^"WebhookAttempt_\d{4}_\d{2}"$/)]);
+    await client.query(`DROP TABLE "WebhookAttempt_legacy"`);
+    const after = await client.query(`INSERT INTO "WebhookAttempt" ("deliveryId", "number", "durationMs") VALUES ('dlv_new', 2, 5) RETURNING "id"`);
+    expect(Number(after.rows[0].id)).toBe(902);
+
+    // an event goes to an endpoint once: a second delivery of it (at the event's time, as every delivery is) is refused
+    for (const id of ['dlv_000014', 'dlv_new']) {
+      await expect(
+        client.query(
+          `INSERT INTO "WebhookDelivery" ("id", "orgId", "webhookId", "eventId", "eventType", "createdAt", "updatedAt")
+           SELECT 'dlv_again', "orgId", "webhookId", "eventId", "eventType", "createdAt", now() FROM "WebhookDelivery" WHERE "id" = $1`,
+          [id],
+        ),
+      ).rejects.toThrow(/duplicate key value violates unique constraint "WebhookDelivery_/);
+    }
+
+    // deleting an endpoint still takes its deliveries, legacy and new
+    await client.query(`DELETE FROM "Webhook" WHERE "id" = 'whk_0'`);
+    expect((await client.query(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "webhookId" = 'whk_0'`)).rows[0].n).toBe(0);
+    expect((await client.query(`SELECT count(*)::int AS n FROM "WebhookDelivery"`)).rows[0].n).toBe(150);
+  });
+});

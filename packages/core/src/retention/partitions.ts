@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 
-/** The tables partitioned by month of "createdAt" (migration `partitions_and_retention`). */
-export const PARTITIONED_TABLES = ['Message', 'MessageStatusEvent'] as const;
+/** The tables partitioned by month of "createdAt" (migrations `partitions_and_retention`, `webhook_partitions`). */
+export const PARTITIONED_TABLES = ['Message', 'MessageStatusEvent', 'WebhookDelivery', 'WebhookAttempt'] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 /** One partition: a month (or the legacy table: from null), or the default (both null). */
