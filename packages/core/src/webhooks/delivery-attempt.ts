@@ -10,10 +10,11 @@ export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const EARLY_TOLERANCE_MS = 1_000;
 /**
  * A worker that claims a delivery has its POST's timeout plus this long to record the outcome before another worker
- * may try it (its job given up as stalled on a busy machine, or a worker that died mid-call).
+ * may try it (its job handed on as stalled on a busy machine, or a worker that died mid-call: that one's delivery
+ * waits this much longer for its next try).
  */
-const CLAIM_GRACE_MS = 30_000;
-/** Recording an outcome is tried this often (backoff from 250 ms, well within CLAIM_GRACE_MS) before the job fails. */
+const CLAIM_GRACE_MS = 10_000;
+/** Recording an outcome is tried this often (waits of about 0.25, 0.5, 1, 2 s: within CLAIM_GRACE_MS) before the job fails. */
 const RECORD_TRIES = 5;
 
 /** What the webhook-worker should do with a delivery job. */
