@@ -4,7 +4,8 @@ import { createWebhook, sendTestEvent } from '@tidings/core';
 import { createTestDeps, makeOrganization, spawnService, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
 
 // A real webhook-worker process (the same entry point `npm start` and docker-compose run), under this file's Redis
-// prefix, with a 2 s lock so a crashed worker's job is taken over within seconds.
+// prefix, with a 2 s lock and a 5 s request timeout so a crashed worker's job and its delivery's claim (the timeout
+// plus 10 s) are taken over within seconds.
 const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
 const children = new Set<ChildProcess>();
 let receiver: WebhookReceiver;
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 function startWorkerProcess(): ChildProcess {
-  const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_WORKER_LOCK_MS: '2000', WEBHOOK_WORKER_STALLED_INTERVAL_MS: '1000' };
+  const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_WORKER_LOCK_MS: '2000', WEBHOOK_WORKER_STALLED_INTERVAL_MS: '1000', WEBHOOK_TIMEOUT_MS: '5000' };
   const child = spawnService(path.resolve(__dirname, '../src/worker.ts'), deps.config, env);
   children.add(child);
   child.once('exit', () => children.delete(child));

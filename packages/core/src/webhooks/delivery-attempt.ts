@@ -1,4 +1,6 @@
 import { decryptSecret, type PostResult } from '@tidings/webhooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelayMs } from '../backoff.ts';
 import type { Deps } from '../deps.ts';
 import { groupCommit } from '../group-commit.ts';
 
@@ -6,6 +8,14 @@ import { groupCommit } from '../group-commit.ts';
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 // A job may run a little before its row's time (clock skew between hosts); within this it is not early.
 const EARLY_TOLERANCE_MS = 1_000;
+/**
+ * A worker that claims a delivery has its POST's timeout plus this long to record the outcome before another worker
+ * may try it (its job handed on as stalled on a busy machine, or a worker that died mid-call: that one's delivery
+ * waits this much longer for its next try).
+ */
+const CLAIM_GRACE_MS = 10_000;
+/** Recording an outcome is tried this often (waits of about 0.25, 0.5, 1, 2 s: within CLAIM_GRACE_MS) before the job fails. */
+const RECORD_TRIES = 5;
 
 /** What the webhook-worker should do with a delivery job. */
 export type DeliveryWork =
@@ -44,21 +54,37 @@ type DeliveryRow = {
   eventType: string | null;
   eventCreatedAt: Date | null;
   eventData: unknown;
+  /** True when this call claimed the delivery: no other worker attempts it until the claim runs out. */
+  isClaimed: boolean;
 };
 
 const loaders = new WeakMap<Deps['db'], (deliveryId: string) => Promise<DeliveryRow | null>>();
 
-/** Reads deliveries with their endpoint and event: one statement for the deliveries the worker's jobs load at once. */
+/**
+ * Reads deliveries with their endpoint and event, and claims those that are pending and due by moving their
+ * `nextAttemptAt` past this attempt's end: one statement for the deliveries the worker's jobs load at once. A second
+ * job run for the same delivery (BullMQ hands a job whose lock ran out to another worker) finds it claimed and waits.
+ */
 function loadDelivery(deps: Deps, deliveryId: string): Promise<DeliveryRow | null> {
   let load = loaders.get(deps.db);
   if (!load) {
     load = groupCommit(
       async (ids: string[]) => {
+        const now = deps.now().getTime();
+        const dueBy = new Date(now + EARLY_TOLERANCE_MS).toISOString();
+        const claimedUntil = new Date(now + deps.config.webhooks.timeoutMs + CLAIM_GRACE_MS).toISOString();
+        // the SELECT sees the rows as they were before the claim (one snapshot), so a claimed row shows it was due
         const rows = await deps.db.$queryRaw<DeliveryRow[]>`
+          WITH claimed AS (
+            UPDATE "WebhookDelivery" SET "nextAttemptAt" = ${claimedUntil}::timestamp
+            WHERE "id" = ANY(${ids}::text[]) AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp)
+            RETURNING "id")
           SELECT d."id", d."orgId", d."status"::text, d."attempts", d."nextAttemptAt", w."id" AS "webhookId", w."url", w."enabled",
                  w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt", w."failingSince",
-                 e."id" AS "eventId", e."type" AS "eventType", e."createdAt" AS "eventCreatedAt", e."data" AS "eventData"
+                 e."id" AS "eventId", e."type" AS "eventType", e."createdAt" AS "eventCreatedAt", e."data" AS "eventData",
+                 c."id" IS NOT NULL AS "isClaimed"
           FROM "WebhookDelivery" d JOIN "Webhook" w ON w."id" = d."webhookId" LEFT JOIN "Event" e ON e."id" = d."eventId"
+            LEFT JOIN claimed c ON c."id" = d."id"
           WHERE d."id" = ANY(${ids}::text[])`;
         const byId = new Map(rows.map((row) => [row.id, row]));
         return ids.map((id) => byId.get(id) ?? null);
@@ -71,9 +97,9 @@ function loadDelivery(deps: Deps, deliveryId: string): Promise<DeliveryRow | nul
 }
 
 /**
- * Loads a delivery for its next attempt. A delivery that is no longer pending is done (at-least-once jobs made
- * idempotent); one whose endpoint was disabled is closed as failed without a request; one whose retry is not due
- * yet says when it is.
+ * Loads and claims a delivery for its next attempt. A delivery that is no longer pending is done (at-least-once jobs
+ * made idempotent); one whose endpoint was disabled is closed as failed without a request; one whose retry is not due
+ * yet, or that another worker has claimed, says when to look again.
  * @example const work = await loadDeliveryWork(deps, job.data.deliveryId);
  */
 export async function loadDeliveryWork(deps: Deps, deliveryId: string): Promise<DeliveryWork> {
@@ -88,8 +114,10 @@ export async function loadDeliveryWork(deps: Deps, deliveryId: string): Promise<
     });
     return { kind: 'done', reason: 'endpoint disabled' };
   }
-  if (delivery.nextAttemptAt && delivery.nextAttemptAt.getTime() > now().getTime() + EARLY_TOLERANCE_MS) {
-    return { kind: 'notYet', at: delivery.nextAttemptAt };
+  if (!delivery.isClaimed) {
+    // claimed by another worker in the same instant: its claim shows at the next look
+    const at = delivery.nextAttemptAt && delivery.nextAttemptAt.getTime() > now().getTime() ? delivery.nextAttemptAt : new Date(now().getTime() + EARLY_TOLERANCE_MS);
+    return { kind: 'notYet', at };
   }
   if (!delivery.eventId) return { kind: 'done', reason: 'event missing' };
   const secrets = [decryptSecret(delivery.secretCiphertext, config.webhooks.secretKey)];
@@ -127,13 +155,15 @@ export type AttemptOutcome = { kind: 'succeeded' } | { kind: 'retry'; at: Date }
 const storable = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', ''));
 
 /**
- * Records one attempt and its consequences in one transaction: the attempt row (status, duration, response
- * excerpt, error), the delivery's new status and next time, and the endpoint's health (a success clears
- * `failingSince`; a 410 disables it at once; failing for `disableAfterFailingMs` straight disables it).
+ * Records one attempt and its consequences in one statement: the attempt row (status, duration, response excerpt,
+ * error), the delivery's new status and next time, and the endpoint's health (a success clears `failingSince`; a 410
+ * disables it at once; failing for `disableAfterFailingMs` straight disables it). A failed recording is tried again
+ * (Postgres busy or briefly away) before the job gives up, since a job that gives up after a POST that succeeded
+ * makes that POST again; each statement writes only while the attempt is not recorded yet, so a repeat is harmless.
  * @example const outcome = await recordAttempt(deps, work, await postWebhook(work.url, {...}));
  */
 export async function recordAttempt(deps: Deps, work: Extract<DeliveryWork, { kind: 'deliver' }>, result: PostResult): Promise<AttemptOutcome> {
-  const { db, config } = deps;
+  const { config } = deps;
   const now = deps.now();
   const attemptNumber = work.attempts + 1;
 
@@ -147,58 +177,59 @@ export async function recordAttempt(deps: Deps, work: Extract<DeliveryWork, { ki
     outcome = delay === null ? { kind: 'failed' } : { kind: 'retry', at: new Date(now.getTime() + delay) };
   }
 
-  if (outcome.kind === 'succeeded') {
-    await recordSuccess(deps, { work, result, at: now });
-    return outcome;
+  const attempt = { work, result, at: now };
+  for (let tries = 1; ; tries += 1) {
+    try {
+      await (outcome.kind === 'succeeded' ? recordSuccess(deps, attempt) : recordFailure(deps, attempt, outcome));
+      return outcome;
+    } catch (error) {
+      if (tries >= RECORD_TRIES) throw error;
+      deps.logger.warn({ deliveryId: work.deliveryId, err: error, tries }, 'recording a webhook attempt failed; trying again');
+      await sleep(backoffDelayMs(tries, { baseMs: 250, maxMs: 4_000 }));
+    }
   }
-  const deliveryStatus = outcome.kind === 'retry' ? 'pending' : 'failed';
-  const endpointChange =
-    outcome.kind === 'disabled'
-      ? db.webhook.updateMany({
-          where: { id: work.webhookId, enabled: true },
-          data: { enabled: false, disabledReason: outcome.reason, disabledAt: now, failingSince: work.failingSince ?? now },
-        })
-      : db.webhook.updateMany({ where: { id: work.webhookId, failingSince: null }, data: { failingSince: now } });
-
-  await db.$transaction([
-    db.webhookAttempt.create({
-      data: {
-        deliveryId: work.deliveryId,
-        number: attemptNumber,
-        statusCode: result.statusCode,
-        durationMs: result.durationMs,
-        responseBody: storable(result.responseBody),
-        error: storable(result.error),
-        createdAt: now,
-      },
-    }),
-    db.webhookDelivery.update({
-      where: { id: work.deliveryId },
-      data: {
-        status: deliveryStatus,
-        attempts: attemptNumber,
-        lastAttemptAt: now,
-        nextAttemptAt: outcome.kind === 'retry' ? outcome.at : null,
-        completedAt: deliveryStatus === 'pending' ? null : now,
-      },
-    }),
-    endpointChange,
-  ]);
-  return outcome;
 }
 
-type Success = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
-const successes = new WeakMap<Deps['db'], (success: Success) => Promise<undefined>>();
+type Attempt = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
+
+/** A failed attempt: the attempt row, the delivery retried later or failed, and the endpoint's failing streak or its disabling. */
+async function recordFailure({ db }: Deps, { work, result, at }: Attempt, outcome: Exclude<AttemptOutcome, { kind: 'succeeded' }>): Promise<void> {
+  const number = work.attempts + 1;
+  const nextAttemptAt = outcome.kind === 'retry' ? outcome.at.toISOString() : null;
+  const completedAt = outcome.kind === 'retry' ? null : at.toISOString();
+  const disabledReason = outcome.kind === 'disabled' ? outcome.reason : null;
+  const when = at.toISOString();
+  await db.$executeRaw`
+    WITH delivery AS (
+      UPDATE "WebhookDelivery" SET "status" = ${outcome.kind === 'retry' ? 'pending' : 'failed'}::"WebhookDeliveryStatus", "attempts" = ${number}::int,
+        "lastAttemptAt" = ${when}::timestamp, "nextAttemptAt" = ${nextAttemptAt}::timestamp, "completedAt" = ${completedAt}::timestamp, "updatedAt" = ${when}::timestamp
+      WHERE "id" = ${work.deliveryId} AND "status" = 'pending' AND "attempts" = ${number - 1}::int
+      RETURNING "id"),
+    attempt AS (
+      INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
+      SELECT "id", ${number}::int, ${result.statusCode}::int, ${Math.round(result.durationMs)}::int, ${storable(result.responseBody)}::text,
+        ${storable(result.error)}::text, ${when}::timestamp FROM delivery)
+    UPDATE "Webhook" SET
+      "failingSince" = COALESCE("failingSince", ${when}::timestamp),
+      "enabled" = "enabled" AND ${disabledReason}::text IS NULL,
+      "disabledReason" = COALESCE(${disabledReason}::text, "disabledReason"),
+      "disabledAt" = CASE WHEN ${disabledReason}::text IS NULL THEN "disabledAt" ELSE ${when}::timestamp END,
+      "updatedAt" = ${when}::timestamp
+    WHERE "id" = ${work.webhookId} AND EXISTS (SELECT 1 FROM delivery)
+      AND (CASE WHEN ${disabledReason}::text IS NULL THEN "failingSince" IS NULL ELSE "enabled" END)`;
+}
+
+const successes = new WeakMap<Deps['db'], (success: Attempt) => Promise<undefined>>();
 
 /**
  * A succeeded attempt, the common case: the attempt row, the delivery succeeded and its endpoint's failing streak
  * cleared, in one statement shared by the worker's deliveries that succeed at the same time (group commit).
  */
-function recordSuccess(deps: Deps, success: Success): Promise<undefined> {
+function recordSuccess(deps: Deps, success: Attempt): Promise<undefined> {
   let record = successes.get(deps.db);
   if (!record) {
     record = groupCommit(
-      async (list: Success[]) => {
+      async (list: Attempt[]) => {
         const at = (list[0]?.at ?? deps.now()).toISOString();
         await deps.db.$executeRaw`
           WITH input AS (
@@ -207,13 +238,14 @@ function recordSuccess(deps: Deps, success: Success): Promise<undefined> {
                                  ${list.map((s) => storable(s.result.responseBody))}::text[], ${list.map((s) => storable(s.result.error))}::text[],
                                  ${list.map((s) => s.work.webhookId)}::text[])
               AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId")),
-          attempts AS (
-            INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
-            SELECT "deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", ${at}::timestamp FROM input),
           deliveries AS (
             UPDATE "WebhookDelivery" d SET "status" = 'succeeded', "attempts" = i."number", "lastAttemptAt" = ${at}::timestamp,
               "nextAttemptAt" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
-            FROM input i WHERE d."id" = i."deliveryId")
+            FROM input i WHERE d."id" = i."deliveryId" AND d."status" = 'pending' AND d."attempts" = i."number" - 1
+            RETURNING d."id" AS "deliveryId"),
+          attempts AS (
+            INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
+            SELECT "deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", ${at}::timestamp FROM input JOIN deliveries USING ("deliveryId"))
           UPDATE "Webhook" SET "failingSince" = NULL, "updatedAt" = ${at}::timestamp WHERE "id" IN (SELECT "webhookId" FROM input) AND "failingSince" IS NOT NULL`;
         return list.map(() => undefined);
       },
