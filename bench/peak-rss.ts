@@ -3,7 +3,7 @@
 // a send-worker, the webhook-worker and the dashboard; sends what `npm run bench:send` sends (message.sendBatch of
 // 100, half email, half SMS, test mode so the sandbox delivers) until every message is delivered, then reads each
 // process's VmHWM (the kernel's high-water mark of its RSS) from /proc/<pid>/status. Its own database and Redis
-// prefix; cleans up after itself. Linux only (/proc).
+// prefix; cleans up after itself. Linux only (/proc). The apps get the NODE_OPTIONS of the image (Dockerfile).
 //   npm run bench:peak-rss -- [messages=5000] [parallelRequests=4]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -27,6 +27,20 @@ function memoryOf(pid: number): { rssBytes: number; peakBytes: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
   return { rssBytes: kib('VmRSS'), peakBytes: kib('VmHWM') };
+}
+
+/** CPU seconds a live process has used (user + system), from /proc: what a memory saving may cost. */
+function cpuSecondsOf(pid: number): number {
+  // the fields after the command name (which may hold spaces); utime and stime are the 12th and 13th of them
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks of 1/100 s on Linux
+}
+
+/** The V8 flags the image runs every app with (the Dockerfile's `ENV NODE_OPTIONS=`), so this measures what runs. */
+function productionNodeOptions(): string {
+  const flags = /^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync(path.join(root, 'Dockerfile'), 'utf8'))?.[1];
+  if (!flags) throw new Error('no `ENV NODE_OPTIONS=` line in the Dockerfile');
+  return flags.replace(/^"|"$/g, '');
 }
 
 async function freePort(): Promise<number> {
@@ -62,8 +76,7 @@ async function main() {
   const [api, sendWorker, webhookWorker, dashboard] = apps;
   const env: Record<string, string> = {
     NODE_ENV: 'production',
-    // what the image sets (Dockerfile)
-    NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=4',
+    NODE_OPTIONS: productionNodeOptions(),
     DATABASE_URL: dbUrl.toString(),
     REDIS_URL: base.redisUrl,
     REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
@@ -116,11 +129,20 @@ async function main() {
     const result = {
       messages: total,
       parallelRequests: parallel,
+      nodeOptions: env.NODE_OPTIONS,
       endToEndSeconds: seconds,
       processes: Object.fromEntries(
         apps.map((app) => {
           const { rssBytes, peakBytes } = memoryOf(app.proc!.pid!);
-          return [app.name, { idleRssMiB: Math.round(app.idleRssBytes! / MiB), endRssMiB: Math.round(rssBytes / MiB), peakRssMiB: Math.round(peakBytes / MiB) }];
+          return [
+            app.name,
+            {
+              idleRssMiB: Math.round(app.idleRssBytes! / MiB),
+              endRssMiB: Math.round(rssBytes / MiB),
+              peakRssMiB: Math.round(peakBytes / MiB),
+              cpuSeconds: cpuSecondsOf(app.proc!.pid!),
+            },
+          ];
         }),
       ),
     };
