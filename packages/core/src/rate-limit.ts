@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '@tidings/queue';
+import { untraced } from '@tidings/runtime';
 
 // A sliding log per key: one sorted set of request times (Redis server time, so every replica shares one clock).
 // Old entries are dropped, the rest counted and, when under the limit, this request added: all in one atomic call.
@@ -38,6 +39,7 @@ export async function takeRateLimit(redis: Redis, key: string, options: { limit:
   if (typeof client.slidingWindow !== 'function') {
     client.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
   }
-  const [allowed, remaining, resetMs] = await client.slidingWindow(key, options.windowMs, options.limit, randomUUID());
+  // every request takes one: a span of it would cost the SDK's work per request and show on-call nothing
+  const [allowed, remaining, resetMs] = await untraced(() => client.slidingWindow(key, options.windowMs, options.limit, randomUUID()));
   return { isAllowed: allowed === 1, limit: options.limit, remaining: Math.max(0, remaining), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
 }

@@ -1,11 +1,11 @@
 // OpenTelemetry tracing, off unless an OTLP endpoint is configured. Imports nothing but the (no-op by default)
 // @opentelemetry/api, so an app can load it before anything it instruments (pg, ioredis, http).
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
 import type { BullMQOtel } from 'bullmq-otel';
 
 export { SpanKind };
 
-type Started = { shutdown(): Promise<void>; recordRecipients: boolean; queueTelemetry: BullMQOtel };
+type Started = { shutdown(): Promise<void>; recordRecipients: boolean; queueTelemetry: BullMQOtel; suppressTracing(parent: Context): Context };
 let started: Started | null = null;
 
 const TRACER = 'tidings';
@@ -33,6 +33,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { BullMQOtel } = require('bullmq-otel') as typeof import('bullmq-otel');
+  const { suppressTracing } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME || serviceName,
     traceExporter: new OTLPTraceExporter(),
@@ -50,7 +51,12 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     ],
   });
   sdk.start();
-  started = { shutdown: () => sdk.shutdown(), recordRecipients: env.OTEL_RECORD_RECIPIENTS === 'true', queueTelemetry: new BullMQOtel({ tracerName: TRACER }) };
+  started = {
+    shutdown: () => sdk.shutdown(),
+    recordRecipients: env.OTEL_RECORD_RECIPIENTS === 'true',
+    queueTelemetry: new BullMQOtel({ tracerName: TRACER }),
+    suppressTracing,
+  };
   return true;
 }
 
@@ -78,6 +84,17 @@ export function recordRecipients(): boolean {
  */
 export function queueTelemetry(): BullMQOtel | undefined {
   return started?.queueTelemetry;
+}
+
+/**
+ * Runs `work` with no span for it nor for the Postgres or Redis calls inside it: for bookkeeping every request does
+ * (a rate-limit check), whose spans would cost SDK work per request and tell on-call nothing; its time stays inside
+ * the request's server span. Off, just `work()`.
+ * @example const [allowed] = await untraced(() => client.slidingWindow(key, windowMs, limit, member));
+ */
+export function untraced<T>(work: () => T): T {
+  if (!started) return work();
+  return context.with(started.suppressTracing(context.active()), work);
 }
 
 /** `{ traceId, spanId }` of the active span, for a log line; empty when no trace is active. */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { inServerSpan, inSpan, queueTelemetry, SpanKind, startTracing, traceFields, traceHeaders, tracingConfigured, tracingOn } from '../src/tracing.ts';
+import { inServerSpan, inSpan, queueTelemetry, SpanKind, startTracing, traceFields, traceHeaders, tracingConfigured, tracingOn, untraced } from '../src/tracing.ts';
 
 describe('tracing while not configured', () => {
   it('needs an OTLP endpoint, and OTEL_SDK_DISABLED turns it off', () => {
@@ -22,12 +22,15 @@ describe('tracing while not configured', () => {
     const handle = jest.fn(async () => ({ route: '/v1/messages', status: 200, hasQuery: false }));
     await inServerSpan('GET', '/v1/messages', () => undefined, handle);
     expect(handle).toHaveBeenCalledTimes(1);
+    expect(await untraced(async () => 'done')).toBe('done');
   });
 
   it('loads no OpenTelemetry SDK in a process started without an endpoint', () => {
     // a process of its own: jest's module registry is not node's
-    const script = `require(${JSON.stringify(path.resolve(__dirname, '../src/tracing.ts'))}).startTracing('test');
-      console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /sdk-node|sdk-trace|exporter-trace|instrumentation/.test(f))));`;
+    const script = `const tracing = require(${JSON.stringify(path.resolve(__dirname, '../src/tracing.ts'))});
+      tracing.startTracing('test');
+      tracing.untraced(() => {});
+      console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /sdk-node|sdk-trace|exporter-trace|instrumentation|opentelemetry.core/.test(f))));`;
     const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
     const loaded = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { env, encoding: 'utf8' });
     expect(JSON.parse(loaded)).toEqual([]);
