@@ -40,7 +40,12 @@ export function createDb(options: { databaseUrl: string; poolSize?: number; prep
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize ?? 10,
-    ...(planOnce && { onConnect: (client: pg.PoolClient) => client.query('SET plan_cache_mode = force_generic_plan') }),
+    // awaited by the pool before it hands the connection out (typed as returning nothing)
+    ...(planOnce && {
+      onConnect: async (client: pg.ClientBase) => {
+        await client.query('SET plan_cache_mode = force_generic_plan');
+      },
+    }),
   });
   const adapter = new PrismaPg(pool, {
     disposeExternalPool: true,
