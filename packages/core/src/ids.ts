@@ -1,6 +1,19 @@
+import { randomFillSync } from 'node:crypto';
 import { encodeTime, monotonicFactory } from 'ulid';
 
-const ulid = monotonicFactory();
+// ulid's own source of randomness asks the system for one byte per character (16 calls per new millisecond): the
+// send-worker's ids came to over 1% of its CPU. The same cryptographic bytes, fetched 4 KiB at a time.
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+function randomFraction(): number {
+  if (used === pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  return pool[used++]! / 256;
+}
+
+const ulid = monotonicFactory(randomFraction);
 
 export type IdPrefix = 'org' | 'usr' | 'key' | 'msg' | 'con' | 'tpl' | 'whk' | 'evt' | 'seg' | 'dom' | 'pn' | 'dlv' | 'ses' | 'inv' | 'brd' | 'att';
 

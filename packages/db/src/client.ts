@@ -27,11 +27,26 @@ function statementNamer(): (query: { sql: string }) => string {
 
 /**
  * Creates a Prisma client over a pg pool. `preparedStatements: false` for a connection pooler that cannot keep
- * them (PgBouncer before 1.21 in transaction mode).
+ * them (PgBouncer before 1.21 in transaction mode). `genericPlans`: each prepared statement is planned once, not at
+ * each run.
  * @example const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 10 });
  */
-export function createDb(options: { databaseUrl: string; poolSize?: number; preparedStatements?: boolean }): Db {
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+export function createDb(options: { databaseUrl: string; poolSize?: number; preparedStatements?: boolean; genericPlans?: boolean }): Db {
+  // Postgres plans a prepared statement again at every run while that plan looks cheaper than its generic one. For
+  // statements over `unnest` of array parameters it always does (it counts the array's items when planning for the
+  // values, and guesses 100 without them), and planning the send-worker's grouped status changes cost more than
+  // running them. Set on each new connection before its first use.
+  const planOnce = options.genericPlans && options.preparedStatements !== false;
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    // awaited by the pool before it hands the connection out (typed as returning nothing)
+    ...(planOnce && {
+      onConnect: async (client: pg.ClientBase) => {
+        await client.query('SET plan_cache_mode = force_generic_plan');
+      },
+    }),
+  });
   const adapter = new PrismaPg(pool, {
     disposeExternalPool: true,
     ...(options.preparedStatements === false ? {} : { statementNameGenerator: statementNamer() }),

@@ -10,8 +10,8 @@ const preparedCount = async (db: Db) => {
 describe('prepared statements', () => {
   const { url } = testDatabaseUrl();
   const opened: Db[] = [];
-  const open = (preparedStatements?: boolean) => {
-    const db = createDb({ databaseUrl: url, poolSize: 1, preparedStatements });
+  const open = (preparedStatements?: boolean, genericPlans?: boolean) => {
+    const db = createDb({ databaseUrl: url, poolSize: 1, preparedStatements, genericPlans });
     opened.push(db);
     return db;
   };
@@ -38,5 +38,20 @@ describe('prepared statements', () => {
     await db.$queryRaw`SELECT ${1}::int AS n`;
     await db.$queryRaw`SELECT ${1}::int AS n`;
     expect(await preparedCount(db)).toBe(0);
+  });
+
+  it('with genericPlans, plans a statement over unnest of an array once instead of at every run', async () => {
+    /** How often the one statement over `unnest` was planned for its values (custom) and reused as planned once (generic). */
+    const plansOf = async (db: Db) => {
+      for (let i = 1; i <= 8; i++) await db.$queryRaw`SELECT count(*)::int AS n FROM unnest(${Array.from({ length: i }, (_, k) => `id${k}`)}::text[])`;
+      const [plans] = await db.$queryRawUnsafe<{ custom: number; generic: number }[]>(
+        `SELECT custom_plans::int AS custom, generic_plans::int AS generic FROM pg_prepared_statements WHERE statement LIKE '%unnest%' AND statement NOT LIKE '%pg_prepared_statements%'`,
+      );
+      return plans;
+    };
+    // without it Postgres plans at least the first five runs for their values, and every run of the send-worker's
+    // grouped status changes, whose generic plan it estimates for 100 items
+    expect((await plansOf(open())).custom).toBeGreaterThanOrEqual(5);
+    expect(await plansOf(open(undefined, true))).toEqual({ custom: 0, generic: 8 });
   });
 });

@@ -1,0 +1,212 @@
+// CPU seconds per 1,000 messages, by process, for one phase: wall-clock rates mean little on a busy machine, the
+// CPU each part spends per message does not. Postgres is counted on the backends of the measured process only (by
+// application_name), Redis on a private redis-server started for the run.
+//   npm run bench:cpu-cost -- drain [messages=5000]   the send-worker and the floor worker draining as many emails
+//   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Queue } from 'bullmq';
+import { createOrganization, newId } from '@tidings/core';
+import { closeQueues, createQueues } from '@tidings/queue';
+import { startFakeResend } from '@tidings/testing';
+import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
+
+const phase = process.argv[2] ?? 'drain';
+const count = Number(process.argv[3] ?? (phase === 'batch' ? 20_000 : 5_000));
+
+type Parts = { node: number; postgres: number; redis: number };
+
+/** CPU seconds of a Node process, its Postgres backends (by application name) and the private Redis, from now on. */
+function cpuMeter(node: ChildProcess, redis: ChildProcess, applicationName: string, bench: Bench) {
+  const backends = new Map<number, { first: number; last: number }>();
+  let isRunning = false;
+  const sampleBackends = async () => {
+    const rows = await bench.deps.db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = ${applicationName}`;
+    for (const { pid } of rows) {
+      const seconds = cpuSecondsOf(pid);
+      const seen = backends.get(pid);
+      if (!seen) backends.set(pid, { first: isRunning ? 0 : seconds, last: seconds });
+      else if (seconds > 0) seen.last = seconds;
+    }
+  };
+  const start = { node: cpuSecondsOf(node.pid!), redis: cpuSecondsOf(redis.pid!) };
+  const ready = sampleBackends().then(() => {
+    isRunning = true;
+  });
+  // a backend first seen later opened during the run: all its CPU counts
+  const timer = setInterval(() => void sampleBackends(), 250);
+  return {
+    ready,
+    async stop(): Promise<Parts> {
+      await sampleBackends();
+      clearInterval(timer);
+      let postgres = 0;
+      for (const b of backends.values()) postgres += b.last - b.first;
+      return { node: cpuSecondsOf(node.pid!) - start.node, postgres, redis: cpuSecondsOf(redis.pid!) - start.redis };
+    },
+  };
+}
+
+function perThousand(parts: Parts, messages: number) {
+  const per = (s: number) => Math.round((s / messages) * 1000 * 1000) / 1000;
+  return { node: per(parts.node), postgres: per(parts.postgres), redis: per(parts.redis), total: per(parts.node + parts.postgres + parts.redis) };
+}
+
+function withApplicationName(databaseUrl: string, name: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', name);
+  return url.toString();
+}
+
+async function measureDrain(bench: Bench, redis: ChildProcess) {
+  const { db, redis: connection } = bench.deps;
+  const resend = await startFakeResend();
+  try {
+    await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS floor_messages (id uuid PRIMARY KEY, org_id text NOT NULL, recipient text NOT NULL,
+      subject text NOT NULL, body text NOT NULL, status text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now())`);
+    // floor
+    const floorIds = Array.from({ length: count }, () => crypto.randomUUID());
+    await db.$executeRaw`
+      INSERT INTO floor_messages (id, org_id, recipient, subject, body)
+      SELECT id, 'floor-drain', 'person' || n || '@example.com', 'Bench', 'Hello from the benchmark' FROM unnest(${floorIds}::uuid[]) WITH ORDINALITY AS u(id, n)`;
+    const floorQueue = new Queue('floor-email', { connection, prefix: bench.prefix('floor-drain') });
+    const floorWorker = startProcess('floor-worker', 'bench/floor/floor-worker.ts', {
+      ...bench.env,
+      DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-floor'),
+      REDIS_PREFIX: bench.prefix('floor-drain'),
+      PROVIDER_URL: resend.url,
+      CONCURRENCY: String(bench.deps.config.sendWorker.concurrency),
+    });
+    const floor = await timed(
+      bench,
+      floorWorker,
+      redis,
+      'cpu-floor',
+      floorQueue,
+      floorIds,
+      (id) => ({ id }),
+      async () => {
+        const [row] = await db.$queryRaw<{ done: bigint }[]>`SELECT count(*) AS done FROM floor_messages WHERE status = 'sent'`;
+        return Number(row!.done);
+      },
+    );
+    await stopProcess(floorWorker);
+    await floorQueue.close();
+    resend.reset();
+    resend.state.emails.length = 0;
+
+    const { organization } = await createOrganization(bench.deps, { name: 'Bench drain', mode: 'live' });
+    const ids = Array.from({ length: count }, () => newId('msg'));
+    await db.$executeRaw`
+      INSERT INTO "Message" ("id", "orgId", "channelType", "to", "from", "subject", "text", "status", "provider", "createdAt", "updatedAt")
+      SELECT id, ${organization.id}, 'email'::"ChannelType", 'person' || n || '@example.com', 'hello@acme.test', 'Bench', 'Hello from the benchmark',
+             'queued'::"MessageStatus", 'resend', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+      FROM unnest(${ids}::text[]) WITH ORDINALITY AS u(id, n)`;
+    const queues = createQueues(connection, bench.prefix('drain'));
+    const worker = startProcess('send-worker', 'apps/send-worker/src/worker.ts', {
+      ...bench.env,
+      DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-worker'),
+      REDIS_PREFIX: bench.prefix('drain'),
+      SEND_WORKER_QUEUES: 'email',
+      RESEND_API_KEY: 're_bench',
+      RESEND_BASE_URL: resend.url,
+    });
+    const real = await timed(
+      bench,
+      worker,
+      redis,
+      'cpu-worker',
+      queues.email,
+      ids,
+      (id) => ({ messageId: id }),
+      async () => {
+        const [row] = await db.$queryRaw<{ done: bigint }[]>`SELECT count(*) AS done FROM "Message" WHERE "orgId" = ${organization.id} AND "status" = 'sent'`;
+        return Number(row!.done);
+      },
+    );
+    await stopProcess(worker);
+    await closeQueues(queues);
+    return {
+      messages: count,
+      ...Object.fromEntries(Object.entries(real).map(([k, v]) => [`worker.${k}`, v])),
+      ...Object.fromEntries(Object.entries(floor).map(([k, v]) => [`floor.${k}`, v])),
+    };
+  } finally {
+    await resend.close();
+  }
+}
+
+async function timed(
+  bench: Bench,
+  worker: ChildProcess,
+  redis: ChildProcess,
+  applicationName: string,
+  queue: Queue,
+  ids: string[],
+  data: (id: string) => object,
+  done: () => Promise<number>,
+) {
+  await waitForWorker(queue);
+  const meter = cpuMeter(worker, redis, applicationName, bench);
+  await meter.ready;
+  for (let i = 0; i < ids.length; i += 1000) {
+    await queue.addBulk(ids.slice(i, i + 1000).map((id) => ({ name: queue.name, data: data(id), opts: { jobId: id } })));
+  }
+  await drain(applicationName, ids.length, done);
+  return perThousand(await meter.stop(), ids.length);
+}
+
+async function measureBatchCost(bench: Bench, redis: ChildProcess) {
+  const env = { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') };
+  const api = await startApi({ ...bench, env });
+  try {
+    const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
+    const messages = Array.from({ length: 100 }, (_, i) => ({ channelType: 'email', to: `bench${i}@example.com`, subject: 'Bench', text: 'Hello from the benchmark' }));
+    const body = JSON.stringify({ messages });
+    const send = async (total: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          while (next < total / 100) {
+            next += 1;
+            const res = await fetch(`${api.url}/v1/messages/batch`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
+              body,
+            });
+            if (res.status !== 202) throw new Error(`batch: ${res.status}`);
+            await res.arrayBuffer();
+          }
+        }),
+      );
+    };
+    progress('warming up the API');
+    await send(5_000);
+    const meter = cpuMeter(api.child, redis, 'cpu-api', bench);
+    await meter.ready;
+    progress(`sending ${count} in batches of 100`);
+    await send(count);
+    return { messages: count, ...perThousand(await meter.stop(), count) };
+  } finally {
+    await stopProcess(api.child);
+  }
+}
+
+async function main() {
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], { stdio: 'ignore' });
+  process.on('exit', () => redis.kill('SIGKILL'));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  try {
+    await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) =>
+      phase === 'batch' ? measureBatchCost(bench, redis) : measureDrain(bench, redis),
+    );
+  } finally {
+    redis.kill('SIGTERM');
+  }
+  process.exit(0);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
