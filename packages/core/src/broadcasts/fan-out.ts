@@ -199,6 +199,13 @@ type ChunkMessage = {
   errorMessage?: string;
 };
 
+/** What makes a rendered message unsendable (no subject or content, an empty SMS), or null. */
+function renderedProblem({ subject, html, text, body }: Rendered, isEmail: boolean): Failure | null {
+  if (isEmail && (!subject || (!html && !text))) return { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
+  if (!isEmail && !body) return { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
+  return null;
+}
+
 /**
  * One chunk's messages, rendered per contact. A contact whose rendering fails gets a `failed` message carrying the
  * reason (`RENDER_FAILED`), so it is counted and the rest of the chunk still goes.
@@ -231,12 +238,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
   const messages = contacts.map((contact, index): ChunkMessage => {
     const message = { id: newId('msg'), to: (isEmail ? contact.email : contact.phone)!, contactId: contact.id };
     const rendering = renderings[index]!;
-    let error: Failure | null = 'code' in rendering ? rendering : null;
-    if (!error && isEmail && (!rendering.subject || (!rendering.html && !rendering.text))) {
-      error = { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
-    } else if (!error && !isEmail && !rendering.body) {
-      error = { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
-    }
+    const error = 'code' in rendering ? rendering : renderedProblem(rendering, isEmail);
     if (error) return { ...message, errorCode: error.code, errorMessage: error.message };
     const { subject, html, text, body } = rendering as Rendered;
     return isEmail ? { ...message, subject, html, text } : { ...message, body, segments: countSmsSegments(body!).segments };
