@@ -1,5 +1,8 @@
 import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
+import { unstorableText } from './storable-text.ts';
 import { z } from './z.ts';
+
+export { unstorableText };
 
 export const ErrorCode = z.enum(['UNAUTHORIZED', 'FORBIDDEN', 'BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR']);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -11,18 +14,6 @@ export const ErrorBody = z
   })
   .openapi('Error');
 export type ErrorBody = z.infer<typeof ErrorBody>;
-
-/**
- * Why Postgres cannot store `value` as it is, or null. Text columns refuse NUL (U+0000); jsonb also refuses a lone
- * UTF-16 surrogate (which a text column would silently turn into U+FFFD), so both are bad input everywhere.
- * @example unstorableText('a\u0000b') // 'must not contain the NUL character (U+0000)'
- */
-export function unstorableText(value: string): string | null {
-  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
-  // in a u-mode pattern a surrogate pair is one code point, so \p{Cs} matches only a lone surrogate
-  if (/\p{Cs}/u.test(value)) return 'must not contain a lone surrogate (U+D800 to U+DFFF); send well-formed Unicode';
-  return null;
-}
 
 /**
  * A string the API may store: every caller-given text (fields, names, tags, map keys, query values) uses it, so text

@@ -1,5 +1,5 @@
 import type { SegmentCriteria } from '@tidings/contracts';
-import { columnsOf, Prisma, type Broadcast as BroadcastRow, type Contact as ContactRow, type Message as MessageRow } from '@tidings/db';
+import { columnsOf, pgPoolOf, Prisma, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -112,8 +112,11 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
   return { kind: 'done', outcome: 'started' };
 }
 
+/** What a template sees of a contact (and all the fan-out reads of one). */
+type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>;
+
 /** The contact as templates see it: `{{ contact.firstName }}`, `{{ contact.attributes.plan }}`. */
-function contactVariables(contact: ContactRow) {
+function contactVariables(contact: RecipientContact) {
   const { id, email, phone, firstName, lastName, attributes } = contact;
   return { id, email, phone, firstName, lastName, attributes: attributes ?? {} };
 }
@@ -122,7 +125,7 @@ function contactVariables(contact: ContactRow) {
  * What the template of `broadcast` sees for `contact`: the broadcast's variables, `contact` and `unsubscribeUrl`
  * (the fan-out and the dashboard's preview for one contact render with the same).
  */
-export function broadcastVariables(config: Deps['config'], broadcast: Pick<BroadcastRow, 'id' | 'variables'>, contact: ContactRow): Record<string, unknown> {
+export function broadcastVariables(config: Deps['config'], broadcast: Pick<BroadcastRow, 'id' | 'variables'>, contact: RecipientContact): Record<string, unknown> {
   const { publicApiUrl, broadcasts } = config;
   return {
     ...((broadcast.variables ?? {}) as Record<string, unknown>),
@@ -180,15 +183,38 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
 }
 
 /**
+ * What differs between the messages of a chunk (writeChunk adds what they share from the broadcast); fields left out
+ * are null. Kept this small because a chunk's messages cross to Postgres as one JSON text.
+ */
+type ChunkMessage = {
+  id: string;
+  to: string;
+  contactId: string;
+  subject?: string | null;
+  html?: string | null;
+  text?: string | null;
+  body?: string | null;
+  segments?: number;
+  errorCode?: string;
+  errorMessage?: string;
+};
+
+/** What makes a rendered message unsendable (no subject or content, an empty SMS), or null. */
+function renderedProblem({ subject, html, text, body }: Rendered, isEmail: boolean): Failure | null {
+  if (isEmail && (!subject || (!html && !text))) return { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
+  if (!isEmail && !body) return { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
+  return null;
+}
+
+/**
  * One chunk's messages, rendered per contact. A contact whose rendering fails gets a `failed` message carrying the
  * reason (`RENDER_FAILED`), so it is counted and the rest of the chunk still goes.
  */
-async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: ContactRow[], attempt: number): Promise<MessageRow[]> {
+async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: RecipientContact[], attempt: number): Promise<{ from: string; messages: ChunkMessage[] }> {
   const [version, senderOf] = await Promise.all([
     deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion! } } }),
     loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
   ]);
-  const now = deps.now();
   let from = '';
   let refusal: Failure | null = null; // what fails every message of the chunk
   try {
@@ -199,7 +225,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
   }
   if (!refusal && !version) refusal = { code: 'RENDER_FAILED', message: 'templateVersion: the template version is gone' };
   const failure = refusal;
-  const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
+  const isEmail = broadcast.channelType === 'email';
   const renderings: (Rendered | Failure)[] = failure
     ? contacts.map(() => failure)
     : await renderEach(
@@ -209,58 +235,15 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Contac
         contacts.map((contact) => broadcastVariables(deps.config, broadcast, contact)),
         attempt,
       );
-  return contacts.map((contact, index) => {
-    const to = (broadcast.channelType === 'email' ? contact.email : contact.phone)!;
+  const messages = contacts.map((contact, index): ChunkMessage => {
+    const message = { id: newId('msg'), to: (isEmail ? contact.email : contact.phone)!, contactId: contact.id };
     const rendering = renderings[index]!;
-    let content = { subject: null as string | null, html: null as string | null, text: null as string | null, body: null as string | null };
-    let error: Failure | null = null;
-    if ('code' in rendering) error = rendering;
-    else {
-      content = broadcast.channelType === 'email' ? { ...rendering, body: null } : { subject: null, html: null, text: null, body: rendering.body };
-      if (broadcast.channelType === 'email' && (!content.subject || (!content.html && !content.text))) {
-        error = { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
-      } else if (broadcast.channelType === 'sms' && !content.body) {
-        error = { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
-      }
-    }
-    return {
-      id: newId('msg'),
-      orgId: broadcast.orgId,
-      channelType: broadcast.channelType,
-      direction: 'outbound',
-      to,
-      from,
-      cc: [],
-      bcc: [],
-      replyTo: [],
-      headers: {},
-      mediaUrls: [],
-      attachments: [],
-      ...(error ? { subject: null, html: null, text: null, body: null } : content),
-      templateId: broadcast.templateId,
-      templateVersion: broadcast.templateVersion,
-      contactId: contact.id,
-      broadcastId: broadcast.id,
-      status: error ? 'failed' : 'queued',
-      segments: !error && broadcast.channelType === 'sms' ? countSmsSegments(content.body!).segments : null,
-      provider,
-      mode: broadcast.mode,
-      providerMessageId: null,
-      errorCode: error?.code ?? null,
-      errorMessage: error?.message ?? null,
-      attempts: 0,
-      tags: broadcast.tags,
-      metadata: {},
-      scheduledAt: null,
-      sentAt: null,
-      deliveredAt: null,
-      failedAt: error ? now : null,
-      openedAt: null,
-      clickedAt: null,
-      createdAt: now,
-      updatedAt: now,
-    } satisfies MessageRow;
+    const error = 'code' in rendering ? rendering : renderedProblem(rendering, isEmail);
+    if (error) return { ...message, errorCode: error.code, errorMessage: error.message };
+    const { subject, html, text, body } = rendering as Rendered;
+    return isEmail ? { ...message, subject, html, text } : { ...message, body, segments: countSmsSegments(body!).segments };
   });
+  return { from, messages };
 }
 
 const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
@@ -268,15 +251,17 @@ const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
 /**
  * Writes one chunk's messages in ONE statement: only while the broadcast is `sending` (a share lock on its row, so
  * a cancel waits for a chunk in flight and then cancels its messages), only if the chunk is not already written
- * (BroadcastChunk), and never a second message for a (broadcast, contact) (the partial unique index). Their status
- * events and `message.queued` / `message.failed` events go with them. Returns the queued message ids, or null when
- * the chunk was written before (or the broadcast is no longer sending).
+ * (BroadcastChunk), and never a second message for a (broadcast, contact) (the partial unique index). A message
+ * with an error is `failed`, the others `queued`. Their status events and `message.queued` / `message.failed`
+ * events go with them. Returns the queued message ids, or null when the chunk was written before (or the broadcast
+ * is no longer sending). Through pg itself, not Prisma: Prisma's raw queries serialize and parse every parameter
+ * as JSON once more, which for a chunk's messages (about a megabyte) cost more CPU than the rest of the chunk step.
  */
 async function writeChunk(
   deps: Deps,
-  broadcastId: string,
+  broadcast: BroadcastRow,
   chunk: number,
-  rows: MessageRow[],
+  { from, messages }: { from: string; messages: ChunkMessage[] },
 ): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
   // message.queued of a broadcast's messages is recorded only when an endpoint of the organization subscribes to
   // it: 100,000 events nobody receives would double the fan-out's writes (broadcast.sending announces them all).
@@ -286,15 +271,26 @@ async function writeChunk(
     FROM new_messages m
     WHERE m."status" <> 'queued' OR EXISTS (
       SELECT 1 FROM "Webhook" w WHERE w."orgId" = m."orgId" AND w."enabled" AND 'message.queued' = ANY (w."events"))`;
-  const [result] = await deps.db.$queryRaw<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }[]>`
-    WITH live AS (SELECT "id" FROM "Broadcast" WHERE "id" = ${broadcastId} AND "status" = 'sending' FOR SHARE),
+  const now = deps.now().toISOString();
+  const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
+  const statement = Prisma.sql`
+    WITH live AS (SELECT "id" FROM "Broadcast" WHERE "id" = ${broadcast.id} AND "status" = 'sending' FOR SHARE),
     chunk_done AS (
       INSERT INTO "BroadcastChunk" ("broadcastId", "chunk", "createdAt") SELECT "id", ${chunk}, now() AT TIME ZONE 'UTC' FROM live
       ON CONFLICT DO NOTHING RETURNING "broadcastId"),
     new_messages AS (
-      INSERT INTO "Message" (${messageColumns})
+      INSERT INTO "Message" ("id", "orgId", "channelType", "direction", "to", "from", "subject", "html", "text", "body", "templateId",
+        "templateVersion", "contactId", "broadcastId", "status", "segments", "provider", "mode", "errorCode", "errorMessage", "tags",
+        "failedAt", "createdAt", "updatedAt")
       -- once per contact: a contact is in one chunk, and a chunk written before has its BroadcastChunk row already
-      SELECT ${messageColumns} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb) WHERE EXISTS (SELECT 1 FROM chunk_done)
+      SELECT m."id", ${broadcast.orgId}, ${broadcast.channelType}::"ChannelType", 'outbound', m."to", ${from}, m."subject", m."html",
+        m."text", m."body", ${broadcast.templateId}, ${broadcast.templateVersion}::int, m."contactId", ${broadcast.id},
+        (CASE WHEN m."errorCode" IS NULL THEN 'queued' ELSE 'failed' END)::"MessageStatus", m."segments", ${provider},
+        ${broadcast.mode}::"ApiKeyMode", m."errorCode", m."errorMessage", ${broadcast.tags}::text[],
+        CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${now}::timestamp, ${now}::timestamp
+      FROM json_to_recordset(${JSON.stringify(messages)}::json) AS m("id" text, "to" text, "contactId" text, "subject" text,
+        "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text)
+      WHERE EXISTS (SELECT 1 FROM chunk_done)
       RETURNING ${messageColumns}),
     status_events AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
@@ -305,7 +301,8 @@ async function writeChunk(
            ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds",
            (SELECT count(*)::int FROM new_messages) AS "created",
            (SELECT count(*)::int FROM new_messages WHERE "status" = 'failed') AS "failed"`;
-  return result!.isNew ? result! : null;
+  const { rows } = await pgPoolOf(deps.db).query<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }>(statement.text, statement.values);
+  return rows[0]!.isNew ? rows[0]! : null;
 }
 
 /**
@@ -321,11 +318,12 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
   if (broadcast?.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
   const size = deps.config.broadcasts.chunkSize;
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
-  const contacts = await deps.db.$queryRaw<ContactRow[]>`
-    SELECT c.* FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
-  const rows = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
+  const contacts = await deps.db.$queryRaw<RecipientContact[]>`
+    SELECT c."id", c."email", c."phone", c."firstName", c."lastName", c."attributes"
+    FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
+  const messages = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way
-  const written = await writeChunk(deps, broadcastId, chunk, rows);
+  const written = await writeChunk(deps, broadcast, chunk, messages);
   let queuedIds: string[];
   if (written) {
     deps.metrics.broadcastRecipientsExpanded.inc(contacts.length);

@@ -1,5 +1,5 @@
 import { Liquid, UndefinedVariableError } from 'liquidjs';
-import { unstorableText } from '@tidings/contracts';
+import { unstorableText } from '@tidings/contracts/storable-text';
 import { AppError } from '../errors.ts';
 
 // Liquid (`{{ name }}` placeholders) in strict mode: a variable the caller did not give is an error, not an empty
