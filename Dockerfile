@@ -29,13 +29,13 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production CHECKPOINT_DISABLE=1
 # V8's young generation capped at 4 MiB semi-spaces (default 16): each process's peak RSS under load 8-35 MiB lower,
-# throughput unchanged. A 512 MiB old generation (default: a quarter of RAM, up to 4 GiB): V8 takes its first full
-# collection at a share of half this limit and lets the heap grow up to 4x its live size after each one when the
-# limit is 2 GiB or more, 1.4x at 512 MiB; under load the send-worker's heap held 40 MiB live but reached 157 MiB
-# before collecting. A process whose live heap exceeds 512 MiB stops with an out-of-memory error (e.g. more than four
+# throughput unchanged. A 1 GiB old generation (default: a quarter of RAM, up to 4 GiB): from a limit of 2 GiB V8 lets
+# the heap grow up to 4x its live size before a full collection, below it much less; under load the send-worker's heap
+# held 40 MiB live but reached 157 MiB before collecting by default, and peaks are the same at 512 MiB and 1 GiB
+# (bench:peak-rss). A process whose live heap exceeds 1 GiB stops with an out-of-memory error (e.g. about ten
 # 40 MiB attachments going to Resend at once in one send-worker): raise the limit if such sends are expected.
 # bench/peak-rss.ts runs the apps with this line.
-ENV NODE_OPTIONS="--max-semi-space-size=4 --max-old-space-size=512"
+ENV NODE_OPTIONS="--max-semi-space-size=4 --max-old-space-size=1024"
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
