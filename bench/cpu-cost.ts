@@ -5,9 +5,10 @@
 //   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
-import { createOrganization, newId } from '@tidings/core';
+import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startFakeResend } from '@tidings/testing';
+import { seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
@@ -94,13 +95,7 @@ async function measureDrain(bench: Bench, redis: ChildProcess) {
     resend.reset();
     resend.state.emails.length = 0;
 
-    const { organization } = await createOrganization(bench.deps, { name: 'Bench drain', mode: 'live' });
-    const ids = Array.from({ length: count }, () => newId('msg'));
-    await db.$executeRaw`
-      INSERT INTO "Message" ("id", "orgId", "channelType", "to", "from", "subject", "text", "status", "provider", "createdAt", "updatedAt")
-      SELECT id, ${organization.id}, 'email'::"ChannelType", 'person' || n || '@example.com', 'hello@acme.test', 'Bench', 'Hello from the benchmark',
-             'queued'::"MessageStatus", 'resend', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-      FROM unnest(${ids}::text[]) WITH ORDINALITY AS u(id, n)`;
+    const { organization, ids } = await seedQueuedEmails(bench, count);
     const queues = createQueues(connection, bench.prefix('drain'));
     const worker = startProcess('send-worker', 'apps/send-worker/src/worker.ts', {
       ...bench.env,

@@ -25,15 +25,21 @@ export async function measureWorkerDrain(bench: Bench, count: number) {
   }
 }
 
-async function drainSendWorker(bench: Bench, resend: FakeResend, count: number): Promise<DrainResult> {
-  const { db, redis, config } = bench.deps;
-  const { organization } = await createOrganization(bench.deps, { name: 'Bench drain', mode: 'live' });
+/** A live organization with `count` queued emails for provider resend, inserted set-based (no jobs yet). */
+export async function seedQueuedEmails({ deps }: Bench, count: number) {
+  const { organization } = await createOrganization(deps, { name: 'Bench drain', mode: 'live' });
   const ids = Array.from({ length: count }, () => newId('msg'));
-  await db.$executeRaw`
+  await deps.db.$executeRaw`
     INSERT INTO "Message" ("id", "orgId", "channelType", "to", "from", "subject", "text", "status", "provider", "createdAt", "updatedAt")
     SELECT id, ${organization.id}, 'email'::"ChannelType", 'person' || n || '@example.com', 'hello@acme.test', 'Bench', 'Hello from the benchmark',
            'queued'::"MessageStatus", 'resend', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
     FROM unnest(${ids}::text[]) WITH ORDINALITY AS u(id, n)`;
+  return { organization, ids };
+}
+
+async function drainSendWorker(bench: Bench, resend: FakeResend, count: number): Promise<DrainResult> {
+  const { db, redis, config } = bench.deps;
+  const { organization, ids } = await seedQueuedEmails(bench, count);
   const prefix = bench.prefix('drain');
   const queues = createQueues(redis, prefix);
   const worker = startProcess('send-worker', 'apps/send-worker/src/worker.ts', {
