@@ -3,19 +3,11 @@
 // Redis prefix; workers inherit TEST_DATABASE_URL (and the metrics ports below).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { Client } from 'pg';
-import { testDatabaseUrl } from './test-database.ts';
+import { recreateDatabase, testDatabaseUrl } from './test-database.ts';
 
 export default async function globalSetup() {
   const { adminUrl, url, name } = testDatabaseUrl();
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
+  await recreateDatabase(adminUrl, name);
   const cli = path.resolve(__dirname, '../../cli/bin/tidings.js');
   execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
   process.env.TEST_DATABASE_URL = url;

@@ -17,14 +17,8 @@ export function testDatabaseUrl(env: Record<string, string | undefined> = proces
   return { adminUrl: admin.toString(), url: url.toString(), name };
 }
 
-/**
- * A database of its own beside the test database (`<test database>_<suffix>`), dropped and created empty, for a test
- * that migrates by itself or removes whatever is old; returns its URL.
- * @example const url = await recreateScratchDatabase('upgrade'); await migrate(url);
- */
-export async function recreateScratchDatabase(suffix: string): Promise<string> {
-  const { adminUrl, url, name: base } = testDatabaseUrl();
-  const name = `${base}_${suffix}`;
+/** Drops database `name` (closing its connections) and creates it empty, on the server of `adminUrl`. */
+export async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -33,6 +27,17 @@ export async function recreateScratchDatabase(suffix: string): Promise<string> {
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * A database of its own beside the test database (`<test database>_<suffix>`), dropped and created empty, for a test
+ * that migrates by itself or removes whatever is old; returns its URL.
+ * @example const url = await recreateScratchDatabase('upgrade'); await migrate(url);
+ */
+export async function recreateScratchDatabase(suffix: string): Promise<string> {
+  const { adminUrl, url, name: base } = testDatabaseUrl();
+  const name = `${base}_${suffix}`;
+  await recreateDatabase(adminUrl, name);
   const scratch = new URL(url);
   scratch.pathname = `/${name}`;
   return scratch.toString();
