@@ -3,16 +3,18 @@
 // application_name), Redis on a private redis-server started for the run.
 //   npm run bench:cpu-cost -- drain [messages=5000]   the send-worker and the floor worker draining as many emails
 //   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
+//   npm run bench:cpu-cost -- list [requests=2000]    message.list pages of 100 over 200,000 messages (per 1,000 requests)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startFakeResend } from '@tidings/testing';
+import { seedMessages } from './phases/list.ts';
 import { seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
-const count = Number(process.argv[3] ?? (phase === 'batch' ? 20_000 : 5_000));
+const count = Number(process.argv[3] ?? { batch: 20_000, list: 2_000 }[phase] ?? 5_000);
 
 type Parts = { node: number; postgres: number; redis: number };
 
@@ -186,6 +188,37 @@ async function measureBatchCost(bench: Bench, redis: ChildProcess) {
   }
 }
 
+async function measureListCost(bench: Bench, redis: ChildProcess) {
+  const env = { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') };
+  const { organization, apiKey } = await createOrganization(bench.deps, { name: 'Bench list', mode: 'test' });
+  await seedMessages(bench, organization.id, 200_000);
+  const api = await startApi({ ...bench, env });
+  try {
+    const pages = async (total: number, status?: string) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (next < total) {
+            next += 1;
+            const res = await fetch(`${api.url}/v1/messages?limit=100${status ? `&status=${status}` : ''}`, { headers: { authorization: `Bearer ${apiKey.key}` } });
+            if (res.status !== 200) throw new Error(`list: ${res.status}`);
+            await res.arrayBuffer();
+          }
+        }),
+      );
+    };
+    progress('warming up the API');
+    await pages(300);
+    const meter = cpuMeter(api.child, redis, 'cpu-api', bench);
+    await meter.ready;
+    progress(`listing ${count} pages of 100`);
+    await pages(count);
+    return { requests: count, ...perThousand(await meter.stop(), count) };
+  } finally {
+    await stopProcess(api.child);
+  }
+}
+
 async function main() {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], { stdio: 'ignore' });
@@ -193,7 +226,7 @@ async function main() {
   await new Promise((resolve) => setTimeout(resolve, 300));
   try {
     await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) =>
-      phase === 'batch' ? measureBatchCost(bench, redis) : measureDrain(bench, redis),
+      phase === 'batch' ? measureBatchCost(bench, redis) : phase === 'list' ? measureListCost(bench, redis) : measureDrain(bench, redis),
     );
   } finally {
     redis.kill('SIGTERM');

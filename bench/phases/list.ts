@@ -30,7 +30,7 @@ export async function measureList(bench: Bench, api: Api, rows: number) {
 }
 
 /** `rows` delivered emails (1% bounced) of the test key's mode, newest first 10 ms apart, and fresh planner statistics. */
-async function seedMessages({ deps }: Bench, orgId: string, rows: number): Promise<void> {
+export async function seedMessages({ deps }: Bench, orgId: string, rows: number): Promise<void> {
   for (let from = 1; from <= rows; from += CHUNK) {
     const to = Math.min(rows, from + CHUNK - 1);
     await deps.db.$executeRaw`

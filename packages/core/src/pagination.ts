@@ -1,4 +1,5 @@
 import { StorableDateTime, unstorableText, type ListQuery } from '@tidings/contracts';
+import { Prisma } from '@tidings/db';
 import { AppError } from './errors.ts';
 
 export type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
@@ -28,6 +29,14 @@ export function olderThan(cursor: string | undefined) {
   if (!cursor) return {};
   const { createdAt, id } = decodeCursor(cursor);
   return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+}
+
+/** `olderThan` in SQL over a row aliased `m`; undefined without a cursor. */
+export function olderThanSql(cursor: string | undefined): Prisma.Sql | undefined {
+  if (!cursor) return undefined;
+  const { createdAt, id } = decodeCursor(cursor);
+  const at = createdAt.toISOString();
+  return Prisma.sql`(m."createdAt" < ${at}::timestamp OR (m."createdAt" = ${at}::timestamp AND m."id" < ${id}))`;
 }
 
 /** Newest first, with `id` breaking ties, so keyset pages never skip or repeat a row. */

@@ -1,12 +1,12 @@
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { newId, toMessage } from '../src/index.ts';
-import { messageJsonSql } from '../src/messages/message.mapper.ts';
+import { messageColumnsSql, messageJsonSql } from '../src/messages/message.mapper.ts';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());
 
-describe('messageJsonSql', () => {
-  it('builds in SQL exactly what toMessage builds in TypeScript, for a bare row and a full one (attachment paths never shown)', async () => {
+describe('messageJsonSql and messageColumnsSql', () => {
+  it('build in SQL exactly what toMessage builds in TypeScript, for a bare row and a full one (attachment paths never shown)', async () => {
     const { orgId } = await makeOrganization(deps);
     const at = new Date('2026-11-23T10:11:12.345Z');
     const bare = await deps.db.message.create({
@@ -54,6 +54,12 @@ describe('messageJsonSql', () => {
     for (const row of [bare, full]) {
       const [{ json }] = await deps.db.$queryRaw<{ json: unknown }[]>`SELECT ${messageJsonSql} AS json FROM "Message" m WHERE m."id" = ${row.id}`;
       expect(json).toEqual(toMessage(row));
+      // message.list hands this text to the client as it is: the same fields, in toMessage's order
+      const [{ text }] = await deps.db.$queryRaw<
+        { text: string }[]
+      >`SELECT row_to_json(p)::text AS text FROM (SELECT ${messageColumnsSql} FROM "Message" m WHERE m."id" = ${row.id}) p`;
+      expect(JSON.parse(text)).toStrictEqual(JSON.parse(JSON.stringify(toMessage(row))));
+      expect(Object.keys(JSON.parse(text))).toEqual(Object.keys(toMessage(row)));
     }
     expect([toMessage(bare).mode, toMessage(full).mode]).toEqual(['live', 'test']);
     expect(JSON.stringify(toMessage(full))).not.toContain('example.com/logo.png');

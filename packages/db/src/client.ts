@@ -47,16 +47,14 @@ export function createDb(options: { databaseUrl: string; poolSize?: number; prep
       },
     }),
   });
-  const adapter = new PrismaPg(pool, {
-    disposeExternalPool: true,
-    ...(options.preparedStatements === false ? {} : { statementNameGenerator: statementNamer() }),
-  });
+  const nameOf = options.preparedStatements === false ? () => '' : statementNamer();
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: nameOf });
   const db = new PrismaClient({ adapter });
-  pools.set(db, pool);
+  pools.set(db, { pool, nameOf });
   return db;
 }
 
-const pools = new WeakMap<Db, pg.Pool>();
+const pools = new WeakMap<Db, { pool: pg.Pool; nameOf: (query: { sql: string }) => string }>();
 
 /**
  * The pg pool under a client made by createDb, for the few statements Prisma handles badly: a Buffer parameter
@@ -65,7 +63,22 @@ const pools = new WeakMap<Db, pg.Pool>();
  * @example await pgPoolOf(db).query('INSERT INTO "AttachmentContent" ("key", "orgId", "bytes") VALUES ($1, $2, $3)', [key, orgId, bytes]);
  */
 export function pgPoolOf(db: Db): pg.Pool {
-  const pool = pools.get(db);
-  if (!pool) throw new Error('pgPoolOf: this client was not made by createDb');
-  return pool;
+  return poolOf(db).pool;
+}
+
+function poolOf(db: Db) {
+  const entry = pools.get(db);
+  if (!entry) throw new Error('pgPoolOf: this client was not made by createDb');
+  return entry;
+}
+
+/**
+ * Runs a statement through pg, prepared by name on each connection like Prisma's (unless prepared statements are
+ * off): for large statements that run often, parsing and planning each time costs more than running them.
+ * @example const { rows } = await queryPrepared<{ id: string }>(db, Prisma.sql`SELECT "id" FROM "Message" WHERE "orgId" = ${orgId}`);
+ */
+export function queryPrepared<Row extends pg.QueryResultRow>(db: Db, statement: { text: string; values: unknown[] }): Promise<pg.QueryResult<Row>> {
+  const { pool, nameOf } = poolOf(db);
+  const name = nameOf({ sql: statement.text });
+  return pool.query<Row>(name ? { name, text: statement.text, values: statement.values } : { text: statement.text, values: statement.values });
 }

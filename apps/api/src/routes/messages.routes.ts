@@ -1,8 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { messageOperations as ops } from '@tidings/contracts';
-import { cancelMessage, getMessage, listMessages, sendMessage, sendMessages } from '@tidings/core';
+import { messageOperations as ops, type Message } from '@tidings/contracts';
+import { cancelMessage, getMessage, listMessagesJson, sendMessage, sendMessages, type Page } from '@tidings/core';
 import type { AppEnv } from '../env.ts';
-import { route } from '../openapi.ts';
+import { jsonText, route } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
 /** The 202 a send answers with, committed with the messages under the Idempotency-Key when there is one. */
@@ -14,6 +14,6 @@ export const messageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(route(ops.sendBatch), async (c) =>
     c.json(await sendMessages(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json').messages, answer(c.var.idempotencyKey)), 202),
   )
-  .openapi(route(ops.list), async (c) => c.json(await listMessages(c.var.deps, c.var.orgId, { ...c.req.valid('query'), mode: c.var.principal.mode }), 200))
+  .openapi(route(ops.list), async (c) => jsonText<Page<Message>>(c, await listMessagesJson(c.var.deps, c.var.orgId, { ...c.req.valid('query'), mode: c.var.principal.mode })))
   .openapi(route(ops.get), async (c) => c.json(await getMessage(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
   .openapi(route(ops.cancel), async (c) => c.json(await cancelMessage(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200));

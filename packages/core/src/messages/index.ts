@@ -4,7 +4,7 @@ export { parseEmail, parseE164, normalizeRecipient } from './recipients.ts';
 export { resolveContent, type ResolvedContent } from './resolve-content.ts';
 export { loadSenderResolver, SANDBOX_DEFAULT_SENDERS } from './resolve-sender.ts';
 export { sendMessages, sendMessage, type BatchResult } from './send-messages.ts';
-export { listMessages, getMessage, type MessageFilter } from './query-messages.ts';
+export { listMessages, listMessagesJson, getMessage, type MessageFilter } from './query-messages.ts';
 export { getDeliveryOverview, type DailyDeliveryCounts, type DeliveryOverview, type DeliveryTotals } from './delivery-overview.ts';
 export { cancelMessage } from './cancel-message.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, recordProviderClaim, lastUnansweredProvider, type Claim } from './delivery.ts';

@@ -1,10 +1,10 @@
 import type { Message, MessageListQuery, MessageWithEvents } from '@tidings/contracts';
-import type { Prisma } from '@tidings/db';
+import { Prisma, queryPrepared } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
-import { paginate, type Page } from '../pagination.ts';
-import { toMessage, toStatusEvent } from './message.mapper.ts';
+import { encodeCursor, olderThanSql, type Page } from '../pagination.ts';
+import { messageColumnsSql, toMessage, toStatusEvent } from './message.mapper.ts';
 import { normalizeRecipient } from './recipients.ts';
 
 /**
@@ -16,31 +16,45 @@ import { normalizeRecipient } from './recipients.ts';
 export type MessageFilter = MessageListQuery & { provider?: Message['provider']; mode?: KeyMode };
 
 /**
- * message.list: newest first, with the filters of API.md. Each equality filter has an index
- * `(orgId, <filter>, createdAt desc, id desc)` and `tag` a GIN index, so a page stays an index scan at millions of
- * messages per organization.
- * @example const page = await listMessages(deps, orgId, { limit: 20, offset: 0, status: 'delivered' });
+ * message.list as the JSON text of its page, built by Postgres: newest first, with the filters of API.md. Each
+ * equality filter has an index `(orgId, <filter>, createdAt desc, id desc)` and `tag` a GIN index, so a page stays an
+ * index scan at millions of messages per organization. The API answers with this text as it is: mapping a page of
+ * 100 rows through Prisma and `JSON.stringify` cost the API three times Postgres's part of the request.
+ * @example const body = await listMessagesJson(deps, orgId, { limit: 20, offset: 0, status: 'delivered' });
  */
-export async function listMessages({ db }: Deps, orgId: string, query: MessageFilter): Promise<Page<Message>> {
-  const where: Prisma.MessageWhereInput = {
-    orgId,
-    ...(query.mode && { mode: query.mode }),
-    ...(query.provider && { provider: query.provider }),
-    ...(query.channelType && { channelType: query.channelType }),
-    ...(query.direction && { direction: query.direction }),
-    ...(query.status && { status: query.status }),
-    ...(query.to && { to: normalizeRecipient(query.to) }),
-    ...(query.contactId && { contactId: query.contactId }),
-    ...(query.templateId && { templateId: query.templateId }),
-    ...(query.tag && { tags: { has: query.tag } }),
-    ...((query.createdAfter || query.createdBefore) && {
-      createdAt: {
-        ...(query.createdAfter && { gt: new Date(query.createdAfter) }),
-        ...(query.createdBefore && { lt: new Date(query.createdBefore) }),
-      },
-    }),
-  };
-  return paginate(query, ({ where: keyset, ...page }) => db.message.findMany({ where: { AND: [where, keyset] }, ...page }), toMessage);
+export async function listMessagesJson({ db }: Deps, orgId: string, query: MessageFilter): Promise<string> {
+  const filters = [
+    Prisma.sql`m."orgId" = ${orgId}`,
+    query.mode && Prisma.sql`m."mode" = ${query.mode}::"ApiKeyMode"`,
+    query.provider && Prisma.sql`m."provider" = ${query.provider}`,
+    query.channelType && Prisma.sql`m."channelType" = ${query.channelType}::"ChannelType"`,
+    query.direction && Prisma.sql`m."direction" = ${query.direction}::"MessageDirection"`,
+    query.status && Prisma.sql`m."status" = ${query.status}::"MessageStatus"`,
+    query.to && Prisma.sql`m."to" = ${normalizeRecipient(query.to)}`,
+    query.contactId && Prisma.sql`m."contactId" = ${query.contactId}`,
+    query.templateId && Prisma.sql`m."templateId" = ${query.templateId}`,
+    query.tag && Prisma.sql`m."tags" @> ARRAY[${query.tag}]::text[]`,
+    query.createdAfter && Prisma.sql`m."createdAt" > ${new Date(query.createdAfter).toISOString()}::timestamp`,
+    query.createdBefore && Prisma.sql`m."createdAt" < ${new Date(query.createdBefore).toISOString()}::timestamp`,
+    olderThanSql(query.cursor),
+  ].filter((filter): filter is Prisma.Sql => typeof filter === 'object');
+  // the inner query orders and limits on the indexed columns; the outer one keeps that order over the page's rows
+  const statement = Prisma.sql`
+    SELECT p."id", p."createdAt", row_to_json(p)::text AS "json" FROM (
+      SELECT ${messageColumnsSql} FROM "Message" m WHERE ${Prisma.join(filters, ' AND ')}
+      ORDER BY m."createdAt" DESC, m."id" DESC LIMIT ${query.limit + 1}::int OFFSET ${query.offset}::int) p
+    ORDER BY p."createdAt" DESC, p."id" DESC`;
+  const { rows } = await queryPrepared<{ id: string; createdAt: string; json: string }>(db, statement);
+  const hasMore = rows.length > query.limit;
+  const page = hasMore ? rows.slice(0, query.limit) : rows;
+  const last = page.at(-1);
+  const nextCursor = hasMore && last ? encodeCursor({ createdAt: new Date(last.createdAt), id: last.id }) : null;
+  return `{"data":[${page.map((row) => row.json).join(',')}],"hasMore":${hasMore},"nextCursor":${JSON.stringify(nextCursor)}}`;
+}
+
+/** message.list as objects (the dashboard's page). */
+export async function listMessages(deps: Deps, orgId: string, query: MessageFilter): Promise<Page<Message>> {
+  return JSON.parse(await listMessagesJson(deps, orgId, query)) as Page<Message>;
 }
 
 /**
