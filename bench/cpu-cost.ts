@@ -3,6 +3,7 @@
 // application_name), Redis on a private redis-server started for the run.
 //   npm run bench:cpu-cost -- drain [messages=5000]   the send-worker and the floor worker draining as many emails
 //   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
+//   npm run bench:cpu-cost -- send [messages=10000]   message.send, 50 connections, on the floor server and on the real API
 //   npm run bench:cpu-cost -- list [requests=2000]    message.list pages of 100 over 200,000 messages (per 1,000 requests)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
@@ -10,11 +11,12 @@ import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startFakeResend } from '@tidings/testing';
 import { seedMessages } from './phases/list.ts';
+import { SEND_CONNECTIONS } from './phases/send.ts';
 import { seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
-const count = Number(process.argv[3] ?? { batch: 20_000, list: 2_000 }[phase] ?? 5_000);
+const count = Number(process.argv[3] ?? { batch: 20_000, list: 2_000, send: 10_000 }[phase] ?? 5_000);
 
 type Parts = { node: number; postgres: number; redis: number };
 
@@ -60,12 +62,17 @@ function withApplicationName(databaseUrl: string, name: string): string {
   return url.toString();
 }
 
+/** The floor's one table (as bench/run.ts makes it). */
+async function createFloorTable({ deps }: Bench) {
+  await deps.db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS floor_messages (id uuid PRIMARY KEY, org_id text NOT NULL, recipient text NOT NULL,
+    subject text NOT NULL, body text NOT NULL, status text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now())`);
+}
+
 async function measureDrain(bench: Bench, redis: ChildProcess) {
   const { db, redis: connection } = bench.deps;
   const resend = await startFakeResend();
   try {
-    await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS floor_messages (id uuid PRIMARY KEY, org_id text NOT NULL, recipient text NOT NULL,
-      subject text NOT NULL, body text NOT NULL, status text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now())`);
+    await createFloorTable(bench);
     // floor
     const floorIds = Array.from({ length: count }, () => crypto.randomUUID());
     await db.$executeRaw`
@@ -219,6 +226,54 @@ async function measureListCost(bench: Bench, redis: ChildProcess) {
   }
 }
 
+/** `total` POSTs of `body` to `url`, `connections` at a time; throws on any answer but `status`. */
+async function post(url: string, apiKey: string, body: string, total: number, connections: number, status: number) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < total) {
+        next += 1;
+        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body });
+        if (res.status !== status) throw new Error(`${url}: ${res.status}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+}
+
+async function measureSendCost(bench: Bench, redis: ChildProcess) {
+  const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
+  const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
+  const measure = async (name: string, child: ChildProcess, url: string, status: number) => {
+    progress(`${name}: warming up`);
+    await post(url, apiKey.key, body, 2_000, SEND_CONNECTIONS, status);
+    const meter = cpuMeter(child, redis, name, bench);
+    await meter.ready;
+    progress(`${name}: ${count} sends, ${SEND_CONNECTIONS} connections`);
+    await post(url, apiKey.key, body, count, SEND_CONNECTIONS, status);
+    return perThousand(await meter.stop(), count);
+  };
+  await createFloorTable(bench);
+  const port = await freePort();
+  const floor = startProcess('floor-api', 'bench/floor/floor-api.ts', {
+    ...bench.env,
+    DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-floor-api'),
+    REDIS_PREFIX: bench.prefix('floor-api'),
+    PORT: String(port),
+  });
+  await new Promise((resolve) => floor.once('message', resolve));
+  const floorCost = await measure('cpu-floor-api', floor, `http://127.0.0.1:${port}/send`, 202);
+  await stopProcess(floor);
+  const api = await startApi({ ...bench, env: { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') } });
+  try {
+    const apiCost = await measure('cpu-api', api.child, `${api.url}/v1/messages`, 202);
+    const entries = (prefix: string, parts: object) => Object.entries(parts).map(([k, v]) => [`${prefix}.${k}`, v]);
+    return { messages: count, ...Object.fromEntries([...entries('api', apiCost), ...entries('floor', floorCost)]) };
+  } finally {
+    await stopProcess(api.child);
+  }
+}
+
 async function main() {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], { stdio: 'ignore' });
@@ -226,7 +281,7 @@ async function main() {
   await new Promise((resolve) => setTimeout(resolve, 300));
   try {
     await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) =>
-      phase === 'batch' ? measureBatchCost(bench, redis) : phase === 'list' ? measureListCost(bench, redis) : measureDrain(bench, redis),
+      ({ batch: measureBatchCost, list: measureListCost, send: measureSendCost })[phase]?.(bench, redis) ?? measureDrain(bench, redis),
     );
   } finally {
     redis.kill('SIGTERM');
