@@ -274,15 +274,20 @@ async function measureSendCost(bench: Bench, redis: ChildProcess) {
   }
 }
 
+const phases: Record<string, (bench: Bench, redis: ChildProcess) => Promise<Record<string, unknown>>> = {
+  batch: measureBatchCost,
+  list: measureListCost,
+  send: measureSendCost,
+  drain: measureDrain,
+};
+
 async function main() {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], { stdio: 'ignore' });
   process.on('exit', () => redis.kill('SIGKILL'));
   await new Promise((resolve) => setTimeout(resolve, 300));
   try {
-    await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) =>
-      ({ batch: measureBatchCost, list: measureListCost, send: measureSendCost })[phase]?.(bench, redis) ?? measureDrain(bench, redis),
-    );
+    await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) => (phases[phase] ?? measureDrain)(bench, redis));
   } finally {
     redis.kill('SIGTERM');
   }
