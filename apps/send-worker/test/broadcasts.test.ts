@@ -43,7 +43,7 @@ const template = {
 };
 
 /** A segment (plan = pro) and contacts that test every way of being in or out of it. */
-async function audience(api: Api, options: { suppressBounce?: boolean } = { suppressBounce: true }) {
+async function audience(api: Api, options: { suppressBounce?: boolean; template?: typeof template } = { suppressBounce: true }) {
   const contacts = [
     { email: 'ada@example.com', firstName: 'Ada', attributes: { plan: 'pro', city: 'Paris' } },
     { email: 'bob@example.com', firstName: 'Bob', emailSubscribed: false, attributes: { plan: 'pro', city: 'Oslo' } }, // unsubscribed
@@ -59,7 +59,7 @@ async function audience(api: Api, options: { suppressBounce?: boolean } = { supp
   const bounce = options.suppressBounce ? (await api.post('/v1/messages', { channelType: 'email', to: 'bounce@example.com', subject: 's', text: 't' })).body : null;
   if (bounce) await waitFor(async () => (await api.get(`/v1/messages/${bounce.id}`)).body.status === 'bounced', 30_000, 'the bounce');
   const segment = (await api.post('/v1/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } })).body;
-  const tpl = (await api.post('/v1/templates', template)).body;
+  const tpl = (await api.post('/v1/templates', options.template ?? template)).body;
   const ids = Object.fromEntries(created.body.created.map((c: { id: string; firstName: string }) => [c.firstName.toLowerCase(), c.id])) as Record<string, string>;
   return { segment, template: tpl, ids, bounceId: bounce?.id };
 }
@@ -246,7 +246,9 @@ describe('a hostile template in a broadcast', () => {
 describe('a render over the budget with a harmless template (a render thread starved of CPU)', () => {
   it('runs the chunk again instead of failing its messages, and they are rendered on the next try', async () => {
     const { api, orgId } = await h.testOrg();
-    const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false });
+    // a filter: every contact renders on the render threads (a template that only inserts variables renders on none)
+    const filtered = { ...template, subject: 'Hi {{ contact.firstName | strip }}, {{ month }} news' };
+    const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false, template: filtered });
     const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
     await h.deps.queues.broadcasts.pause(); // this test runs the start and the first chunk itself
     try {
@@ -265,6 +267,32 @@ describe('a render over the budget with a harmless template (a render thread sta
     expect(messages).toHaveLength(4); // ada, cyd (not suppressed here), fay (no city: failed), gus
     expect(messages.find((m) => m.contactId === ids.ada)).toMatchObject({ subject: 'Hi Ada, May news' });
     expect(messages.find((m) => m.contactId === ids.gus)).toMatchObject({ subject: 'Hi Gus, May news' });
+  });
+});
+
+describe('a template that only inserts variables', () => {
+  it('renders on the fan-out thread, not the render threads, escaping html as Liquid does', async () => {
+    const { api, orgId } = await h.testOrg();
+    const plain = { ...template, html: '<p>{{ contact.firstName }} & {{ month }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>' };
+    const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false, template: plain });
+    const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: '<May>' } })).body;
+    await h.deps.queues.broadcasts.pause(); // this test runs the start and the chunks itself
+    try {
+      await api.post(`/v1/broadcasts/${b.id}/send`, {});
+      expect(await startBroadcast(h.deps, b.id)).toEqual({ kind: 'done', outcome: 'started' });
+      const noThreads: Deps = { ...h.deps, renderer: { ...h.deps.renderer, render: () => Promise.reject(new Error('no render thread')) } };
+      // ada, cyd, fay, gus in chunks of 2
+      expect(await expandBroadcastChunk(noThreads, b.id, 0)).toEqual({ kind: 'done', outcome: 'created 2' });
+      expect(await expandBroadcastChunk(noThreads, b.id, 1)).toEqual({ kind: 'done', outcome: 'created 2' });
+    } finally {
+      await h.deps.queues.broadcasts.resume();
+    }
+    await untilStatus(api, b.id, 'sent');
+    const messages = await messagesOf(orgId, b.id);
+    expect(messages).toHaveLength(4);
+    const fay = messages.find((m) => m.contactId === ids.fay)!;
+    expect(fay).toMatchObject({ subject: 'Hi Fay, <May> news', errorCode: null });
+    expect(fay.html).toMatch(/^<p>Fay & &lt;May&gt;<\/p><a href="https:\/\/api\.tidings\.test\/u\/[^"]+">Unsubscribe<\/a>$/);
   });
 });
 

@@ -6,6 +6,8 @@ import { AppError } from '../errors.ts';
 // string. `templates: {}` gives include/render an empty in-memory file system, so a template can never read a file;
 // the limits stop a hostile template (a huge loop). Rendering runs on worker threads (template-renderer.ts), each
 // render limited to what is left of its request's budget.
+/** Liquid's memoryLimit: what its filters (html's escape among them) may produce in one render of a part. */
+export const LIQUID_MEMORY_LIMIT = 10_000_000;
 const common = {
   strictVariables: true,
   lenientIf: true,
@@ -14,7 +16,7 @@ const common = {
   parseLimit: 1_000_000,
   // the limit of a render given none; the render threads pass what is left of their task's budget
   renderLimit: 1_000,
-  memoryLimit: 10_000_000,
+  memoryLimit: LIQUID_MEMORY_LIMIT,
 } as const;
 const escaping = new Liquid({ ...common, outputEscape: 'escape' });
 const verbatim = new Liquid(common);
@@ -57,16 +59,15 @@ export function templateVariables(content: TemplateContent): string[] {
   return [...names];
 }
 
+/** One part of a template as Liquid parsed it, with the engine that renders it (html's escapes what it inserts). */
+export type ParsedPart = { part: (typeof PARTS)[number]; engine: Liquid; templates: ReturnType<Liquid['parse']> };
+
 /**
- * Parses each part once and returns a renderer for many sets of variables (a render task of a broadcast chunk
- * renders one template for each of its contacts). `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not. A variable
- * the template uses but `variables` lacks is BAD_REQUEST naming it. All parts of one call together may take
- * `renderLimitMs` (RenderBudgetExceeded past it; the engine's 1 s per part when absent). Synchronous: render on a
- * worker thread (template-renderer.ts) when the template is a caller's.
- * @example const render = compileContent({ subject: 'Hi {{ contact.firstName }}' }); render({ contact: { firstName: 'Ada' } }).subject // 'Hi Ada'
+ * Parses each part present with its engine; a part that does not parse is BAD_REQUEST naming it.
+ * @example parseParts({ subject: 'Hi {{ n }}' }) // [{ part: 'subject', engine, templates }]
  */
-export function compileContent(content: TemplateContent): (variables: Record<string, unknown>, limits?: { renderLimitMs: number }) => Required<TemplateContent> {
-  const parsed = PARTS.flatMap((part) => {
+export function parseParts(content: TemplateContent): ParsedPart[] {
+  return PARTS.flatMap((part) => {
     const source = content[part];
     if (source === null || source === undefined) return [];
     const engine = part === 'html' ? escaping : verbatim;
@@ -76,6 +77,18 @@ export function compileContent(content: TemplateContent): (variables: Record<str
       throw new AppError('BAD_REQUEST', `${part}: could not render the template: ${engineMessage(error)}`);
     }
   });
+}
+
+/**
+ * Parses each part once and returns a renderer for many sets of variables (a render task of a broadcast chunk
+ * renders one template for each of its contacts). `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not. A variable
+ * the template uses but `variables` lacks is BAD_REQUEST naming it. All parts of one call together may take
+ * `renderLimitMs` (RenderBudgetExceeded past it; the engine's 1 s per part when absent). Synchronous: render on a
+ * worker thread (template-renderer.ts) when the template is a caller's.
+ * @example const render = compileContent({ subject: 'Hi {{ contact.firstName }}' }); render({ contact: { firstName: 'Ada' } }).subject // 'Hi Ada'
+ */
+export function compileContent(content: TemplateContent): (variables: Record<string, unknown>, limits?: { renderLimitMs: number }) => Required<TemplateContent> {
+  const parsed = parseParts(content);
   return (variables, limits) => {
     const out: Required<TemplateContent> = { subject: null, html: null, text: null, body: null };
     const deadline = limits ? performance.now() + limits.renderLimitMs : Infinity;
