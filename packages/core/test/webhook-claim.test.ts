@@ -78,4 +78,18 @@ describe('a webhook delivery in flight', () => {
     expect(byId.get(succeeding.jobId)).toMatchObject({ status: 'succeeded', attempts: 1, attemptsLog: [expect.objectContaining({ statusCode: 200 })] });
     expect(byId.get(failing.jobId)).toMatchObject({ status: 'pending', attempts: 1, attemptsLog: [expect.objectContaining({ statusCode: 500 })] });
   });
+
+  it('is claimed in claimedUntil, not nextAttemptAt (in no index: a HOT update), and a failed attempt frees it for its retry', async () => {
+    const work = await deliverable(await newDelivery());
+    const claimed = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: work.deliveryId } });
+    expect(claimed.nextAttemptAt).toEqual(claimed.createdAt);
+    expect(claimed.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
+
+    await recordAttempt(deps, work, answered(500));
+    const failed = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: work.deliveryId } });
+    expect(failed).toMatchObject({ status: 'pending', attempts: 1, claimedUntil: null });
+    // the retry falls due
+    await deps.db.webhookDelivery.update({ where: { id: work.deliveryId }, data: { nextAttemptAt: new Date(Date.now() - 1_000) } });
+    expect(await loadDeliveryWork(deps, work.deliveryId)).toMatchObject({ kind: 'deliver', attempts: 1 });
+  });
 });

@@ -46,6 +46,7 @@ type DeliveryRow = {
   status: string;
   attempts: number;
   nextAttemptAt: Date | null;
+  claimedUntil: Date | null;
   webhookId: string;
   url: string;
   enabled: boolean;
@@ -90,9 +91,10 @@ function partitionKeyOf(createdAt: unknown): string | undefined {
 }
 
 /**
- * Reads deliveries with their endpoint and event, and claims those that are pending and due by moving their
- * `nextAttemptAt` past this attempt's end: one statement for the deliveries the worker's jobs load at once. A second
- * job run for the same delivery (BullMQ hands a job whose lock ran out to another worker) finds it claimed and waits.
+ * Reads deliveries with their endpoint and event, and claims those that are pending, due and unclaimed by setting
+ * their `claimedUntil` past this attempt's end (a column in no index, so a HOT update): one statement for the
+ * deliveries the worker's jobs load at once. A second job run for the same delivery (BullMQ hands a job whose lock
+ * ran out to another worker) finds it claimed and waits.
  */
 function loadDelivery(deps: Deps, key: DeliveryKey): Promise<DeliveryRow | null> {
   let load = loaders.get(deps.db);
@@ -106,10 +108,11 @@ function loadDelivery(deps: Deps, key: DeliveryKey): Promise<DeliveryRow | null>
         // the SELECT sees the rows as they were before the claim (one snapshot), so a claimed row shows it was due
         const rows = await deps.db.$queryRaw<DeliveryRow[]>`
           WITH claimed AS (
-            UPDATE "WebhookDelivery" SET "nextAttemptAt" = ${claimedUntil}::timestamp
-            WHERE "id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp)
+            UPDATE "WebhookDelivery" SET "claimedUntil" = ${claimedUntil}::timestamp
+            WHERE "id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status" = 'pending'
+              AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp) AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${dueBy}::timestamp)
             RETURNING "id")
-          SELECT d."id", d."orgId", d."status"::text, d."attempts", d."nextAttemptAt", w."id" AS "webhookId", w."url", w."enabled",
+          SELECT d."id", d."orgId", d."status"::text, d."attempts", d."nextAttemptAt", d."claimedUntil", w."id" AS "webhookId", w."url", w."enabled",
                  w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt", w."failingSince",
                  e."id" AS "eventId", e."type" AS "eventType", e."createdAt" AS "eventCreatedAt", e."data" AS "eventData",
                  d."createdAt", c."id" IS NOT NULL AS "isClaimed"
@@ -152,7 +155,8 @@ export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt
   }
   if (!delivery.isClaimed) {
     // claimed by another worker in the same instant: its claim shows at the next look
-    const at = delivery.nextAttemptAt && delivery.nextAttemptAt.getTime() > now().getTime() ? delivery.nextAttemptAt : new Date(now().getTime() + EARLY_TOLERANCE_MS);
+    const next = Math.max(delivery.nextAttemptAt?.getTime() ?? 0, delivery.claimedUntil?.getTime() ?? 0);
+    const at = next > now().getTime() ? new Date(next) : new Date(now().getTime() + EARLY_TOLERANCE_MS);
     return { kind: 'notYet', at };
   }
   if (!delivery.eventId) return { kind: 'done', reason: 'event missing' };
@@ -239,7 +243,7 @@ async function recordFailure({ db }: Deps, { work, result, at }: Attempt, outcom
   await db.$executeRaw`
     WITH delivery AS (
       UPDATE "WebhookDelivery" SET "status" = ${outcome.kind === 'retry' ? 'pending' : 'failed'}::"WebhookDeliveryStatus", "attempts" = ${number}::int,
-        "lastAttemptAt" = ${when}::timestamp, "nextAttemptAt" = ${nextAttemptAt}::timestamp, "completedAt" = ${completedAt}::timestamp, "updatedAt" = ${when}::timestamp
+        "lastAttemptAt" = ${when}::timestamp, "nextAttemptAt" = ${nextAttemptAt}::timestamp, "claimedUntil" = NULL, "completedAt" = ${completedAt}::timestamp, "updatedAt" = ${when}::timestamp
       WHERE "id" = ${work.deliveryId} AND "createdAt" = ${work.createdAt.toISOString()}::timestamp AND "status" = 'pending' AND "attempts" = ${number - 1}::int
       RETURNING "id"),
     attempt AS (
@@ -278,7 +282,7 @@ function recordSuccess(deps: Deps, success: Attempt): Promise<undefined> {
               AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId", "createdAt")),
           deliveries AS (
             UPDATE "WebhookDelivery" d SET "status" = 'succeeded', "attempts" = i."number", "lastAttemptAt" = ${at}::timestamp,
-              "nextAttemptAt" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
+              "nextAttemptAt" = NULL, "claimedUntil" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
             FROM input i WHERE d."id" = i."deliveryId" AND d."createdAt" = i."createdAt"
               ${partitionRange(Prisma.sql`d."createdAt"`, keys)}
               AND d."status" = 'pending' AND d."attempts" = i."number" - 1
