@@ -5,11 +5,12 @@
 //   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
 //   npm run bench:cpu-cost -- send [messages=10000]   message.send, 50 connections, on the floor server and on the real API
 //   npm run bench:cpu-cost -- list [requests=2000]    message.list pages of 100 over 200,000 messages (per 1,000 requests)
+//   npm run bench:cpu-cost -- webhooks [events=5000]  the webhook-worker delivering as many contact.created events
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
-import { createOrganization } from '@tidings/core';
+import { createOrganization, createWebhook, dispatchOutbox, recordEvents, type NewEvent } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
-import { startFakeResend } from '@tidings/testing';
+import { startFakeResend, startWebhookReceiver } from '@tidings/testing';
 import { seedMessages } from './phases/list.ts';
 import { SEND_CONNECTIONS } from './phases/send.ts';
 import { seedQueuedEmails } from './phases/worker-drain.ts';
@@ -279,7 +280,43 @@ const phases: Record<string, (bench: Bench, redis: ChildProcess) => Promise<Reco
   list: measureListCost,
   send: measureSendCost,
   drain: measureDrain,
+  webhooks: measureWebhookCost,
 };
+
+/** The webhook phase of `npm run bench` (one endpoint on a loopback receiver), its worker and backends metered. */
+async function measureWebhookCost(bench: Bench, redis: ChildProcess) {
+  const { db, redis: connection } = bench.deps;
+  const receiver = await startWebhookReceiver();
+  const { organization } = await createOrganization(bench.deps, { name: 'Bench webhooks', mode: 'test' });
+  const webhook = await createWebhook(bench.deps, organization.id, { url: `${receiver.url}/hook`, events: ['contact.created'] });
+  const queues = createQueues(connection, bench.prefix('webhooks'));
+  const worker = startProcess('webhook-worker', 'apps/webhook-worker/src/worker.ts', {
+    ...bench.env,
+    DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-webhook-worker'),
+    REDIS_PREFIX: bench.prefix('webhooks'),
+  });
+  try {
+    await waitForWorker(queues.webhooks);
+    const events: NewEvent[] = Array.from({ length: count }, (_, i) => ({
+      orgId: organization.id,
+      type: 'contact.created',
+      data: { id: `con_bench${i}`, email: `person${i}@bench.example`, firstName: `First${i}`, attributes: { plan: 'pro' } },
+    }));
+    const meter = cpuMeter(worker, redis, 'cpu-webhook-worker', bench);
+    await meter.ready;
+    const started = performance.now();
+    const outbox = await db.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
+    await dispatchOutbox({ ...bench.deps, queues }, outbox);
+    await drain('webhook-worker', count, () => db.webhookDelivery.count({ where: { webhookId: webhook.id, status: 'succeeded' } }));
+    const seconds = (performance.now() - started) / 1000;
+    if (receiver.requests.length < count) throw new Error(`webhooks: the receiver got ${receiver.requests.length} of ${count}`);
+    return { deliveries: count, deliveriesPerSecond: Math.round(count / seconds), ...perThousand(await meter.stop(), count) };
+  } finally {
+    await stopProcess(worker);
+    await closeQueues(queues);
+    await receiver.close();
+  }
+}
 
 async function main() {
   const port = await freePort();
@@ -287,7 +324,9 @@ async function main() {
   process.on('exit', () => redis.kill('SIGKILL'));
   await new Promise((resolve) => setTimeout(resolve, 300));
   try {
-    await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) => (phases[phase] ?? measureDrain)(bench, redis));
+    // the webhook phase's endpoint is a loopback receiver
+    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000', ...(phase === 'webhooks' && { WEBHOOK_ALLOW_LOOPBACK: 'true' }) };
+    await runOnePhase(`cpu-${phase}`, env, (bench) => (phases[phase] ?? measureDrain)(bench, redis));
   } finally {
     redis.kill('SIGTERM');
   }

@@ -156,7 +156,7 @@ describe('webhook operations', () => {
     expect(test.body.id).toMatch(/^dlv_/);
     expect(test.body.eventId).toMatch(/^evt_/);
     const job = await t.deps.queues.webhooks.getJob(test.body.id);
-    expect(job?.data).toEqual({ deliveryId: test.body.id });
+    expect(job?.data).toEqual({ deliveryId: test.body.id, createdAt: test.body.createdAt });
     const event = await t.deps.db.event.findUniqueOrThrow({ where: { id: test.body.eventId } });
     expect(event.data).toMatchObject({ id: created.id, url: created.url });
     expect(JSON.stringify(event.data)).not.toContain(created.secret);

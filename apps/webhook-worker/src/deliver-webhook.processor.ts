@@ -35,7 +35,7 @@ const METRIC_OUTCOME = { succeeded: 'succeeded', retry: 'retrying', failed: 'fai
 
 async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['webhooks']>, token?: string): Promise<void> {
   const { deliveryId } = job.data;
-  const work = await loadDeliveryWork(deps, deliveryId);
+  const work = await loadDeliveryWork(deps, deliveryId, job.data.createdAt);
   if (work.kind === 'done') {
     deps.logger.debug({ deliveryId, reason: work.reason }, 'webhook delivery needs nothing');
     return;

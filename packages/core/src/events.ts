@@ -74,15 +74,18 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
       FROM new_events e
       JOIN "Webhook" w ON w."orgId" = e."orgId" AND w."enabled"
         AND CASE WHEN e."webhookId" IS NULL THEN e."type" = ANY (w."events") ELSE w."id" = e."webhookId" END
-      RETURNING "id", "eventId"),
+      RETURNING "id", "eventId", "createdAt"),
     delivery_outbox AS (
       INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
       SELECT 'webhooks', "id", now() AT TIME ZONE 'UTC' FROM new_deliveries)`;
 }
 
-/** The delivery jobs a statement built on `eventsCte` created, for dispatchOutbox after commit. */
-export function deliveryJobs(rows: { id: string }[]): OutboxItem[] {
-  return rows.map((row) => ({ queue: 'webhooks', jobId: row.id }));
+/**
+ * The delivery jobs a statement built on `eventsCte` created, for dispatchOutbox after commit; with each delivery's
+ * `createdAt` where the statement returned it, so the worker reads only its partition.
+ */
+export function deliveryJobs(rows: { id: string; createdAt?: Date | null }[]): OutboxItem[] {
+  return rows.map((row) => (row.createdAt ? { queue: 'webhooks', jobId: row.id, createdAt: row.createdAt } : { queue: 'webhooks', jobId: row.id }));
 }
 
 /**
@@ -95,5 +98,5 @@ export function deliveryJobs(rows: { id: string }[]): OutboxItem[] {
  */
 export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<OutboxItem[]> {
   if (events.length === 0) return [];
-  return deliveryJobs(await tx.$queryRaw<{ id: string }[]>`WITH ${eventsCte(eventValues(events))} SELECT "id" FROM new_deliveries`);
+  return deliveryJobs(await tx.$queryRaw<{ id: string; createdAt: Date }[]>`WITH ${eventsCte(eventValues(events))} SELECT "id", "createdAt" FROM new_deliveries`);
 }

@@ -2,7 +2,11 @@ import { jobDataFor, type QueueName } from '@tidings/queue';
 import { Prisma } from '@tidings/db';
 import type { Deps } from './deps.ts';
 
-export type OutboxItem = { queue: QueueName; jobId: string; runAt?: Date | null };
+/**
+ * A job to add. `createdAt` (a webhook delivery's partition key) goes into the job's data when it is added at once;
+ * the outbox table does not keep it, so a job the relay adds goes without (the worker then finds the row slower).
+ */
+export type OutboxItem = { queue: QueueName; jobId: string; runAt?: Date | null; createdAt?: Date };
 
 /**
  * The INSERT of outbox rows, for a statement that writes work and the promise of its jobs at once (as a CTE:
@@ -40,7 +44,7 @@ export async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, ite
     [...byQueue].map(([queue, list]) => {
       const jobs = list.map((i) => ({
         name: queue,
-        data: jobDataFor(queue, i.jobId),
+        data: jobDataFor(queue, i.jobId, i.createdAt),
         opts: { jobId: i.jobId, delay: i.runAt ? Math.max(0, i.runAt.getTime() - now().getTime()) : undefined },
       }));
       const target = queues[queue] as { add: (name: string, data: unknown, opts: unknown) => Promise<unknown>; addBulk: (jobs: unknown[]) => Promise<unknown> };

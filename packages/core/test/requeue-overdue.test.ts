@@ -23,7 +23,9 @@ describe('requeueOverdueDeliveries', () => {
     const lost = await pendingDelivery(new Date(Date.now() - 60 * 60_000));
     const recent = await pendingDelivery(new Date(Date.now() - 1_000));
     expect(await requeueOverdueDeliveries(deps)).toBeGreaterThanOrEqual(1);
-    expect((await deps.queues.webhooks.getJob(lost))?.data).toEqual({ deliveryId: lost });
+    // with the delivery's partition key, so the worker reads its month's partition only
+    const { createdAt } = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: lost } });
+    expect((await deps.queues.webhooks.getJob(lost))?.data).toEqual({ deliveryId: lost, createdAt: createdAt.toISOString() });
     expect(await deps.queues.webhooks.getJob(recent)).toBeUndefined();
     const again = await requeueOverdueDeliveries(deps);
     expect(await deps.queues.webhooks.getJob(lost)).toBeDefined();

@@ -1,14 +1,18 @@
 import { createTestDeps, makeOrganization } from '@tidings/testing';
-import { createWebhook, loadDeliveryWork, recordAttempt, recordEvents, type DeliveryWork } from '../src/index.ts';
+import { createWebhook, loadDeliveryWork, recordAttempt, recordEvents, type DeliveryWork, type OutboxItem } from '../src/index.ts';
 
 const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TIMEOUT_MS: '5000' });
 afterAll(() => deps.close());
 
-async function newDelivery(): Promise<string> {
+async function newDeliveryJob(): Promise<OutboxItem> {
   const { orgId } = await makeOrganization(deps);
   await createWebhook(deps, orgId, { url: 'http://127.0.0.1:9/hook', events: ['contact.created'] });
   const [job] = await deps.db.$transaction((tx) => recordEvents(tx, [{ orgId, type: 'contact.created', data: { id: 'con_1' } }]));
-  return job!.jobId;
+  return job!;
+}
+
+async function newDelivery(): Promise<string> {
+  return (await newDeliveryJob()).jobId;
 }
 
 async function deliverable(id: string): Promise<Extract<DeliveryWork, { kind: 'deliver' }>> {
@@ -42,5 +46,50 @@ describe('a webhook delivery in flight', () => {
     const byId = new Map(rows.map((row) => [row.id, row]));
     expect(byId.get(succeeding.deliveryId)).toMatchObject({ status: 'succeeded', attempts: 1, attemptsLog: [expect.objectContaining({ number: 1, statusCode: 200 })] });
     expect(byId.get(failing.deliveryId)).toMatchObject({ status: 'pending', attempts: 1, attemptsLog: [expect.objectContaining({ number: 1, statusCode: 500 })] });
+  });
+
+  it("is found by a job that carries its createdAt (its partition), by one without (an earlier version's), and by one whose createdAt is off", async () => {
+    const job = await newDeliveryJob();
+    const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: job.jobId } });
+    expect(job.createdAt).toEqual(delivery.createdAt);
+    const [{ exact }] = await deps.db.$queryRaw<{ exact: number }[]>`
+      SELECT count(*)::int AS "exact" FROM "WebhookDelivery" WHERE "id" = ${job.jobId} AND "createdAt" = ${job.createdAt!.toISOString()}::timestamp`;
+    expect(exact).toBe(1);
+    expect(await loadDeliveryWork(deps, job.jobId, job.createdAt!.toISOString())).toMatchObject({ kind: 'deliver', createdAt: delivery.createdAt });
+
+    const withoutDate = await newDelivery();
+    expect(await loadDeliveryWork(deps, withoutDate)).toMatchObject({ kind: 'deliver', deliveryId: withoutDate });
+
+    const offDate = await newDelivery();
+    expect(await loadDeliveryWork(deps, offDate, '2020-01-01T00:00:00.000Z')).toMatchObject({ kind: 'deliver', deliveryId: offDate });
+    expect(await loadDeliveryWork(deps, 'dlv_missing', '2020-01-01T00:00:00.000Z')).toEqual({ kind: 'done', reason: 'no such delivery' });
+  });
+
+  it('records a success and a failure of a delivery loaded through its partition', async () => {
+    const succeeding = await newDeliveryJob();
+    const failing = await newDeliveryJob();
+    const succeeded = await loadDeliveryWork(deps, succeeding.jobId, succeeding.createdAt!.toISOString());
+    const failed = await loadDeliveryWork(deps, failing.jobId, failing.createdAt!.toISOString());
+    if (succeeded.kind !== 'deliver' || failed.kind !== 'deliver') throw new Error('expected deliveries');
+    await recordAttempt(deps, succeeded, answered(200));
+    await recordAttempt(deps, failed, answered(500));
+    const rows = await deps.db.webhookDelivery.findMany({ where: { id: { in: [succeeding.jobId, failing.jobId] } }, include: { attemptsLog: true } });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(succeeding.jobId)).toMatchObject({ status: 'succeeded', attempts: 1, attemptsLog: [expect.objectContaining({ statusCode: 200 })] });
+    expect(byId.get(failing.jobId)).toMatchObject({ status: 'pending', attempts: 1, attemptsLog: [expect.objectContaining({ statusCode: 500 })] });
+  });
+
+  it('is claimed in claimedUntil, not nextAttemptAt (in no index: a HOT update), and a failed attempt frees it for its retry', async () => {
+    const work = await deliverable(await newDelivery());
+    const claimed = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: work.deliveryId } });
+    expect(claimed.nextAttemptAt).toEqual(claimed.createdAt);
+    expect(claimed.claimedUntil!.getTime()).toBeGreaterThan(Date.now());
+
+    await recordAttempt(deps, work, answered(500));
+    const failed = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: work.deliveryId } });
+    expect(failed).toMatchObject({ status: 'pending', attempts: 1, claimedUntil: null });
+    // the retry falls due
+    await deps.db.webhookDelivery.update({ where: { id: work.deliveryId }, data: { nextAttemptAt: new Date(Date.now() - 1_000) } });
+    expect(await loadDeliveryWork(deps, work.deliveryId)).toMatchObject({ kind: 'deliver', attempts: 1 });
   });
 });

@@ -11,7 +11,11 @@ export type QueueName = (typeof QUEUE_NAMES)[number];
 export type JobData = {
   email: { messageId: string };
   sms: { messageId: string };
-  webhooks: { deliveryId: string };
+  /**
+   * `createdAt`, the delivery's partition key (ISO), lets the worker's statements read one month's partition rather
+   * than probe each; absent from jobs of earlier versions and from the outbox relay's, which then probe them all.
+   */
+  webhooks: { deliveryId: string; createdAt?: string };
   maintenance: Record<string, never>;
   /** One step of a broadcast's fan-out (see `broadcastJobId`). */
   broadcasts: BroadcastStep;
@@ -51,14 +55,14 @@ function broadcastStepOf(jobId: string): BroadcastStep {
   return suffix === 'finish' ? { broadcastId, step: 'finish' } : { broadcastId, step: 'chunk', chunk: Number(suffix) };
 }
 
-/** The payload of a job in `queue` whose jobId (the row's id) is `jobId`. */
-export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string): JobData[Q] {
+/** The payload of a job in `queue` whose jobId (the row's id) is `jobId`; `createdAt`: a delivery's partition key. */
+export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string, createdAt?: Date): JobData[Q] {
   switch (queue) {
     case 'email':
     case 'sms':
       return { messageId: jobId } as JobData[Q];
     case 'webhooks':
-      return { deliveryId: deliveryIdOfJob(jobId) } as JobData[Q];
+      return (createdAt ? { deliveryId: deliveryIdOfJob(jobId), createdAt: createdAt.toISOString() } : { deliveryId: deliveryIdOfJob(jobId) }) as JobData[Q];
     case 'broadcasts':
       return broadcastStepOf(jobId) as JobData[Q];
     default:

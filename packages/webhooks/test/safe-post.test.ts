@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
 import { checkWebhookUrl, postWebhook, UnsafeUrlError, type Resolver } from '../src/index.ts';
 
@@ -128,6 +130,33 @@ describe('SSRF: refused targets never receive a request', () => {
     expect(calls).toBe(1);
     expect(receiver.requests).toHaveLength(1);
     expect(internal.requests).toHaveLength(0);
+  });
+
+  it('reuses a connection only to the address its own check allowed: a name that now resolves elsewhere gets a new one', async () => {
+    const connections: string[] = [];
+    const listen = async (host: string, port: number) => {
+      const server = http.createServer((_req, res) => res.end('ok'));
+      server.on('connection', () => connections.push(host));
+      await new Promise<void>((listening) => server.listen(port, host, listening));
+      return server;
+    };
+    const first = await listen('127.0.0.1', 0);
+    const port = (first.address() as AddressInfo).port;
+    const servers = [first, await listen('127.0.0.2', port)];
+    try {
+      let answer = '127.0.0.1';
+      const resolve: Resolver = async () => [{ address: answer, family: 4 }];
+      const url = `http://reuse.test:${port}/`;
+      expect((await post(url, { resolve })).ok).toBe(true);
+      expect((await post(url, { resolve })).ok).toBe(true);
+      expect(connections).toEqual(['127.0.0.1']);
+      answer = '127.0.0.2';
+      expect((await post(url, { resolve })).ok).toBe(true);
+      expect(connections).toEqual(['127.0.0.1', '127.0.0.2']);
+    } finally {
+      for (const server of servers) server.closeAllConnections();
+      await Promise.all(servers.map((server) => new Promise((closed) => server.close(closed))));
+    }
   });
 
   it('https is required when asked (production)', async () => {

@@ -39,7 +39,7 @@ export async function recordEngagement(deps: Deps, report: EngagementReport): Pr
           SELECT "orgId", "to", 'complained'::"SuppressionReason", ${at}::timestamp FROM engaged
           ON CONFLICT ("orgId", "recipient") DO UPDATE SET "reason" = 'complained' WHERE "Suppression"."reason" IN ('unsubscribed', 'manual')`
       : Prisma.sql`SELECT 1`;
-  const [row] = await deps.db.$queryRaw<{ deliveryIds: string[] }[]>`
+  const [row] = await deps.db.$queryRaw<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null }[]>`
     WITH engaged AS (
       UPDATE "Message" SET ${Prisma.join(sets)} WHERE "id" = ${message.id} AND "direction" = 'outbound' RETURNING *),
     history AS (
@@ -47,8 +47,8 @@ export async function recordEngagement(deps: Deps, report: EngagementReport): Pr
       SELECT "id", "status", ${report.kind}::"MessageActivity", ${link}, ${at}::timestamp FROM engaged),
     suppressed AS (${suppress}),
     ${eventsCte(Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${EVENT_OF_STATUS[report.kind]!}, ${data}, NULL::text FROM engaged m`)}
-    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds" FROM engaged`;
+    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt" FROM engaged`;
   if (!row) return { found: false };
-  await dispatchOutbox(deps, deliveryJobs(row.deliveryIds.map((id) => ({ id }))));
+  await dispatchOutbox(deps, deliveryJobs(row.deliveryIds.map((id) => ({ id, createdAt: row.deliveriesCreatedAt }))));
   return { found: true };
 }

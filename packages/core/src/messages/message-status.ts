@@ -114,7 +114,7 @@ export async function changeMessagesStatus(
   if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
   const type = EVENT_OF_STATUS[change.status];
   const followUps = changes.flatMap((c) => (c.followUps ?? []).map((job) => ({ ...job, messageId: c.messageId })));
-  const rows = await db.$queryRaw<(MessageRow & { _eventId: string; _provider: string | null; deliveryIds: string[] })[]>`
+  const rows = await db.$queryRaw<(MessageRow & { _eventId: string; _provider: string | null; deliveryIds: string[]; deliveriesCreatedAt: Date | null })[]>`
     WITH input AS (
       SELECT * FROM unnest(${changes.map((c) => c.messageId)}::text[], ${changes.map(() => newId('evt'))}::text[],
                            ${changes.map((c) => c.provider ?? null)}::text[], ${changes.map((c) => c.providerMessageId ?? null)}::text[])
@@ -135,11 +135,13 @@ export async function changeMessagesStatus(
       WHERE u."messageId" IN (SELECT "id" FROM moved)
       ON CONFLICT DO NOTHING),
     ${eventsCte(type ? Prisma.sql`SELECT m."_eventId", m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
-    SELECT moved.*, ARRAY(SELECT d."id" FROM new_deliveries d WHERE d."eventId" = moved."_eventId") AS "deliveryIds" FROM moved`;
+    SELECT moved.*, ARRAY(SELECT d."id" FROM new_deliveries d WHERE d."eventId" = moved."_eventId") AS "deliveryIds",
+      -- one time for every delivery of the statement (its events'): their partition key, for their jobs
+      (SELECT max(d."createdAt") FROM new_deliveries d) AS "deliveriesCreatedAt" FROM moved`;
   const changed = new Map<string, ChangedMessage>();
-  for (const { deliveryIds, _eventId, _provider, ...row } of rows) {
+  for (const { deliveryIds, deliveriesCreatedAt, _eventId, _provider, ...row } of rows) {
     const ownFollowUps = followUps.filter((f) => f.messageId === row.id).map(({ messageId: _, ...job }) => job);
-    changed.set(row.id, { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id }))), ...ownFollowUps] });
+    changed.set(row.id, { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id, createdAt: deliveriesCreatedAt }))), ...ownFollowUps] });
   }
   return changed;
 }

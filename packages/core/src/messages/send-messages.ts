@@ -176,7 +176,7 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
   const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId: a.row.orgId, type: 'message.queued' as const, data: a.message }));
   const jobs: OutboxItem[] = rows.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
   const answers = writes.flatMap((w) => (w.answer ? [w.answer] : []));
-  const deliveries = await deps.db.$queryRaw<{ id: string }[]>`
+  const deliveries = await deps.db.$queryRaw<{ id: string; createdAt: Date }[]>`
     WITH new_messages AS (
       INSERT INTO "Message" (${columnsOf(Prisma.MessageScalarFieldEnum)})
       SELECT ${columnsOf(Prisma.MessageScalarFieldEnum)} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb)
@@ -186,7 +186,7 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
     job_outbox AS (${outboxInsert(jobs)}),
     idempotent_answers AS (${storeIdempotentAnswers(answers)}),
     ${eventsCte(eventValues(queued))}
-    SELECT "id" FROM new_deliveries`;
+    SELECT "id", "createdAt" FROM new_deliveries`;
   await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries)]);
   return writes.map(() => undefined);
 }

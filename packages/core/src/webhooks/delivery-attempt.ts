@@ -1,3 +1,4 @@
+import { Prisma } from '@tidings/db';
 import { decryptSecret, type PostResult } from '@tidings/webhooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../backoff.ts';
@@ -34,6 +35,8 @@ export type DeliveryWork =
       secrets: string[];
       attempts: number;
       failingSince: Date | null;
+      /** The delivery's partition key: its outcome is written to that month's partition only. */
+      createdAt: Date;
     };
 
 /** A delivery with its endpoint and event, as one statement reads them for many deliveries. */
@@ -43,6 +46,7 @@ type DeliveryRow = {
   status: string;
   attempts: number;
   nextAttemptAt: Date | null;
+  claimedUntil: Date | null;
   webhookId: string;
   url: string;
   enabled: boolean;
@@ -54,38 +58,67 @@ type DeliveryRow = {
   eventType: string | null;
   eventCreatedAt: Date | null;
   eventData: unknown;
+  createdAt: Date;
   /** True when this call claimed the delivery: no other worker attempts it until the claim runs out. */
   isClaimed: boolean;
 };
 
-const loaders = new WeakMap<Deps['db'], (deliveryId: string) => Promise<DeliveryRow | null>>();
+/** A job's delivery: its id, and its `createdAt` (partition key) when the job carries it. */
+type DeliveryKey = { id: string; createdAt: string | undefined };
+
+const loaders = new WeakMap<Deps['db'], (key: DeliveryKey) => Promise<DeliveryRow | null>>();
 
 /**
- * Reads deliveries with their endpoint and event, and claims those that are pending and due by moving their
- * `nextAttemptAt` past this attempt's end: one statement for the deliveries the worker's jobs load at once. A second
- * job run for the same delivery (BullMQ hands a job whose lock ran out to another worker) finds it claimed and waits.
+ * The partitions a batch of deliveries can be in: those from the earliest to the latest `createdAt` when every job
+ * carries it (a parameter, so even a generic plan prunes the others at executor start), else every one.
  */
-function loadDelivery(deps: Deps, deliveryId: string): Promise<DeliveryRow | null> {
+function partitionRange(column: Prisma.Sql, keys: DeliveryKey[]): Prisma.Sql {
+  let min: string | undefined;
+  let max: string | undefined;
+  for (const { createdAt } of keys) {
+    if (createdAt === undefined) return Prisma.empty;
+    if (min === undefined || createdAt < min) min = createdAt;
+    if (max === undefined || createdAt > max) max = createdAt;
+  }
+  return Prisma.sql`AND ${column} BETWEEN ${min}::timestamp AND ${max}::timestamp`;
+}
+
+/** A job's `createdAt` as the statements take it: an ISO instant (sorts as it compares), or undefined. */
+function partitionKeyOf(createdAt: unknown): string | undefined {
+  if (typeof createdAt !== 'string') return undefined;
+  const time = Date.parse(createdAt);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
+
+/**
+ * Reads deliveries with their endpoint and event, and claims those that are pending, due and unclaimed by setting
+ * their `claimedUntil` past this attempt's end (a column in no index, so a HOT update): one statement for the
+ * deliveries the worker's jobs load at once. A second job run for the same delivery (BullMQ hands a job whose lock
+ * ran out to another worker) finds it claimed and waits.
+ */
+function loadDelivery(deps: Deps, key: DeliveryKey): Promise<DeliveryRow | null> {
   let load = loaders.get(deps.db);
   if (!load) {
     load = groupCommit(
-      async (ids: string[]) => {
+      async (keys: DeliveryKey[]) => {
+        const ids = keys.map((k) => k.id);
         const now = deps.now().getTime();
         const dueBy = new Date(now + EARLY_TOLERANCE_MS).toISOString();
         const claimedUntil = new Date(now + deps.config.webhooks.timeoutMs + CLAIM_GRACE_MS).toISOString();
         // the SELECT sees the rows as they were before the claim (one snapshot), so a claimed row shows it was due
         const rows = await deps.db.$queryRaw<DeliveryRow[]>`
           WITH claimed AS (
-            UPDATE "WebhookDelivery" SET "nextAttemptAt" = ${claimedUntil}::timestamp
-            WHERE "id" = ANY(${ids}::text[]) AND "status" = 'pending' AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp)
+            UPDATE "WebhookDelivery" SET "claimedUntil" = ${claimedUntil}::timestamp
+            WHERE "id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status" = 'pending'
+              AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp) AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${dueBy}::timestamp)
             RETURNING "id")
-          SELECT d."id", d."orgId", d."status"::text, d."attempts", d."nextAttemptAt", w."id" AS "webhookId", w."url", w."enabled",
+          SELECT d."id", d."orgId", d."status"::text, d."attempts", d."nextAttemptAt", d."claimedUntil", w."id" AS "webhookId", w."url", w."enabled",
                  w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt", w."failingSince",
                  e."id" AS "eventId", e."type" AS "eventType", e."createdAt" AS "eventCreatedAt", e."data" AS "eventData",
-                 c."id" IS NOT NULL AS "isClaimed"
+                 d."createdAt", c."id" IS NOT NULL AS "isClaimed"
           FROM "WebhookDelivery" d JOIN "Webhook" w ON w."id" = d."webhookId" LEFT JOIN "Event" e ON e."id" = d."eventId"
             LEFT JOIN claimed c ON c."id" = d."id"
-          WHERE d."id" = ANY(${ids}::text[])`;
+          WHERE d."id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`d."createdAt"`, keys)}`;
         const byId = new Map(rows.map((row) => [row.id, row]));
         return ids.map((id) => byId.get(id) ?? null);
       },
@@ -93,30 +126,37 @@ function loadDelivery(deps: Deps, deliveryId: string): Promise<DeliveryRow | nul
     );
     loaders.set(deps.db, load);
   }
-  return load(deliveryId);
+  return load(key);
 }
 
 /**
  * Loads and claims a delivery for its next attempt. A delivery that is no longer pending is done (at-least-once jobs
  * made idempotent); one whose endpoint was disabled is closed as failed without a request; one whose retry is not due
- * yet, or that another worker has claimed, says when to look again.
- * @example const work = await loadDeliveryWork(deps, job.data.deliveryId);
+ * yet, or that another worker has claimed, says when to look again. `createdAt`, when the job carries it, is the
+ * delivery's partition key: the row is then read from its month's partition only; a job without it (enqueued by an
+ * earlier version, or by the outbox relay) finds the row in any.
+ * @example const work = await loadDeliveryWork(deps, job.data.deliveryId, job.data.createdAt);
  */
-export async function loadDeliveryWork(deps: Deps, deliveryId: string): Promise<DeliveryWork> {
+export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt?: unknown): Promise<DeliveryWork> {
   const { db, config, now } = deps;
-  const delivery = await loadDelivery(deps, deliveryId);
+  const partitionKey = partitionKeyOf(createdAt);
+  // a job whose createdAt does not match its row (it never should) looks in every partition before it gives up
+  const delivery =
+    (await loadDelivery(deps, { id: deliveryId, createdAt: partitionKey })) ??
+    (partitionKey === undefined ? null : await loadDelivery(deps, { id: deliveryId, createdAt: undefined }));
   if (!delivery) return { kind: 'done', reason: 'no such delivery' };
   if (delivery.status !== 'pending') return { kind: 'done', reason: `already ${delivery.status}` };
   if (!delivery.enabled) {
     await db.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: 'pending' },
+      where: { id: delivery.id, createdAt: delivery.createdAt, status: 'pending' },
       data: { status: 'failed', completedAt: now(), nextAttemptAt: null },
     });
     return { kind: 'done', reason: 'endpoint disabled' };
   }
   if (!delivery.isClaimed) {
     // claimed by another worker in the same instant: its claim shows at the next look
-    const at = delivery.nextAttemptAt && delivery.nextAttemptAt.getTime() > now().getTime() ? delivery.nextAttemptAt : new Date(now().getTime() + EARLY_TOLERANCE_MS);
+    const next = Math.max(delivery.nextAttemptAt?.getTime() ?? 0, delivery.claimedUntil?.getTime() ?? 0);
+    const at = next > now().getTime() ? new Date(next) : new Date(now().getTime() + EARLY_TOLERANCE_MS);
     return { kind: 'notYet', at };
   }
   if (!delivery.eventId) return { kind: 'done', reason: 'event missing' };
@@ -135,6 +175,7 @@ export async function loadDeliveryWork(deps: Deps, deliveryId: string): Promise<
     secrets,
     attempts: delivery.attempts,
     failingSince: delivery.failingSince,
+    createdAt: delivery.createdAt,
   };
 }
 
@@ -202,8 +243,8 @@ async function recordFailure({ db }: Deps, { work, result, at }: Attempt, outcom
   await db.$executeRaw`
     WITH delivery AS (
       UPDATE "WebhookDelivery" SET "status" = ${outcome.kind === 'retry' ? 'pending' : 'failed'}::"WebhookDeliveryStatus", "attempts" = ${number}::int,
-        "lastAttemptAt" = ${when}::timestamp, "nextAttemptAt" = ${nextAttemptAt}::timestamp, "completedAt" = ${completedAt}::timestamp, "updatedAt" = ${when}::timestamp
-      WHERE "id" = ${work.deliveryId} AND "status" = 'pending' AND "attempts" = ${number - 1}::int
+        "lastAttemptAt" = ${when}::timestamp, "nextAttemptAt" = ${nextAttemptAt}::timestamp, "claimedUntil" = NULL, "completedAt" = ${completedAt}::timestamp, "updatedAt" = ${when}::timestamp
+      WHERE "id" = ${work.deliveryId} AND "createdAt" = ${work.createdAt.toISOString()}::timestamp AND "status" = 'pending' AND "attempts" = ${number - 1}::int
       RETURNING "id"),
     attempt AS (
       INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
@@ -231,21 +272,24 @@ function recordSuccess(deps: Deps, success: Attempt): Promise<undefined> {
     record = groupCommit(
       async (list: Attempt[]) => {
         const at = (list[0]?.at ?? deps.now()).toISOString();
+        const keys = list.map((s) => ({ id: s.work.deliveryId, createdAt: s.work.createdAt.toISOString() }));
         await deps.db.$executeRaw`
           WITH input AS (
             SELECT * FROM unnest(${list.map((s) => s.work.deliveryId)}::text[], ${list.map((s) => s.work.attempts + 1)}::int[],
                                  ${list.map((s) => s.result.statusCode)}::int[], ${list.map((s) => Math.round(s.result.durationMs))}::int[],
                                  ${list.map((s) => storable(s.result.responseBody))}::text[], ${list.map((s) => storable(s.result.error))}::text[],
-                                 ${list.map((s) => s.work.webhookId)}::text[])
-              AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId")),
+                                 ${list.map((s) => s.work.webhookId)}::text[], ${list.map((s) => s.work.createdAt.toISOString())}::timestamp[])
+              AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId", "createdAt")),
           deliveries AS (
             UPDATE "WebhookDelivery" d SET "status" = 'succeeded', "attempts" = i."number", "lastAttemptAt" = ${at}::timestamp,
-              "nextAttemptAt" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
-            FROM input i WHERE d."id" = i."deliveryId" AND d."status" = 'pending' AND d."attempts" = i."number" - 1
+              "nextAttemptAt" = NULL, "claimedUntil" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
+            FROM input i WHERE d."id" = i."deliveryId" AND d."createdAt" = i."createdAt"
+              ${partitionRange(Prisma.sql`d."createdAt"`, keys)}
+              AND d."status" = 'pending' AND d."attempts" = i."number" - 1
             RETURNING d."id" AS "deliveryId"),
           attempts AS (
             INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
-            SELECT "deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", ${at}::timestamp FROM input JOIN deliveries USING ("deliveryId"))
+            SELECT i."deliveryId", i."number", i."statusCode", i."durationMs", i."responseBody", i."error", ${at}::timestamp FROM input i JOIN deliveries USING ("deliveryId"))
           UPDATE "Webhook" SET "failingSince" = NULL, "updatedAt" = ${at}::timestamp WHERE "id" IN (SELECT "webhookId" FROM input) AND "failingSince" IS NOT NULL`;
         return list.map(() => undefined);
       },

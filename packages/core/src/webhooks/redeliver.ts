@@ -57,7 +57,7 @@ export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId:
     data: { status: 'pending', nextAttemptAt: now, completedAt: null },
   });
   if (!row) throw new AppError('NOT_FOUND', 'Webhook delivery not found');
-  await dispatchOutbox(deps, [{ queue: 'webhooks', jobId: redeliveryJobId(row.id, row.attempts) }]);
+  await dispatchOutbox(deps, [{ queue: 'webhooks', jobId: redeliveryJobId(row.id, row.attempts), createdAt: row.createdAt }]);
   return getWebhookDelivery(deps, orgId, webhookId, deliveryId, mode);
 }
 

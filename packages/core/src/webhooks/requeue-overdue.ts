@@ -11,20 +11,20 @@ export async function requeueOverdueDeliveries(deps: Pick<Deps, 'db' | 'queues' 
   const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000));
   const overdue = await deps.db.webhookDelivery.findMany({
     where: { status: 'pending', nextAttemptAt: { lt: cutoff } },
-    select: { id: true },
+    select: { id: true, createdAt: true },
     orderBy: { nextAttemptAt: 'asc' },
     take: options.batchSize ?? 500,
   });
   const queue = deps.queues.webhooks;
   let requeued = 0;
   // One look per overdue delivery: these are exceptions (normally none), never the send path.
-  for (const { id } of overdue) {
+  for (const { id, createdAt } of overdue) {
     const job = await queue.getJob(id);
     const state = job ? await job.getState() : 'missing';
     if (state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') continue;
     // A finished job would make the add below a no-op (same jobId), so it goes first.
     if (job) await job.remove();
-    await queue.add('webhooks', { deliveryId: id }, { jobId: id });
+    await queue.add('webhooks', { deliveryId: id, createdAt: createdAt.toISOString() }, { jobId: id });
     requeued += 1;
   }
   return requeued;
