@@ -3,16 +3,18 @@
 // application_name), Redis on a private redis-server started for the run.
 //   npm run bench:cpu-cost -- drain [messages=5000]   the send-worker and the floor worker draining as many emails
 //   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
+//   npm run bench:cpu-cost -- send-tracing [sends=3000]  message.send on the API, tracing off / on alternated twice,
+//                                                        with the spans exported per send
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
-import { startFakeResend } from '@tidings/testing';
+import { startFakeResend, startOtlpReceiver, type OtlpReceiver } from '@tidings/testing';
 import { seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
-const count = Number(process.argv[3] ?? (phase === 'batch' ? 20_000 : 5_000));
+const count = Number(process.argv[3] ?? (phase === 'batch' ? 20_000 : phase === 'send-tracing' ? 3_000 : 5_000));
 
 type Parts = { node: number; postgres: number; redis: number };
 
@@ -186,6 +188,71 @@ async function measureBatchCost(bench: Bench, redis: ChildProcess) {
   }
 }
 
+/** Resolves once no span has arrived at `otlp` for longer than the SDK's default export delay (5 s). */
+async function spansSettled(otlp: OtlpReceiver): Promise<number> {
+  let seen = -1;
+  while (seen !== otlp.spans.length) {
+    seen = otlp.spans.length;
+    await new Promise((resolve) => setTimeout(resolve, 5500));
+  }
+  return seen;
+}
+
+/** message.send, 4 at a time, on an API with tracing off and on (alternated twice): the API's CPU per 1,000 sends. */
+async function measureSendTracing(bench: Bench, redis: ChildProcess) {
+  const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
+  const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
+  const otlp = await startOtlpReceiver();
+  const rows: Record<string, unknown>[] = [];
+  try {
+    for (const isTraced of [false, true, false, true]) {
+      const env = { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api'), ...(isTraced ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } : {}) };
+      const api = await startApi({ ...bench, env });
+      try {
+        const send = async (total: number) => {
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: 4 }, async () => {
+              while (next < total) {
+                next += 1;
+                const res = await fetch(`${api.url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body });
+                if (res.status !== 202) throw new Error(`send: ${res.status}`);
+                await res.arrayBuffer();
+              }
+            }),
+          );
+        };
+        progress(`tracing ${isTraced ? 'on' : 'off'}: warming up`);
+        await send(1_000);
+        const spansBefore = await spansSettled(otlp);
+        const bodiesBefore = otlp.bodies.length;
+        const meter = cpuMeter(api.child, redis, 'cpu-api', bench);
+        await meter.ready;
+        progress(`tracing ${isTraced ? 'on' : 'off'}: ${count} sends`);
+        await send(count);
+        const names = new Map<string, number>();
+        const spansAfter = await spansSettled(otlp);
+        for (const span of otlp.spans.slice(spansBefore, spansAfter)) names.set(span.name, (names.get(span.name) ?? 0) + 1);
+        const parts = perThousand(await meter.stop(), count);
+        const perSend = (n: number) => Math.round((n / count) * 100) / 100;
+        rows.push({
+          tracing: isTraced ? 'on' : 'off',
+          apiCpuPer1000: parts.node,
+          spansPerSend: perSend(spansAfter - spansBefore),
+          exportedBytesPerSend: Math.round(otlp.bodies.slice(bodiesBefore).reduce((n, b) => n + b.length, 0) / count),
+          ...Object.fromEntries([...names].map(([name, n]) => [name, perSend(n)])),
+        });
+      } finally {
+        await stopProcess(api.child);
+      }
+    }
+  } finally {
+    await otlp.close();
+  }
+  console.table(rows);
+  return { sends: count, runs: rows };
+}
+
 async function main() {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], { stdio: 'ignore' });
@@ -193,7 +260,7 @@ async function main() {
   await new Promise((resolve) => setTimeout(resolve, 300));
   try {
     await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) =>
-      phase === 'batch' ? measureBatchCost(bench, redis) : measureDrain(bench, redis),
+      phase === 'batch' ? measureBatchCost(bench, redis) : phase === 'send-tracing' ? measureSendTracing(bench, redis) : measureDrain(bench, redis),
     );
   } finally {
     redis.kill('SIGTERM');
