@@ -3,8 +3,8 @@
 // application_name), Redis on a private redis-server started for the run.
 //   npm run bench:cpu-cost -- drain [messages=5000]   the send-worker and the floor worker draining as many emails
 //   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
-//   npm run bench:cpu-cost -- send-tracing [sends=3000]  message.send on the API, tracing off / on alternated twice,
-//                                                        with the spans exported per send
+//   npm run bench:cpu-cost -- send-tracing [sends=3000]  message.send on an API with tracing off and one with it on,
+//                                                        alternating, with the spans exported per send
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { createOrganization } from '@tidings/core';
@@ -198,59 +198,60 @@ async function spansSettled(otlp: OtlpReceiver): Promise<number> {
   return seen;
 }
 
-/** message.send, 4 at a time, on an API with tracing off and on (alternated twice): the API's CPU per 1,000 sends. */
-async function measureSendTracing(bench: Bench, redis: ChildProcess) {
+/**
+ * message.send, 4 at a time, on two APIs at once, one with tracing off and one with it on, in alternating chunks of
+ * 250 (so both see the same machine: on a shared machine, runs a minute apart differ more than tracing does): each
+ * API's CPU per 1,000 sends, and the spans (by name) and OTLP bytes the traced one exports per send.
+ */
+async function measureSendTracing(bench: Bench) {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
   const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
   const otlp = await startOtlpReceiver();
-  const rows: Record<string, unknown>[] = [];
+  const [off, on] = await Promise.all([startApi(bench), startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } })]);
   try {
-    for (const isTraced of [false, true, false, true]) {
-      const env = { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api'), ...(isTraced ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } : {}) };
-      const api = await startApi({ ...bench, env });
-      try {
-        const send = async (total: number) => {
-          let next = 0;
-          await Promise.all(
-            Array.from({ length: 4 }, async () => {
-              while (next < total) {
-                next += 1;
-                const res = await fetch(`${api.url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body });
-                if (res.status !== 202) throw new Error(`send: ${res.status}`);
-                await res.arrayBuffer();
-              }
-            }),
-          );
-        };
-        progress(`tracing ${isTraced ? 'on' : 'off'}: warming up`);
-        await send(1_000);
-        const spansBefore = await spansSettled(otlp);
-        const bodiesBefore = otlp.bodies.length;
-        const meter = cpuMeter(api.child, redis, 'cpu-api', bench);
-        await meter.ready;
-        progress(`tracing ${isTraced ? 'on' : 'off'}: ${count} sends`);
-        await send(count);
-        const names = new Map<string, number>();
-        const spansAfter = await spansSettled(otlp);
-        for (const span of otlp.spans.slice(spansBefore, spansAfter)) names.set(span.name, (names.get(span.name) ?? 0) + 1);
-        const parts = perThousand(await meter.stop(), count);
-        const perSend = (n: number) => Math.round((n / count) * 100) / 100;
-        rows.push({
-          tracing: isTraced ? 'on' : 'off',
-          apiCpuPer1000: parts.node,
-          spansPerSend: perSend(spansAfter - spansBefore),
-          exportedBytesPerSend: Math.round(otlp.bodies.slice(bodiesBefore).reduce((n, b) => n + b.length, 0) / count),
-          ...Object.fromEntries([...names].map(([name, n]) => [name, perSend(n)])),
-        });
-      } finally {
-        await stopProcess(api.child);
-      }
+    const send = async (url: string, total: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (next < total) {
+            next += 1;
+            const res = await fetch(`${url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body });
+            if (res.status !== 202) throw new Error(`send: ${res.status}`);
+            await res.arrayBuffer();
+          }
+        }),
+      );
+    };
+    progress('warming up both APIs');
+    await send(off.url, 1_000);
+    await send(on.url, 1_000);
+    const spansBefore = await spansSettled(otlp);
+    const bodiesBefore = otlp.bodies.length;
+    const cpuBefore = { off: cpuSecondsOf(off.child.pid!), on: cpuSecondsOf(on.child.pid!) };
+    progress(`${count} sends to each, alternating chunks of 250`);
+    for (let sent = 0; sent < count; sent += 250) {
+      await send(off.url, Math.min(250, count - sent));
+      await send(on.url, Math.min(250, count - sent));
     }
+    const spansAfter = await spansSettled(otlp);
+    const per1000 = (pid: number, before: number) => Math.round(((cpuSecondsOf(pid) - before) / count) * 1000 * 1000) / 1000;
+    const cpu = { off: per1000(off.child.pid!, cpuBefore.off), on: per1000(on.child.pid!, cpuBefore.on) };
+    const names = new Map<string, number>();
+    for (const span of otlp.spans.slice(spansBefore, spansAfter)) names.set(span.name, (names.get(span.name) ?? 0) + 1);
+    const perSend = (n: number) => Math.round((n / count) * 100) / 100;
+    return {
+      sends: count,
+      apiCpuPer1000Off: cpu.off,
+      apiCpuPer1000On: cpu.on,
+      onToOff: Math.round((cpu.on / cpu.off) * 100) / 100,
+      spansPerSend: perSend(spansAfter - spansBefore),
+      exportedBytesPerSend: Math.round(otlp.bodies.slice(bodiesBefore).reduce((n, b) => n + b.length, 0) / count),
+      ...Object.fromEntries([...names].map(([name, n]) => [`spans: ${name}`, perSend(n)])),
+    };
   } finally {
+    await Promise.all([stopProcess(off.child), stopProcess(on.child)]);
     await otlp.close();
   }
-  console.table(rows);
-  return { sends: count, runs: rows };
 }
 
 async function main() {
@@ -260,7 +261,7 @@ async function main() {
   await new Promise((resolve) => setTimeout(resolve, 300));
   try {
     await runOnePhase(`cpu-${phase}`, { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000' }, (bench) =>
-      phase === 'batch' ? measureBatchCost(bench, redis) : phase === 'send-tracing' ? measureSendTracing(bench, redis) : measureDrain(bench, redis),
+      phase === 'batch' ? measureBatchCost(bench, redis) : phase === 'send-tracing' ? measureSendTracing(bench) : measureDrain(bench, redis),
     );
   } finally {
     redis.kill('SIGTERM');
