@@ -6,18 +6,20 @@
 //   npm run bench:cpu-cost -- send [messages=10000]   message.send, 50 connections, on the floor server and on the real API
 //   npm run bench:cpu-cost -- list [requests=2000]    message.list pages of 100 over 200,000 messages (per 1,000 requests)
 //   npm run bench:cpu-cost -- webhooks [events=5000]  the webhook-worker delivering as many contact.created events
+//   npm run bench:cpu-cost -- send-tracing [sends=3000]  message.send on an API with tracing off and one with it on,
+//                                                        alternating, with the spans exported per send
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { createOrganization, createWebhook, dispatchOutbox, recordEvents, type NewEvent } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
-import { startFakeResend, startWebhookReceiver } from '@tidings/testing';
+import { startFakeResend, startOtlpReceiver, startWebhookReceiver, type OtlpReceiver } from '@tidings/testing';
 import { seedMessages } from './phases/list.ts';
 import { SEND_CONNECTIONS } from './phases/send.ts';
 import { seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
-const count = Number(process.argv[3] ?? { batch: 20_000, list: 2_000, send: 10_000 }[phase] ?? 5_000);
+const count = Number(process.argv[3] ?? { batch: 20_000, list: 2_000, send: 10_000, 'send-tracing': 3_000 }[phase] ?? 5_000);
 
 type Parts = { node: number; postgres: number; redis: number };
 
@@ -281,6 +283,7 @@ const phases: Record<string, (bench: Bench, redis: ChildProcess) => Promise<Reco
   send: measureSendCost,
   drain: measureDrain,
   webhooks: measureWebhookCost,
+  'send-tracing': measureSendTracing,
 };
 
 /** The webhook phase of `npm run bench` (one endpoint on a loopback receiver), its worker and backends metered. */
@@ -315,6 +318,72 @@ async function measureWebhookCost(bench: Bench, redis: ChildProcess) {
     await stopProcess(worker);
     await closeQueues(queues);
     await receiver.close();
+  }
+}
+
+/** Resolves once no span has arrived at `otlp` for longer than the SDK's default export delay (5 s). */
+async function spansSettled(otlp: OtlpReceiver): Promise<number> {
+  let seen = -1;
+  while (seen !== otlp.spans.length) {
+    seen = otlp.spans.length;
+    await new Promise((resolve) => setTimeout(resolve, 5500));
+  }
+  return seen;
+}
+
+/**
+ * message.send, 4 at a time, on two APIs at once, one with tracing off and one with it on, in alternating chunks of
+ * 250 (so both see the same machine: on a shared machine, runs a minute apart differ more than tracing does): each
+ * API's CPU per 1,000 sends, and the spans (by name) and OTLP bytes the traced one exports per send.
+ */
+async function measureSendTracing(bench: Bench) {
+  const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
+  const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
+  const otlp = await startOtlpReceiver();
+  const [off, on] = await Promise.all([startApi(bench), startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } })]);
+  try {
+    const send = async (url: string, total: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (next < total) {
+            next += 1;
+            const res = await fetch(`${url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body });
+            if (res.status !== 202) throw new Error(`send: ${res.status}`);
+            await res.arrayBuffer();
+          }
+        }),
+      );
+    };
+    progress('warming up both APIs');
+    await send(off.url, 1_000);
+    await send(on.url, 1_000);
+    const spansBefore = await spansSettled(otlp);
+    const bodiesBefore = otlp.bodies.length;
+    const cpuBefore = { off: cpuSecondsOf(off.child.pid!), on: cpuSecondsOf(on.child.pid!) };
+    progress(`${count} sends to each, alternating chunks of 250`);
+    for (let sent = 0; sent < count; sent += 250) {
+      await send(off.url, Math.min(250, count - sent));
+      await send(on.url, Math.min(250, count - sent));
+    }
+    const spansAfter = await spansSettled(otlp);
+    const per1000 = (pid: number, before: number) => Math.round(((cpuSecondsOf(pid) - before) / count) * 1000 * 1000) / 1000;
+    const cpu = { off: per1000(off.child.pid!, cpuBefore.off), on: per1000(on.child.pid!, cpuBefore.on) };
+    const names = new Map<string, number>();
+    for (const span of otlp.spans.slice(spansBefore, spansAfter)) names.set(span.name, (names.get(span.name) ?? 0) + 1);
+    const perSend = (n: number) => Math.round((n / count) * 100) / 100;
+    return {
+      sends: count,
+      apiCpuPer1000Off: cpu.off,
+      apiCpuPer1000On: cpu.on,
+      onToOff: Math.round((cpu.on / cpu.off) * 100) / 100,
+      spansPerSend: perSend(spansAfter - spansBefore),
+      exportedBytesPerSend: Math.round(otlp.bodies.slice(bodiesBefore).reduce((n, b) => n + b.length, 0) / count),
+      ...Object.fromEntries([...names].map(([name, n]) => [`spans: ${name}`, perSend(n)])),
+    };
+  } finally {
+    await Promise.all([stopProcess(off.child), stopProcess(on.child)]);
+    await otlp.close();
   }
 }
 

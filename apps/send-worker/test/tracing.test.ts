@@ -117,8 +117,11 @@ it('one trace holds the API request, the send job, the provider call and the web
   expect(unsubscribeSpan).toMatchObject({ traceId: callerTrace.traceId, parentSpanId: callerTrace.spanId });
   // the job crosses the queue: a producer span in the API, a consumer span in the send-worker
   // (a job's span ends after the spans inside it: wait for it to arrive)
-  await until(() => inTrace((s) => s.service === 'tidings-api' && s.kind === PRODUCER), 5000, 'the API adding the send job');
-  await until(() => inTrace((s) => s.service === 'tidings-send-worker' && s.kind === CONSUMER), 5000, 'the send job run');
+  const enqueue = await until(() => inTrace((s) => s.service === 'tidings-api' && s.kind === PRODUCER), 5000, 'the API adding the send job');
+  const run = await until(() => inTrace((s) => s.service === 'tidings-send-worker' && s.kind === CONSUMER), 5000, 'the send job run');
+  expect(run.parentSpanId).toBe(enqueue.spanId);
+  // the enqueue's span says what was added; the Redis script call under it is no span of its own
+  expect(otlp.spans.filter((s) => s.parentSpanId === enqueue.spanId && s.service === 'tidings-api')).toEqual([]);
   await until(() => inTrace((s) => s.service === 'tidings-webhook-worker' && s.kind === CONSUMER), 5000, 'the delivery job run');
   expect(provider).toMatchObject({
     service: 'tidings-send-worker',

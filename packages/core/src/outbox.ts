@@ -1,5 +1,6 @@
 import { jobDataFor, type QueueName } from '@tidings/queue';
 import { Prisma } from '@tidings/db';
+import { untraced } from '@tidings/runtime';
 import type { Deps } from './deps.ts';
 
 /**
@@ -62,8 +63,11 @@ export async function dispatchOutbox(deps: Pick<Deps, 'db' | 'queues' | 'now' | 
   if (items.length === 0) return;
   try {
     await addJobs(deps, items);
-    await deps.db.$executeRaw`
-      DELETE FROM "OutboxEntry" WHERE ("queue", "jobId") IN (SELECT * FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[]))`;
+    // bookkeeping after every write, no span of its own (as many as the writes' statements): its time is the caller's
+    await untraced(async () => {
+      await deps.db.$executeRaw`
+        DELETE FROM "OutboxEntry" WHERE ("queue", "jobId") IN (SELECT * FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[]))`;
+    });
   } catch (error) {
     deps.logger.warn({ err: error, count: items.length }, 'enqueue after commit failed; the outbox relay will retry');
   }

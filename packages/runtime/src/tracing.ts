@@ -1,7 +1,7 @@
 // OpenTelemetry tracing, off unless an OTLP endpoint is configured. Imports nothing but the (no-op by default)
 // @opentelemetry/api, so an app can load it before anything it instruments (pg, ioredis, http).
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
-import type { BullMQOtel } from 'bullmq-otel';
+import type { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
 
 export { SpanKind };
 
@@ -54,10 +54,33 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   started = {
     shutdown: () => sdk.shutdown(),
     recordRecipients: env.OTEL_RECORD_RECIPIENTS === 'true',
-    queueTelemetry: new BullMQOtel({ tracerName: TRACER }),
+    queueTelemetry: withoutSpansUnderProducers(new BullMQOtel({ tracerName: TRACER }), suppressTracing),
     suppressTracing,
   };
   return true;
+}
+
+/**
+ * BullMQ's telemetry with no spans inside its producer spans: an enqueue's span already says what was added to which
+ * queue, and the Redis script calls under it (one `evalsha` a job, a MULTI of them for addBulk) cost SDK work per job
+ * and told nothing more. The job still carries the producer span's context (BullMQ reads it before running the add),
+ * and consumer spans, with everything under them, are as before.
+ */
+function withoutSpansUnderProducers(telemetry: BullMQOtel, suppress: (parent: Context) => Context): BullMQOtel {
+  const producers = new WeakSet<Span>();
+  const { tracer, contextManager } = telemetry;
+  const startSpan = tracer.startSpan.bind(tracer);
+  tracer.startSpan = (name, options, parent) => {
+    const span = startSpan(name, options, parent);
+    if (options?.kind === SpanKind.PRODUCER) producers.add((span as BullMQOTelSpan).span);
+    return span;
+  };
+  const runWith = contextManager.with.bind(contextManager);
+  contextManager.with = (ctx, fn) => {
+    const span = trace.getSpan(ctx);
+    return runWith(span && producers.has(span) ? suppress(ctx) : ctx, fn);
+  };
+  return telemetry;
 }
 
 /** Sends the spans still buffered and stops; what a process does last on SIGTERM. A no-op when tracing is off. */
