@@ -37,15 +37,16 @@ export function createDb(options: { databaseUrl: string; poolSize?: number; prep
   // values, and guesses 100 without them), and planning the send-worker's grouped status changes cost more than
   // running them. Set on each new connection before its first use.
   const planOnce = options.genericPlans && options.preparedStatements !== false;
+  // No JIT: Postgres compiles a plan whose estimated cost passes jit_above_cost, and for a page of message.list over
+  // many partitions that took 2.2 s against 2 ms to run it (an OLTP statement never earns its compile back).
+  const settings = ['SET jit = off', ...(planOnce ? ['SET plan_cache_mode = force_generic_plan'] : [])].join('; ');
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize ?? 10,
     // awaited by the pool before it hands the connection out (typed as returning nothing)
-    ...(planOnce && {
-      onConnect: async (client: pg.ClientBase) => {
-        await client.query('SET plan_cache_mode = force_generic_plan');
-      },
-    }),
+    onConnect: async (client: pg.ClientBase) => {
+      await client.query(settings);
+    },
   });
   const nameOf = options.preparedStatements === false ? () => '' : statementNamer();
   const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: nameOf });

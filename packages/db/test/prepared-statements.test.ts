@@ -1,5 +1,5 @@
 import { testDatabaseUrl } from '@tidings/testing';
-import { createDb, type Db } from '../src/index.ts';
+import { createDb, queryPrepared, type Db } from '../src/index.ts';
 
 /** The statements the one pooled connection has prepared by name (pg_prepared_statements is per session). */
 const preparedCount = async (db: Db) => {
@@ -53,5 +53,23 @@ describe('prepared statements', () => {
     // grouped status changes, whose generic plan it estimates for 100 items
     expect((await plansOf(open())).custom).toBeGreaterThanOrEqual(5);
     expect(await plansOf(open(undefined, true))).toEqual({ custom: 0, generic: 8 });
+  });
+
+  it('turns JIT compilation off on every connection (it cost seconds on list pages it would have sped up by microseconds)', async () => {
+    for (const db of [open(), open(undefined, true), open(false)]) {
+      expect(await db.$queryRawUnsafe('SHOW jit')).toEqual([{ jit: 'off' }]);
+    }
+  });
+
+  it('runs a statement through pg prepared by name (queryPrepared), and unnamed when prepared statements are off', async () => {
+    const named = open();
+    const statement = { text: 'SELECT $1::int + 1 AS n', values: [41] };
+    expect((await queryPrepared<{ n: number }>(named, statement)).rows).toEqual([{ n: 42 }]);
+    expect((await queryPrepared<{ n: number }>(named, statement)).rows).toEqual([{ n: 42 }]);
+    const [{ count }] = await named.$queryRawUnsafe<{ count: number }[]>(`SELECT count(*)::int AS count FROM pg_prepared_statements WHERE statement = $1`, statement.text);
+    expect(count).toBe(1);
+    const unnamed = open(false);
+    expect((await queryPrepared<{ n: number }>(unnamed, statement)).rows).toEqual([{ n: 42 }]);
+    expect(await preparedCount(unnamed)).toBe(0);
   });
 });
