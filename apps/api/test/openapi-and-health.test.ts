@@ -1,3 +1,4 @@
+import { closeDb } from '@tidings/db';
 import { startOpsServer, type RunningServer } from '@tidings/runtime';
 import { sampleValue } from '@tidings/testing';
 import { setupApi } from './setup.ts';
@@ -70,7 +71,7 @@ describe('health', () => {
     expect(res.body.checks).toEqual({ postgres: 'ok', redis: 'unreachable' });
     broken.deps.redis.disconnect();
     await broken.deps.keyChanges.close(); // its subscriber would otherwise try to reconnect forever
-    await broken.deps.db.$disconnect();
+    await closeDb(broken.deps.db);
   });
 
   it('/metrics still answers while Redis is unreachable: the outbox backlog is there, the queue gauges are left out', async () => {
@@ -86,6 +87,6 @@ describe('health', () => {
     expect(text).not.toMatch(/^tidings_queue_jobs\{/m);
     broken.deps.redis.disconnect();
     await broken.deps.keyChanges.close(); // its subscriber would otherwise try to reconnect forever
-    await broken.deps.db.$disconnect();
+    await closeDb(broken.deps.db);
   });
 });

@@ -2,7 +2,7 @@ import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
 import { createKeyChanges } from './api-keys/key-changes.ts';
 import { createTemplateRenderer } from './templates/template-renderer.ts';
-import { createDb } from '@tidings/db';
+import { closeDb, createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
 import { checkReadiness, createLogger, createMetrics, queueTelemetry } from '@tidings/runtime';
 import { buildProviders, type Providers } from '@tidings/providers';
@@ -50,7 +50,7 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
     async close() {
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
       providers.close();
-      await Promise.allSettled([db.$disconnect(), redis.quit(), renderer.close(), keyChanges.close()]);
+      await Promise.allSettled([closeDb(db), redis.quit(), renderer.close(), keyChanges.close()]);
     },
   };
 }

@@ -15,6 +15,7 @@ describe('cursors', () => {
   it('builds "older than" for createdAt desc, id desc', () => {
     const createdAt = new Date('2026-01-01T00:00:00Z');
     expect(olderThan(encodeCursor({ createdAt, id: 'x_2' }))).toEqual({
+      createdAt: { lte: createdAt },
       OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: 'x_2' } }],
     });
     expect(olderThan(undefined)).toEqual({});

