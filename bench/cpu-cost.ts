@@ -169,23 +169,10 @@ async function measureBatchCost(bench: Bench, redis: ChildProcess) {
     const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
     const messages = Array.from({ length: 100 }, (_, i) => ({ channelType: 'email', to: `bench${i}@example.com`, subject: 'Bench', text: 'Hello from the benchmark' }));
     const body = JSON.stringify({ messages });
-    const send = async (total: number) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 10 }, async () => {
-          while (next < total / 100) {
-            next += 1;
-            const res = await fetch(`${api.url}/v1/messages/batch`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
-              body,
-            });
-            if (res.status !== 202) throw new Error(`batch: ${res.status}`);
-            await res.arrayBuffer();
-          }
-        }),
+    const send = (total: number) =>
+      repeat(total / 100, 10, 202, () =>
+        fetch(`${api.url}/v1/messages/batch`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body }),
       );
-    };
     progress('warming up the API');
     await send(5_000);
     const meter = cpuMeter(api.child, redis, 'cpu-api', bench);
@@ -204,19 +191,7 @@ async function measureListCost(bench: Bench, redis: ChildProcess) {
   await seedMessages(bench, organization.id, 200_000);
   const api = await startApi({ ...bench, env });
   try {
-    const pages = async (total: number, status?: string) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 4 }, async () => {
-          while (next < total) {
-            next += 1;
-            const res = await fetch(`${api.url}/v1/messages?limit=100${status ? `&status=${status}` : ''}`, { headers: { authorization: `Bearer ${apiKey.key}` } });
-            if (res.status !== 200) throw new Error(`list: ${res.status}`);
-            await res.arrayBuffer();
-          }
-        }),
-      );
-    };
+    const pages = (total: number) => repeat(total, 4, 200, () => fetch(`${api.url}/v1/messages?limit=100`, { headers: { authorization: `Bearer ${apiKey.key}` } }));
     progress('warming up the API');
     await pages(300);
     const meter = cpuMeter(api.child, redis, 'cpu-api', bench);
@@ -229,31 +204,35 @@ async function measureListCost(bench: Bench, redis: ChildProcess) {
   }
 }
 
-/** `total` POSTs of `body` to `url`, `connections` at a time; throws on any answer but `status`. */
-async function post(url: string, apiKey: string, body: string, total: number, connections: number, status: number) {
+/** Runs `request` `total` times, `connections` at a time; throws on any answer but `status`. */
+async function repeat(total: number, connections: number, status: number, request: () => Promise<Response>) {
   let next = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (next < total) {
         next += 1;
-        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body });
-        if (res.status !== status) throw new Error(`${url}: ${res.status}`);
+        const res = await request();
+        if (res.status !== status) throw new Error(`${res.url}: ${res.status}`);
         await res.arrayBuffer();
       }
     }),
   );
 }
 
+/** `total` message.send requests with `body`, `connections` at a time, each answered 202. */
+const sendMessages = (url: string, apiKey: string, body: string, total: number, connections: number) =>
+  repeat(total, connections, 202, () => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body }));
+
 async function measureSendCost(bench: Bench, redis: ChildProcess) {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
   const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
-  const measure = async (name: string, child: ChildProcess, url: string, status: number) => {
+  const measure = async (name: string, child: ChildProcess, url: string) => {
     progress(`${name}: warming up`);
-    await post(url, apiKey.key, body, 2_000, SEND_CONNECTIONS, status);
+    await sendMessages(url, apiKey.key, body, 2_000, SEND_CONNECTIONS);
     const meter = cpuMeter(child, redis, name, bench);
     await meter.ready;
     progress(`${name}: ${count} sends, ${SEND_CONNECTIONS} connections`);
-    await post(url, apiKey.key, body, count, SEND_CONNECTIONS, status);
+    await sendMessages(url, apiKey.key, body, count, SEND_CONNECTIONS);
     return perThousand(await meter.stop(), count);
   };
   await createFloorTable(bench);
@@ -265,11 +244,11 @@ async function measureSendCost(bench: Bench, redis: ChildProcess) {
     PORT: String(port),
   });
   await new Promise((resolve) => floor.once('message', resolve));
-  const floorCost = await measure('cpu-floor-api', floor, `http://127.0.0.1:${port}/send`, 202);
+  const floorCost = await measure('cpu-floor-api', floor, `http://127.0.0.1:${port}/send`);
   await stopProcess(floor);
   const api = await startApi({ ...bench, env: { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') } });
   try {
-    const apiCost = await measure('cpu-api', api.child, `${api.url}/v1/messages`, 202);
+    const apiCost = await measure('cpu-api', api.child, `${api.url}/v1/messages`);
     const entries = (prefix: string, parts: object) => Object.entries(parts).map(([k, v]) => [`${prefix}.${k}`, v]);
     return { messages: count, ...Object.fromEntries([...entries('api', apiCost), ...entries('floor', floorCost)]) };
   } finally {
@@ -342,19 +321,7 @@ async function measureSendTracing(bench: Bench) {
   const otlp = await startOtlpReceiver();
   const [off, on] = await Promise.all([startApi(bench), startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } })]);
   try {
-    const send = async (url: string, total: number) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 4 }, async () => {
-          while (next < total) {
-            next += 1;
-            const res = await fetch(`${url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body });
-            if (res.status !== 202) throw new Error(`send: ${res.status}`);
-            await res.arrayBuffer();
-          }
-        }),
-      );
-    };
+    const send = (url: string, total: number) => sendMessages(`${url}/v1/messages`, apiKey.key, body, total, 4);
     progress('warming up both APIs');
     await send(off.url, 1_000);
     await send(on.url, 1_000);
