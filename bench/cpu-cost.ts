@@ -10,12 +10,13 @@
 //                                                        alternating, with the spans exported per send
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
-import { createOrganization, createWebhook, dispatchOutbox, recordEvents, type NewEvent } from '@tidings/core';
+import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
-import { startFakeResend, startOtlpReceiver, startWebhookReceiver, type OtlpReceiver } from '@tidings/testing';
+import { startFakeResend, startOtlpReceiver, type OtlpReceiver } from '@tidings/testing';
 import { seedMessages } from './phases/list.ts';
+import { measureWebhooks } from './phases/webhooks.ts';
 import { SEND_CONNECTIONS } from './phases/send.ts';
-import { seedQueuedEmails } from './phases/worker-drain.ts';
+import { seedFloorEmails, seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
@@ -65,22 +66,12 @@ function withApplicationName(databaseUrl: string, name: string): string {
   return url.toString();
 }
 
-/** The floor's one table (as bench/run.ts makes it). */
-async function createFloorTable({ deps }: Bench) {
-  await deps.db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS floor_messages (id uuid PRIMARY KEY, org_id text NOT NULL, recipient text NOT NULL,
-    subject text NOT NULL, body text NOT NULL, status text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now())`);
-}
-
 async function measureDrain(bench: Bench, redis: ChildProcess) {
   const { db, redis: connection } = bench.deps;
   const resend = await startFakeResend();
   try {
-    await createFloorTable(bench);
     // floor
-    const floorIds = Array.from({ length: count }, () => crypto.randomUUID());
-    await db.$executeRaw`
-      INSERT INTO floor_messages (id, org_id, recipient, subject, body)
-      SELECT id, 'floor-drain', 'person' || n || '@example.com', 'Bench', 'Hello from the benchmark' FROM unnest(${floorIds}::uuid[]) WITH ORDINALITY AS u(id, n)`;
+    const floorIds = await seedFloorEmails(bench, count);
     const floorQueue = new Queue('floor-email', { connection, prefix: bench.prefix('floor-drain') });
     const floorWorker = startProcess('floor-worker', 'bench/floor/floor-worker.ts', {
       ...bench.env,
@@ -235,7 +226,6 @@ async function measureSendCost(bench: Bench, redis: ChildProcess) {
     await sendMessages(url, apiKey.key, body, count, SEND_CONNECTIONS);
     return perThousand(await meter.stop(), count);
   };
-  await createFloorTable(bench);
   const port = await freePort();
   const floor = startProcess('floor-api', 'bench/floor/floor-api.ts', {
     ...bench.env,
@@ -266,38 +256,15 @@ const phases: Record<string, (bench: Bench, redis: ChildProcess) => Promise<Reco
 };
 
 /** The webhook phase of `npm run bench` (one endpoint on a loopback receiver), its worker and backends metered. */
-async function measureWebhookCost(bench: Bench, redis: ChildProcess) {
-  const { db, redis: connection } = bench.deps;
-  const receiver = await startWebhookReceiver();
-  const { organization } = await createOrganization(bench.deps, { name: 'Bench webhooks', mode: 'test' });
-  const webhook = await createWebhook(bench.deps, organization.id, { url: `${receiver.url}/hook`, events: ['contact.created'] });
-  const queues = createQueues(connection, bench.prefix('webhooks'));
-  const worker = startProcess('webhook-worker', 'apps/webhook-worker/src/worker.ts', {
-    ...bench.env,
-    DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-webhook-worker'),
-    REDIS_PREFIX: bench.prefix('webhooks'),
+function measureWebhookCost(bench: Bench, redis: ChildProcess) {
+  return measureWebhooks(bench, count, {
+    env: { DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-webhook-worker') },
+    async start(worker) {
+      const meter = cpuMeter(worker, redis, 'cpu-webhook-worker', bench);
+      await meter.ready;
+      return async () => perThousand(await meter.stop(), count);
+    },
   });
-  try {
-    await waitForWorker(queues.webhooks);
-    const events: NewEvent[] = Array.from({ length: count }, (_, i) => ({
-      orgId: organization.id,
-      type: 'contact.created',
-      data: { id: `con_bench${i}`, email: `person${i}@bench.example`, firstName: `First${i}`, attributes: { plan: 'pro' } },
-    }));
-    const meter = cpuMeter(worker, redis, 'cpu-webhook-worker', bench);
-    await meter.ready;
-    const started = performance.now();
-    const outbox = await db.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
-    await dispatchOutbox({ ...bench.deps, queues }, outbox);
-    await drain('webhook-worker', count, () => db.webhookDelivery.count({ where: { webhookId: webhook.id, status: 'succeeded' } }));
-    const seconds = (performance.now() - started) / 1000;
-    if (receiver.requests.length < count) throw new Error(`webhooks: the receiver got ${receiver.requests.length} of ${count}`);
-    return { deliveries: count, deliveriesPerSecond: Math.round(count / seconds), ...perThousand(await meter.stop(), count) };
-  } finally {
-    await stopProcess(worker);
-    await closeQueues(queues);
-    await receiver.close();
-  }
 }
 
 /** Resolves once no span has arrived at `otlp` for longer than the SDK's default export delay (5 s). */

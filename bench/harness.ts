@@ -9,6 +9,7 @@ import type { Queue } from 'bullmq';
 import { loadConfig } from '@tidings/config';
 import { openDeps, type Deps } from '@tidings/core';
 import { migrate } from '@tidings/db';
+import { recreateDatabase } from '@tidings/testing';
 import { Client } from 'pg';
 import type { Redis } from '@tidings/queue';
 
@@ -227,23 +228,30 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
+/** The floor's one table: the messages bench/floor/ inserts, and its worker marks sent. */
+const FLOOR_TABLE_SQL = `CREATE TABLE IF NOT EXISTS floor_messages (id uuid PRIMARY KEY, org_id text NOT NULL, recipient text NOT NULL,
+  subject text NOT NULL, body text NOT NULL, status text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now())`;
+
+/** Database `name` on DATABASE_URL's server, dropped, created again and migrated, with the floor's table; its URL. */
+export async function freshBenchDatabase(name: string): Promise<string> {
+  const url = new URL(loadConfig().databaseUrl);
+  url.pathname = '/postgres';
+  await recreateDatabase(url.toString(), name);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  const db = new Client({ connectionString: url.toString() });
+  await db.connect();
+  await db.query(FLOOR_TABLE_SQL).finally(() => db.end());
+  return url.toString();
+}
+
 /**
  * Runs one phase of the benchmark on its own (the whole run takes long on a busy machine): a database of its own,
  * dropped and created again, its own Redis prefix; prints the result and writes bench/results/<name>.json.
  * @example await runOnePhase('broadcast', {}, (bench) => measureBroadcast(bench, 100_000));
  */
 export async function runOnePhase(name: string, extraEnv: Record<string, string>, measure: (bench: Bench) => Promise<Record<string, unknown>>) {
-  const database = `tidings_bench_${name.replace(/\W/g, '_')}`;
-  const url = new URL(loadConfig().databaseUrl);
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  url.pathname = `/${database}`;
-  const databaseUrl = url.toString();
-  await migrate(databaseUrl);
+  const databaseUrl = await freshBenchDatabase(`tidings_bench_${name.replace(/\W/g, '_')}`);
   const runPrefix = `bench-${Date.now()}`;
   const env = { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '10', ...extraEnv };
   const deps = openDeps(loadConfig({ ...process.env, ...env, REDIS_PREFIX: runPrefix, LOG_LEVEL: 'silent' }), 'bench');

@@ -9,9 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '@tidings/config';
 import { createOrganization, openDeps } from '@tidings/core';
-import { migrate } from '@tidings/db';
-import { Client } from 'pg';
-import { deleteKeys, progress, ratio, root, startApi, stopProcess, type Bench } from './harness.ts';
+import { deleteKeys, freshBenchDatabase, progress, ratio, root, startApi, stopProcess, type Bench } from './harness.ts';
 import { measureBroadcast } from './phases/broadcast.ts';
 import { BATCH_CONNECTIONS, measureBatch } from './phases/batch.ts';
 import { measureContacts } from './phases/contacts.ts';
@@ -29,32 +27,10 @@ const LIST_ROWS = setting('BENCH_LIST_ROWS', 1_000_000);
 const WEBHOOK_EVENTS = setting('BENCH_WEBHOOK_EVENTS', 5_000);
 const CONTACT_RUNS = setting('BENCH_CONTACT_RUNS', 5);
 const BROADCAST_CONTACTS = setting('BENCH_BROADCAST_CONTACTS', 100_000);
-// Its own database on DATABASE_URL's server, dropped and created again at each run.
-const databaseUrl = withDatabase('tidings_bench_run');
-
-function withDatabase(name: string): string {
-  const url = new URL(loadConfig().databaseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function freshDatabase() {
-  const admin = new Client({ connectionString: withDatabase('postgres') });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS tidings_bench_run WITH (FORCE)');
-  await admin.query('CREATE DATABASE tidings_bench_run');
-  await admin.end();
-  await migrate(databaseUrl);
-  const db = new Client({ connectionString: databaseUrl });
-  await db.connect();
-  await db.query(`CREATE TABLE floor_messages (id uuid PRIMARY KEY, org_id text NOT NULL, recipient text NOT NULL, subject text NOT NULL,
-    body text NOT NULL, status text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now())`);
-  await db.end();
-}
-
 async function main() {
   progress('preparing a fresh database');
-  await freshDatabase();
+  // its own database on DATABASE_URL's server, dropped and created again at each run
+  const databaseUrl = await freshBenchDatabase('tidings_bench_run');
   const runPrefix = `bench-${Date.now()}`;
   const env = { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', DATABASE_POOL_SIZE: '10' };
   const deps = openDeps(loadConfig({ ...process.env, ...env, REDIS_PREFIX: runPrefix, WEBHOOK_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'silent' }), 'bench');

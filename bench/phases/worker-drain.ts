@@ -70,12 +70,18 @@ async function drainSendWorker(bench: Bench, resend: FakeResend, count: number):
   }
 }
 
-async function drainFloor(bench: Bench, resend: FakeResend, count: number): Promise<DrainResult> {
-  const { db, redis, config } = bench.deps;
+/** `count` emails the floor worker is to send (org `floor-drain`); their ids. */
+export async function seedFloorEmails({ deps }: Bench, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
-  await db.$executeRaw`
+  await deps.db.$executeRaw`
     INSERT INTO floor_messages (id, org_id, recipient, subject, body)
     SELECT id, 'floor-drain', 'person' || n || '@example.com', 'Bench', 'Hello from the benchmark' FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS u(id, n)`;
+  return ids;
+}
+
+async function drainFloor(bench: Bench, resend: FakeResend, count: number): Promise<DrainResult> {
+  const { db, redis, config } = bench.deps;
+  const ids = await seedFloorEmails(bench, count);
   const prefix = bench.prefix('floor-drain');
   const queue = new Queue('floor-email', { connection: redis, prefix });
   const worker = startProcess('floor-worker', 'bench/floor/floor-worker.ts', {

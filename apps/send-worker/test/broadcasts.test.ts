@@ -64,6 +64,18 @@ async function audience(api: Api, options: { suppressBounce?: boolean; template?
   return { segment, template: tpl, ids, bounceId: bounce?.id };
 }
 
+/** Sends broadcast `id` and starts it here with the fan-out queue paused, runs `chunks` (which expand it by hand), then resumes the queue. */
+async function startedByHand(api: Api, id: string, chunks: () => Promise<void>) {
+  await h.deps.queues.broadcasts.pause();
+  try {
+    await api.post(`/v1/broadcasts/${id}/send`, {});
+    expect(await startBroadcast(h.deps, id)).toEqual({ kind: 'done', outcome: 'started' });
+    await chunks();
+  } finally {
+    await h.deps.queues.broadcasts.resume();
+  }
+}
+
 const untilStatus = (api: Api, id: string, status: string) =>
   waitFor(
     async () => {
@@ -250,18 +262,14 @@ describe('a render over the budget with a harmless template (a render thread sta
     const filtered = { ...template, subject: 'Hi {{ contact.firstName | strip }}, {{ month }} news' };
     const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false, template: filtered });
     const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
-    await h.deps.queues.broadcasts.pause(); // this test runs the start and the first chunk itself
-    try {
-      await api.post(`/v1/broadcasts/${b.id}/send`, {});
-      expect(await startBroadcast(h.deps, b.id)).toEqual({ kind: 'done', outcome: 'started' });
+    // this test runs the first chunk itself
+    await startedByHand(api, b.id, async () => {
       const overBudget = new AppError('BAD_REQUEST', `rendering the template ${tpl.id} takes longer than the budget`);
       const starved: Deps = { ...h.deps, renderer: { ...h.deps.renderer, render: () => Promise.reject(overBudget) } };
       await expect(expandBroadcastChunk(starved, b.id, 0, { attempt: 1 })).rejects.toThrow(/budget/);
       expect(await h.deps.db.message.count({ where: { orgId, broadcastId: b.id } })).toBe(0); // nothing written or failed
       expect(await expandBroadcastChunk(h.deps, b.id, 0, { attempt: 2 })).toEqual({ kind: 'done', outcome: 'created 2' });
-    } finally {
-      await h.deps.queues.broadcasts.resume();
-    }
+    });
     await untilStatus(api, b.id, 'sent');
     const messages = await messagesOf(orgId, b.id);
     expect(messages).toHaveLength(4); // ada, cyd (not suppressed here), fay (no city: failed), gus
@@ -276,17 +284,13 @@ describe('a template that only inserts variables', () => {
     const plain = { ...template, html: '<p>{{ contact.firstName }} & {{ month }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>' };
     const { segment, template: tpl, ids } = await audience(api, { suppressBounce: false, template: plain });
     const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: '<May>' } })).body;
-    await h.deps.queues.broadcasts.pause(); // this test runs the start and the chunks itself
-    try {
-      await api.post(`/v1/broadcasts/${b.id}/send`, {});
-      expect(await startBroadcast(h.deps, b.id)).toEqual({ kind: 'done', outcome: 'started' });
+    // this test runs the chunks itself
+    await startedByHand(api, b.id, async () => {
       const noThreads: Deps = { ...h.deps, renderer: { ...h.deps.renderer, render: () => Promise.reject(new Error('no render thread')) } };
       // ada, cyd, fay, gus in chunks of 2
       expect(await expandBroadcastChunk(noThreads, b.id, 0)).toEqual({ kind: 'done', outcome: 'created 2' });
       expect(await expandBroadcastChunk(noThreads, b.id, 1)).toEqual({ kind: 'done', outcome: 'created 2' });
-    } finally {
-      await h.deps.queues.broadcasts.resume();
-    }
+    });
     await untilStatus(api, b.id, 'sent');
     const messages = await messagesOf(orgId, b.id);
     expect(messages).toHaveLength(4);

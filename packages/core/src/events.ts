@@ -85,7 +85,7 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
  * `createdAt` where the statement returned it, so the worker reads only its partition.
  */
 export function deliveryJobs(rows: { id: string; createdAt?: Date | null }[]): OutboxItem[] {
-  return rows.map((row) => (row.createdAt ? { queue: 'webhooks', jobId: row.id, createdAt: row.createdAt } : { queue: 'webhooks', jobId: row.id }));
+  return rows.map((row) => ({ queue: 'webhooks', jobId: row.id, createdAt: row.createdAt ?? undefined }));
 }
 
 /**

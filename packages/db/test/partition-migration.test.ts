@@ -2,6 +2,39 @@ import { Client } from 'pg';
 import { listMigrations, migrate } from '../src/index.ts';
 import { recreateScratchDatabase } from '@tidings/testing';
 
+/**
+ * Digests of each table's rows (and their count), over the columns it has when first taken: a later migration may add
+ * a column (the deliveries' claim) while the rows stay as they were.
+ */
+function rowDigests(tables: string[]) {
+  const columns = new Map<string, string>();
+  return async (client: Client) => {
+    const digests: Record<string, { h: string; n: number }> = {};
+    for (const table of tables) {
+      if (!columns.has(table)) {
+        const { rows } = await client.query(
+          `SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS c FROM information_schema.columns WHERE table_name = $1`,
+          [table],
+        );
+        columns.set(table, rows[0].c);
+      }
+      digests[table] = (await client.query(`SELECT md5(string_agg(ROW(${columns.get(table)})::text, ',' ORDER BY "id")) AS h, count(*)::int AS n FROM "${table}"`)).rows[0];
+    }
+    return digests;
+  };
+}
+
+/** The list query on a partitioned table: the newest three ids of `where`, then the two after `afterId` by keyset. */
+async function keysetPages(client: Client, table: string, where: string, afterId: string): Promise<string[][]> {
+  const order = `ORDER BY "createdAt" DESC, "id" DESC`;
+  const page = await client.query(`SELECT "id" FROM "${table}" WHERE ${where} ${order} LIMIT 3`);
+  const next = await client.query(
+    `SELECT "id" FROM "${table}" WHERE ${where} AND ("createdAt", "id") < (SELECT "createdAt", "id" FROM "${table}" WHERE "id" = $1) ${order} LIMIT 2`,
+    [afterId],
+  );
+  return [page.rows.map((r) => r.id), next.rows.map((r) => r.id)];
+}
+
 // The upgrade of an install with data: migrations up to the one before partitioning, rows written the old way, then
 // the partitioning migration; every row is still there, unchanged, and reads and writes work on the new tables.
 describe('partitioning migration on a database with data', () => {
@@ -14,10 +47,7 @@ describe('partitioning migration on a database with data', () => {
   });
   afterAll(() => client.end());
 
-  const snapshot = async () => ({
-    messages: (await client.query(`SELECT md5(string_agg(m::text, ',' ORDER BY m."id")) AS h, count(*)::int AS n FROM "Message" m`)).rows[0],
-    events: (await client.query(`SELECT md5(string_agg(e::text, ',' ORDER BY e."id")) AS h, count(*)::int AS n FROM "MessageStatusEvent" e`)).rows[0],
-  });
+  const snapshot = rowDigests(['Message', 'MessageStatusEvent']);
 
   it('keeps every message and event, and the list query, new inserts and broadcast counts work after it', async () => {
     const all = await listMigrations();
@@ -37,13 +67,13 @@ describe('partitioning migration on a database with data', () => {
     await client.query(`
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt")
       SELECT "id", s, "createdAt" FROM "Message", unnest(ARRAY['queued', 'sent']::"MessageStatus"[]) AS s ORDER BY "createdAt", s`);
-    const before = await snapshot();
-    expect(before.messages.n).toBe(400);
-    expect(before.events.n).toBe(800);
+    const before = await snapshot(client);
+    expect(before.Message!.n).toBe(400);
+    expect(before.MessageStatusEvent!.n).toBe(800);
 
     expect((await migrate(scratch)).applied).toEqual([partitioning, ...all.slice(all.indexOf(partitioning) + 1)]);
 
-    expect(await snapshot()).toEqual(before);
+    expect(await snapshot(client)).toEqual(before);
     const partitions = await client.query(`
       SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
       WHERE i.inhparent = '"Message"'::regclass ORDER BY 1`);
@@ -54,13 +84,10 @@ describe('partitioning migration on a database with data', () => {
     expect(partitions.rows.find((r) => r.name === 'Message_legacy')!.bound).toMatch(/^FOR VALUES FROM \(MINVALUE\) TO \('\d{4}-\d{2}-01 00:00:00'\)$/);
 
     // message.list's keyset query: newest first, the next page after a cursor
-    const page = await client.query(`SELECT "id" FROM "Message" WHERE "orgId" = 'org_0' ORDER BY "createdAt" DESC, "id" DESC LIMIT 3`);
-    expect(page.rows.map((r) => r.id)).toEqual(['msg_000002', 'msg_000004', 'msg_000006']);
-    const next = await client.query(
-      `SELECT "id" FROM "Message" WHERE "orgId" = 'org_0' AND ("createdAt", "id") < (SELECT "createdAt", "id" FROM "Message" WHERE "id" = 'msg_000006')
-       ORDER BY "createdAt" DESC, "id" DESC LIMIT 2`,
-    );
-    expect(next.rows.map((r) => r.id)).toEqual(['msg_000008', 'msg_000010']);
+    expect(await keysetPages(client, 'Message', `"orgId" = 'org_0'`, 'msg_000006')).toEqual([
+      ['msg_000002', 'msg_000004', 'msg_000006'],
+      ['msg_000008', 'msg_000010'],
+    ]);
 
     // new rows route by month: a message of two months ahead lands in its own partition, the event id sequence goes on
     await client.query(`
@@ -94,15 +121,7 @@ describe('webhook partitioning migration on a database with data', () => {
   });
   afterAll(() => client.end());
 
-  // the columns the tables have before the upgrade: a later migration may add one (the deliveries' claim)
-  let columns: Record<string, string> = {};
-  const columnsOf = async (table: string) =>
-    (await client.query(`SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS c FROM information_schema.columns WHERE table_name = $1`, [table])).rows[0]
-      .c;
-  const snapshot = async () => ({
-    deliveries: (await client.query(`SELECT md5(string_agg(ROW(${columns.deliveries})::text, ',' ORDER BY "id")) AS h, count(*)::int AS n FROM "WebhookDelivery"`)).rows[0],
-    attempts: (await client.query(`SELECT md5(string_agg(ROW(${columns.attempts})::text, ',' ORDER BY "id")) AS h, count(*)::int AS n FROM "WebhookAttempt"`)).rows[0],
-  });
+  const snapshot = rowDigests(['WebhookDelivery', 'WebhookAttempt']);
   const partitionOf = async (table: string, where: string) => (await client.query(`SELECT tableoid::regclass::text AS t FROM "${table}" WHERE ${where}`)).rows.map((r) => r.t);
 
   it('keeps every delivery and attempt; lookups, lists, new rows, the unique delivery per event and the cascade work after it', async () => {
@@ -126,14 +145,13 @@ describe('webhook partitioning migration on a database with data', () => {
       INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "createdAt")
       SELECT "id", k, CASE WHEN k = 3 THEN 200 ELSE 503 END, 10 * k, 'body ' || k, "createdAt" + make_interval(mins => k)
       FROM "WebhookDelivery", generate_series(1, 3) AS k ORDER BY "createdAt", k`);
-    columns = { deliveries: await columnsOf('WebhookDelivery'), attempts: await columnsOf('WebhookAttempt') };
-    const before = await snapshot();
-    expect(before.deliveries.n).toBe(300);
-    expect(before.attempts.n).toBe(900);
+    const before = await snapshot(client);
+    expect(before.WebhookDelivery!.n).toBe(300);
+    expect(before.WebhookAttempt!.n).toBe(900);
 
     expect((await migrate(scratch)).applied).toEqual([partitioning, ...all.slice(all.indexOf(partitioning) + 1)]);
 
-    expect(await snapshot()).toEqual(before);
+    expect(await snapshot(client)).toEqual(before);
     for (const table of ['WebhookDelivery', 'WebhookAttempt']) {
       const names = (
         await client.query(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`, [`"${table}"`])
@@ -151,13 +169,10 @@ describe('webhook partitioning migration on a database with data', () => {
       { number: 2, statusCode: 503 },
       { number: 3, statusCode: 200 },
     ]);
-    const page = await client.query(`SELECT "id" FROM "WebhookDelivery" WHERE "webhookId" = 'whk_0' ORDER BY "createdAt" DESC, "id" DESC LIMIT 3`);
-    expect(page.rows.map((r) => r.id)).toEqual(['dlv_000002', 'dlv_000004', 'dlv_000006']);
-    const next = await client.query(
-      `SELECT "id" FROM "WebhookDelivery" WHERE "webhookId" = 'whk_0' AND ("createdAt", "id") < (SELECT "createdAt", "id" FROM "WebhookDelivery" WHERE "id" = 'dlv_000006')
-       ORDER BY "createdAt" DESC, "id" DESC LIMIT 2`,
-    );
-    expect(next.rows.map((r) => r.id)).toEqual(['dlv_000008', 'dlv_000010']);
+    expect(await keysetPages(client, 'WebhookDelivery', `"webhookId" = 'whk_0'`, 'dlv_000006')).toEqual([
+      ['dlv_000002', 'dlv_000004', 'dlv_000006'],
+      ['dlv_000008', 'dlv_000010'],
+    ]);
 
     // new rows route by month; the attempt id sequence goes on, and outlives the legacy partition retention drops
     await client.query(`

@@ -5,7 +5,7 @@ export { createResponseValidator, responseValidatorFor, type ResponseValidator }
 export { serveHttp, type RunningServer } from './http-server.ts';
 export { startFaultProxy, type FaultProxy, type ProxyFault, type ProxiedRequest } from './fault-proxy.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
-export { recreateScratchDatabase, testDatabaseUrl } from './test-database.ts';
+export { recreateDatabase, recreateScratchDatabase, testDatabaseUrl } from './test-database.ts';
 export { startFakeServer, type FakeServer, type Fault, type RecordedRequest } from './fakes/fake-server.ts';
 export { startFakeDns, type FakeDns, type ZoneRecord } from './fakes/fake-dns.ts';
 export { startWebhookReceiver, type WebhookReceiver, type ReceiverReply, type ReceivedRequest } from './webhook-receiver.ts';

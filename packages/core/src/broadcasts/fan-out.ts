@@ -1,5 +1,5 @@
 import type { SegmentCriteria } from '@tidings/contracts';
-import { columnsOf, pgPoolOf, Prisma, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
+import { columnsOf, Prisma, queryPrepared, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -265,7 +265,7 @@ const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
  * (BroadcastChunk), and never a second message for a (broadcast, contact) (the partial unique index). A message
  * with an error is `failed`, the others `queued`. Their status events and `message.queued` / `message.failed`
  * events go with them. Returns the queued message ids, or null when the chunk was written before (or the broadcast
- * is no longer sending). Through pg itself, not Prisma: Prisma's raw queries serialize and parse every parameter
+ * is no longer sending). Through pg itself (prepared once per connection), not Prisma: Prisma's raw queries serialize and parse every parameter
  * as JSON once more, which for a chunk's messages (about a megabyte) cost more CPU than the rest of the chunk step.
  */
 async function writeChunk(
@@ -312,7 +312,7 @@ async function writeChunk(
            ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds",
            (SELECT count(*)::int FROM new_messages) AS "created",
            (SELECT count(*)::int FROM new_messages WHERE "status" = 'failed') AS "failed"`;
-  const { rows } = await pgPoolOf(deps.db).query<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }>(statement.text, statement.values);
+  const { rows } = await queryPrepared<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }>(deps.db, statement);
   return rows[0]!.isNew ? rows[0]! : null;
 }
 
