@@ -1,4 +1,5 @@
 import type { Deps, Logger, Principal } from '@tidings/core';
+import type { RequestTrace } from '@tidings/runtime';
 
 /** What middleware puts on the Hono context for the handlers after it. */
 export type AppEnv = {
@@ -12,5 +13,7 @@ export type AppEnv = {
     idempotencyKey?: string;
     /** The `code` of the error answer, once one is made (logged with the request). */
     errorCode?: string;
+    /** The request's trace while tracing, handed on to the jobs it adds. */
+    trace?: RequestTrace;
   };
 };

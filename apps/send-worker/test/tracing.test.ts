@@ -53,6 +53,14 @@ function start(name: string, entry: string, env: Record<string, string>) {
   children.push(child);
 }
 
+const apiLogLines = () => logs.api!.map((l) => JSON.parse(l) as Record<string, unknown>);
+const sendEmail = (url: string, key: string, to: string, headers: Record<string, string> = {}) =>
+  fetch(`${url}/v1/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ channelType: 'email', to, subject: 'Traced', text: 'traced' }),
+  });
+
 async function until<T>(find: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -157,10 +165,66 @@ it('one trace holds the API request, the send job, the provider call and the web
     'the sent log line',
   );
   expect(sentLine).toMatchObject({ traceId: request.traceId, spanId: expect.stringMatching(/^[0-9a-f]{16}$/) });
+  // and so does the API's line about the request, at the request's span
+  const requestLine = apiLogLines().find((l) => l.msg === 'request' && l.route === '/v1/messages' && l.traceId === request.traceId);
+  expect(requestLine).toMatchObject({ spanId: request.spanId, status: 202 });
 
   // nothing secret anywhere in what was exported: keys, the webhook secret, the body, the recipient
   const exported = otlp.bodies.join('\n');
   for (const secret of [org.key, 're_trace_test_key', webhook.secret, text, recipient, encodeURIComponent(recipient), 'Traced', 'secret-looking']) {
     expect(exported).not.toContain(secret);
   }
+}, 180_000);
+
+it("sends that share one statement and one enqueue (group commit) each continue their own request's trace", async () => {
+  const org = await makeOrganization(deps, { mode: 'live' });
+  await deps.db.emailDomain.create({
+    data: { id: newId('dom'), orgId: org.orgId, name: 'grouped.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@grouped.test' },
+  });
+  // each caller its own trace, so each message's spans can be told to belong to it
+  const callers = Array.from({ length: 40 }, (_, i) => ({ traceId: (i + 1).toString(16).padStart(32, 'a'), spanId: (i + 1).toString(16).padStart(16, 'b') }));
+  const responses = await Promise.all(
+    callers.map((caller, i) => sendEmail(apiUrl, org.key, `grouped${i}@example.com`, { traceparent: `00-${caller.traceId}-${caller.spanId}-01` })),
+  );
+  const messageIds = await Promise.all(responses.map(async (r) => ((await r.json()) as { id: string }).id));
+  expect(responses.map((r) => r.status)).toEqual(callers.map(() => 202));
+  const callerTraces = new Set(callers.map((c) => c.traceId));
+  // the requests were added together: at least one addBulk carried several of them
+  await until(() => otlp.spans.some((s) => s.service === 'tidings-api' && s.name === 'addBulk email' && callerTraces.has(s.traceId)), 30_000, 'a grouped enqueue');
+  const providerSpans = await until(
+    () => {
+      const found = messageIds.map((id) => otlp.spans.find((s) => s.name === 'provider.send' && s.attributes['tidings.message_id'] === id));
+      return found.every(Boolean) && (found as ReceivedSpan[]);
+    },
+    60_000,
+    'every provider call',
+  );
+  expect(providerSpans.map((s) => s.traceId)).toEqual(callers.map((c) => c.traceId));
+}, 120_000);
+
+it("with OTEL_API_STATEMENT_SPANS=true, the API's Postgres calls are spans of their request", async () => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  start('api-statements', '../../api/src/server.ts', { API_PORT: String(port), OTEL_API_STATEMENT_SPANS: 'true' });
+  await until(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 150_000, 'the second API to start');
+  const org = await makeOrganization(deps, { mode: 'test' });
+  const sent = (await (await sendEmail(url, org.key, 'statements@example.com')).json()) as { id: string };
+  const read = await fetch(`${url}/v1/messages/${sent.id}`, { headers: { authorization: `Bearer ${org.key}` } });
+  expect(read.status).toBe(200);
+  const request = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name === 'GET /v1/messages/:id' && s.service === 'tidings-api'), 30_000, 'the read request span');
+  const statement = await until(
+    () => otlp.spans.find((s) => s.traceId === request.traceId && s.attributes['db.system.name'] === 'postgresql'),
+    30_000,
+    'a statement span in the request',
+  );
+  expect(statement.attributes).not.toHaveProperty('db.query.parameter.0');
+  // the default API (no statement spans) made none for the same read
+  const read2 = await fetch(`${apiUrl}/v1/messages/${sent.id}`, { headers: { authorization: `Bearer ${org.key}` } });
+  expect(read2.status).toBe(200);
+  const plainRequest = await until(
+    () => otlp.spans.find((s) => s.kind === SERVER && s.name === 'GET /v1/messages/:id' && s.traceId !== request.traceId),
+    30_000,
+    "the default API's read span",
+  );
+  expect(otlp.spans.filter((s) => s.traceId === plainRequest.traceId && s.service === 'tidings-api' && s.kind !== SERVER)).toEqual([]);
 }, 180_000);

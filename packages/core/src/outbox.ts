@@ -1,13 +1,15 @@
 import { jobDataFor, type QueueName } from '@tidings/queue';
 import { Prisma } from '@tidings/db';
-import { untraced } from '@tidings/runtime';
+import { jobTelemetry, untraced, withTrace, type RequestTrace } from '@tidings/runtime';
 import type { Deps } from './deps.ts';
 
 /**
  * A job to add. `createdAt` (a webhook delivery's partition key) goes into the job's data when it is added at once;
  * the outbox table does not keep it, so a job the relay adds goes without (the worker then finds the row slower).
+ * `trace`: the request whose trace the job continues, when several requests' jobs are added together (group
+ * commit); without it, the job continues the active trace.
  */
-export type OutboxItem = { queue: QueueName; jobId: string; runAt?: Date | null; createdAt?: Date };
+export type OutboxItem = { queue: QueueName; jobId: string; runAt?: Date | null; createdAt?: Date; trace?: RequestTrace };
 
 /**
  * The INSERT of outbox rows, for a statement that writes work and the promise of its jobs at once (as a CTE:
@@ -46,11 +48,12 @@ export async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, ite
       const jobs = list.map((i) => ({
         name: queue,
         data: jobDataFor(queue, i.jobId, i.createdAt),
-        opts: { jobId: i.jobId, delay: i.runAt ? Math.max(0, i.runAt.getTime() - now().getTime()) : undefined },
+        opts: { jobId: i.jobId, delay: i.runAt ? Math.max(0, i.runAt.getTime() - now().getTime()) : undefined, telemetry: jobTelemetry(i.trace) },
       }));
       const target = queues[queue] as { add: (name: string, data: unknown, opts: unknown) => Promise<unknown>; addBulk: (jobs: unknown[]) => Promise<unknown> };
-      // one job (a single send) is one script call; addBulk wraps even one job in MULTI
-      return jobs.length === 1 ? target.add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts) : target.addBulk(jobs);
+      // one job (a single send) is one script call; addBulk wraps even one job in MULTI. The producer span is the
+      // first job's request's child; in a bulk each job still continues its own request's trace (`telemetry`).
+      return withTrace(list[0]!.trace, () => (jobs.length === 1 ? target.add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts) : target.addBulk(jobs)));
     }),
   );
 }

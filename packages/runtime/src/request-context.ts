@@ -2,13 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
-import { inServerSpan } from './tracing.ts';
+import { inServerSpan, requestTraceFields, type RequestTrace } from './tracing.ts';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** What `requestContext` reads (deps; orgId once auth has run) and sets (requestId, logger). */
 export type RequestContextEnv = {
-  Variables: { deps: { logger: Logger; metrics: Pick<Metrics, 'httpRequestDuration'> }; requestId: string; logger: Logger; orgId?: string; errorCode?: string };
+  Variables: {
+    deps: { logger: Logger; metrics: Pick<Metrics, 'httpRequestDuration'> };
+    requestId: string;
+    logger: Logger;
+    orgId?: string;
+    errorCode?: string;
+    trace?: RequestTrace;
+  };
 };
 
 /**
@@ -19,9 +26,7 @@ export type RequestContextEnv = {
 export const requestContext = createMiddleware<RequestContextEnv>(async (c, next) => {
   const incoming = c.req.header('x-request-id');
   const requestId = incoming && acceptableId.test(incoming) ? incoming : randomUUID();
-  const logger = c.var.deps.logger.child({ requestId });
   c.set('requestId', requestId);
-  c.set('logger', logger);
   // before the handler: a header added to a finished response makes Hono build the response again
   c.header('X-Request-Id', requestId);
   const startedAt = performance.now();
@@ -30,7 +35,10 @@ export const requestContext = createMiddleware<RequestContextEnv>(async (c, next
     c.req.method,
     c.req.path,
     (name) => c.req.header(name),
-    async () => {
+    async (trace) => {
+      const logger = c.var.deps.logger.child({ requestId, ...requestTraceFields(trace) });
+      c.set('logger', logger);
+      c.set('trace', trace);
       await next();
       const durationMs = performance.now() - startedAt;
       // the route pattern, not the path, so ids do not explode the label set (nor reach a span)

@@ -1,11 +1,23 @@
 // OpenTelemetry tracing, off unless an OTLP endpoint is configured. Imports nothing but the (no-op by default)
 // @opentelemetry/api, so an app can load it before anything it instruments (pg, ioredis, http).
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type ContextManager,
+  type Span,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import type { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
 
 export { SpanKind };
 
-type Started = { shutdown(): Promise<void>; recordRecipients: boolean; queueTelemetry: BullMQOtel; suppressTracing(parent: Context): Context };
+type Started = { shutdown(): Promise<void>; recordRecipients: boolean; followAwaits: boolean; queueTelemetry: BullMQOtel; suppressTracing(parent: Context): Context };
 let started: Started | null = null;
 
 const TRACER = 'tidings';
@@ -19,14 +31,22 @@ export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean
 }
 
 /**
- * Starts the SDK when `tracingConfigured()`: spans of Postgres and Redis calls (an incoming request's comes from
- * `inServerSpan`), exported as OTLP/HTTP JSON to `OTEL_EXPORTER_OTLP_ENDPOINT` (the standard `OTEL_*` variables apply: sampler, batch timings, resource);
- * `OTEL_SERVICE_NAME` defaults to `serviceName`. Must run before pg and ioredis are first required (the
- * instrumentations patch them as they load): each app's entry imports its `tracing.ts` first. Off, it loads no SDK.
- * @example startTracing('tidings-api');
+ * Starts the SDK when `tracingConfigured()`: spans exported as OTLP/HTTP JSON to `OTEL_EXPORTER_OTLP_ENDPOINT` (the
+ * standard `OTEL_*` variables apply: sampler, batch timings, resource); `OTEL_SERVICE_NAME` defaults to `serviceName`.
+ * Must run before pg and ioredis are first required (the instrumentations patch them as they load): each app's entry
+ * imports its `tracing.ts` first. Off, it loads no SDK.
+ *
+ * `followAwaits` (the default): the active span follows the process's work across every await (Node's
+ * AsyncLocalStorage), so each Postgres and Redis call is a span of the job or request that made it. Without it (the
+ * API, unless `OTEL_API_STATEMENT_SPANS=true`), a span is active only while code runs synchronously inside it, and a
+ * request's trace is handed on explicitly (`requestTrace`, to the jobs it adds): on Node 20 following awaits turns on
+ * promise hooks for the whole process, and that alone cost 10 to 15 % of message.send's CPU (measured), more than
+ * every span of the request together.
+ * @example startTracing('tidings-api', process.env, { followAwaits: process.env.OTEL_API_STATEMENT_SPANS === 'true' });
  */
-export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env, options: { followAwaits?: boolean } = {}): boolean {
   if (started || !tracingConfigured(env)) return false;
+  const followAwaits = options.followAwaits ?? true;
   // required here, not imported: with tracing off no SDK code is loaded
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
@@ -40,24 +60,68 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     // Prometheus and the JSON log stay the metrics and the logs: the SDK exports traces only
     metricReaders: [],
     logRecordProcessors: [],
+    ...(followAwaits ? {} : { contextManager: new SynchronousContextManager() }),
     // No HTTP instrumentation: the server span is ours (inServerSpan), cheaper than patching every request's
     // emitters, and outgoing calls (providers' SDKs, webhook POSTs) get spans of ours with the attributes that matter
     // and no URL (a customer's webhook URL may carry a token); nor does a provider receive our trace ids.
-    instrumentations: [
-      // statements with their parameters' placeholders only, never the values; a pool checkout is no span of its own
-      new PgInstrumentation({ enhancedDatabaseReporting: false, ignoreConnectSpans: true, requireParentSpan: true }),
-      // the command and key only, never the arguments (a job's data, a rate-limit key)
-      new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
-    ],
+    // Statements are spans only where the active span follows awaits: elsewhere they would rarely find their parent.
+    instrumentations: followAwaits
+      ? [
+          // statements with their parameters' placeholders only, never the values; a pool checkout is no span of its own
+          new PgInstrumentation({ enhancedDatabaseReporting: false, ignoreConnectSpans: true, requireParentSpan: true }),
+          // the command and key only, never the arguments (a job's data, a rate-limit key)
+          new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
+        ]
+      : [],
   });
   sdk.start();
   started = {
     shutdown: () => sdk.shutdown(),
     recordRecipients: env.OTEL_RECORD_RECIPIENTS === 'true',
+    followAwaits,
     queueTelemetry: withoutSpansUnderProducers(new BullMQOtel({ tracerName: TRACER }), suppressTracing),
     suppressTracing,
   };
   return true;
+}
+
+/**
+ * The active context of code running synchronously inside `context.with` (a call stack), without async hooks: after
+ * an await the root context is active again. What a process that hands its trace on explicitly needs.
+ */
+class SynchronousContextManager implements ContextManager {
+  private current: Context = ROOT_CONTEXT;
+
+  active(): Context {
+    return this.current;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    const previous = this.current;
+    this.current = ctx;
+    try {
+      return fn.call(thisArg, ...args);
+    } finally {
+      this.current = previous;
+    }
+  }
+
+  bind<T>(ctx: Context, target: T): T {
+    if (typeof target !== 'function') return target;
+    const manager = this;
+    return function (this: unknown, ...args: unknown[]) {
+      return manager.with(ctx, () => (target as (...a: unknown[]) => unknown).apply(this, args));
+    } as T;
+  }
+
+  enable(): this {
+    return this;
+  }
+
+  disable(): this {
+    this.current = ROOT_CONTEXT;
+    return this;
+  }
 }
 
 /**
@@ -120,13 +184,48 @@ export function untraced<T>(work: () => T): T {
   return context.with(started.suppressTracing(context.active()), work);
 }
 
-/** `{ traceId, spanId }` of the active span, for a log line; empty when no trace is active. */
-export function traceFields(): { traceId?: string; spanId?: string } {
-  if (!started) return {};
-  const span = trace.getActiveSpan();
+/** The trace a request hands on to the work it causes (`inServerSpan` gives it): a context holding the request's span. */
+export type RequestTrace = Context;
+
+type TraceFields = { traceId?: string; spanId?: string };
+
+function fieldsOf(span: Span | undefined): TraceFields {
   if (!span) return {};
   const { traceId, spanId } = span.spanContext();
   return { traceId, spanId };
+}
+
+/**
+ * `{ traceId, spanId }` of the active span, for a log line (the logger's mixin), where the active span follows
+ * awaits; empty otherwise, and when no trace is active.
+ */
+export function traceFields(): TraceFields {
+  return started?.followAwaits ? fieldsOf(trace.getActiveSpan()) : {};
+}
+
+/**
+ * `{ traceId, spanId }` of a request's span for the request's own logger, where the active span does not follow
+ * awaits (elsewhere the logger's mixin adds them to every line); empty otherwise.
+ * @example const logger = deps.logger.child({ requestId, ...requestTraceFields(trace) });
+ */
+export function requestTraceFields(requestTrace: RequestTrace | undefined): TraceFields {
+  return started && !started.followAwaits && requestTrace ? fieldsOf(trace.getSpan(requestTrace)) : {};
+}
+
+/**
+ * Runs `work` with `requestTrace` active (the producer spans of the jobs it adds are the request's children); without
+ * one, or off, just `work()`.
+ */
+export function withTrace<T>(requestTrace: RequestTrace | undefined, work: () => T): T {
+  return started && requestTrace ? context.with(requestTrace, work) : work();
+}
+
+/**
+ * BullMQ's `telemetry` job option that makes a job continue `requestTrace` (in its options in Redis, never its data):
+ * for jobs added together for several requests (one addBulk), each continuing its own. Undefined when off.
+ */
+export function jobTelemetry(requestTrace: RequestTrace | undefined): { metadata: string } | undefined {
+  return started && requestTrace ? { metadata: started.queueTelemetry.contextManager.getMetadata(requestTrace) } : undefined;
 }
 
 /** The W3C `traceparent` (and `tracestate`) of the active span, to send along; empty when off. */
@@ -146,18 +245,25 @@ const headerGetter: TextMapGetter<(name: string) => string | undefined> = { get:
  * Runs the handling of one incoming request in a SERVER span, continuing the caller's `traceparent`; the span is
  * named after the route pattern (`GET /v1/messages/:id`) once `handle` has answered. It holds the method, the route
  * in place of the path and a placeholder in place of the query (a path or a query may hold an address or an
- * unsubscribe token), and the status. Off, or for the probes and /metrics, just `handle()`.
- * @example await inServerSpan(c.req.method, c.req.path, (name) => c.req.header(name), async () => { await next(); return served; });
+ * unsubscribe token), and the status. `handle` gets the request's trace, to hand on. Off, or for the probes and
+ * /metrics, just `handle(undefined)`.
+ * @example await inServerSpan(c.req.method, c.req.path, (name) => c.req.header(name), async (trace) => { await next(); return served; });
  */
-export async function inServerSpan(method: string, path: string, header: (name: string) => string | undefined, handle: () => Promise<ServedRequest>): Promise<void> {
+export async function inServerSpan(
+  method: string,
+  path: string,
+  header: (name: string) => string | undefined,
+  handle: (requestTrace: RequestTrace | undefined) => Promise<ServedRequest>,
+): Promise<void> {
   if (!started || untracedPaths.has(path)) {
-    await handle();
+    await handle(undefined);
     return;
   }
   const parent = propagation.extract(ROOT_CONTEXT, header, headerGetter);
   const span = trace.getTracer(TRACER).startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
   try {
-    const { route, status, hasQuery } = await context.with(trace.setSpan(parent, span), handle);
+    const requestTrace = trace.setSpan(parent, span);
+    const { route, status, hasQuery } = await context.with(requestTrace, () => handle(requestTrace));
     span.updateName(`${method} ${route}`);
     span.setAttributes({ 'http.route': route, 'url.path': route, 'http.response.status_code': status, ...(hasQuery ? { 'url.query': '[redacted]' } : {}) });
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });

@@ -17,6 +17,7 @@ import { resolveContent } from './resolve-content.ts';
 import { renderTemplatesForSend } from '../templates/render-for-send.ts';
 import { loadSenderResolver } from './resolve-sender.ts';
 import { countSmsSegments } from '../sms/segments.ts';
+import type { RequestTrace } from '@tidings/runtime';
 
 export type BatchResult = { data: (Message | null)[]; errors: BatchItemError[] };
 
@@ -44,9 +45,10 @@ function checkSchedule(item: SendMessageBody, now: Date): Date | null {
  * statement (`writeMessages`) and enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A
  * committed message is never stranded: if the enqueue fails, the outbox relay does it. With `answer`, the response
  * is committed with the messages under the request's Idempotency-Key, so a retry after a lost reply replays it.
+ * `trace`: the request's, continued by the messages' jobs (a group commit adds several requests' jobs at once).
  * @example const { data, errors } = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }]);
  */
-export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, items: unknown[], answer?: IdempotentAnswer<BatchResult>): Promise<BatchResult> {
+export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, items: unknown[], answer?: IdempotentAnswer<BatchResult>, trace?: RequestTrace): Promise<BatchResult> {
   const now = deps.now();
   const errors: BatchItemError[] = [];
   const fail = (index: number, error: unknown) => {
@@ -136,7 +138,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
     const store = attachmentStore(deps);
     await store.put(contents);
     try {
-      await writeMessages(deps)({ orgId, accepted, answer: keyed });
+      await writeMessages(deps)({ orgId, accepted, answer: keyed, trace });
     } catch (error) {
       await store.remove(contents.map((c) => c.key)).catch((cleanupError) => deps.logger.warn({ err: cleanupError }, 'could not remove the attachments of a failed send'));
       throw error;
@@ -145,7 +147,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   return result;
 }
 
-type Write = { orgId: string; accepted: { row: MessageRow; message: Message }[]; answer: KeyedAnswer | null };
+type Write = { orgId: string; accepted: { row: MessageRow; message: Message }[]; answer: KeyedAnswer | null; trace: RequestTrace | undefined };
 
 const writers = new WeakMap<Deps['db'], (write: Write) => Promise<undefined>>();
 
@@ -174,7 +176,11 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
   const accepted = writes.flatMap((w) => w.accepted);
   const rows = accepted.map((a) => a.row);
   const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId: a.row.orgId, type: 'message.queued' as const, data: a.message }));
-  const jobs: OutboxItem[] = rows.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null }));
+  // each message's job continues its own request's trace; the webhook deliveries of the group's `message.queued`
+  // events go with the first request's
+  const jobs: OutboxItem[] = writes.flatMap(({ accepted: own, trace }) =>
+    own.map(({ row: m }) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null, trace })),
+  );
   const answers = writes.flatMap((w) => (w.answer ? [w.answer] : []));
   const deliveries = await deps.db.$queryRaw<{ id: string; createdAt: Date }[]>`
     WITH new_messages AS (
@@ -187,7 +193,7 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
     idempotent_answers AS (${storeIdempotentAnswers(answers)}),
     ${eventsCte(eventValues(queued))}
     SELECT "id", "createdAt" FROM new_deliveries`;
-  await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries)]);
+  await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries).map((job) => ({ ...job, trace: writes[0]!.trace }))]);
   return writes.map(() => undefined);
 }
 
@@ -195,8 +201,8 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
  * message.send: one message; an invalid one is a 400 naming the field.
  * @example const message = await sendMessage(deps, orgId, 'test', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
  */
-export async function sendMessage(deps: Deps, orgId: string, mode: KeyMode, body: SendMessageBody, answer?: IdempotentAnswer<Message>): Promise<Message> {
-  const { data, errors } = await sendMessages(deps, orgId, mode, [body], answer && { ...answer, body: (result) => answer.body(result.data[0]!) });
+export async function sendMessage(deps: Deps, orgId: string, mode: KeyMode, body: SendMessageBody, answer?: IdempotentAnswer<Message>, trace?: RequestTrace): Promise<Message> {
+  const { data, errors } = await sendMessages(deps, orgId, mode, [body], answer && { ...answer, body: (result) => answer.body(result.data[0]!) }, trace);
   const [error] = errors;
   if (error) throw new AppError(error.code as 'BAD_REQUEST', error.message);
   return data[0]!;
