@@ -9,7 +9,7 @@ import type { AppEnv } from './env.ts';
  * @example const address = clientAddress(c); if (address) await limiter.record(address);
  */
 export function clientAddress(c: Context<AppEnv>): string | null {
-  if (c.var.deps.config.trustProxy) {
+  if (c.get('deps').config.trustProxy) {
     const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
     if (forwarded) return forwarded;
   }

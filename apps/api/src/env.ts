@@ -1,7 +1,10 @@
 import type { Deps, Logger, Principal } from '@tidings/core';
 import type { RequestTrace } from '@tidings/runtime';
 
-/** What middleware puts on the Hono context for the handlers after it. */
+/**
+ * What middleware puts on the Hono context for the handlers after it. Read with `c.get('deps')`, not `c.var.deps`:
+ * Hono's `c.var` copies every variable into a new object at each read, several times per request.
+ */
 export type AppEnv = {
   Variables: {
     deps: Deps;

@@ -14,15 +14,15 @@ export function handleError(error: Error, c: Context<AppEnv>) {
     return c.json({ code: 'BAD_REQUEST', message: error.message || 'Bad request' }, error.status);
   }
   c.set('errorCode', 'INTERNAL_SERVER_ERROR');
-  const logger = c.var.logger ?? c.var.deps?.logger;
+  const logger = c.get('logger') ?? c.get('deps')?.logger;
   if (isDatabaseBusy(error)) {
     // Overload, not a bug: nothing was written (the transaction never started), so a retry is safe.
-    logger?.warn({ requestId: c.var.requestId, orgId: c.var.orgId }, 'no database connection within maxWait');
+    logger?.warn({ requestId: c.get('requestId'), orgId: c.get('orgId') }, 'no database connection within maxWait');
     c.header('Retry-After', '1');
     return c.json({ code: 'INTERNAL_SERVER_ERROR', message: 'The server is busy: no database connection was free in time; nothing was done, retry in 1 s' }, 500);
   }
-  logger?.error({ err: error, requestId: c.var.requestId, orgId: c.var.orgId }, 'unhandled error');
-  return c.json({ code: 'INTERNAL_SERVER_ERROR', message: `Internal server error; quote request id ${c.var.requestId ?? 'unknown'} when reporting it` }, 500);
+  logger?.error({ err: error, requestId: c.get('requestId'), orgId: c.get('orgId') }, 'unhandled error');
+  return c.json({ code: 'INTERNAL_SERVER_ERROR', message: `Internal server error; quote request id ${c.get('requestId') ?? 'unknown'} when reporting it` }, 500);
 }
 
 type RouteRecord = { method: string; path: string };

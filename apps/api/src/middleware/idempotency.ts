@@ -8,14 +8,15 @@ import type { AppEnv } from '../env.ts';
  * kept per organization and key mode, so a live request never replays a test key's answer.
  * A 5xx frees the key so the caller's retry runs again. The reservation is a lease renewed while the request runs, so
  * a key whose request died with its process is free again within `IDEMPOTENCY_LEASE_MS`. A handler whose work is one statement stores its answer in
- * that statement (`c.var.idempotencyKey`); completing here is then a no-op.
+ * that statement (`c.get('idempotencyKey')`); completing here is then a no-op.
  */
 export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return next();
   if (key.length < 1 || key.length > 255) throw new AppError('BAD_REQUEST', 'Idempotency-Key: must be 1 to 255 characters');
-  const { deps, orgId } = c.var;
-  const { mode } = c.var.principal;
+  const deps = c.get('deps');
+  const orgId = c.get('orgId');
+  const { mode } = c.get('principal');
   const fingerprint = requestFingerprint(c.req.method, c.req.path, await c.req.text());
   const outcome = await beginIdempotentRequest(deps, orgId, mode, key, fingerprint);
   if (outcome.kind === 'replay') {

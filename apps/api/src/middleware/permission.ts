@@ -4,7 +4,7 @@ import type { AppEnv } from '../env.ts';
 
 /** Refuses `sending` keys: they may only call message.send, message.list and message.get. */
 export const requireFullPermission = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.var.principal.permission !== 'full') {
+  if (c.get('principal').permission !== 'full') {
     throw new AppError('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.list and message.get');
   }
   await next();

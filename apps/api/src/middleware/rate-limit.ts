@@ -4,8 +4,8 @@ import type { AppEnv } from '../env.ts';
 
 /** Per-key limit over a rolling minute, counted in Redis so every replica shares it; a refused request never runs. */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const { redis, config } = c.var.deps;
-  const result = await takeRateLimit(redis, `${config.redisPrefix}:rate:${c.var.principal.keyId}`, {
+  const { redis, config } = c.get('deps');
+  const result = await takeRateLimit(redis, `${config.redisPrefix}:rate:${c.get('principal').keyId}`, {
     limit: config.rateLimitPerMinute,
     windowMs: config.rateLimitWindowMs,
   });

@@ -8,17 +8,17 @@ import { validationHook } from '../validation-hook.ts';
 /** Handlers of the six apiKey operations declared in @tidings/contracts; the caller's key mode limits what it manages. */
 export const apiKeyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(route(ops.create), async (c) => {
-    const key = await createApiKey(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json'));
+    const key = await createApiKey(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json'));
     return c.json(key, 201);
   })
-  .openapi(route(ops.list), async (c) => c.json(await listApiKeys(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('query')), 200))
+  .openapi(route(ops.list), async (c) => c.json(await listApiKeys(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('query')), 200))
   .openapi(route(ops.rotate), async (c) => {
     const body = RotateApiKeyBody.parse((await c.req.text()) ? c.req.valid('json') : {});
-    return c.json(await rotateApiKey(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id, body), 200);
+    return c.json(await rotateApiKey(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id, body), 200);
   })
-  .openapi(route(ops.disable), async (c) => c.json(await setApiKeyEnabled(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id, false), 200))
-  .openapi(route(ops.enable), async (c) => c.json(await setApiKeyEnabled(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id, true), 200))
+  .openapi(route(ops.disable), async (c) => c.json(await setApiKeyEnabled(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id, false), 200))
+  .openapi(route(ops.enable), async (c) => c.json(await setApiKeyEnabled(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id, true), 200))
   .openapi(route(ops.remove), async (c) => {
-    await deleteApiKey(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('param').id);
+    await deleteApiKey(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id);
     return c.body(null, 204);
   });

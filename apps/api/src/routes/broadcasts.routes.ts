@@ -7,12 +7,14 @@ import { validationHook } from '../validation-hook.ts';
 
 /** Handlers of the six broadcast operations declared in @tidings/contracts. A key acts only on its own mode's broadcasts. */
 export const broadcastRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(route(ops.create), async (c) => c.json(await createBroadcast(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 201))
-  .openapi(route(ops.list), async (c) => c.json(await listBroadcasts(c.var.deps, c.var.orgId, c.req.valid('query'), c.var.principal.mode), 200))
-  .openapi(route(ops.get), async (c) => c.json(await getBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
-  .openapi(route(ops.send), async (c) => c.json(await sendBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json') ?? {}, c.var.principal.mode), 202))
-  .openapi(route(ops.cancel), async (c) => c.json(await cancelBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
+  .openapi(route(ops.create), async (c) => c.json(await createBroadcast(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json')), 201))
+  .openapi(route(ops.list), async (c) => c.json(await listBroadcasts(c.get('deps'), c.get('orgId'), c.req.valid('query'), c.get('principal').mode), 200))
+  .openapi(route(ops.get), async (c) => c.json(await getBroadcast(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
+  .openapi(route(ops.send), async (c) =>
+    c.json(await sendBroadcast(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.req.valid('json') ?? {}, c.get('principal').mode), 202),
+  )
+  .openapi(route(ops.cancel), async (c) => c.json(await cancelBroadcast(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
   .openapi(route(ops.remove), async (c) => {
-    await deleteBroadcast(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode);
+    await deleteBroadcast(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode);
     return c.body(null, 204);
   });

@@ -7,12 +7,14 @@ import { validationHook } from '../validation-hook.ts';
 
 /** Handlers of the six emailDomain operations declared in @tidings/contracts. */
 export const emailDomainRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(route(ops.add), async (c) => c.json(await addEmailDomain(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 201))
-  .openapi(route(ops.list), async (c) => c.json(await listEmailDomains(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
-  .openapi(route(ops.get), async (c) => c.json(await getEmailDomain(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
-  .openapi(route(ops.verify), async (c) => c.json(await verifyEmailDomain(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
-  .openapi(route(ops.setDefault), async (c) => c.json(await setDefaultSender(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json'), c.var.principal.mode), 200))
+  .openapi(route(ops.add), async (c) => c.json(await addEmailDomain(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json')), 201))
+  .openapi(route(ops.list), async (c) => c.json(await listEmailDomains(c.get('deps'), c.get('orgId'), c.req.valid('query')), 200))
+  .openapi(route(ops.get), async (c) => c.json(await getEmailDomain(c.get('deps'), c.get('orgId'), c.req.valid('param').id), 200))
+  .openapi(route(ops.verify), async (c) => c.json(await verifyEmailDomain(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
+  .openapi(route(ops.setDefault), async (c) =>
+    c.json(await setDefaultSender(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.req.valid('json'), c.get('principal').mode), 200),
+  )
   .openapi(route(ops.remove), async (c) => {
-    await deleteEmailDomain(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode);
+    await deleteEmailDomain(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode);
     return c.body(null, 204);
   });

@@ -11,11 +11,13 @@ const answer = (key: string | undefined) => (key === undefined ? undefined : { k
 /** Handlers of the five message operations declared in @tidings/contracts. A key reads only its own mode's messages. */
 export const messageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(route(ops.send), async (c) =>
-    c.json(await sendMessage(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json'), answer(c.var.idempotencyKey), c.var.trace), 202),
+    c.json(await sendMessage(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json'), answer(c.get('idempotencyKey')), c.get('trace')), 202),
   )
   .openapi(route(ops.sendBatch), async (c) =>
-    c.json(await sendMessages(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json').messages, answer(c.var.idempotencyKey), c.var.trace), 202),
+    c.json(await sendMessages(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json').messages, answer(c.get('idempotencyKey')), c.get('trace')), 202),
   )
-  .openapi(route(ops.list), async (c) => jsonText<Page<Message>>(c, await listMessagesJson(c.var.deps, c.var.orgId, { ...c.req.valid('query'), mode: c.var.principal.mode })))
-  .openapi(route(ops.get), async (c) => c.json(await getMessage(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200))
-  .openapi(route(ops.cancel), async (c) => c.json(await cancelMessage(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode), 200));
+  .openapi(route(ops.list), async (c) =>
+    jsonText<Page<Message>>(c, await listMessagesJson(c.get('deps'), c.get('orgId'), { ...c.req.valid('query'), mode: c.get('principal').mode })),
+  )
+  .openapi(route(ops.get), async (c) => c.json(await getMessage(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
+  .openapi(route(ops.cancel), async (c) => c.json(await cancelMessage(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200));

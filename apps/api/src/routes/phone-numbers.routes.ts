@@ -7,12 +7,14 @@ import { validationHook } from '../validation-hook.ts';
 
 /** Handlers of the six phoneNumber operations declared in @tidings/contracts. The search is registered before `{id}` so `available` is never taken for an id. */
 export const phoneNumberRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(route(ops.searchAvailable), async (c) => c.json(await searchAvailableNumbers(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('query')), 200))
-  .openapi(route(ops.purchase), async (c) => c.json(await purchasePhoneNumber(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 201))
-  .openapi(route(ops.list), async (c) => c.json(await listPhoneNumbers(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
-  .openapi(route(ops.get), async (c) => c.json(await getPhoneNumber(c.var.deps, c.var.orgId, c.req.valid('param').id), 200))
-  .openapi(route(ops.update), async (c) => c.json(await updatePhoneNumber(c.var.deps, c.var.orgId, c.req.valid('param').id, c.req.valid('json'), c.var.principal.mode), 200))
+  .openapi(route(ops.searchAvailable), async (c) => c.json(await searchAvailableNumbers(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('query')), 200))
+  .openapi(route(ops.purchase), async (c) => c.json(await purchasePhoneNumber(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json')), 201))
+  .openapi(route(ops.list), async (c) => c.json(await listPhoneNumbers(c.get('deps'), c.get('orgId'), c.req.valid('query')), 200))
+  .openapi(route(ops.get), async (c) => c.json(await getPhoneNumber(c.get('deps'), c.get('orgId'), c.req.valid('param').id), 200))
+  .openapi(route(ops.update), async (c) =>
+    c.json(await updatePhoneNumber(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.req.valid('json'), c.get('principal').mode), 200),
+  )
   .openapi(route(ops.release), async (c) => {
-    await releasePhoneNumber(c.var.deps, c.var.orgId, c.req.valid('param').id, c.var.principal.mode);
+    await releasePhoneNumber(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode);
     return c.body(null, 204);
   });

@@ -8,5 +8,5 @@ import type { AppEnv } from '../env.ts';
  * authentication. The body is read raw: each signature covers the exact bytes (or, for Twilio, the form fields).
  */
 export const providerEventRoutes = new Hono<AppEnv>().post('/provider-events/:provider{resend|telnyx|twilio|ses}', async (c) =>
-  c.json(await receiveProviderCallback(c.var.deps, c.req.param('provider') as CallbackProvider, await c.req.text(), Object.fromEntries(c.req.raw.headers)), 200),
+  c.json(await receiveProviderCallback(c.get('deps'), c.req.param('provider') as CallbackProvider, await c.req.text(), Object.fromEntries(c.req.raw.headers)), 200),
 );

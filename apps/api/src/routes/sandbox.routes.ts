@@ -7,5 +7,5 @@ import { validationHook } from '../validation-hook.ts';
 
 /** Handler of sandbox.inbound, declared in @tidings/contracts. */
 export const sandboxRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route(ops.inbound), async (c) =>
-  c.json(await receiveSandboxInbound(c.var.deps, c.var.orgId, c.var.principal.mode, c.req.valid('json')), 201),
+  c.json(await receiveSandboxInbound(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json')), 201),
 );

@@ -7,9 +7,9 @@ import { validationHook } from '../validation-hook.ts';
 
 /** Handlers of the three suppression operations declared in @tidings/contracts. */
 export const suppressionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(route(ops.list), async (c) => c.json(await listSuppressions(c.var.deps, c.var.orgId, c.req.valid('query')), 200))
-  .openapi(route(ops.create), async (c) => c.json(await createSuppression(c.var.deps, c.var.orgId, c.req.valid('json')), 201))
+  .openapi(route(ops.list), async (c) => c.json(await listSuppressions(c.get('deps'), c.get('orgId'), c.req.valid('query')), 200))
+  .openapi(route(ops.create), async (c) => c.json(await createSuppression(c.get('deps'), c.get('orgId'), c.req.valid('json')), 201))
   .openapi(route(ops.remove), async (c) => {
-    await deleteSuppression(c.var.deps, c.var.orgId, c.req.valid('param').id);
+    await deleteSuppression(c.get('deps'), c.get('orgId'), c.req.valid('param').id);
     return c.body(null, 204);
   });

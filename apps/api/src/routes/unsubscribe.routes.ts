@@ -19,7 +19,7 @@ const limitPerClient = createMiddleware<AppEnv>(async (c, next) => {
   const address = clientAddress(c);
   // without a socket there is no address to count against (lumping them together would lock everyone out)
   if (!address) return next();
-  const { redis, config } = c.var.deps;
+  const { redis, config } = c.get('deps');
   const result = await takeRateLimit(redis, `${config.redisPrefix}:rl:unsubscribe:${address}`, { limit: config.broadcasts.unsubscribeRateLimit, windowMs: 60_000 });
   if (result.isAllowed) return next();
   c.header('Retry-After', String(result.resetSeconds));
@@ -35,7 +35,7 @@ const limitPerClient = createMiddleware<AppEnv>(async (c, next) => {
 export const unsubscribeRoutes = new Hono<AppEnv>()
   .use('/u/*', limitPerClient)
   .get('/u/:token', async (c) => {
-    const target = await findUnsubscribeTarget(c.var.deps, c.req.param('token')).catch(() => null);
+    const target = await findUnsubscribeTarget(c.get('deps'), c.req.param('token')).catch(() => null);
     if (!target) return notFound(c);
     const what = target.channelType === 'email' ? 'emails' : 'text messages';
     return c.html(
@@ -47,7 +47,7 @@ export const unsubscribeRoutes = new Hono<AppEnv>()
     );
   })
   .post('/u/:token', async (c) => {
-    const done = await unsubscribe(c.var.deps, c.req.param('token')).catch((error: unknown) => {
+    const done = await unsubscribe(c.get('deps'), c.req.param('token')).catch((error: unknown) => {
       if ((error as { code?: string }).code === 'NOT_FOUND') return null;
       throw error;
     });
