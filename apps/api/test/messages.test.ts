@@ -1,5 +1,6 @@
 import type { SendMessageBody } from '@tidings/contracts';
 import { beginIdempotentRequest, newId, requestFingerprint, sendMessage } from '@tidings/core';
+import { waitFor } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 // The API side of the pipeline (no worker here): what message.send/sendBatch/list/get/cancel accept, store and
@@ -37,7 +38,8 @@ describe('message.send', () => {
     expect(res.body.id).toMatch(/^msg_/);
     const job = await t.deps.queues.email.getJob(res.body.id);
     expect(job?.data).toEqual({ messageId: res.body.id });
-    expect(await t.deps.db.outboxEntry.count({ where: { jobId: res.body.id } })).toBe(0);
+    // its outbox row goes a moment after the job is added
+    await waitFor(async () => (await t.deps.db.outboxEntry.count({ where: { jobId: res.body.id } })) === 0, 5_000, 'its outbox row to be deleted');
     const events = await t.deps.db.event.findMany({ where: { orgId, type: 'message.queued' } });
     expect(events.map((e) => (e.data as { id: string }).id)).toEqual([res.body.id]);
   });

@@ -1,6 +1,7 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
 import { createKeyChanges } from './api-keys/key-changes.ts';
+import { deleteDispatched } from './outbox.ts';
 import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { closeDb, createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
@@ -48,6 +49,7 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
     keyChanges,
     now: () => new Date(),
     async close() {
+      await deleteDispatched({ db, logger });
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
       providers.close();
       await Promise.allSettled([closeDb(db), redis.quit(), renderer.close(), keyChanges.close()]);

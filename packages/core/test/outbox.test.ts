@@ -1,4 +1,4 @@
-import { createTestDeps } from '@tidings/testing';
+import { createTestDeps, waitFor } from '@tidings/testing';
 import { dispatchOutbox, relayOutbox, writeOutbox } from '../src/index.ts';
 
 const deps = createTestDeps();
@@ -11,7 +11,18 @@ describe('outbox', () => {
     await dispatchOutbox(deps, items);
     const job = await deps.queues.email.getJob(items[0]!.jobId);
     expect(job?.data).toEqual({ messageId: items[0]!.jobId });
-    expect(await deps.db.outboxEntry.count({ where: { jobId: items[0]!.jobId } })).toBe(0);
+    await waitFor(async () => (await deps.db.outboxEntry.count({ where: { jobId: items[0]!.jobId } })) === 0, 5_000, 'its outbox row to be deleted');
+  });
+
+  it('a stopping process deletes the outbox rows of the jobs it added', async () => {
+    const own = createTestDeps();
+    const items = Array.from({ length: 30 }, (_, i) => ({ queue: 'email' as const, jobId: `msg_dispatch_many_${Date.now()}_${i}` }));
+    await own.db.$transaction((tx) => writeOutbox(tx, items));
+    await Promise.all(items.map((item) => dispatchOutbox(own, [item])));
+    for (const item of items) expect(await own.queues.email.getJob(item.jobId)).toBeDefined();
+    // closed at once: the rows' delete is not left to the timer of a process that is going away
+    await own.close();
+    expect(await deps.db.outboxEntry.count({ where: { jobId: { in: items.map((i) => i.jobId) } } })).toBe(0);
   });
 
   it('the relay enqueues rows whose enqueue never happened, once, with their delay', async () => {

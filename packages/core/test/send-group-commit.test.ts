@@ -1,4 +1,4 @@
-import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
 import type { Message } from '@tidings/contracts';
 import { AppError, beginIdempotentRequest, sendMessage } from '../src/index.ts';
 
@@ -40,6 +40,6 @@ describe('message.send group commit', () => {
     expect(answerOf.get('gc-13')).toBeNull();
     // every job reached its queue, and no outbox row is left behind
     for (const { message } of sent) expect(await deps.queues.email.getJob(message.id)).toBeDefined();
-    expect(await deps.db.outboxEntry.count({ where: { jobId: { in: sent.map((s) => s.message.id) } } })).toBe(0);
+    await waitFor(async () => (await deps.db.outboxEntry.count({ where: { jobId: { in: sent.map((s) => s.message.id) } } })) === 0, 5_000, 'the outbox rows to be deleted');
   });
 });

@@ -1,4 +1,4 @@
-import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
 import { claimForSending, markSent, sendMessages } from '../src/index.ts';
 
 const deps = createTestDeps();
@@ -46,6 +46,6 @@ describe('send-worker group commit', () => {
     const events = await deps.db.event.findMany({ where: { id: { in: deliveries.map((d) => d.eventId) } } });
     expect(events.map((e) => (e.data as { id: string }).id).sort()).toEqual([...claimed].sort());
     for (const delivery of deliveries) expect(await deps.queues.webhooks.getJob(delivery.id)).toBeDefined();
-    expect(await deps.db.outboxEntry.count({ where: { jobId: { in: deliveries.map((d) => d.id) } } })).toBe(0);
+    await waitFor(async () => (await deps.db.outboxEntry.count({ where: { jobId: { in: deliveries.map((d) => d.id) } } })) === 0, 5_000, 'the outbox rows to be deleted');
   });
 });
