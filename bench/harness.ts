@@ -172,6 +172,8 @@ export async function load(options: {
   connections: number;
   seconds: number;
   timeoutSeconds?: number;
+  /** Unmeasured seconds first (3): a process already warmed by an earlier load may take 0. */
+  warmupSeconds?: number;
 }): Promise<LoadResult> {
   const run = (seconds: number) =>
     autocannon({
@@ -187,7 +189,8 @@ export async function load(options: {
     });
   // Unmeasured warm-up, for floor and API alike: a fresh process spends its first seconds loading modules lazily and
   // compiling hot code (measured cold, the API's send did half its warm rate).
-  await run(WARMUP_SECONDS);
+  const warmupSeconds = options.warmupSeconds ?? WARMUP_SECONDS;
+  if (warmupSeconds > 0) await run(warmupSeconds);
   const result = await run(options.seconds);
   // autocannon drops its connections at the end, not the requests the server is still working on: let those finish,
   // so they neither weigh on the next phase nor fail when the server is stopped.

@@ -1,23 +1,24 @@
-// The tracing phase of `npm run bench` on its own: message.send on an untraced API, then the same load on an API
-// exporting every span to a loopback collector. npm run bench:send-tracing; writes bench/results/send-tracing.json.
+// The tracing phase of `npm run bench` on its own: message.send on an untraced API and on an API exporting every
+// span to a loopback collector, loaded in turns. npm run bench:send-tracing; writes bench/results/send-tracing.json.
 import { createOrganization } from '@tidings/core';
-import { ratio, runOnePhase, startApi, stopProcess } from './harness.ts';
-import { measureApiSend } from './phases/send.ts';
+import { runOnePhase, startApi, stopProcess } from './harness.ts';
 import { measureTracedSend } from './phases/send-traced.ts';
 
 runOnePhase('send-tracing', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
   const api = await startApi(bench);
-  const off = await measureApiSend(bench, api, apiKey.key);
-  await stopProcess(api.child);
-  const on = await measureTracedSend(bench, apiKey.key);
-  const row = (r: { requestsPerSecond: number; p50: number; p99: number; errors: number }) => ({
-    requestsPerSecond: r.requestsPerSecond,
-    p50: r.p50,
-    p99: r.p99,
-    errors: r.errors,
-  });
-  return { tracingOff: row(off), tracingOn: { ...row(on), ratioToOff: ratio(on.requestsPerSecond, off.requestsPerSecond) } };
+  try {
+    const { off, on, ratio } = await measureTracedSend(bench, api, apiKey.key);
+    const row = (r: { requestsPerSecond: number; p50: number; p99: number; errors: number }) => ({
+      requestsPerSecond: r.requestsPerSecond,
+      p50: r.p50,
+      p99: r.p99,
+      errors: r.errors,
+    });
+    return { tracingOff: row(off), tracingOn: { ...row(on), ratioToOff: ratio } };
+  } finally {
+    await stopProcess(api.child);
+  }
 }).then(
   () => process.exit(0), // the in-process schema engine of `migrate` would keep the process alive
   (error) => {

@@ -1,9 +1,9 @@
 // message.send with tracing on: a second API process exporting every span (OTLP/HTTP) to a local collector that
-// reads and discards them, against the same load as the untraced API of the same run.
+// reads and discards them, against the untraced API of the same run, the two loaded in turns.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startApi, stopProcess, type Bench } from '../harness.ts';
-import { measureApiSend } from './send.ts';
+import { load, progress, startApi, stopProcess, type Api, type Bench, type LoadResult } from '../harness.ts';
+import { SEND_CONNECTIONS, SEND_BODY } from './send.ts';
 
 /** An OTLP/HTTP endpoint on loopback that answers every export with 200 and keeps nothing. */
 async function startDiscardingCollector(): Promise<{ url: string; close(): Promise<void> }> {
@@ -18,14 +18,47 @@ async function startDiscardingCollector(): Promise<{ url: string; close(): Promi
   };
 }
 
-/** The API's message.send with every request traced (sampler always on, the default). */
-export async function measureTracedSend(bench: Bench, apiKey: string) {
+export type TracedSend = { off: LoadResult; on: LoadResult; ratio: number };
+
+/** Rates and latencies of several loads of one API, as one load of their summed length. */
+function combined(runs: LoadResult[]): LoadResult {
+  const mean = (pick: (r: LoadResult) => number) => Math.round(runs.reduce((sum, r) => sum + pick(r), 0) / runs.length);
+  const statusCodes: Record<string, number> = {};
+  for (const r of runs) for (const [code, count] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  return { requestsPerSecond: mean((r) => r.requestsPerSecond), p50: mean((r) => r.p50), p99: mean((r) => r.p99), errors: runs.reduce((sum, r) => sum + r.errors, 0), statusCodes };
+}
+
+/**
+ * The API's message.send with every request traced (sampler always on, the default) against `untraced`, the same
+ * run's API with tracing off: loaded in turns, off-on-on-off, half of BENCH_SECONDS each, so that what drifts during
+ * the phase (the tables growing, autovacuum, the machine's other load) weighs on both alike. Run one after the
+ * other, the second API always met the first one's rows, and the ratio moved by more than the goal's 10 %.
+ */
+export async function measureTracedSend(bench: Bench, untraced: Api, apiKey: string): Promise<TracedSend> {
   const collector = await startDiscardingCollector();
-  const api = await startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+  const traced = await startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+  const seconds = Math.max(1, Math.round(bench.seconds / 2));
+  const turn = async (api: Api, name: string, isFirst: boolean) => {
+    progress(`api, tracing ${name}: POST /v1/messages, ${SEND_CONNECTIONS} connections, ${seconds} s`);
+    return load({
+      url: `${api.url}/v1/messages`,
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: SEND_BODY,
+      connections: SEND_CONNECTIONS,
+      seconds,
+      warmupSeconds: isFirst ? undefined : 0,
+    });
+  };
   try {
-    return await measureApiSend(bench, api, apiKey);
+    const off1 = await turn(untraced, 'off', true);
+    const on1 = await turn(traced, 'on', true);
+    const on2 = await turn(traced, 'on', false);
+    const off2 = await turn(untraced, 'off', false);
+    const off = combined([off1, off2]);
+    const on = combined([on1, on2]);
+    return { off, on, ratio: Math.round((on.requestsPerSecond / off.requestsPerSecond) * 100) / 100 };
   } finally {
-    await stopProcess(api.child);
+    await stopProcess(traced.child);
     await collector.close();
   }
 }

@@ -3,7 +3,7 @@
 import { freePort, load, progress, sampleRss, startProcess, stopProcess, type Api, type Bench, type LoadResult } from '../harness.ts';
 
 export const SEND_CONNECTIONS = 50;
-const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
+export const SEND_BODY = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
 
 /** The floor's single sends: POST /send with the same key and body as the API gets. */
 export async function measureFloorSend(bench: Bench, apiKey: string): Promise<LoadResult> {
@@ -12,7 +12,13 @@ export async function measureFloorSend(bench: Bench, apiKey: string): Promise<Lo
   try {
     await new Promise((resolve) => floor.once('message', resolve));
     progress(`floor: POST /send, ${SEND_CONNECTIONS} connections, ${bench.seconds} s`);
-    return await load({ url: `http://127.0.0.1:${port}/send`, headers: { authorization: `Bearer ${apiKey}` }, body, connections: SEND_CONNECTIONS, seconds: bench.seconds });
+    return await load({
+      url: `http://127.0.0.1:${port}/send`,
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: SEND_BODY,
+      connections: SEND_CONNECTIONS,
+      seconds: bench.seconds,
+    });
   } finally {
     await stopProcess(floor);
   }
@@ -22,6 +28,12 @@ export async function measureFloorSend(bench: Bench, apiKey: string): Promise<Lo
 export async function measureApiSend(bench: Bench, api: Api, apiKey: string): Promise<LoadResult & { peakRssMiB: number }> {
   progress(`api: POST /v1/messages, ${SEND_CONNECTIONS} connections, ${bench.seconds} s`);
   const rss = sampleRss(api.child.pid!);
-  const result = await load({ url: `${api.url}/v1/messages`, headers: { authorization: `Bearer ${apiKey}` }, body, connections: SEND_CONNECTIONS, seconds: bench.seconds });
+  const result = await load({
+    url: `${api.url}/v1/messages`,
+    headers: { authorization: `Bearer ${apiKey}` },
+    body: SEND_BODY,
+    connections: SEND_CONNECTIONS,
+    seconds: bench.seconds,
+  });
   return { ...result, peakRssMiB: rss.stop() };
 }
