@@ -36,16 +36,19 @@ export const requestContext = createMiddleware<RequestContextEnv>(async (c, next
     c.req.path,
     (name) => c.req.header(name),
     async (trace) => {
-      const logger = c.var.deps.logger.child({ requestId, ...requestTraceFields(trace) });
+      const logger = c.get('deps').logger.child({ requestId, ...requestTraceFields(trace) });
       c.set('logger', logger);
       c.set('trace', trace);
       await next();
       const durationMs = performance.now() - startedAt;
       // the route pattern, not the path, so ids do not explode the label set (nor reach a span)
       const route = c.req.routePath;
-      c.var.deps.metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, durationMs / 1000);
+      c.get('deps').metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, durationMs / 1000);
       // errorCode: the `code` of an error answer, so a 4xx can be told apart in the logs without its body
-      logger.info({ orgId: c.var.orgId, method: c.req.method, route, status: c.res.status, errorCode: c.var.errorCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+      logger.info(
+        { orgId: c.get('orgId'), method: c.req.method, route, status: c.res.status, errorCode: c.get('errorCode'), durationMs: Math.round(durationMs * 10) / 10 },
+        'request',
+      );
       return { route, status: c.res.status, hasQuery: c.req.url.includes('?') };
     },
   );
