@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { testDatabaseUrl } from '@tidings/testing';
 import { closeDb, createDb, pgPoolOf, queryPrepared, type Db } from '../src/index.ts';
 
@@ -90,5 +92,25 @@ describe('prepared statements', () => {
     // both pools' connections are gone
     for (const deadline = Date.now() + 5_000; (await sessions()) > 0 && Date.now() < deadline; ) await new Promise((resolve) => setImmediate(resolve));
     expect(await sessions()).toBe(0);
+  });
+
+  it('reads a timestamp through queryPrepared as UTC, as Prisma does, whatever the process time zone', () => {
+    // in a process of its own: the time zone is read at start (a test's process.env is a copy)
+    const script = `
+      const { closeDb, createDb, queryPrepared } = require(${JSON.stringify(path.resolve(__dirname, '../src/index.ts'))});
+      (async () => {
+        const db = createDb({ databaseUrl: process.env.DATABASE_URL, poolSize: 1 });
+        const text = '2026-01-02 03:04:05.678';
+        const { rows } = await queryPrepared(db, { text: 'SELECT $1::timestamp AS at', values: [text] });
+        const [viaPrisma] = await db.$queryRawUnsafe('SELECT $1::timestamp AS at', text);
+        console.log(JSON.stringify([rows[0].at, viaPrisma.at]));
+        await closeDb(db);
+      })();`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      env: { ...process.env, DATABASE_URL: url, TZ: 'America/New_York' },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual(['2026-01-02T03:04:05.678Z', '2026-01-02T03:04:05.678Z']);
   });
 });
