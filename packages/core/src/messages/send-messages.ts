@@ -183,7 +183,7 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
   );
   const answers = writes.flatMap((w) => (w.answer ? [w.answer] : []));
   // through pg, prepared by name: Prisma's raw-query plumbing cost more CPU than the rest of the write
-  const { rows: deliveries } = await queryPrepared<{ id: string; createdAtMs: number }>(
+  const { rows: deliveries } = await queryPrepared<{ id: string; createdAt: Date }>(
     deps.db,
     Prisma.sql`
     WITH new_messages AS (
@@ -195,10 +195,9 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
     job_outbox AS (${outboxInsert(jobs)}),
     idempotent_answers AS (${storeIdempotentAnswers(answers)}),
     ${eventsCte(eventValues(queued))}
-    SELECT "id", (extract(epoch FROM "createdAt") * 1000)::float8 AS "createdAtMs" FROM new_deliveries`,
+    SELECT "id", "createdAt" FROM new_deliveries`,
   );
-  const deliveryRows = deliveries.map((d) => ({ id: d.id, createdAt: new Date(d.createdAtMs) }));
-  await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveryRows).map((job) => ({ ...job, trace: writes[0]!.trace }))]);
+  await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries).map((job) => ({ ...job, trace: writes[0]!.trace }))]);
   return writes.map(() => undefined);
 }
 
