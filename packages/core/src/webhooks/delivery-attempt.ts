@@ -1,4 +1,4 @@
-import { Prisma } from '@tidings/db';
+import { Prisma, queryPrepared } from '@tidings/db';
 import { decryptSecret, type PostResult } from '@tidings/webhooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../backoff.ts';
@@ -105,20 +105,25 @@ function loadDelivery(deps: Deps, key: DeliveryKey): Promise<DeliveryRow | null>
         const now = deps.now().getTime();
         const dueBy = new Date(now + EARLY_TOLERANCE_MS).toISOString();
         const claimedUntil = new Date(now + deps.config.webhooks.timeoutMs + CLAIM_GRACE_MS).toISOString();
-        // the SELECT sees the rows as they were before the claim (one snapshot), so a claimed row shows it was due
-        const rows = await deps.db.$queryRaw<DeliveryRow[]>`
+        // the SELECT sees the rows as they were before the claim (one snapshot), so a claimed row shows it was due.
+        // Through pg (queryPrepared), not Prisma's $queryRaw: a quarter less of the worker's CPU per delivery with the
+        // success below. Times are read as UTC instants (pg reads a bare timestamp in the process's time zone).
+        const statement = Prisma.sql`
           WITH claimed AS (
             UPDATE "WebhookDelivery" SET "claimedUntil" = ${claimedUntil}::timestamp
             WHERE "id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status" = 'pending'
               AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp) AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${dueBy}::timestamp)
             RETURNING "id")
-          SELECT d."id", d."orgId", d."status"::text, d."attempts", d."nextAttemptAt", d."claimedUntil", w."id" AS "webhookId", w."url", w."enabled",
-                 w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt", w."failingSince",
-                 e."id" AS "eventId", e."type" AS "eventType", e."createdAt" AS "eventCreatedAt", e."data" AS "eventData",
-                 d."createdAt", c."id" IS NOT NULL AS "isClaimed"
+          SELECT d."id", d."orgId", d."status"::text AS "status", d."attempts", d."nextAttemptAt" AT TIME ZONE 'UTC' AS "nextAttemptAt",
+                 d."claimedUntil" AT TIME ZONE 'UTC' AS "claimedUntil", w."id" AS "webhookId", w."url", w."enabled",
+                 w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt" AT TIME ZONE 'UTC' AS "previousSecretExpiresAt",
+                 w."failingSince" AT TIME ZONE 'UTC' AS "failingSince", e."id" AS "eventId", e."type" AS "eventType",
+                 e."createdAt" AT TIME ZONE 'UTC' AS "eventCreatedAt", e."data" AS "eventData",
+                 d."createdAt" AT TIME ZONE 'UTC' AS "createdAt", c."id" IS NOT NULL AS "isClaimed"
           FROM "WebhookDelivery" d JOIN "Webhook" w ON w."id" = d."webhookId" LEFT JOIN "Event" e ON e."id" = d."eventId"
             LEFT JOIN claimed c ON c."id" = d."id"
           WHERE d."id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`d."createdAt"`, keys)}`;
+        const { rows } = await queryPrepared<DeliveryRow>(deps.db, statement);
         const byId = new Map(rows.map((row) => [row.id, row]));
         return ids.map((id) => byId.get(id) ?? null);
       },
@@ -273,7 +278,7 @@ function recordSuccess(deps: Deps, success: Attempt): Promise<undefined> {
       async (list: Attempt[]) => {
         const at = (list[0]?.at ?? deps.now()).toISOString();
         const keys = list.map((s) => ({ id: s.work.deliveryId, createdAt: s.work.createdAt.toISOString() }));
-        await deps.db.$executeRaw`
+        const statement = Prisma.sql`
           WITH input AS (
             SELECT * FROM unnest(${list.map((s) => s.work.deliveryId)}::text[], ${list.map((s) => s.work.attempts + 1)}::int[],
                                  ${list.map((s) => s.result.statusCode)}::int[], ${list.map((s) => Math.round(s.result.durationMs))}::int[],
@@ -291,6 +296,8 @@ function recordSuccess(deps: Deps, success: Attempt): Promise<undefined> {
             INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
             SELECT i."deliveryId", i."number", i."statusCode", i."durationMs", i."responseBody", i."error", ${at}::timestamp FROM input i JOIN deliveries USING ("deliveryId"))
           UPDATE "Webhook" SET "failingSince" = NULL, "updatedAt" = ${at}::timestamp WHERE "id" IN (SELECT "webhookId" FROM input) AND "failingSince" IS NOT NULL`;
+        // through pg, as the claim is
+        await queryPrepared(deps.db, statement);
         return list.map(() => undefined);
       },
       { maxSize: 200, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) },
