@@ -106,12 +106,15 @@ function loadDelivery(deps: Deps, key: DeliveryKey): Promise<DeliveryRow | null>
         const dueBy = new Date(now + EARLY_TOLERANCE_MS).toISOString();
         const claimedUntil = new Date(now + deps.config.webhooks.timeoutMs + CLAIM_GRACE_MS).toISOString();
         // the SELECT sees the rows as they were before the claim (one snapshot), so a claimed row shows it was due.
+        // "status" is compared as text so that no plan reads the pending rows through the (status, nextAttemptAt)
+        // index and filters them by id: on a partition not analysed yet (a burst of new deliveries) the planner
+        // took that for a few rows, and each claim read every pending delivery.
         // Through pg (queryPrepared), not Prisma's $queryRaw: a quarter less of the worker's CPU per delivery with the
         // success below. Times are read as UTC instants (pg reads a bare timestamp in the process's time zone).
         const statement = Prisma.sql`
           WITH claimed AS (
             UPDATE "WebhookDelivery" SET "claimedUntil" = ${claimedUntil}::timestamp
-            WHERE "id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status" = 'pending'
+            WHERE "id" = ANY(${ids}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status"::text = 'pending'
               AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp) AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${dueBy}::timestamp)
             RETURNING "id")
           SELECT d."id", d."orgId", d."status"::text AS "status", d."attempts", d."nextAttemptAt" AT TIME ZONE 'UTC' AS "nextAttemptAt",
@@ -278,6 +281,8 @@ function recordSuccess(deps: Deps, success: Attempt): Promise<undefined> {
       async (list: Attempt[]) => {
         const at = (list[0]?.at ?? deps.now()).toISOString();
         const keys = list.map((s) => ({ id: s.work.deliveryId, createdAt: s.work.createdAt.toISOString() }));
+        // "status" as text, as in the claim: the deliveries are looked up by key (a nested loop over the status
+        // index and the input was the Postgres CPU of the whole delivery: 78 ms for 11 successes, 5,000 pending)
         const statement = Prisma.sql`
           WITH input AS (
             SELECT * FROM unnest(${list.map((s) => s.work.deliveryId)}::text[], ${list.map((s) => s.work.attempts + 1)}::int[],
@@ -290,7 +295,7 @@ function recordSuccess(deps: Deps, success: Attempt): Promise<undefined> {
               "nextAttemptAt" = NULL, "claimedUntil" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
             FROM input i WHERE d."id" = i."deliveryId" AND d."createdAt" = i."createdAt"
               ${partitionRange(Prisma.sql`d."createdAt"`, keys)}
-              AND d."status" = 'pending' AND d."attempts" = i."number" - 1
+              AND d."status"::text = 'pending' AND d."attempts" = i."number" - 1
             RETURNING d."id" AS "deliveryId"),
           attempts AS (
             INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
