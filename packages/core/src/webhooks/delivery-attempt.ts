@@ -111,7 +111,10 @@ function grouped(deps: Deps, item: Grouped): Promise<DeliveryRow | null | undefi
           if (i.kind === 'load') keys.push(i.key);
           else succeeded.push(i.success);
         }
-        const ctes = [...(succeeded.length > 0 ? [successCtes(deps, succeeded)] : []), ...(keys.length > 0 ? [claimCte(deps, keys)] : [])];
+        // a delivery both succeeding and loaded (its job run again beside the first) is not claimed here: Postgres
+        // leaves it open which of two changes to one row in one statement takes place
+        const succeededIds = succeeded.map((s) => s.work.deliveryId);
+        const ctes = [...(succeeded.length > 0 ? [successCtes(deps, succeeded)] : []), ...(keys.length > 0 ? [claimCte(deps, keys, succeededIds)] : [])];
         // nothing to read without loads: the CTEs' writes run all the same
         const statement = Prisma.sql`WITH ${Prisma.join(ctes, ', ')} ${keys.length > 0 ? loadedRows(keys) : Prisma.sql`SELECT NULL AS "id" WHERE false`}`;
         // through pg (queryPrepared), not Prisma's $queryRaw: a quarter less of the worker's CPU per delivery
@@ -134,31 +137,30 @@ function grouped(deps: Deps, item: Grouped): Promise<DeliveryRow | null | undefi
  * filters them by id: on a partition not analysed yet (a burst of new deliveries) the planner took that for a few
  * rows, and each claim read every pending delivery.
  */
-function claimCte(deps: Deps, keys: DeliveryKey[]): Prisma.Sql {
+function claimCte(deps: Deps, keys: DeliveryKey[], succeededIds: string[]): Prisma.Sql {
   const now = deps.now().getTime();
   const dueBy = new Date(now + EARLY_TOLERANCE_MS).toISOString();
   const claimedUntil = new Date(now + deps.config.webhooks.timeoutMs + CLAIM_GRACE_MS).toISOString();
   return Prisma.sql`
     claimed AS (
       UPDATE "WebhookDelivery" SET "claimedUntil" = ${claimedUntil}::timestamp
-      WHERE "id" = ANY(${keys.map((k) => k.id)}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status"::text = 'pending'
+      WHERE "id" = ANY(${keys.map((k) => k.id)}::text[]) AND "id" <> ALL(${succeededIds}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status"::text = 'pending'
         AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp) AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${dueBy}::timestamp)
       RETURNING "id")`;
 }
 
 /**
  * The deliveries with their endpoint and event. The SELECT sees the rows as they were before the claim (one
- * snapshot), so a claimed row shows it was due. Times are read as UTC instants (pg reads a bare timestamp in the
- * process's time zone).
+ * snapshot), so a claimed row shows it was due.
  */
 function loadedRows(keys: DeliveryKey[]): Prisma.Sql {
   return Prisma.sql`
-    SELECT d."id", d."orgId", d."status"::text AS "status", d."attempts", d."nextAttemptAt" AT TIME ZONE 'UTC' AS "nextAttemptAt",
-           d."claimedUntil" AT TIME ZONE 'UTC' AS "claimedUntil", w."id" AS "webhookId", w."url", w."enabled",
-           w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt" AT TIME ZONE 'UTC' AS "previousSecretExpiresAt",
-           w."failingSince" AT TIME ZONE 'UTC' AS "failingSince", e."id" AS "eventId", e."type" AS "eventType",
-           e."createdAt" AT TIME ZONE 'UTC' AS "eventCreatedAt", e."data" AS "eventData",
-           d."createdAt" AT TIME ZONE 'UTC' AS "createdAt", c."id" IS NOT NULL AS "isClaimed"
+    SELECT d."id", d."orgId", d."status"::text AS "status", d."attempts", d."nextAttemptAt",
+           d."claimedUntil", w."id" AS "webhookId", w."url", w."enabled",
+           w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt",
+           w."failingSince", e."id" AS "eventId", e."type" AS "eventType",
+           e."createdAt" AS "eventCreatedAt", e."data" AS "eventData",
+           d."createdAt", c."id" IS NOT NULL AS "isClaimed"
     FROM "WebhookDelivery" d JOIN "Webhook" w ON w."id" = d."webhookId" LEFT JOIN "Event" e ON e."id" = d."eventId"
       LEFT JOIN claimed c ON c."id" = d."id"
     WHERE d."id" = ANY(${keys.map((k) => k.id)}::text[]) ${partitionRange(Prisma.sql`d."createdAt"`, keys)}`;
