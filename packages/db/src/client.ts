@@ -66,7 +66,7 @@ function openPool(databaseUrl: string, max: number, genericPlans: boolean): pg.P
   // No JIT: Postgres compiles a plan whose estimated cost passes jit_above_cost, and for a page of message.list over
   // many partitions that took 2.2 s against 2 ms to run it (an OLTP statement never earns its compile back).
   const settings = ['SET jit = off', ...(genericPlans ? ['SET plan_cache_mode = force_generic_plan'] : [])].join('; ');
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,
     // awaited by the pool before it hands the connection out (typed as returning nothing); set once per connection
@@ -74,6 +74,11 @@ function openPool(databaseUrl: string, max: number, genericPlans: boolean): pg.P
       await client.query(settings);
     },
   });
+  // An idle connection that fails (Postgres restarting, a terminated backend, a dropped database) leaves the pool by
+  // itself; without a listener its 'error' event would end the process. Prisma listens only while connected (not
+  // from $disconnect until the pool has ended), and never on the generic-plan pool.
+  pool.on('error', () => {});
+  return pool;
 }
 
 type PoolEntry = { pool: pg.Pool; nameOf: (query: { sql: string }) => string; genericPool(): pg.Pool; close(): Promise<void> };

@@ -94,6 +94,28 @@ describe('prepared statements', () => {
     expect(await sessions()).toBe(0);
   });
 
+  it('outlives idle connections that Postgres ends (a restart, a terminated backend), and connects again', async () => {
+    const db = createDb({ databaseUrl: url, poolSize: 2 });
+    opened.push(db);
+    const own = async (genericPlan: boolean) => (await queryPrepared<{ pid: number }>(db, { text: 'SELECT pg_backend_pid() AS pid', values: [] }, { genericPlan })).rows[0]!.pid;
+    // an idle connection in each pool, Prisma's listener gone from the first (as between $disconnect and the pool's end)
+    const pids = [await own(false), await own(true)];
+    await db.$disconnect();
+    const errors: unknown[] = [];
+    const onUncaught = (error: unknown) => errors.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await pgPoolOf(opened[0] ?? open()).query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+      // both pools notice their connection ended before the next statement
+      for (const deadline = Date.now() + 5_000; pgPoolOf(db).idleCount > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await own(true)).not.toBe(pids[1]);
+      expect(await own(false)).not.toBe(pids[0]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('reads a timestamp through queryPrepared as UTC, as Prisma does, whatever the process time zone', () => {
     // in a process of its own: the time zone is read at start (a test's process.env is a copy)
     const script = `
