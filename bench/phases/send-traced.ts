@@ -20,7 +20,7 @@ async function startDiscardingCollector(): Promise<{ url: string; close(): Promi
 
 export type TracedSend = { off: LoadResult; on: LoadResult; ratio: number };
 
-/** Rates and latencies of several loads of one API, as one load of their summed length. */
+/** Several equal loads of one API as one: the mean rate, the mean of their percentiles, the errors summed. */
 function combined(runs: LoadResult[]): LoadResult {
   const mean = (pick: (r: LoadResult) => number) => Math.round(runs.reduce((sum, r) => sum + pick(r), 0) / runs.length);
   const statusCodes: Record<string, number> = {};
