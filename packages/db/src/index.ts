@@ -1,4 +1,4 @@
-export { closeDb, createDb, pgPoolOf, queryPrepared, type Db } from './client.ts';
+export { closeDb, createDb, pgPoolOf, queryPrepared, queryRows, type Db } from './client.ts';
 export { migrate, ensureDatabase, diffSchemaSinceLastMigration, listMigrations } from './migrate.ts';
 export { Prisma } from './generated/client.ts';
 export type * from './generated/client.ts';

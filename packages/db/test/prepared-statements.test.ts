@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { testDatabaseUrl } from '@tidings/testing';
-import { closeDb, createDb, pgPoolOf, queryPrepared, type Db } from '../src/index.ts';
+import { closeDb, createDb, pgPoolOf, Prisma, queryPrepared, queryRows, type Db } from '../src/index.ts';
 
 /** The statements the one pooled connection has prepared by name (pg_prepared_statements is per session). */
 const preparedCount = async (db: Db) => {
@@ -114,6 +114,20 @@ describe('prepared statements', () => {
       process.off('uncaughtException', onUncaught);
     }
     expect(errors).toEqual([]);
+  });
+
+  it('queryRows runs through pg on the client and inside a transaction on its connection, with the same rows', async () => {
+    const db = open();
+    const statement = Prisma.sql`SELECT ${'a'}::text AS s, ${2}::int AS n, '2026-01-02 03:04:05.678'::timestamp AS at, '{"k":[1]}'::jsonb AS j`;
+    const outside = await queryRows(db, statement);
+    const inside = await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL application_name = 'in-transaction'`);
+      return [await queryRows(tx, statement), await queryRows<{ name: string }>(tx, Prisma.sql`SELECT current_setting('application_name') AS name`)] as const;
+    });
+    expect(outside).toEqual([{ s: 'a', n: 2, at: new Date('2026-01-02T03:04:05.678Z'), j: { k: [1] } }]);
+    expect(inside[0]).toEqual(outside);
+    // the transaction's own connection ran it
+    expect(inside[1]).toEqual([{ name: 'in-transaction' }]);
   });
 
   it('reads a timestamp through queryPrepared as UTC, as Prisma does, whatever the process time zone', () => {

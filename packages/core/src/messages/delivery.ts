@@ -4,7 +4,7 @@ import { recordEvents } from '../events.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { recordMessageOutcome } from './message-outcome.ts';
-import { changeMessageStatus, changeMessagesStatusPrepared, type ChangedMessage, type ChangeOf } from './message-status.ts';
+import { changeMessageStatus, changeMessagesStatus, type ChangedMessage, type ChangeOf } from './message-status.ts';
 import { groupCommit } from '../group-commit.ts';
 
 export type Claim =
@@ -108,16 +108,15 @@ const grouped = new WeakMap<Deps['db'], Grouped>();
 
 /**
  * The send-worker's two hot statements, each shared by the jobs that reach it at the same time (group commit): a
- * worker running N jobs at once claims and finishes them in a few statements instead of N, run through pg directly
- * (Prisma's raw-query plumbing cost more CPU per statement than the round trip). A message's own outcome (not
- * claimable, not moved) still comes back to its job alone.
+ * worker running N jobs at once claims and finishes them in a few statements instead of N. A message's own outcome
+ * (not claimable, not moved) still comes back to its job alone.
  */
 function groupedOf(deps: Deps): Grouped {
   let found = grouped.get(deps.db);
   if (!found) {
     const options = { maxSize: 200, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) };
     const claim = groupCommit(async (ids: string[]) => {
-      const moved = await changeMessagesStatusPrepared(
+      const moved = await changeMessagesStatus(
         deps.db,
         ids.map((messageId) => ({ messageId })),
         { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}` },
@@ -125,7 +124,7 @@ function groupedOf(deps: Deps): Grouped {
       return onlyFirst(ids, moved);
     }, options);
     const markSent = groupCommit(async (changes: ChangeOf[]) => {
-      const moved = await changeMessagesStatusPrepared(deps.db, changes, { status: 'sent', at: deps.now(), error: null });
+      const moved = await changeMessagesStatus(deps.db, changes, { status: 'sent', at: deps.now(), error: null });
       await dispatchOutbox(
         deps,
         [...moved.values()].flatMap((m) => m.outbox),

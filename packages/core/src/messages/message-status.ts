@@ -1,5 +1,5 @@
 import type { MessageHistoryStatus, MessageStatus } from '@tidings/contracts';
-import { Prisma, queryPrepared, type Db, type Message as MessageRow } from '@tidings/db';
+import { Prisma, queryRows, type Message as MessageRow } from '@tidings/db';
 import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
 import type { OutboxItem } from '../outbox.ts';
@@ -102,29 +102,6 @@ export async function changeMessagesStatus(
   changes: ChangeOf[],
   change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'>,
 ): Promise<Map<string, ChangedMessage>> {
-  const { statement, followUps } = statusChangeStatement(changes, change);
-  return changedMessages(await db.$queryRaw<ChangedRow[]>(statement), followUps);
-}
-
-/**
- * `changeMessagesStatus` outside a transaction, run through pg prepared by name (queryPrepared) instead of Prisma's
- * raw query: for the send-worker's grouped claims and `sent` updates, Prisma's handling of the statement and its
- * rows cost the worker more CPU than pg's round trip. Same statement, same rows.
- */
-export async function changeMessagesStatusPrepared(
-  db: Db,
-  changes: ChangeOf[],
-  change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'>,
-): Promise<Map<string, ChangedMessage>> {
-  const { statement, followUps } = statusChangeStatement(changes, change);
-  return changedMessages((await queryPrepared<ChangedRow>(db, statement)).rows, followUps);
-}
-
-type ChangedRow = MessageRow & { _eventId: string; _provider: string | null; deliveryIds: string[]; deliveriesCreatedAt: Date | null };
-type FollowUp = OutboxItem & { messageId: string };
-
-/** The one statement of a status change of `changes`, and their follow-up jobs (each with its message). */
-function statusChangeStatement(changes: ChangeOf[], change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'>): { statement: Prisma.Sql; followUps: FollowUp[] } {
   // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
   const at = change.at.toISOString();
   const column = timestampColumn[change.status];
@@ -137,7 +114,11 @@ function statusChangeStatement(changes: ChangeOf[], change: Omit<StatusChange, '
   if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
   const type = EVENT_OF_STATUS[change.status];
   const followUps = changes.flatMap((c) => (c.followUps ?? []).map((job) => ({ ...job, messageId: c.messageId })));
-  const statement = Prisma.sql`
+  // through pg outside a transaction (queryRows): for the send-worker's grouped claims and `sent` updates, Prisma's
+  // handling of the statement and its rows cost the worker more CPU than the round trip
+  const rows = await queryRows<MessageRow & { _eventId: string; _provider: string | null; deliveryIds: string[]; deliveriesCreatedAt: Date | null }>(
+    db,
+    Prisma.sql`
     WITH input AS (
       SELECT * FROM unnest(${changes.map((c) => c.messageId)}::text[], ${changes.map(() => newId('evt'))}::text[],
                            ${changes.map((c) => c.provider ?? null)}::text[], ${changes.map((c) => c.providerMessageId ?? null)}::text[])
@@ -160,12 +141,8 @@ function statusChangeStatement(changes: ChangeOf[], change: Omit<StatusChange, '
     ${eventsCte(type ? Prisma.sql`SELECT m."_eventId", m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
     SELECT moved.*, ARRAY(SELECT d."id" FROM new_deliveries d WHERE d."eventId" = moved."_eventId") AS "deliveryIds",
       -- one time for every delivery of the statement (its events'): their partition key, for their jobs
-      (SELECT max(d."createdAt") FROM new_deliveries d) AS "deliveriesCreatedAt" FROM moved`;
-  return { statement, followUps };
-}
-
-/** The moved rows of a status change, by id, each with the jobs to dispatch after commit. */
-function changedMessages(rows: ChangedRow[], followUps: FollowUp[]): Map<string, ChangedMessage> {
+      (SELECT max(d."createdAt") FROM new_deliveries d) AS "deliveriesCreatedAt" FROM moved`,
+  );
   const changed = new Map<string, ChangedMessage>();
   for (const { deliveryIds, deliveriesCreatedAt, _eventId, _provider, ...row } of rows) {
     const ownFollowUps = followUps.filter((f) => f.messageId === row.id).map(({ messageId: _, ...job }) => job);
