@@ -13,9 +13,10 @@ import { Queue } from 'bullmq';
 import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startFakeResend, startOtlpReceiver, type OtlpReceiver } from '@tidings/testing';
+import { BATCH_BODY } from './phases/batch.ts';
 import { seedMessages } from './phases/list.ts';
 import { measureWebhooks } from './phases/webhooks.ts';
-import { SEND_CONNECTIONS } from './phases/send.ts';
+import { SEND_BODY, SEND_CONNECTIONS } from './phases/send.ts';
 import { seedFloorEmails, seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
@@ -158,11 +159,9 @@ async function measureBatchCost(bench: Bench, redis: ChildProcess) {
   const api = await startApi({ ...bench, env });
   try {
     const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
-    const messages = Array.from({ length: 100 }, (_, i) => ({ channelType: 'email', to: `bench${i}@example.com`, subject: 'Bench', text: 'Hello from the benchmark' }));
-    const body = JSON.stringify({ messages });
     const send = (total: number) =>
       repeat(total / 100, 10, 202, () =>
-        fetch(`${api.url}/v1/messages/batch`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body }),
+        fetch(`${api.url}/v1/messages/batch`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body: BATCH_BODY }),
       );
     progress('warming up the API');
     await send(5_000);
@@ -210,20 +209,19 @@ async function repeat(total: number, connections: number, status: number, reques
   );
 }
 
-/** `total` message.send requests with `body`, `connections` at a time, each answered 202. */
-const sendMessages = (url: string, apiKey: string, body: string, total: number, connections: number) =>
-  repeat(total, connections, 202, () => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body }));
+/** `total` message.send requests of the send phase's body, `connections` at a time, each answered 202. */
+const sendMessages = (url: string, apiKey: string, total: number, connections: number) =>
+  repeat(total, connections, 202, () => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: SEND_BODY }));
 
 async function measureSendCost(bench: Bench, redis: ChildProcess) {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
-  const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
   const measure = async (name: string, child: ChildProcess, url: string) => {
     progress(`${name}: warming up`);
-    await sendMessages(url, apiKey.key, body, 2_000, SEND_CONNECTIONS);
+    await sendMessages(url, apiKey.key, 2_000, SEND_CONNECTIONS);
     const meter = cpuMeter(child, redis, name, bench);
     await meter.ready;
     progress(`${name}: ${count} sends, ${SEND_CONNECTIONS} connections`);
-    await sendMessages(url, apiKey.key, body, count, SEND_CONNECTIONS);
+    await sendMessages(url, apiKey.key, count, SEND_CONNECTIONS);
     return perThousand(await meter.stop(), count);
   };
   const port = await freePort();
@@ -284,11 +282,10 @@ async function spansSettled(otlp: OtlpReceiver): Promise<number> {
  */
 async function measureSendTracing(bench: Bench) {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
-  const body = JSON.stringify({ channelType: 'email', to: 'bench@example.com', subject: 'Bench', text: 'Hello from the benchmark' });
   const otlp = await startOtlpReceiver();
   const [off, on] = await Promise.all([startApi(bench), startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } })]);
   try {
-    const send = (url: string, total: number) => sendMessages(`${url}/v1/messages`, apiKey.key, body, total, 4);
+    const send = (url: string, total: number) => sendMessages(`${url}/v1/messages`, apiKey.key, total, 4);
     progress('warming up both APIs');
     await send(off.url, 1_000);
     await send(on.url, 1_000);
