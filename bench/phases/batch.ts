@@ -2,7 +2,7 @@
 // run: each request carries 100 sends, so 10 connections already keep 1,000 messages in flight.
 import { load, progress, type Api, type Bench, type LoadResult } from '../harness.ts';
 
-const BATCH_SIZE = 100;
+export const BATCH_SIZE = 100;
 export const BATCH_CONNECTIONS = 10;
 /** One message.sendBatch request: 100 emails to distinct addresses. */
 export const BATCH_BODY = JSON.stringify({
