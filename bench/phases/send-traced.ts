@@ -2,8 +2,8 @@
 // reads and discards them, against the untraced API of the same run, the two loaded in turns.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { load, progress, startApi, stopProcess, type Api, type Bench, type LoadResult } from '../harness.ts';
-import { SEND_CONNECTIONS, SEND_BODY } from './send.ts';
+import { progress, ratio, startApi, stopProcess, type Api, type Bench, type LoadResult } from '../harness.ts';
+import { loadApiSend, SEND_CONNECTIONS } from './send.ts';
 
 /** An OTLP/HTTP endpoint on loopback that answers every export with 200 and keeps nothing. */
 async function startDiscardingCollector(): Promise<{ url: string; close(): Promise<void> }> {
@@ -38,16 +38,9 @@ export async function measureTracedSend(bench: Bench, untraced: Api, apiKey: str
   const collector = await startDiscardingCollector();
   const traced = await startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
   const seconds = Math.max(1, Math.round(bench.seconds / 2));
-  const turn = async (api: Api, name: string, isFirst: boolean) => {
+  const turn = (api: Api, name: string, isFirst: boolean) => {
     progress(`api, tracing ${name}: POST /v1/messages, ${SEND_CONNECTIONS} connections, ${seconds} s`);
-    return load({
-      url: `${api.url}/v1/messages`,
-      headers: { authorization: `Bearer ${apiKey}` },
-      body: SEND_BODY,
-      connections: SEND_CONNECTIONS,
-      seconds,
-      warmupSeconds: isFirst ? undefined : 0,
-    });
+    return loadApiSend(api, apiKey, seconds, isFirst ? undefined : 0);
   };
   try {
     const off1 = await turn(untraced, 'off', true);
@@ -56,7 +49,7 @@ export async function measureTracedSend(bench: Bench, untraced: Api, apiKey: str
     const off2 = await turn(untraced, 'off', false);
     const off = combined([off1, off2]);
     const on = combined([on1, on2]);
-    return { off, on, ratio: Math.round((on.requestsPerSecond / off.requestsPerSecond) * 100) / 100 };
+    return { off, on, ratio: ratio(on.requestsPerSecond, off.requestsPerSecond) };
   } finally {
     await stopProcess(traced.child);
     await collector.close();

@@ -30,12 +30,11 @@ export async function measureFloor(bench: Bench, apiKey: string): Promise<{ send
 export async function measureApiSend(bench: Bench, api: Api, apiKey: string): Promise<LoadResult & { peakRssMiB: number }> {
   progress(`api: POST /v1/messages, ${SEND_CONNECTIONS} connections, ${bench.seconds} s`);
   const rss = sampleRss(api.child.pid!);
-  const result = await load({
-    url: `${api.url}/v1/messages`,
-    headers: { authorization: `Bearer ${apiKey}` },
-    body: SEND_BODY,
-    connections: SEND_CONNECTIONS,
-    seconds: bench.seconds,
-  });
+  const result = await loadApiSend(api, apiKey, bench.seconds);
   return { ...result, peakRssMiB: rss.stop() };
+}
+
+/** The send load on `api` for `seconds`, after the harness's warm-up unless `warmupSeconds` says otherwise. */
+export function loadApiSend(api: Api, apiKey: string, seconds: number, warmupSeconds?: number): Promise<LoadResult> {
+  return load({ url: `${api.url}/v1/messages`, headers: { authorization: `Bearer ${apiKey}` }, body: SEND_BODY, connections: SEND_CONNECTIONS, seconds, warmupSeconds });
 }

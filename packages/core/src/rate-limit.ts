@@ -30,7 +30,8 @@ const pipelined = new WeakMap<Redis, RedisWithSlidingWindow>();
 /**
  * A connection like `redis` that sends the commands of one event-loop turn in one write (ioredis's auto-pipelining):
  * every request takes a rate limit, and on loopback a socket write costs tens of microseconds of kernel time. Its own
- * connection, since BullMQ's commands are not to be pipelined that way; it closes when `redis` does.
+ * connection, since BullMQ's commands are not to be pipelined that way; it closes when `redis` does. It carries the
+ * sliding-window script as a command.
  */
 function pipelinedOf(redis: Redis): RedisWithSlidingWindow {
   let client = pipelined.get(redis);
@@ -38,6 +39,7 @@ function pipelinedOf(redis: Redis): RedisWithSlidingWindow {
     const created = (
       redis.isCluster ? (redis as Cluster).duplicate(undefined, { enableAutoPipelining: true }) : (redis as IORedis).duplicate({ enableAutoPipelining: true })
     ) as RedisWithSlidingWindow;
+    created.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
     redis.once('end', () => void created.quit().catch(() => {}));
     pipelined.set(redis, created);
     client = created;
@@ -57,9 +59,6 @@ type RedisWithSlidingWindow = Redis & {
  */
 export async function takeRateLimit(redis: Redis, key: string, options: { limit: number; windowMs: number }): Promise<RateLimitResult> {
   const client = pipelinedOf(redis);
-  if (typeof client.slidingWindow !== 'function') {
-    client.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
-  }
   // every request takes one: a span of it would cost the SDK's work per request and show on-call nothing
   const [allowed, remaining, resetMs] = await untraced(() => client.slidingWindow(key, options.windowMs, options.limit, randomUUID()));
   return { isAllowed: allowed === 1, limit: options.limit, remaining: Math.max(0, remaining), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
