@@ -48,4 +48,30 @@ describe('send-worker group commit', () => {
     for (const delivery of deliveries) expect(await deps.queues.webhooks.getJob(delivery.id)).toBeDefined();
     await waitFor(async () => (await deps.db.outboxEntry.count({ where: { jobId: { in: deliveries.map((d) => d.id) } } })) === 0, 5_000, 'the outbox rows to be deleted');
   });
+
+  it("writes one job's claim and another's sent mark in the same statement; a message marked sent is not claimed beside it", async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    const { data } = await sendMessages(
+      deps,
+      orgId,
+      'test',
+      Array.from({ length: 8 }, (_, i) => ({ channelType: 'email' as const, to: `bo${i}@example.com`, subject: 'Hi', text: 'Hello' })),
+    );
+    const ids = data.map((m) => m!.id);
+    const [sending, queued] = [ids.slice(0, 4), ids.slice(4)];
+    await Promise.all(sending.map((id) => claimForSending(deps, id)));
+
+    // the same event-loop turn: one group; the last claim is a second job of a message being marked sent
+    const [claims] = await Promise.all([
+      Promise.all([...queued, sending[0]!].map((id) => claimForSending(deps, id))),
+      Promise.all(sending.map((id) => markSent(deps, id, { provider: 'sandbox', providerMessageId: `p-${id}` }))),
+    ]);
+    for (const claim of claims.slice(0, 4)) expect(claim).toMatchObject({ kind: 'send', message: { status: 'sending', attempts: 1 } });
+    expect(claims[4]).toEqual({ kind: 'done', reason: 'sent' });
+    const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
+      SELECT count(DISTINCT xmin::text) AS "count" FROM "MessageStatusEvent"
+      WHERE ("messageId" = ANY(${queued}::text[]) AND "status" = 'sending') OR ("messageId" = ANY(${sending}::text[]) AND "status" = 'sent')`;
+    expect(Number(row!.count)).toBe(1);
+    expect(await deps.db.message.count({ where: { id: { in: sending }, status: 'sent', attempts: 1 } })).toBe(4);
+  });
 });

@@ -4,7 +4,7 @@ import { recordEvents } from '../events.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { recordMessageOutcome } from './message-outcome.ts';
-import { changeMessageStatus, changeMessagesStatus, type ChangedMessage, type ChangeOf } from './message-status.ts';
+import { changeMessageStatus, changeMessagesStatuses, type ChangedMessage, type ChangeOf, type StatusChangeOfMany } from './message-status.ts';
 import { groupCommit } from '../group-commit.ts';
 
 export type Claim =
@@ -34,7 +34,7 @@ const EARLY_TOLERANCE_MS = 1000;
 export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
   // The common case in one statement, shared with the worker's other jobs claiming at the same time: a queued
   // message to a recipient who is not suppressed.
-  const claimed = await groupedOf(deps).claim(messageId);
+  const claimed = await step(deps, { kind: 'claim', messageId });
   if (claimed) return { kind: 'send', message: claimed.row };
   const now = deps.now();
 
@@ -88,7 +88,7 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
  * @example await markSent(deps, messageId, { provider: 'resend', providerMessageId: 'b7d...' });
  */
 export async function markSent(deps: Deps, messageId: string, sent: { provider: string; providerMessageId: string }, followUps: OutboxItem[] = []): Promise<void> {
-  const moved = await groupedOf(deps).markSent({ messageId, ...sent, followUps });
+  const moved = await step(deps, { kind: 'sent', change: { messageId, ...sent, followUps } });
   if (!moved) await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
 }
 
@@ -103,41 +103,60 @@ function onlyFirst(ids: string[], moved: Map<string, ChangedMessage>): (ChangedM
   });
 }
 
-type Grouped = { claim(messageId: string): Promise<ChangedMessage | null>; markSent(change: ChangeOf): Promise<ChangedMessage | null> };
-const grouped = new WeakMap<Deps['db'], Grouped>();
+/** What a job asks of the worker's shared statement: to claim its message, or to mark it sent. */
+type Step = { kind: 'claim'; messageId: string } | { kind: 'sent'; change: ChangeOf };
+const steps = new WeakMap<Deps['db'], (step: Step) => Promise<ChangedMessage | null>>();
 
 /**
- * The send-worker's two hot statements, each shared by the jobs that reach it at the same time (group commit): a
- * worker running N jobs at once claims and finishes them in a few statements instead of N. A message's own outcome
- * (not claimable, not moved) still comes back to its job alone.
+ * The send-worker's two hot status changes, claims (`sending`) and `sent` marks, of all the jobs that reach them at
+ * the same time, in ONE statement (group commit): a statement costs a socket write, a round trip and a commit
+ * whatever it carries. One statement in flight at a time, so that the next gathers both kinds while it runs. A
+ * message's own outcome (not claimable, not moved) still comes back to its job alone.
  */
-function groupedOf(deps: Deps): Grouped {
-  let found = grouped.get(deps.db);
-  if (!found) {
-    const options = { maxSize: 200, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)) };
-    const claim = groupCommit(async (ids: string[]) => {
-      const moved = await changeMessagesStatus(
-        deps.db,
-        ids.map((messageId) => ({ messageId })),
-        { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}` },
-      );
-      return onlyFirst(ids, moved);
-    }, options);
-    const markSent = groupCommit(async (changes: ChangeOf[]) => {
-      const moved = await changeMessagesStatus(deps.db, changes, { status: 'sent', at: deps.now(), error: null });
-      await dispatchOutbox(
-        deps,
-        [...moved.values()].flatMap((m) => m.outbox),
-      );
-      return onlyFirst(
-        changes.map((c) => c.messageId),
-        moved,
-      );
-    }, options);
-    found = { claim, markSent };
-    grouped.set(deps.db, found);
+function step(deps: Deps, item: Step): Promise<ChangedMessage | null> {
+  let run = steps.get(deps.db);
+  if (!run) {
+    run = groupCommit(
+      async (items: Step[]) => {
+        const claims: string[] = [];
+        const sent: ChangeOf[] = [];
+        for (const i of items) {
+          if (i.kind === 'claim') claims.push(i.messageId);
+          else sent.push(i.change);
+        }
+        // a message being marked sent is not claimed in the same statement (its job run again beside the first):
+        // it is `sending`, so the claim would find it unclaimable anyway; the single-message path decides
+        const sentIds = new Set(sent.map((c) => c.messageId));
+        const claimable = claims.filter((id) => !sentIds.has(id));
+        const parts: StatusChangeOfMany[] = [];
+        if (claimable.length > 0) {
+          parts.push({
+            changes: claimable.map((messageId) => ({ messageId })),
+            change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}` },
+          });
+        }
+        if (sent.length > 0) parts.push({ changes: sent, change: { status: 'sent', at: deps.now(), error: null } });
+        const moved = await changeMessagesStatuses(deps.db, parts);
+        const claimed = claimable.length > 0 ? moved[0]! : new Map<string, ChangedMessage>();
+        const marked = sent.length > 0 ? moved.at(-1)! : new Map<string, ChangedMessage>();
+        await dispatchOutbox(
+          deps,
+          [...marked.values()].flatMap((m) => m.outbox),
+        );
+        const claimedOnce = onlyFirst(claims, claimed);
+        const markedOnce = onlyFirst(
+          sent.map((c) => c.messageId),
+          marked,
+        );
+        let claimIndex = 0;
+        let sentIndex = 0;
+        return items.map((i) => (i.kind === 'claim' ? claimedOnce[claimIndex++] : markedOnce[sentIndex++]) ?? null);
+      },
+      { maxSize: 200, maxInFlight: 1 },
+    );
+    steps.set(deps.db, run);
   }
-  return found;
+  return run(item);
 }
 
 /**

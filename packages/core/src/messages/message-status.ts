@@ -92,16 +92,61 @@ export async function changeMessageStatus(db: Prisma.TransactionClient, messageI
   return moved.get(messageId) ?? null;
 }
 
+/** One change for many messages: the same status, each message with its own provider, provider id and follow-ups. */
+export type StatusChangeOfMany = { changes: ChangeOf[]; change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> };
+
 /**
- * `changeMessageStatus` for many messages in ONE statement (the send-worker's claims and `sent` updates of its
- * concurrent jobs): the same change, each message with its own provider, provider id and follow-ups. Returns the
- * messages that moved, by id.
+ * `changeMessageStatus` for many messages in ONE statement: the same change, each message with its own provider,
+ * provider id and follow-ups. Returns the messages that moved, by id.
  */
-export async function changeMessagesStatus(
-  db: Prisma.TransactionClient,
-  changes: ChangeOf[],
-  change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'>,
-): Promise<Map<string, ChangedMessage>> {
+export async function changeMessagesStatus(db: Prisma.TransactionClient, changes: ChangeOf[], change: StatusChangeOfMany['change']): Promise<Map<string, ChangedMessage>> {
+  const [moved] = await changeMessagesStatuses(db, [{ changes, change }]);
+  return moved!;
+}
+
+/**
+ * Several `changeMessagesStatus` in ONE statement (the send-worker's claims and `sent` updates together: a statement
+ * costs a socket write, a round trip and a commit whatever it carries). A message is in one of them only: of two
+ * changes to one row in one statement, Postgres leaves it open which takes place. At most one of them records
+ * events. Returns each one's moved messages, in order.
+ */
+export async function changeMessagesStatuses(db: Prisma.TransactionClient, parts: StatusChangeOfMany[]): Promise<Map<string, ChangedMessage>[]> {
+  const built = parts.map((part, index) => statusChangeCtes(`change${index}`, part));
+  const withEvents = built.filter((b) => b.eventSource !== null);
+  if (withEvents.length > 1) throw new Error('changeMessagesStatuses: at most one of the changes may record events');
+  const events = withEvents[0];
+  const rowsOf = (b: (typeof built)[number], index: number) =>
+    b === events
+      ? Prisma.sql`SELECT ${index}::int AS "_part", m.*, ARRAY(SELECT d."id" FROM new_deliveries d WHERE d."eventId" = m."_eventId") AS "deliveryIds",
+          -- one time for every delivery of the statement (its events'): their partition key, for their jobs
+          (SELECT max(d."createdAt") FROM new_deliveries d) AS "deliveriesCreatedAt" FROM ${b.moved} m`
+      : Prisma.sql`SELECT ${index}::int AS "_part", m.*, ARRAY[]::text[] AS "deliveryIds", NULL::timestamp AS "deliveriesCreatedAt" FROM ${b.moved} m`;
+  // through pg outside a transaction (queryRows): for the send-worker's grouped claims and `sent` updates, Prisma's
+  // handling of the statement and its rows cost the worker more CPU than the round trip
+  const rows = await queryRows<MessageRow & { _part: number; _eventId: string; _provider: string | null; deliveryIds: string[]; deliveriesCreatedAt: Date | null }>(
+    db,
+    Prisma.sql`
+    WITH ${Prisma.join(
+      built.map((b) => b.ctes),
+      ', ',
+    )},
+    ${eventsCte(events?.eventSource ?? noEvent)}
+    ${Prisma.join(built.map(rowsOf), ' UNION ALL ')}`,
+  );
+  const changed = parts.map(() => new Map<string, ChangedMessage>());
+  for (const { _part, deliveryIds, deliveriesCreatedAt, _eventId, _provider, ...row } of rows) {
+    const ownFollowUps = built[_part]!.followUps.filter((f) => f.messageId === row.id).map(({ messageId: _, ...job }) => job);
+    changed[_part]!.set(row.id, { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id, createdAt: deliveriesCreatedAt }))), ...ownFollowUps] });
+  }
+  return changed;
+}
+
+/**
+ * One change's CTEs, named after `name`: the moved rows with their event id and provider (`moved`), their status
+ * events and their follow-ups' outbox rows; and the source of their `message.*` events for `eventsCte`, null when
+ * the status has none.
+ */
+function statusChangeCtes(name: string, { changes, change }: StatusChangeOfMany) {
   // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
   const at = change.at.toISOString();
   const column = timestampColumn[change.status];
@@ -114,39 +159,27 @@ export async function changeMessagesStatus(
   if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
   const type = EVENT_OF_STATUS[change.status];
   const followUps = changes.flatMap((c) => (c.followUps ?? []).map((job) => ({ ...job, messageId: c.messageId })));
-  // through pg outside a transaction (queryRows): for the send-worker's grouped claims and `sent` updates, Prisma's
-  // handling of the statement and its rows cost the worker more CPU than the round trip
-  const rows = await queryRows<MessageRow & { _eventId: string; _provider: string | null; deliveryIds: string[]; deliveriesCreatedAt: Date | null }>(
-    db,
-    Prisma.sql`
-    WITH input AS (
+  const [input, moved, statusEvent, followUpRows] = ['input', 'moved', 'status_event', 'follow_ups'].map((cte) => Prisma.raw(`${name}_${cte}`));
+  const ctes = Prisma.sql`
+    ${input} AS (
       SELECT * FROM unnest(${changes.map((c) => c.messageId)}::text[], ${changes.map(() => newId('evt'))}::text[],
                            ${changes.map((c) => c.provider ?? null)}::text[], ${changes.map((c) => c.providerMessageId ?? null)}::text[])
         AS i("id", "eventId", "provider", "providerMessageId")),
-    moved AS (
+    ${moved} AS (
       UPDATE "Message" SET ${Prisma.join(sets)}
-      FROM input i
+      FROM ${input} i
       WHERE "Message"."id" = i."id" AND "Message"."status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[]) AND ${change.onlyIf ?? Prisma.sql`true`}
       RETURNING ${messageColumns}, i."eventId" AS "_eventId", i."provider" AS "_provider"),
-    status_event AS (
+    ${statusEvent} AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "provider", "errorCode", "errorMessage", "createdAt")
-      SELECT "id", "status", "_provider", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM moved),
-    follow_ups AS (
+      SELECT "id", "status", "_provider", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM ${moved}),
+    ${followUpRows} AS (
       INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
       SELECT u."queue", u."jobId", u."runAt", now() AT TIME ZONE 'UTC'
       FROM unnest(${followUps.map((f) => f.queue)}::text[], ${followUps.map((f) => f.jobId)}::text[],
                   ${followUps.map((f) => f.runAt?.toISOString() ?? null)}::timestamp[], ${followUps.map((f) => f.messageId)}::text[]) AS u("queue", "jobId", "runAt", "messageId")
-      WHERE u."messageId" IN (SELECT "id" FROM moved)
-      ON CONFLICT DO NOTHING),
-    ${eventsCte(type ? Prisma.sql`SELECT m."_eventId", m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM moved m` : noEvent)}
-    SELECT moved.*, ARRAY(SELECT d."id" FROM new_deliveries d WHERE d."eventId" = moved."_eventId") AS "deliveryIds",
-      -- one time for every delivery of the statement (its events'): their partition key, for their jobs
-      (SELECT max(d."createdAt") FROM new_deliveries d) AS "deliveriesCreatedAt" FROM moved`,
-  );
-  const changed = new Map<string, ChangedMessage>();
-  for (const { deliveryIds, deliveriesCreatedAt, _eventId, _provider, ...row } of rows) {
-    const ownFollowUps = followUps.filter((f) => f.messageId === row.id).map(({ messageId: _, ...job }) => job);
-    changed.set(row.id, { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id, createdAt: deliveriesCreatedAt }))), ...ownFollowUps] });
-  }
-  return changed;
+      WHERE u."messageId" IN (SELECT "id" FROM ${moved})
+      ON CONFLICT DO NOTHING)`;
+  const eventSource = type ? Prisma.sql`SELECT m."_eventId", m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM ${moved} m` : null;
+  return { moved, ctes, eventSource, followUps };
 }
