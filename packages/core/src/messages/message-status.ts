@@ -74,7 +74,7 @@ const noEvent = Prisma.sql`SELECT NULL::text, NULL::text, NULL::text, NULL::json
 /** A status change that happened: the moved row, and the jobs to dispatch after commit. */
 export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
 
-/** What differs between the messages of one `changeMessagesStatus`. */
+/** What differs between the messages of one status change of many. */
 export type ChangeOf = Pick<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> & { messageId: string };
 
 /**
@@ -88,25 +88,17 @@ export type ChangeOf = Pick<StatusChange, 'provider' | 'providerMessageId' | 'fo
  */
 export async function changeMessageStatus(db: Prisma.TransactionClient, messageId: string, change: StatusChange): Promise<ChangedMessage | null> {
   const { provider, providerMessageId, followUps, ...common } = change;
-  const moved = await changeMessagesStatus(db, [{ messageId, provider, providerMessageId, followUps }], common);
-  return moved.get(messageId) ?? null;
+  const [moved] = await changeMessagesStatuses(db, [{ changes: [{ messageId, provider, providerMessageId, followUps }], change: common }]);
+  return moved!.get(messageId) ?? null;
 }
 
 /** One change for many messages: the same status, each message with its own provider, provider id and follow-ups. */
 export type StatusChangeOfMany = { changes: ChangeOf[]; change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> };
 
 /**
- * `changeMessageStatus` for many messages in ONE statement: the same change, each message with its own provider,
- * provider id and follow-ups. Returns the messages that moved, by id.
- */
-export async function changeMessagesStatus(db: Prisma.TransactionClient, changes: ChangeOf[], change: StatusChangeOfMany['change']): Promise<Map<string, ChangedMessage>> {
-  const [moved] = await changeMessagesStatuses(db, [{ changes, change }]);
-  return moved!;
-}
-
-/**
- * Several `changeMessagesStatus` in ONE statement (the send-worker's claims and `sent` updates together: a statement
- * costs a socket write, a round trip and a commit whatever it carries). A message is in one of them only: of two
+ * `changeMessageStatus` for many messages in ONE statement: one or more changes, each of many messages with their
+ * own provider, provider id and follow-ups (the send-worker's claims and `sent` marks together: a statement costs a
+ * socket write, a round trip and a commit whatever it carries). A message is in one of them only: of two
  * changes to one row in one statement, Postgres leaves it open which takes place. At most one of them records
  * events. Returns each one's moved messages, in order.
  */
