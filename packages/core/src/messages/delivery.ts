@@ -92,17 +92,6 @@ export async function markSent(deps: Deps, messageId: string, sent: { provider: 
   if (!moved) await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
 }
 
-/** Each id's moved row, for its first call only: a second job of the same message in one group (a stalled job run
- * again beside its first run) goes the single-message way, as if it had come a moment later. */
-function onlyFirst(ids: string[], moved: Map<string, ChangedMessage>): (ChangedMessage | null)[] {
-  const seen = new Set<string>();
-  return ids.map((id) => {
-    if (seen.has(id)) return null;
-    seen.add(id);
-    return moved.get(id) ?? null;
-  });
-}
-
 /** What a job asks of the worker's shared statement: to claim its message, or to mark it sent. */
 type Step = { kind: 'claim'; messageId: string } | { kind: 'sent'; change: ChangeOf };
 const steps = new WeakMap<Deps['db'], (step: Step) => Promise<ChangedMessage | null>>();
@@ -128,29 +117,27 @@ function step(deps: Deps, item: Step): Promise<ChangedMessage | null> {
         // it is `sending`, so the claim would find it unclaimable anyway; the single-message path decides
         const sentIds = new Set(sent.map((c) => c.messageId));
         const claimable = claims.filter((id) => !sentIds.has(id));
-        const parts: StatusChangeOfMany[] = [];
-        if (claimable.length > 0) {
-          parts.push({
-            changes: claimable.map((messageId) => ({ messageId })),
-            change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}` },
-          });
-        }
-        if (sent.length > 0) parts.push({ changes: sent, change: { status: 'sent', at: deps.now(), error: null } });
+        const claiming: StatusChangeOfMany = {
+          changes: claimable.map((messageId) => ({ messageId })),
+          change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}` },
+        };
+        const marking: StatusChangeOfMany = { changes: sent, change: { status: 'sent', at: deps.now(), error: null } };
+        const parts = [claiming, marking].filter((part) => part.changes.length > 0);
         const moved = await changeMessagesStatuses(deps.db, parts);
-        const claimed = claimable.length > 0 ? moved[0]! : new Map<string, ChangedMessage>();
-        const marked = sent.length > 0 ? moved.at(-1)! : new Map<string, ChangedMessage>();
+        const movedBy = { claim: moved[parts.indexOf(claiming)], sent: moved[parts.indexOf(marking)] };
         await dispatchOutbox(
           deps,
-          [...marked.values()].flatMap((m) => m.outbox),
+          [...(movedBy.sent?.values() ?? [])].flatMap((m) => m.outbox),
         );
-        const claimedOnce = onlyFirst(claims, claimed);
-        const markedOnce = onlyFirst(
-          sent.map((c) => c.messageId),
-          marked,
-        );
-        let claimIndex = 0;
-        let sentIndex = 0;
-        return items.map((i) => (i.kind === 'claim' ? claimedOnce[claimIndex++] : markedOnce[sentIndex++]) ?? null);
+        // each id's moved row goes to its first job of a kind only: a second job of the same message in one group
+        // (a stalled job run again beside its first run) goes the single-message way, as if it had come a moment later
+        const seen = { claim: new Set<string>(), sent: new Set<string>() };
+        return items.map((i) => {
+          const id = i.kind === 'claim' ? i.messageId : i.change.messageId;
+          if (seen[i.kind].has(id)) return null;
+          seen[i.kind].add(id);
+          return movedBy[i.kind]?.get(id) ?? null;
+        });
       },
       { maxSize: 200, maxInFlight: 1 },
     );
