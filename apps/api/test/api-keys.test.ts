@@ -31,9 +31,16 @@ describe('apiKey operations', () => {
   it('records lastUsedAt when a key is used', async () => {
     const { api, keyId } = await t.org();
     await api.get('/v1/api-keys');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const row = await t.deps.db.apiKey.findUniqueOrThrow({ where: { id: keyId } });
-    expect(row.lastUsedAt).not.toBeNull();
+    // lastUsedAt is written after the answer, off the request path
+    const row = await waitFor(
+      async () => {
+        const key = await t.deps.db.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+        return key.lastUsedAt ? key : null;
+      },
+      5_000,
+      'lastUsedAt to be recorded',
+    );
+    expect(row.lastUsedAt!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it('a test key creates test keys and may not create live keys', async () => {

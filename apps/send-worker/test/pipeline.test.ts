@@ -1,5 +1,5 @@
 import { signResendCallback, signTelnyxCallback } from '@tidings/testing';
-import { RESEND_WEBHOOK_SECRET, startPipeline, sleep, waitFor } from './harness.ts';
+import { RESEND_WEBHOOK_SECRET, startPipeline, waitFor } from './harness.ts';
 
 let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
@@ -149,10 +149,10 @@ describe('end to end with a live key (real SDKs against the fakes)', () => {
     const failed = await until(api, sent.id, ['failed']);
     expect(failed.attempts).toBe(1);
     expect(failed.error).toEqual({ code: 'PROVIDER_REJECTED', message: expect.stringContaining('422') });
-    await sleep(300);
-    expect(h.resend.requests.filter((r) => r.path === '/emails')).toHaveLength(1);
+    // the job ending failed (not delayed for a retry) is what says no second attempt will come
     const job = await h.deps.queues.email.getJob(sent.id);
-    expect(await job?.getState()).toBe('failed');
+    await waitFor(async () => (await job?.getState()) === 'failed', 5000, 'the job to end failed');
+    expect(h.resend.requests.filter((r) => r.path === '/emails')).toHaveLength(1);
   });
 });
 
@@ -233,8 +233,8 @@ describe('scheduling and canceling', () => {
     expect((await api.post(`/v1/messages/${sent.id}/cancel`)).status).toBe(200);
     // the job comes back anyway (a relay, a stale duplicate): the worker must still send nothing
     const job = await h.deps.queues.email.add('email', { messageId: sent.id }, { jobId: sent.id });
+    // a completed job is the worker's last word on this message: anything it sent, it sent before completing
     await waitFor(async () => (await job.getState()) === 'completed', 5000, 'the job to finish');
-    await sleep(800);
     expect(emailsTo('never@example.com')).toHaveLength(0);
     expect(h.resend.requests).toHaveLength(0);
     const after = await statusOf(api, sent.id);
