@@ -46,6 +46,21 @@ describe('phone numbers pages', () => {
     expect(res.html).toContain('Must be 1 to 5 digits.');
   });
 
+  it('edits the keyword replies: a text is kept, an empty box goes back to the default', async () => {
+    const { browser, orgId } = await owner();
+    const [first] = await twoNumbers(orgId);
+    const page = await browser.get(`/phone-numbers/${first.id}`);
+    expect(page.html).toContain('Keyword replies');
+    expect(page.html).toMatch(/placeholder="[^"]*: you are unsubscribed/);
+    const saved = await browser.post(`/phone-numbers/${first.id}/replies`, { stop: '', start: ' ', help: 'Acme: call 555-0100.' });
+    expect(saved.status).toBe(303);
+    expect((await browser.get(saved.location!)).html).toContain('The keyword replies are saved.');
+    expect((await deps.db.phoneNumber.findUniqueOrThrow({ where: { id: first.id } })).replies).toEqual({ help: 'Acme: call 555-0100.' });
+    const tooLong = await browser.post(`/phone-numbers/${first.id}/replies`, { help: 'x'.repeat(1601) });
+    expect(tooLong.status).toBe(400);
+    expect((await deps.db.phoneNumber.findUniqueOrThrow({ where: { id: first.id } })).replies).toEqual({ help: 'Acme: call 555-0100.' });
+  });
+
   it('make default moves the default to the chosen number', async () => {
     const { browser, orgId } = await owner();
     const [first, second] = await twoNumbers(orgId);

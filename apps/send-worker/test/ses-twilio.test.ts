@@ -190,6 +190,22 @@ describe('SMS through Twilio', () => {
     expect(await h.deps.db.message.count({ where: { orgId, direction: 'inbound' } })).toBe(1);
   });
 
+  it('answers HELP through Twilio from the number written to, once for a callback Twilio repeats', async () => {
+    const { orgId, api } = await h.liveOrg();
+    const ours = (await h.deps.db.phoneNumber.findFirstOrThrow({ where: { orgId } })).number;
+    const params = { MessageSid: 'SMinbound0002', SmsSid: 'SMinbound0002', SmsStatus: 'received', From: '+14155550178', To: ours, Body: 'help' };
+    const answers = await Promise.all([postTwilio(params), postTwilio(params), postTwilio(params)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const reply = await waitFor(
+      async () => (await api.get('/v1/messages?direction=outbound')).body.data.find((m: { status: string }) => m.status === 'sent'),
+      10_000,
+      'the HELP answer to be sent',
+    );
+    expect(reply).toMatchObject({ provider: 'twilio', from: ours, to: '+14155550178', body: expect.stringContaining('reply STOP to unsubscribe') });
+    expect(h.twilio.state.messages.filter((m) => m.to === '+14155550178')).toHaveLength(1);
+    expect(await h.deps.db.message.count({ where: { orgId, direction: 'inbound' } })).toBe(1);
+  });
+
   it('fails a number Twilio calls invalid (400, error 21211) without retrying', async () => {
     const { api } = await h.liveOrg();
     const message = (await api.post('/v1/messages', { channelType: 'sms', to: '+15005550001', body: 'hi' })).body;

@@ -19,6 +19,7 @@ beforeAll(async () => {
   server = await serveHttp(h.app.fetch);
   h.resend.sendCallbacksTo(`${server.url}/v1/provider-events/resend`, RESEND_WEBHOOK_SECRET);
   h.telnyx.sendCallbacksTo(`${server.url}/v1/provider-events/telnyx`, h.telnyxKeys.privateKey);
+  h.telnyx.state.handlesKeywords = false; // Tidings answers STOP and START itself
   webhookWorker = startWebhookWorker(h.deps);
   receiver = await startWebhookReceiver();
 });
@@ -84,25 +85,27 @@ describe('inbound SMS and the STOP/START/HELP keywords (Telnyx, signed callbacks
     expect(suppressions).toEqual([expect.objectContaining({ address: phone, reason: 'stopped', channelType: 'sms' })]);
     expect((await hooks.waitForEvent('contact.unsubscribed')).event.data).toMatchObject({ id: contact.id, smsSubscribed: false });
     expect((await hooks.waitForEvent('message.received')).event.data).toMatchObject({ id: inbound[0].id, direction: 'inbound' });
-    // outbound messages are not in the inbound list, and the other filter value shows only outbound ones
-    expect((await org.api.get('/v1/messages?direction=outbound')).body.data).toEqual([]);
+    // outbound messages are not in the inbound list, and the other filter value shows only outbound ones: the STOP
+    // confirmation
+    const outbound = (await org.api.get('/v1/messages?direction=outbound')).body.data;
+    expect(outbound.map((m: { metadata: unknown }) => m.metadata)).toEqual([{ inReplyTo: inbound[0].id }]);
 
     const blocked = (await org.api.post('/v1/messages', { channelType: 'sms', to: phone, body: 'Sale today' })).body;
     const failed = await until(org.api, blocked.id, ['failed']);
     expect(failed.error.code).toBe('SUPPRESSED');
     expect(history(failed)).toEqual(['queued', 'failed']);
-    expect(smsRequestsTo(phone)).toHaveLength(0);
+    expect(smsRequestsTo(phone).map((r) => r.body.text)).not.toContain('Sale today');
 
     expect(await h.telnyx.receiveSms({ from: phone, to: ours, text: 'START' })).toBe(200);
     expect((await org.api.get('/v1/suppressions?channelType=sms')).body.data).toEqual([]);
     expect((await org.api.get(`/v1/contacts/${contact.id}`)).body.smsSubscribed).toBe(true);
     const allowed = (await org.api.post('/v1/messages', { channelType: 'sms', to: phone, body: 'Welcome back' })).body;
     await until(org.api, allowed.id, ['sent']);
-    expect(smsRequestsTo(phone).map((r) => r.body.text)).toEqual(['Welcome back']);
+    expect(smsRequestsTo(phone).map((r) => r.body.text)).toContain('Welcome back');
 
     expect(await h.telnyx.receiveSms({ from: phone, to: ours, text: 'help' })).toBe(200);
-    await waitFor(async () => smsRequestsTo(phone).length === 2, 10_000, 'the HELP reply');
-    expect(smsRequestsTo(phone)[1]!.body).toMatchObject({ text: HELP_TEXT, from: ours, to: phone });
+    const help = await waitFor(async () => smsRequestsTo(phone).find((r) => r.body.text === HELP_TEXT), 10_000, 'the HELP reply');
+    expect(help.body).toMatchObject({ from: ours, to: phone });
     const replies = (await org.api.get(`/v1/messages?direction=outbound&to=${encodeURIComponent(phone)}`)).body.data;
     expect(replies[0]).toMatchObject({ body: HELP_TEXT, contactId: contact.id });
     expect((await org.api.get('/v1/messages?direction=inbound')).body.data.map((m: { body: string }) => m.body)).toEqual(['help', 'START', '  stop ']);

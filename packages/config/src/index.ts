@@ -127,7 +127,10 @@ const EnvSchema = z.object({
   PROVIDER_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   /** How long a provider is skipped before it is tried again. */
   PROVIDER_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
-  /** The answer to an inbound SMS `HELP` or `INFO`; unset: such a message is recorded and not answered. */
+  /** The answers to an inbound SMS STOP, START and HELP (or INFO) of every number without its own `replies`; unset:
+   * a default naming the organization. */
+  SMS_STOP_REPLY: z.string().trim().min(1).max(1600).optional(),
+  SMS_START_REPLY: z.string().trim().min(1).max(1600).optional(),
   SMS_HELP_TEXT: z.string().trim().min(1).max(1600).optional(),
   WEBHOOK_ALLOW_LOOPBACK: booleanFromString.default(false),
   /** Encrypts webhook endpoint secrets at rest. Required in production; the default is for local development only. */
@@ -258,8 +261,8 @@ export type Config = {
   /** The providers live messages go through, in order of preference (test keys always use the sandbox). */
   providerLists: { email: EmailProviderName[]; sms: SmsProviderName[] };
   circuit: { failures: number; cooldownMs: number };
-  /** SMS_HELP_TEXT: the reply to an inbound HELP/INFO. */
-  smsHelpText?: string;
+  /** SMS_STOP_REPLY, SMS_START_REPLY and SMS_HELP_TEXT: the install's answers to the SMS keywords. */
+  smsReplies: { stop?: string; start?: string; help?: string };
   webhookAllowLoopback: boolean;
   /** See STRANDED_JOB_AFTER_MS; `strandedSweepEveryMs` is how often the sweeps run. */
   strandedJobAfterMs: number;
@@ -403,7 +406,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sms: e.SMS_PROVIDERS ?? [e.TELNYX_API_KEY ? 'telnyx' : 'sandbox'],
     },
     circuit: { failures: e.PROVIDER_CIRCUIT_FAILURES, cooldownMs: e.PROVIDER_CIRCUIT_COOLDOWN_MS },
-    smsHelpText: e.SMS_HELP_TEXT,
+    smsReplies: { stop: e.SMS_STOP_REPLY, start: e.SMS_START_REPLY, help: e.SMS_HELP_TEXT },
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,
     strandedSweepEveryMs: Math.min(60_000, Math.round(e.STRANDED_JOB_AFTER_MS / 2)),

@@ -52,6 +52,20 @@ export const SearchPhoneNumbersQuery = z.strictObject({
 });
 export type SearchPhoneNumbersQuery = z.infer<typeof SearchPhoneNumbersQuery>;
 
+const replyText = storableText().trim().min(1).max(1600);
+/** The answers to the SMS keywords sent to this number; an absent one is the install's default. */
+export const KeywordReplies = z
+  .strictObject({
+    stop: replyText.optional().openapi({ description: 'The one confirmation sent after STOP (or a synonym): the last message the number gets until it writes START.' }),
+    start: replyText.optional().openapi({ description: 'The confirmation sent after START (or a synonym).' }),
+    help: replyText.optional().openapi({ description: 'The answer to HELP or INFO, sent whether the number opted out or not.' }),
+  })
+  .openapi('KeywordReplies', {
+    description: 'Texts answering inbound keywords. Unset: SMS_STOP_REPLY, SMS_START_REPLY, SMS_HELP_TEXT, else a default naming the organization.',
+    example: { help: 'Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms.' },
+  });
+export type KeywordReplies = z.infer<typeof KeywordReplies>;
+
 const phoneNumberExample = {
   id: 'pn_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
   number: '+14155550123',
@@ -60,6 +74,7 @@ const phoneNumberExample = {
   type: 'local',
   country: 'US',
   provider: 'telnyx',
+  replies: { help: 'Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms.' },
   createdAt: '2026-11-23T08:00:00.000Z',
   updatedAt: '2026-11-23T08:00:00.000Z',
 } as const;
@@ -73,6 +88,7 @@ export const PhoneNumber = z
     type: PhoneNumberType,
     country: z.string().nullable(),
     provider: z.string().openapi({ description: '`telnyx`, or `sandbox` for test keys and installs without Telnyx.' }),
+    replies: KeywordReplies,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -91,7 +107,11 @@ export const UpdatePhoneNumberBody = z
   .strictObject({
     friendlyName: storableText().trim().min(1).max(100).nullable().optional().openapi({ description: '`null` clears it.' }),
     isDefault: z.boolean().optional().openapi({ description: '`true` makes this the default and unsets the previous one.' }),
+    replies: KeywordReplies.optional().openapi({ description: 'Replaces the answers to STOP, START and HELP; `{}` goes back to the defaults.' }),
   })
-  .refine((b) => b.friendlyName !== undefined || b.isDefault !== undefined, { message: 'give friendlyName or isDefault', path: ['friendlyName'] })
+  .refine((b) => b.friendlyName !== undefined || b.isDefault !== undefined || b.replies !== undefined, {
+    message: 'give friendlyName, isDefault or replies',
+    path: ['friendlyName'],
+  })
   .openapi('UpdatePhoneNumberBody', { example: { friendlyName: 'Support line', isDefault: true } });
 export type UpdatePhoneNumberBody = z.infer<typeof UpdatePhoneNumberBody>;

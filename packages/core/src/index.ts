@@ -23,6 +23,7 @@ export * from './webhooks/webhook-mappers.ts';
 export * from './webhooks/delivery-attempt.ts';
 export * from './webhooks/requeue-overdue.ts';
 export * from './sms/segments.ts';
+export { keywordReplyText } from './sms/keyword-replies.ts';
 export * from './contacts/contact-fields.ts';
 export * from './contacts/contact.service.ts';
 export * from './contacts/bulk-create-contacts.ts';

@@ -1,5 +1,5 @@
 import { PurchasePhoneNumberBody, SearchPhoneNumbersQuery, UpdatePhoneNumberBody, type AvailablePhoneNumber, type PhoneNumber } from '@tidings/contracts';
-import { getPhoneNumber, listPhoneNumbers, purchasePhoneNumber, releasePhoneNumber, searchAvailableNumbers, updatePhoneNumber } from '@tidings/core';
+import { getPhoneNumber, keywordReplyText, listPhoneNumbers, purchasePhoneNumber, releasePhoneNumber, searchAvailableNumbers, updatePhoneNumber } from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
@@ -29,6 +29,43 @@ function MakeDefault({ c, phoneNumber }: { c: Env; phoneNumber: PhoneNumber }) {
       <CsrfField c={c} />
       <button type="submit" class="secondary outline small">
         Make default
+      </button>
+    </form>
+  );
+}
+
+const KEYWORDS = [
+  ['stop', 'After STOP', 'The one confirmation sent after STOP; the last message the number gets until it writes START.'],
+  ['start', 'After START', 'The confirmation sent when someone subscribes again.'],
+  ['help', 'HELP and INFO', 'Answered whether or not the number opted out.'],
+] as const;
+
+/** The three keyword answers of a number; an empty box means the default, shown as its placeholder. */
+function RepliesForm({ c, phoneNumber, errors }: { c: Env; phoneNumber: PhoneNumber; errors: FieldErrors }) {
+  const { config } = c.var.deps;
+  const orgName = c.var.signedIn!.membership.orgName;
+  return (
+    <form method="post" action={`${BASE}/${phoneNumber.id}/replies`} class="card" aria-labelledby="replies-title">
+      <CsrfField c={c} />
+      <h2 id="replies-title">Keyword replies</h2>
+      <p class="muted">Sent from this number, once per keyword received. Leave a box empty for the default shown in it.</p>
+      {KEYWORDS.map(([keyword, label, hint]) => (
+        <label>
+          {label}
+          <textarea
+            name={keyword}
+            rows={2}
+            maxlength={1600}
+            placeholder={keywordReplyText(keyword, {}, config.smsReplies, orgName)}
+            aria-invalid={errors[keyword] ? 'true' : undefined}
+          >
+            {phoneNumber.replies[keyword] ?? ''}
+          </textarea>
+          <small>{errors[keyword] ?? hint}</small>
+        </label>
+      ))}
+      <button type="submit" class="secondary">
+        Save replies
       </button>
     </form>
   );
@@ -180,6 +217,7 @@ async function detailPage(c: Env, id: string, options: { errors?: FieldErrors; s
               </button>
             </div>
           </form>
+          <RepliesForm c={c} phoneNumber={phoneNumber} errors={errors} />
           <div class="actions page-actions">
             <MakeDefault c={c} phoneNumber={phoneNumber} />
             <a href={`${BASE}/${phoneNumber.id}/release`} role="button" class="outline danger-outline small">
@@ -228,6 +266,15 @@ routes.post('/:id/name', async (c) => {
   if (!parsed.success) return detailPage(c, c.req.param('id'), { errors: { friendlyName: 'Use up to 100 characters.' }, status: 400 });
   const phoneNumber = await updatePhoneNumber(c.var.deps, orgOf(c), c.req.param('id'), parsed.data);
   return flashRedirect(c, 'The name is saved.', `${BASE}/${phoneNumber.id}`);
+});
+
+routes.post('/:id/replies', async (c) => {
+  const form = await c.req.parseBody();
+  const replies = Object.fromEntries(KEYWORDS.flatMap(([keyword]) => (String(form[keyword] ?? '').trim() ? [[keyword, String(form[keyword]).trim()]] : [])));
+  const parsed = UpdatePhoneNumberBody.safeParse({ replies });
+  if (!parsed.success) return detailPage(c, c.req.param('id'), { errors: zodFieldErrors(parsed.error.issues.map((i) => ({ ...i, path: i.path.slice(1) }))), status: 400 });
+  const phoneNumber = await updatePhoneNumber(c.var.deps, orgOf(c), c.req.param('id'), parsed.data);
+  return flashRedirect(c, 'The keyword replies are saved.', `${BASE}/${phoneNumber.id}`);
 });
 
 routes.post('/:id/default', async (c) => {

@@ -16,7 +16,8 @@ export type Claim =
 
 const SUPPRESSED_MESSAGE = 'The recipient is on the suppression list (bounced, complained, unsubscribed, stopped or added by hand)';
 
-const notSuppressed = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to")`;
+// STOP's confirmation and HELP's answer are the only messages a suppressed number receives
+const notSuppressed = Prisma.sql`("Message"."keywordReply" IN ('stop', 'help') OR NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to"))`;
 // A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
 const broadcastLive = Prisma.sql`("Message"."broadcastId" IS NULL OR NOT EXISTS (
   SELECT 1 FROM "Broadcast" b WHERE b."id" = "Message"."broadcastId" AND b."status" = 'canceled'))`;
@@ -40,7 +41,8 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
 
   const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean }[]>`
     SELECT m."status", m."scheduledAt",
-           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed",
+           (m."keywordReply" IS NULL OR m."keywordReply" = 'start')
+             AND EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed",
            EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
     FROM "Message" m WHERE m."id" = ${messageId}`;
   if (!current) return { kind: 'done', reason: 'missing' };

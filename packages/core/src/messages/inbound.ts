@@ -9,9 +9,9 @@ import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts'
 import { toMessage } from './message.mapper.ts';
 import { parseEmail } from './recipients.ts';
 import type { KeyMode } from '@tidings/providers';
-import { sendMessages } from './send-messages.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 import { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
+import { recordKeywordReply } from '../sms/keyword-replies.ts';
 
 /** A message someone sent to one of an organization's numbers or addresses, as any provider reports it. */
 export type InboundMessage = {
@@ -56,8 +56,8 @@ async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms',
  * provider added later) and sandbox.inbound call this, so the sandbox runs exactly what production runs. Records the
  * message (`direction: inbound`, `status: received`, linked to the organization's contact with that phone or email)
  * and `message.received` in one transaction; for SMS, a STOP-family keyword also suppresses the number (`stopped`,
- * `smsSubscribed` false, `contact.unsubscribed`) and a START-family one lifts that, in the same transaction. After
- * commit, HELP/INFO is answered with SMS_HELP_TEXT (when set) as an ordinary send from the number written to.
+ * `smsSubscribed` false, `contact.unsubscribed`) and a START-family one lifts that, in the same transaction; each
+ * keyword (HELP/INFO too) gets one answer from the number written to, written in that transaction as well.
  * A message to a number or domain no organization owns is ignored; one the provider reports again (same
  * `providerMessageId`) is recorded once.
  * @example const { message } = await receiveInboundMessage(deps, { provider: 'telnyx', channelType: 'sms', from: '+14155550123', to: '+15005550006', body: 'STOP' });
@@ -71,14 +71,15 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     return { message: null, keyword: null };
   }
   const providerMessageId = inbound.providerMessageId ?? null;
-  if (providerMessageId) {
-    const earlier = await deps.db.message.findFirst({ where: { orgId, provider: inbound.provider, providerMessageId, direction: 'inbound' } });
-    if (earlier) return { message: toMessage(earlier), keyword: null };
-  }
-
   const keyword = inbound.channelType === 'sms' ? smsKeywordOf(inbound.body) : null;
   const now = deps.now();
-  const { message, outbox } = await deps.db.$transaction(async (tx) => {
+  const recorded = await deps.db.$transaction(async (tx) => {
+    if (providerMessageId) {
+      // the same callback delivered twice at once: the second waits for the first's commit, then finds its message
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`inbound:${inbound.provider}:${providerMessageId}`}, 0))`;
+      const earlier = await tx.message.findFirst({ where: { orgId, provider: inbound.provider, providerMessageId, direction: 'inbound' } });
+      if (earlier) return { message: toMessage(earlier), outbox: [], isRepeat: true };
+    }
     const contact = await tx.contact.findFirst({ where: { orgId, ...(inbound.channelType === 'email' ? { email: from } : { phone: from }) }, select: { id: true } });
     const row: MessageRow = await tx.message.create({
       data: {
@@ -108,17 +109,9 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     const events: NewEvent[] = [{ orgId, type: 'message.received', data: message }];
     if (keyword === 'stop') events.push(...(await recordSmsOptOut(tx, orgId, from)));
     if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from)));
-    return { message, outbox: await recordEvents(tx, events) };
+    const reply = keyword ? await recordKeywordReply(deps, tx, { orgId, mode: modeOf(inbound), keyword, inbound: row }) : { events: [], jobs: [] };
+    return { message, outbox: [...reply.jobs, ...(await recordEvents(tx, [...events, ...reply.events]))], isRepeat: false };
   });
-  await dispatchOutbox(deps, outbox);
-  if (keyword === 'help' && deps.config.smsHelpText) await answerHelp(deps, orgId, modeOf(inbound), message);
-  return { message, keyword };
-}
-
-/** Replies to HELP/INFO with SMS_HELP_TEXT from the number that was written to, through the ordinary send path. */
-async function answerHelp(deps: Deps, orgId: string, mode: KeyMode, inbound: Message): Promise<void> {
-  const { errors } = await sendMessages(deps, orgId, mode, [
-    { channelType: 'sms', to: inbound.from, from: inbound.to, body: deps.config.smsHelpText, ...(inbound.contactId ? { contactId: inbound.contactId } : {}) },
-  ]);
-  if (errors.length > 0) deps.logger.warn({ orgId, messageId: inbound.id, code: errors[0]!.code }, 'the HELP reply could not be sent');
+  await dispatchOutbox(deps, recorded.outbox);
+  return { message: recorded.message, keyword: recorded.isRepeat ? null : keyword };
 }

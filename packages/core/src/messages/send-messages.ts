@@ -114,6 +114,7 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
         tags: item.tags ?? [],
         metadata: item.metadata ?? {},
         scheduledAt,
+        keywordReply: null,
         sentAt: null,
         deliveredAt: null,
         failedAt: null,

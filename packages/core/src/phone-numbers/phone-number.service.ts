@@ -1,4 +1,4 @@
-import type { AvailablePhoneNumber, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
+import type { AvailablePhoneNumber, KeywordReplies, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
 import type { PhoneNumber as PhoneNumberRow, Prisma } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
@@ -19,6 +19,7 @@ export function toPhoneNumber(row: PhoneNumberRow): PhoneNumber {
     type: row.type as PhoneNumberType,
     country: row.country,
     provider: row.provider,
+    replies: row.replies as KeywordReplies,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -65,7 +66,7 @@ export async function getPhoneNumber(deps: Deps, orgId: string, id: string): Pro
 }
 
 /**
- * phoneNumber.update: `friendlyName` (mirrored to the provider's record) and `isDefault`. Making a number the
+ * phoneNumber.update: `friendlyName` (mirrored to the provider's record), `isDefault` and the keyword `replies`. Making a number the
  * default unsets the previous one in the same transaction; unsetting it leaves the organization without a default.
  * A test key (`mode`) may not change a number provisioned at a real provider (403).
  * @example await updatePhoneNumber(deps, orgId, 'pn_...', { isDefault: true });
@@ -88,7 +89,11 @@ export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, i
     }
     const { count } = await tx.phoneNumber.updateMany({
       where: { id, orgId },
-      data: { ...(input.friendlyName !== undefined ? { friendlyName: input.friendlyName } : {}), ...(input.isDefault !== undefined ? { isDefault: input.isDefault } : {}) },
+      data: {
+        ...(input.friendlyName !== undefined ? { friendlyName: input.friendlyName } : {}),
+        ...(input.isDefault !== undefined ? { isDefault: input.isDefault } : {}),
+        ...(input.replies !== undefined ? { replies: input.replies } : {}),
+      },
     });
     // Released while we talked to the provider.
     return foundOr404(count === 0 ? null : await tx.phoneNumber.findUnique({ where: { id } }), 'Phone number');

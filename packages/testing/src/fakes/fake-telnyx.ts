@@ -44,8 +44,8 @@ export async function startFakeTelnyx(): Promise<FakeTelnyx> {
     },
     async receiveSms(sms: { from: string; to: string; text: string }) {
       const word = sms.text.trim().toUpperCase();
-      if (STOP_WORDS.has(word)) state.stoppedNumbers.add(sms.from);
-      if (START_WORDS.has(word)) state.stoppedNumbers.delete(sms.from);
+      if (state.handlesKeywords && STOP_WORDS.has(word)) state.stoppedNumbers.add(sms.from);
+      if (state.handlesKeywords && START_WORDS.has(word)) state.stoppedNumbers.delete(sms.from);
       return postCallback(
         target,
         event('message.received', {

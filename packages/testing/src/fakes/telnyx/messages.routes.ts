@@ -12,10 +12,12 @@ export type FakeTelnyxMessageState = {
   respondAfterMs: number;
   /** Numbers that texted STOP: Telnyx refuses sends to them with error 40300, as the real one does. */
   stoppedNumbers: Set<string>;
+  /** Whether the messaging profile acts on STOP and START itself (Telnyx's default); off, it leaves them to us. */
+  handlesKeywords: boolean;
 };
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
-  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map(), respondAfterMs: 0, stoppedNumbers: new Set() };
+  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map(), respondAfterMs: 0, stoppedNumbers: new Set(), handlesKeywords: true };
 }
 
 const invalid = (detail: string, pointer: string) => ({ errors: [{ code: '10005', title: 'Invalid parameter', detail, source: { pointer } }] });
