@@ -27,7 +27,7 @@ describe('broadcast.create, get, list, delete', () => {
     expect(created.body.id).toMatch(/^brd_/);
     const got = await org.api.get(`/v1/broadcasts/${created.body.id}`);
     expect(got.status).toBe(200);
-    expect(got.body.counts).toEqual({ recipients: 0, queued: 0, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0, unsubscribed: 0, opened: 0, clicked: 0 });
+    expect(got.body.counts).toEqual({ recipients: 0, waiting: 0, queued: 0, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0, unsubscribed: 0, opened: 0, clicked: 0 });
     expect((await org.api.get('/v1/broadcasts?status=draft')).body.data.map((b: { id: string }) => b.id)).toEqual([created.body.id]);
     expect((await org.api.get('/v1/broadcasts?status=sent')).body.data).toEqual([]);
     const typo = await org.api.get('/v1/broadcasts?stauts=sent');

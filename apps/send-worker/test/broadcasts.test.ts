@@ -109,7 +109,7 @@ describe('a broadcast to a segment (sandbox)', () => {
       'the deliveries',
     );
     // recipients: ada, bob, cyd, fay, gus (pro with an email); bob unsubscribed and cyd suppressed get nothing
-    expect(final.counts).toEqual({ recipients: 5, queued: 0, sent: 0, delivered: 2, failed: 1, bounced: 0, suppressed: 2, unsubscribed: 0, opened: 0, clicked: 0 });
+    expect(final.counts).toEqual({ recipients: 5, waiting: 0, queued: 0, sent: 0, delivered: 2, failed: 1, bounced: 0, suppressed: 2, unsubscribed: 0, opened: 0, clicked: 0 });
 
     const messages = await messagesOf(orgId, created.body.id);
     const byContact = new Map(messages.map((m) => [m.contactId, m]));

@@ -12,7 +12,8 @@ export type BroadcastStatus = z.infer<typeof BroadcastStatus>;
 export const BroadcastCounts = z
   .object({
     recipients: z.number().int().openapi({ description: 'Contacts of the segment with an address for the channel, fixed when sending started.' }),
-    queued: z.number().int().openapi({ description: 'Messages created and waiting for a provider (scheduled, queued or sending).' }),
+    waiting: z.number().int().openapi({ description: "Messages held by quiet hours until the window ends in the recipient's local time." }),
+    queued: z.number().int().openapi({ description: 'Messages created and waiting for a provider (queued or sending).' }),
     sent: z.number().int().openapi({ description: 'Accepted by the provider, no outcome yet.' }),
     delivered: z.number().int(),
     failed: z.number().int().openapi({ description: 'Failed or undelivered messages, including contacts whose rendering failed (the message carries the reason).' }),
@@ -25,6 +26,17 @@ export const BroadcastCounts = z
   .openapi('BroadcastCounts');
 export type BroadcastCounts = z.infer<typeof BroadcastCounts>;
 
+const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day as HH:MM, such as 21:00');
+export const QuietHours = z
+  .strictObject({ start: ClockTime, end: ClockTime })
+  .refine((window) => window.start !== window.end, { message: 'start and end must differ', path: ['end'] })
+  .openapi('QuietHours', {
+    description:
+      "SMS only: a message due inside this daily window, in the recipient's local time, waits until it ends (`21:00` to `08:00` wraps midnight). Local time: the contact's `timezone` attribute (IANA) when set, else the number's country; where a country spans several zones, outside the window in all of them.",
+    example: { start: '21:00', end: '08:00' },
+  });
+export type QuietHours = z.infer<typeof QuietHours>;
+
 const broadcastExample = {
   id: 'brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
   name: 'November newsletter',
@@ -35,6 +47,7 @@ const broadcastExample = {
   from: 'Acme <news@example.com>',
   variables: { month: 'November' },
   tags: ['newsletter'],
+  quietHours: null,
   mode: 'live',
   status: 'sending',
   scheduledAt: null,
@@ -56,6 +69,7 @@ export const Broadcast = z
     from: z.string().nullable(),
     variables: z.record(z.string(), VariableValue),
     tags: z.array(z.string()),
+    quietHours: QuietHours.nullable(),
     mode: z.enum(['live', 'test']).openapi({ description: "The mode of the key that created it; its messages carry it. A key sees only its own mode's broadcasts." }),
     status: BroadcastStatus,
     scheduledAt: Timestamp.nullable(),
@@ -71,7 +85,7 @@ export type Broadcast = z.infer<typeof Broadcast>;
 export const BroadcastWithCounts = Broadcast.extend({ counts: BroadcastCounts }).openapi('BroadcastWithCounts', {
   example: {
     ...broadcastExample,
-    counts: { recipients: 1200, queued: 300, sent: 100, delivered: 760, failed: 2, bounced: 3, suppressed: 35, unsubscribed: 1, opened: 0, clicked: 0 },
+    counts: { recipients: 1200, waiting: 0, queued: 300, sent: 100, delivered: 760, failed: 2, bounced: 3, suppressed: 35, unsubscribed: 1, opened: 0, clicked: 0 },
   },
 });
 export type BroadcastWithCounts = z.infer<typeof BroadcastWithCounts>;
@@ -90,7 +104,9 @@ export const CreateBroadcastBody = z
       description: 'Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.',
     }),
     tags: messageFields.tags,
+    quietHours: QuietHours.optional(),
   })
+  .refine((body) => body.quietHours === undefined || body.channelType === 'sms', { message: 'quietHours is for channelType sms', path: ['quietHours'] })
   .openapi('CreateBroadcastBody', {
     example: {
       name: 'November newsletter',

@@ -1125,6 +1125,7 @@ export interface components {
          *       "tags": [
          *         "newsletter"
          *       ],
+         *       "quietHours": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1162,6 +1163,7 @@ export interface components {
              */
             mode: "live" | "test";
             name: string;
+            quietHours: components["schemas"]["QuietHours"];
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1199,7 +1201,7 @@ export interface components {
             /** @description Failed or undelivered messages, including contacts whose rendering failed (the message carries the reason). */
             failed: number;
             opened: number;
-            /** @description Messages created and waiting for a provider (scheduled, queued or sending). */
+            /** @description Messages created and waiting for a provider (queued or sending). */
             queued: number;
             /** @description Contacts of the segment with an address for the channel, fixed when sending started. */
             recipients: number;
@@ -1209,6 +1211,8 @@ export interface components {
             suppressed: number;
             /** @description Contacts who unsubscribed through this broadcast. */
             unsubscribed: number;
+            /** @description Messages held by quiet hours until the window ends in the recipient's local time. */
+            waiting: number;
         };
         /**
          * @example {
@@ -1227,6 +1231,7 @@ export interface components {
          *           "tags": [
          *             "newsletter"
          *           ],
+         *           "quietHours": null,
          *           "mode": "live",
          *           "status": "sending",
          *           "scheduledAt": null,
@@ -1262,6 +1267,7 @@ export interface components {
          *       "tags": [
          *         "newsletter"
          *       ],
+         *       "quietHours": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1272,6 +1278,7 @@ export interface components {
          *       "updatedAt": "2026-11-23T08:00:00.000Z",
          *       "counts": {
          *         "recipients": 1200,
+         *         "waiting": 0,
          *         "queued": 300,
          *         "sent": 100,
          *         "delivered": 760,
@@ -1465,6 +1472,7 @@ export interface components {
             /** @description email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys. */
             from?: string;
             name: string;
+            quietHours?: components["schemas"]["QuietHours"];
             /** @description Absent: every contact of the organization. */
             segmentId?: string;
             tags?: string[];
@@ -1820,6 +1828,20 @@ export interface components {
         /** @enum {string} */
         EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "message.received" | "message.opened" | "message.clicked" | "message.complained" | "message.delayed" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "broadcast.sending" | "broadcast.sent" | "broadcast.canceled" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
         /**
+         * @description Texts answering inbound keywords. Unset: SMS_STOP_REPLY, SMS_START_REPLY, SMS_HELP_TEXT, else a default naming the organization.
+         * @example {
+         *       "help": "Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms."
+         *     }
+         */
+        KeywordReplies: {
+            /** @description The answer to HELP or INFO, sent whether the number opted out or not. */
+            help?: string;
+            /** @description The confirmation sent after START (or a synonym). */
+            start?: string;
+            /** @description The one confirmation sent after STOP (or a synonym): the last message the number gets until it writes START. */
+            stop?: string;
+        };
+        /**
          * @example {
          *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "channelType": "email",
@@ -2133,6 +2155,9 @@ export interface components {
          *       "type": "local",
          *       "country": "US",
          *       "provider": "telnyx",
+         *       "replies": {
+         *         "help": "Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms."
+         *       },
          *       "createdAt": "2026-11-23T08:00:00.000Z",
          *       "updatedAt": "2026-11-23T08:00:00.000Z"
          *     }
@@ -2153,6 +2178,7 @@ export interface components {
             number: string;
             /** @description `telnyx`, or `sandbox` for test keys and installs without Telnyx. */
             provider: string;
+            replies: components["schemas"]["KeywordReplies"];
             /** @enum {string} */
             type: "local" | "tollFree" | "mobile";
             /**
@@ -2172,6 +2198,9 @@ export interface components {
          *           "type": "local",
          *           "country": "US",
          *           "provider": "telnyx",
+         *           "replies": {
+         *             "help": "Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms."
+         *           },
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:00:00.000Z"
          *         }
@@ -2227,6 +2256,17 @@ export interface components {
              */
             number: string;
         };
+        /**
+         * @description SMS only: a message due inside this daily window, in the recipient's local time, waits until it ends (`21:00` to `08:00` wraps midnight). Local time: the contact's `timezone` attribute (IANA) when set, else the number's country; where a country spans several zones, outside the window in all of them.
+         * @example {
+         *       "start": "21:00",
+         *       "end": "08:00"
+         *     }
+         */
+        QuietHours: {
+            end: string;
+            start: string;
+        } | null;
         /**
          * @example {
          *       "since": "2026-11-24T00:00:00Z",
@@ -2980,6 +3020,7 @@ export interface components {
             friendlyName?: string | null;
             /** @description `true` makes this the default and unsets the previous one. */
             isDefault?: boolean;
+            replies?: components["schemas"]["KeywordReplies"] & unknown;
         };
         /**
          * @example {

@@ -197,6 +197,9 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
   );
 }
 
+/** The broadcast's quiet hours as people read them: "quiet hours (21:00 to 08:00, recipient's time)". */
+const quietHoursText = ({ quietHours }: BroadcastWithCounts) => (quietHours ? `quiet hours (${quietHours.start} to ${quietHours.end}, recipient's time)` : 'quiet hours');
+
 /**
  * Progress, counts and the way to cancel; while the broadcast is under way the script fetches this part again
  * (data-refresh), so the cancel button goes when there is nothing left to cancel.
@@ -205,6 +208,7 @@ function ProgressCard({ broadcast, canCancel }: { broadcast: BroadcastWithCounts
   const { counts } = broadcast;
   const shown: [string, number][] = [
     ['Recipients', counts.recipients],
+    ...(broadcast.quietHours || counts.waiting > 0 ? [[`Waiting for ${quietHoursText(broadcast)} to end`, counts.waiting] as [string, number]] : []),
     ['Queued', counts.queued],
     ['Sent', counts.sent],
     ['Delivered', counts.delivered],

@@ -18,6 +18,7 @@ export function toBroadcast(row: BroadcastRow): Broadcast {
     from: row.from,
     variables: (row.variables ?? {}) as Broadcast['variables'],
     tags: row.tags,
+    quietHours: row.quietHours as Broadcast['quietHours'],
     mode: row.mode,
     status: row.status,
     scheduledAt: iso(row.scheduledAt),

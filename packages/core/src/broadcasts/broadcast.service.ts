@@ -54,6 +54,7 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
       from: input.from ?? null,
       variables: input.variables ?? {},
       tags: input.tags ?? [],
+      ...(input.quietHours ? { quietHours: input.quietHours } : {}),
       mode,
     },
   });
@@ -87,7 +88,8 @@ async function countsOf({ db }: Pick<Deps, 'db'>, rows: BroadcastRow[]): Promise
     const count = (...statuses: string[]) => byStatus.filter((s) => statuses.includes(s.status)).reduce((sum, s) => sum + s.count, 0);
     return {
       recipients: row.recipientCount,
-      queued: count('scheduled', 'queued', 'sending'),
+      waiting: count('scheduled'), // a broadcast's messages are scheduled only by its quiet hours
+      queued: count('queued', 'sending'),
       sent: count('sent'),
       delivered: count('delivered'),
       failed: count('failed', 'undelivered'),

@@ -10,6 +10,7 @@ import { loadSenderResolver } from '../messages/resolve-sender.ts';
 import { addJobs, dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
 import { compileCriteria } from '../segments/criteria-sql.ts';
 import { countSmsSegments } from '../sms/segments.ts';
+import { quietUntil, zonesOf, type QuietHours } from '../sms/quiet-hours.ts';
 import { compileSimpleTemplate } from '../templates/simple-template.ts';
 import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
@@ -208,6 +209,8 @@ type ChunkMessage = {
   segments?: number;
   errorCode?: string;
   errorMessage?: string;
+  /** Held by the broadcast's quiet hours until then (ISO); the message is `scheduled`. */
+  scheduledAt?: string;
 };
 
 /** What makes a rendered message unsendable (no subject or content, an empty SMS), or null. */
@@ -246,8 +249,16 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
         contacts.map((contact) => broadcastVariables(deps.config, broadcast, contact)),
         attempt,
       );
+  const now = deps.now();
+  const quietHours = broadcast.quietHours as QuietHours | null;
   const messages = contacts.map((contact, index): ChunkMessage => {
-    const message = { id: newId('msg'), to: (isEmail ? contact.email : contact.phone)!, contactId: contact.id };
+    const waitUntil = quietHours && quietUntil(now, quietHours, zonesOf(contact));
+    const message = {
+      id: newId('msg'),
+      to: (isEmail ? contact.email : contact.phone)!,
+      contactId: contact.id,
+      ...(waitUntil && waitUntil > now ? { scheduledAt: waitUntil.toISOString() } : {}),
+    };
     const rendering = renderings[index]!;
     const error = 'code' in rendering ? rendering : renderedProblem(rendering, isEmail);
     if (error) return { ...message, errorCode: error.code, errorMessage: error.message };
@@ -280,8 +291,8 @@ async function writeChunk(
     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), m."orgId",
            CASE WHEN m."status" = 'queued' THEN 'message.queued' ELSE 'message.failed' END, ${messageJsonSql}, NULL::text
     FROM new_messages m
-    WHERE m."status" <> 'queued' OR EXISTS (
-      SELECT 1 FROM "Webhook" w WHERE w."orgId" = m."orgId" AND w."enabled" AND 'message.queued' = ANY (w."events"))`;
+    WHERE m."status" = 'failed' OR (m."status" = 'queued' AND EXISTS (
+      SELECT 1 FROM "Webhook" w WHERE w."orgId" = m."orgId" AND w."enabled" AND 'message.queued' = ANY (w."events")))`;
   const now = deps.now().toISOString();
   const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
   const statement = Prisma.sql`
@@ -292,15 +303,15 @@ async function writeChunk(
     new_messages AS (
       INSERT INTO "Message" ("id", "orgId", "channelType", "direction", "to", "from", "subject", "html", "text", "body", "templateId",
         "templateVersion", "contactId", "broadcastId", "status", "segments", "provider", "mode", "errorCode", "errorMessage", "tags",
-        "failedAt", "createdAt", "updatedAt")
+        "scheduledAt", "failedAt", "createdAt", "updatedAt")
       -- once per contact: a contact is in one chunk, and a chunk written before has its BroadcastChunk row already
       SELECT m."id", ${broadcast.orgId}, ${broadcast.channelType}::"ChannelType", 'outbound', m."to", ${from}, m."subject", m."html",
         m."text", m."body", ${broadcast.templateId}, ${broadcast.templateVersion}::int, m."contactId", ${broadcast.id},
-        (CASE WHEN m."errorCode" IS NULL THEN 'queued' ELSE 'failed' END)::"MessageStatus", m."segments", ${provider},
-        ${broadcast.mode}::"ApiKeyMode", m."errorCode", m."errorMessage", ${broadcast.tags}::text[],
+        (CASE WHEN m."errorCode" IS NOT NULL THEN 'failed' WHEN m."scheduledAt" IS NOT NULL THEN 'scheduled' ELSE 'queued' END)::"MessageStatus",
+        m."segments", ${provider}, ${broadcast.mode}::"ApiKeyMode", m."errorCode", m."errorMessage", ${broadcast.tags}::text[], m."scheduledAt",
         CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${now}::timestamp, ${now}::timestamp
       FROM json_to_recordset(${JSON.stringify(messages)}::json) AS m("id" text, "to" text, "contactId" text, "subject" text,
-        "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text)
+        "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text, "scheduledAt" timestamp)
       WHERE EXISTS (SELECT 1 FROM chunk_done)
       RETURNING ${messageColumns}),
     status_events AS (
@@ -308,7 +319,7 @@ async function writeChunk(
       SELECT "id", "status", "errorCode", "errorMessage", "createdAt" FROM new_messages),
     ${eventsCte(eventSource)}
     SELECT EXISTS (SELECT 1 FROM chunk_done) AS "isNew",
-           ARRAY(SELECT "id" FROM new_messages WHERE "status" = 'queued') AS "queuedIds",
+           ARRAY(SELECT "id" FROM new_messages WHERE "status" IN ('queued', 'scheduled')) AS "queuedIds",
            ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds",
            (SELECT count(*)::int FROM new_messages) AS "created",
            (SELECT count(*)::int FROM new_messages WHERE "status" = 'failed') AS "failed"`;
@@ -335,7 +346,7 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
   const messages = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way
   const written = await writeChunk(deps, broadcast, chunk, messages);
-  let queuedIds: string[];
+  let jobs: OutboxItem[];
   if (written) {
     deps.metrics.broadcastRecipientsExpanded.inc(contacts.length);
     deps.metrics.broadcastMessagesCreated.inc(written.created);
@@ -344,21 +355,20 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
       deps.metrics.messages.inc({ channel: broadcast.channelType, status: 'failed' }, written.failed);
       deps.logger.warn({ broadcastId, orgId: broadcast.orgId, chunk, failed: written.failed }, 'broadcast messages failed to render');
     }
-    queuedIds = written.queuedIds;
+    const waitUntil = new Map(messages.messages.flatMap((m) => (m.scheduledAt ? [[m.id, new Date(m.scheduledAt)]] : [])));
+    jobs = written.queuedIds.map((id) => ({ queue: broadcast.channelType, jobId: id, runAt: waitUntil.get(id) ?? null }));
     await dispatchOutbox(deps, deliveryJobs(written.deliveryIds.map((id) => ({ id }))));
   } else {
-    const again = await deps.db.$queryRaw<{ id: string }[]>`
-      SELECT m."id" FROM "BroadcastRecipient" r
+    const again = await deps.db.$queryRaw<{ id: string; scheduledAt: Date | null }[]>`
+      SELECT m."id", m."scheduledAt" FROM "BroadcastRecipient" r
       JOIN "Message" m ON m."broadcastId" = r."broadcastId" AND m."contactId" = r."contactId"
-      WHERE ${range} AND m."status" = 'queued'`;
-    queuedIds = again.map((m) => m.id);
+      WHERE ${range} AND m."status" IN ('queued', 'scheduled')`;
+    jobs = again.map((m) => ({ queue: broadcast.channelType, jobId: m.id, runAt: m.scheduledAt }));
   }
   // Thrown errors leave the job to run again, which adds these jobs then: nothing is promised in the outbox for them.
-  await addJobs(
-    deps,
-    queuedIds.map((id) => ({ queue: broadcast.channelType, jobId: id })),
-  );
-  return { kind: 'done', outcome: written ? `created ${written.created}` : `re-added ${queuedIds.length}` };
+  // A message held by quiet hours waits as a delayed job (and the stranded sweep re-adds it if Redis loses it).
+  await addJobs(deps, jobs);
+  return { kind: 'done', outcome: written ? `created ${written.created}` : `re-added ${jobs.length}` };
 }
 
 /**

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Broadcast" ADD COLUMN     "quietHours" JSONB;
