@@ -30,12 +30,11 @@ describe('quiet hours', () => {
     expect(created).toMatchObject({ status: 201, body: { quietHours } });
     expect((await api.post(`/v1/broadcasts/${created.body.id}/send`, {})).status).toBe(202);
 
-    const byPhone = async () =>
-      Object.fromEntries(
-        ((await api.get(`/v1/messages?to=%2B14155550102`)).body.data as { to: string; status: string }[])
-          .concat((await api.get(`/v1/messages?to=%2B14155550101`)).body.data, (await api.get(`/v1/messages?to=%2B14155550103`)).body.data)
-          .map((m: { to: string }) => [m.to, m]),
-      ) as Record<string, { id: string; status: string; scheduledAt: string | null }>;
+    type Sent = { id: string; to: string; status: string; scheduledAt: string | null };
+    const byPhone = async () => {
+      const lists = await Promise.all(contacts.map(async (c) => (await api.get(`/v1/messages?to=${encodeURIComponent(c.phone)}`)).body.data as Sent[]));
+      return Object.fromEntries(lists.flat().map((m) => [m.to, m]));
+    };
     const messages = await waitFor(
       async () => {
         const all = await byPhone();
