@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { RESEND_COMPATIBLE_TAG, type ErrorBody } from '@tidings/contracts';
+import { operations, RESEND_COMPATIBLE_TAG, resendCompatibleOperations, type ErrorBody } from '@tidings/contracts';
 import type { AppEnv } from './env.ts';
 import { toResendError } from './middleware/resend-errors.ts';
 import { API_INTRODUCTION } from './openapi-introduction.ts';
@@ -80,7 +80,7 @@ function queued(message: Record<string, unknown>) {
 }
 
 /** The operations a `sending` key may call: their only 403 is a suspended organization. */
-const SENDING_OPERATIONS = ['message.send', 'message.list', 'message.get', 'resend.emails.send', 'resend.emails.get'];
+const SENDING_OPERATIONS = new Set<string>([...operations, ...Object.values(resendCompatibleOperations)].filter((op) => op.permission === 'sending').map((op) => op.operationId));
 
 /** The longest id a path takes (`idParam`). */
 const MAX_ID_LENGTH = 64;
@@ -173,7 +173,7 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
 
   // a sending key may call this operation: its only 403 is a suspended organization
   const forbidden = responses['403']?.content?.['application/json']?.example as { message?: string } | undefined;
-  if (forbidden && SENDING_OPERATIONS.includes(id)) setExample(operation, '403', errorExample('FORBIDDEN', 'This organization is suspended'));
+  if (forbidden && SENDING_OPERATIONS.has(id)) setExample(operation, '403', errorExample('FORBIDDEN', 'This organization is suspended'));
 
   const success = Object.keys(responses).find((status) => status.startsWith('2'));
   const successJson = success ? responses[success]?.content?.['application/json'] : undefined;

@@ -220,14 +220,19 @@ describe('POST /emails and friends, beside /v1', () => {
     expect(res.body).toEqual({ statusCode: 404, name: 'not_found', message: 'Message not found' });
   });
 
-  it('a sending key may send and read emails; the batch is restricted_api_key, as message.sendBatch is to it', async () => {
+  it('a sending key may send, batch, read, reschedule and cancel emails, as with Resend; a method the path lacks is method_not_allowed', async () => {
     const { orgId } = await t.org({ mode: 'test' });
     const sending = await insertApiKey(t.deps.db, orgId, { name: 'sending', permission: 'sending', mode: 'test' });
     const resend = resendClient(sending.key);
-    const email = { from: 'hello@acme.example', to: 'ada@example.com', subject: 'Hi', text: 'Hi' };
+    const email = { from: 'hello@acme.example', to: 'ada@example.com', subject: 'Hi', text: 'Hi', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() };
     const { data } = await resend.emails.send(email);
     expect((await resend.emails.get(data!.id)).data).toMatchObject({ id: data!.id });
-    expect((await resend.batch.send([email])).error).toMatchObject({ statusCode: 403, name: 'restricted_api_key' });
+    expect((await resend.batch.send([email])).data?.data).toHaveLength(1);
+    expect((await resend.emails.update({ id: data!.id, scheduledAt: new Date(Date.now() + 60_000).toISOString() })).error).toBeNull();
+    expect((await resend.emails.cancel(data!.id)).error).toBeNull();
+    const res = await fetch(`${baseUrl}/emails/${data!.id}`, { method: 'PUT', headers: { authorization: `Bearer ${sending.key}` } });
+    expect(res.status).toBe(405);
+    expect(await res.json()).toMatchObject({ statusCode: 405, name: 'method_not_allowed' });
   });
 
   it('a template by id renders as with message.send; an unknown one is not_found naming it', async () => {

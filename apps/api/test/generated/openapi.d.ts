@@ -352,6 +352,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an email (Resend compatible)
+         * @description message.send in Resend's shape: answers `{ id }`, a Tidings message id. Takes `Idempotency-Key`. Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        post: operations["resend.emails.send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an email (Resend compatible)
+         * @description message.get in Resend's shape; `last_event` is the message's status (or its last engagement). Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        get: operations["resend.emails.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reschedule an email (Resend compatible)
+         * @description Moves a scheduled email to `scheduled_at` (409 once it is no longer scheduled). Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        patch: operations["resend.emails.update"];
+        trace?: never;
+    };
+    "/emails/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an email (Resend compatible)
+         * @description message.cancel: only while scheduled or queued (409 otherwise). Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        post: operations["resend.emails.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send up to 100 emails (Resend compatible)
+         * @description message.sendBatch in Resend's shape: a JSON array of emails. Takes `Idempotency-Key`. Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        post: operations["resend.batch.send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages": {
         parameters: {
             query?: never;
@@ -958,7 +1042,7 @@ export interface components {
             mode: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.list and message.get.
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
              * @enum {string}
              */
             permission: "full" | "sending";
@@ -1442,7 +1526,7 @@ export interface components {
             mode?: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.list and message.get.
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
              * @default full
              * @enum {string}
              */
@@ -2259,6 +2343,222 @@ export interface components {
         ReplayWebhookResponse: {
             /** @description How many deliveries will be sent again. */
             count: number;
+        };
+        ResendAttachment: {
+            /**
+             * Format: byte
+             * @description The file, base64-encoded.
+             */
+            content?: string;
+            /** @description Makes it an inline image, referenced in `html` as `cid:...`. */
+            content_id?: string;
+            content_type?: string;
+            /** @description Derived from `path` when absent. */
+            filename?: string;
+            /** @description An https URL fetched at send time. */
+            path?: string;
+        };
+        /**
+         * @example [
+         *       {
+         *         "from": "Acme <hello@example.com>",
+         *         "to": "ada@example.com",
+         *         "subject": "Welcome",
+         *         "text": "Welcome aboard, Ada."
+         *       },
+         *       {
+         *         "from": "Acme <hello@example.com>",
+         *         "to": [
+         *           "grace@example.com"
+         *         ],
+         *         "subject": "Welcome",
+         *         "text": "Welcome aboard, Grace."
+         *       }
+         *     ]
+         */
+        ResendBatchBody: ({
+            [key: string]: unknown;
+        } & components["schemas"]["ResendSendEmailBody"])[];
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V"
+         *         },
+         *         {
+         *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5W"
+         *         }
+         *       ]
+         *     }
+         */
+        ResendBatchResponse: {
+            /** @description The emails accepted, in the order given. */
+            data: components["schemas"]["ResendEmailId"][];
+            /** @description With `x-batch-validation: permissive` only. */
+            errors?: {
+                index: number;
+                message: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "object": "email",
+         *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "to": [
+         *         "ada@example.com"
+         *       ],
+         *       "from": "Acme <hello@example.com>",
+         *       "created_at": "2026-11-23T08:00:00.000Z",
+         *       "subject": "Your invoice",
+         *       "html": "<p>Your invoice is attached.</p>",
+         *       "text": "Your invoice is attached.",
+         *       "cc": [
+         *         "billing@example.com"
+         *       ],
+         *       "bcc": null,
+         *       "reply_to": [
+         *         "support@example.com"
+         *       ],
+         *       "last_event": "delivered",
+         *       "scheduled_at": null,
+         *       "tags": [
+         *         {
+         *           "name": "category",
+         *           "value": "billing"
+         *         }
+         *       ]
+         *     }
+         */
+        ResendEmail: {
+            bcc: string[] | null;
+            cc: string[] | null;
+            created_at: string;
+            from: string;
+            html: string | null;
+            id: string;
+            /** @enum {string} */
+            last_event: "bounced" | "canceled" | "clicked" | "complained" | "delivered" | "delivery_delayed" | "failed" | "opened" | "queued" | "scheduled" | "sent" | "suppressed";
+            /** @enum {string} */
+            object: "email";
+            reply_to: string[] | null;
+            scheduled_at: string | null;
+            subject: string | null;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            text: string | null;
+            to: string[];
+        };
+        /**
+         * @example {
+         *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V"
+         *     }
+         */
+        ResendEmailId: {
+            id: string;
+        };
+        /**
+         * @example {
+         *       "object": "email",
+         *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V"
+         *     }
+         */
+        ResendEmailRef: {
+            id: string;
+            /** @enum {string} */
+            object: "email";
+        };
+        ResendError: {
+            /** @example to: required */
+            message: string;
+            /** @enum {string} */
+            name: "validation_error" | "missing_api_key" | "invalid_api_key" | "restricted_api_key" | "invalid_access" | "not_found" | "method_not_allowed" | "invalid_idempotency_key" | "invalid_idempotent_request" | "concurrent_idempotent_requests" | "rate_limit_exceeded" | "internal_server_error";
+            statusCode: number;
+        };
+        /**
+         * @example {
+         *       "from": "Acme <hello@example.com>",
+         *       "to": [
+         *         "ada@example.com"
+         *       ],
+         *       "cc": "billing@example.com",
+         *       "reply_to": "support@example.com",
+         *       "subject": "Your invoice",
+         *       "html": "<p>Your invoice is attached.</p>",
+         *       "text": "Your invoice is attached.",
+         *       "headers": {
+         *         "X-Entity-Ref-ID": "invoice-1042"
+         *       },
+         *       "attachments": [
+         *         {
+         *           "filename": "invoice-1042.txt",
+         *           "content": "SW52b2ljZSAxMDQy",
+         *           "content_type": "text/plain"
+         *         }
+         *       ],
+         *       "tags": [
+         *         {
+         *           "name": "category",
+         *           "value": "billing"
+         *         }
+         *       ]
+         *     }
+         */
+        ResendSendEmailBody: {
+            attachments?: components["schemas"]["ResendAttachment"][];
+            bcc?: string | string[];
+            cc?: string | string[];
+            /** @description Absent: the default sender of the verified domain. */
+            from?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            html?: string;
+            reply_to?: string | string[];
+            /**
+             * Format: date-time
+             * @description An ISO 8601 time up to 30 days ahead (natural language such as "in 1 hour" is not understood).
+             */
+            scheduled_at?: string;
+            subject?: string;
+            tags?: components["schemas"]["ResendTag"][];
+            /** @description A Tidings template (`tpl_...`) and its variables, instead of `subject`, `html` and `text`. */
+            template?: {
+                id: string;
+                /**
+                 * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
+                 * @example {
+                 *       "firstName": "Ada",
+                 *       "order": {
+                 *         "number": 1042
+                 *       }
+                 *     }
+                 */
+                variables?: {
+                    [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
+                };
+            };
+            text?: string;
+            /** @description One address, as a string or an array of one: a Tidings message has one `to`; give copies in `cc` or `bcc`. */
+            to: string | string[];
+        };
+        /** @description Kept as the message tag `name:value` (message.list filters on it with `tag`). */
+        ResendTag: {
+            name: string;
+            value: string;
+        };
+        /**
+         * @example {
+         *       "scheduled_at": "2026-12-01T09:00:00.000Z"
+         *     }
+         */
+        ResendUpdateEmailBody: {
+            /**
+             * Format: date-time
+             * @description The new time, ISO 8601, up to 30 days ahead.
+             */
+            scheduled_at: string;
         };
         /**
          * @example {
@@ -3425,7 +3725,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3524,7 +3824,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3664,7 +3964,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3776,7 +4076,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3888,7 +4188,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4004,7 +4304,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4153,7 +4453,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4252,7 +4552,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4394,7 +4694,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4504,7 +4804,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4631,7 +4931,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4762,7 +5062,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4936,7 +5236,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5050,7 +5350,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5192,7 +5492,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5302,7 +5602,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5418,7 +5718,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5577,7 +5877,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5724,7 +6024,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5823,7 +6123,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5983,7 +6283,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6093,7 +6393,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6227,7 +6527,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6369,7 +6669,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6418,6 +6718,735 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "resend.emails.send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendSendEmailBody"];
+            };
+        };
+        responses: {
+            /** @description The accepted email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmailId"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "to: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "invalid_idempotent_request",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "name": "validation_error",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "name": "validation_error",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.emails.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmail"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "name": "not_found",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.emails.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendUpdateEmailBody"];
+            };
+        };
+        responses: {
+            /** @description The rescheduled email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmailRef"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "scheduled_at: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "name": "not_found",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "validation_error",
+                     *       "message": "Message is queued: only scheduled messages can be rescheduled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "name": "validation_error",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "name": "validation_error",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.emails.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmailRef"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "name": "not_found",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "validation_error",
+                     *       "message": "Message is sent: only scheduled or queued messages can be canceled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.batch.send": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `strict` (the default): one invalid email refuses the whole batch. `permissive`: the valid ones are sent, `errors` lists the others. */
+                "x-batch-validation"?: "strict" | "permissive";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendBatchBody"];
+            };
+        };
+        responses: {
+            /** @description The accepted emails */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendBatchResponse"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "body: Invalid input: expected array, received object"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "invalid_idempotent_request",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "name": "validation_error",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "name": "validation_error",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
                 };
             };
         };
@@ -6968,7 +7997,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7153,7 +8182,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7300,7 +8329,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7399,7 +8428,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7559,7 +8588,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7669,7 +8698,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7803,7 +8832,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7970,7 +8999,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8087,7 +9116,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8219,7 +9248,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8318,7 +9347,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8445,7 +9474,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8555,7 +9584,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8671,7 +9700,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8820,7 +9849,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8942,7 +9971,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9041,7 +10070,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9181,7 +10210,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9303,7 +10332,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9402,7 +10431,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9534,7 +10563,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9644,7 +10673,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9760,7 +10789,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9906,7 +10935,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10057,7 +11086,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10174,7 +11203,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10273,7 +11302,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10400,7 +11429,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10512,7 +11541,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10628,7 +11657,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10779,7 +11808,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10892,7 +11921,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11005,7 +12034,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11121,7 +12150,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11263,7 +12292,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11375,7 +12404,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
