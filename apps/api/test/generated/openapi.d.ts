@@ -7454,6 +7454,8 @@ export interface operations {
     "message.list": {
         parameters: {
             query?: {
+                /** @description The messages a broadcast sent. */
+                broadcastId?: string;
                 channelType?: "email" | "sms";
                 contactId?: string;
                 createdAfter?: string;
