@@ -182,6 +182,12 @@ describe('POST /emails and friends, beside /v1', () => {
     const other = await resend.emails.send({ ...email, text: 'Twice' }, { idempotencyKey: 'order-42' });
     expect(other.error).toMatchObject({ statusCode: 409, name: 'invalid_idempotent_request' });
     expect(await countMessages(orgId)).toBe(1);
+    // a refusal is stored and replayed too, still in Resend's shape
+    const refused = await resend.emails.send({ ...email, to: 'nope' }, { idempotencyKey: 'order-43' });
+    const replayed = await resend.emails.send({ ...email, to: 'nope' }, { idempotencyKey: 'order-43' });
+    expect(replayed.error).toEqual(refused.error);
+    expect(replayed.error).toMatchObject({ statusCode: 400, name: 'validation_error', message: expect.stringMatching(/^to: /) });
+    expect(replayed.headers?.['idempotent-replayed']).toBe('true');
   });
 
   it("another organization's email id is not_found for get, update and cancel, and nothing of theirs changes", async () => {
