@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { createAuthenticator, createAuthFailureLimiter, type Deps } from '@tidings/core';
 import { healthRoutes, requestContext } from '@tidings/runtime';
 import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './env.ts';
 import { auth } from './middleware/auth.ts';
 import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
@@ -18,14 +19,17 @@ import { templateRoutes } from './routes/templates.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
+import { emailRoutes } from './routes/emails.routes.ts';
+import { resendErrors } from './middleware/resend-errors.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { sandboxRoutes } from './routes/sandbox.routes.ts';
 import { suppressionRoutes } from './routes/suppressions.routes.ts';
 import { validationHook } from './validation-hook.ts';
 
-/** message.send and message.sendBatch: the two operations whose bodies may carry attachments. */
-const isSendRequest = (method: string, path: string) => method === 'POST' && (path === '/v1/messages' || path === '/v1/messages/batch');
+/** message.send and message.sendBatch, and their Resend-compatible doors: the operations whose bodies may carry attachments. */
+const SEND_PATHS = new Set(['/v1/messages', '/v1/messages/batch', '/emails', '/emails/batch']);
+const isSendRequest = (method: string, path: string) => method === 'POST' && SEND_PATHS.has(path);
 
 /** Paths under /v1 that answer without an API key (provider callbacks carry the provider's signature instead). */
 const isProviderCallback = (path: string) => path.startsWith('/v1/provider-events/');
@@ -56,7 +60,8 @@ export function createApp(deps: Deps) {
   v1.use('*', async (c, next) => (isPublicPath(c.req.path) ? next() : rateLimit(c, next)));
   const limitOtherBodies = limitBody(deps.config.bodyLimitBytes);
   const limitSendBodies = limitBody(deps.config.sendBodyLimitBytes);
-  v1.use('*', async (c, next) => (isSendRequest(c.req.method, c.req.path) ? limitSendBodies(c, next) : limitOtherBodies(c, next)));
+  const limitBodies = createMiddleware<AppEnv>(async (c, next) => (isSendRequest(c.req.method, c.req.path) ? limitSendBodies(c, next) : limitOtherBodies(c, next)));
+  v1.use('*', limitBodies);
   // provider callbacks come in the provider's format (SNS posts text/plain, Twilio a form); their routes read them raw
   v1.use('*', async (c, next) => (isProviderCallback(c.req.path) ? next() : jsonBody(c, next)));
   v1.route('/', apiKeyRoutes);
@@ -83,6 +88,14 @@ export function createApp(deps: Deps) {
     document ??= buildOpenApiDocument(v1);
     return c.json(document);
   });
+
+  // Resend's email endpoints at the root (an app sets RESEND_BASE_URL to this API), behind the same keys, limits
+  // and checks as /v1, answering errors in Resend's shape; documented in /v1/openapi.json under their own tag
+  for (const middleware of [resendErrors, authenticated, rateLimit, limitBodies, jsonBody]) app.use('/emails/*', middleware);
+  app.route('/', emailRoutes);
+  for (const definition of emailRoutes.openAPIRegistry.definitions) {
+    if (definition.type === 'route') v1.openAPIRegistry.registerPath(definition.route);
+  }
 
   app.route('/v1', v1);
   app.notFound(notFoundOrWrongMethod(app));

@@ -1,8 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { operations, RESEND_COMPATIBLE_TAG, resendCompatibleOperations, type ErrorBody } from '@tidings/contracts';
 import type { AppEnv } from './env.ts';
+import { toResendError } from './middleware/resend-errors.ts';
 import { API_INTRODUCTION } from './openapi-introduction.ts';
 
-type Schema = { $ref?: string; required?: string[]; properties?: Record<string, unknown>; allOf?: Schema[]; oneOf?: Schema[]; anyOf?: Schema[] };
+type Schema = { $ref?: string; type?: string; required?: string[]; properties?: Record<string, unknown>; allOf?: Schema[]; oneOf?: Schema[]; anyOf?: Schema[] };
 type Content = { 'application/json'?: { schema?: Schema; example?: unknown } };
 type Operation = {
   operationId?: string;
@@ -15,7 +17,20 @@ type Operation = {
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 
 /** The sidebar of /docs: what a caller needs first at the top, the keys that back the dashboard last. */
-export const TAG_ORDER = ['Messages', 'Broadcasts', 'Contacts', 'Templates', 'Segments', 'Suppressions', 'Webhooks', 'Email domains', 'Phone numbers', 'Sandbox', 'API keys'];
+export const TAG_ORDER = [
+  'Messages',
+  'Broadcasts',
+  'Contacts',
+  'Templates',
+  'Segments',
+  'Suppressions',
+  'Webhooks',
+  'Email domains',
+  'Phone numbers',
+  'Sandbox',
+  RESEND_COMPATIBLE_TAG,
+  'API keys',
+];
 
 /** What each operation group's ids name in a NOT_FOUND message (`Message not found`). */
 const NOUN_OF_GROUP: Record<string, string> = {
@@ -29,6 +44,7 @@ const NOUN_OF_GROUP: Record<string, string> = {
   apiKey: 'API key',
   broadcast: 'Broadcast',
   suppression: 'Suppression',
+  resend: 'Message',
 };
 
 /** NOT_FOUND messages of operations whose last path id names something else than their group's noun. */
@@ -44,6 +60,8 @@ const CONFLICTS: Record<string, string> = {
   'emailDomain.add': 'Email domain example.com is already added to this organization',
   'phoneNumber.purchase': 'Phone number +14155550123 is no longer available; search again and pick another',
   'message.cancel': 'Message is sent: only scheduled or queued messages can be canceled',
+  'resend.emails.cancel': 'Message is sent: only scheduled or queued messages can be canceled',
+  'resend.emails.update': 'Message is queued: only scheduled messages can be rescheduled',
   'suppression.create': 'ada@example.com is already suppressed',
   'broadcast.send': 'Broadcast is sending: only draft broadcasts can be',
   'broadcast.cancel': 'Broadcast is sent: only scheduled or sending broadcasts can be',
@@ -61,10 +79,26 @@ function queued(message: Record<string, unknown>) {
   return { ...message, status: 'queued', sentAt: null, deliveredAt: null, failedAt: null, providerMessageId: null, attempts: 0, error: null };
 }
 
+/** The operations a `sending` key may call: their only 403 is a suspended organization. */
+const SENDING_OPERATIONS = new Set<string>([...operations, ...Object.values(resendCompatibleOperations)].filter((op) => op.permission === 'sending').map((op) => op.operationId));
+
 /** The longest id a path takes (`idParam`). */
 const MAX_ID_LENGTH = 64;
 
 const errorExample = (code: string, message: string) => ({ code, message });
+
+function resolveSchema(schema: Schema | undefined, document: OpenApiDocument): Schema | undefined {
+  return schema?.$ref ? resolveSchema(document.components?.schemas?.[schema.$ref.split('/').pop()!] as Schema | undefined, document) : schema;
+}
+
+/** The error examples of a Resend-compatible operation, in Resend's `{ statusCode, name, message }` shape. */
+function inResendShape(operation: Operation): void {
+  for (const [status, response] of Object.entries(operation.responses)) {
+    const json = response.content?.['application/json'];
+    const example = json?.example as Partial<ErrorBody> | undefined;
+    if (json && !status.startsWith('2') && typeof example?.code === 'string') json.example = toResendError(Number(status), example as ErrorBody);
+  }
+}
 
 /** The first required field of a request body schema, following `$ref`s, or undefined when nothing is required. */
 function firstRequiredField(schema: Schema | undefined, document: OpenApiDocument): string | undefined {
@@ -112,7 +146,9 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   const body = operation.requestBody?.content?.['application/json']?.schema;
   const isIdempotent = /Idempotency-Key/.test(operation.description ?? '');
 
-  if (body) {
+  if (body && resolveSchema(body, document)?.type === 'array') {
+    setExample(operation, '400', errorExample('BAD_REQUEST', 'body: Invalid input: expected array, received object'));
+  } else if (body) {
     const field = firstRequiredField(body, document);
     setExample(operation, '400', errorExample('BAD_REQUEST', field ? `${field}: required` : 'nickname: unknown field'));
   } else if (hasQuery) {
@@ -137,7 +173,7 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
 
   // a sending key may call this operation: its only 403 is a suspended organization
   const forbidden = responses['403']?.content?.['application/json']?.example as { message?: string } | undefined;
-  if (forbidden && ['message.send', 'message.list', 'message.get'].includes(id)) setExample(operation, '403', errorExample('FORBIDDEN', 'This organization is suspended'));
+  if (forbidden && SENDING_OPERATIONS.has(id)) setExample(operation, '403', errorExample('FORBIDDEN', 'This organization is suspended'));
 
   const success = Object.keys(responses).find((status) => status.startsWith('2'));
   const successJson = success ? responses[success]?.content?.['application/json'] : undefined;
@@ -165,7 +201,9 @@ export function buildOpenApiDocument(v1: OpenAPIHono<AppEnv>): OpenApiDocument {
   const document = structuredClone(generated);
   for (const pathItem of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(pathItem as Record<string, Operation>)) {
-      if (operation && typeof operation === 'object' && 'responses' in operation) specializeOperation(operation, document);
+      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+      specializeOperation(operation, document);
+      if (operation.tags?.includes(RESEND_COMPATIBLE_TAG)) inResendShape(operation);
     }
   }
   return document;

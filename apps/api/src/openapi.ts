@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context, TypedResponse } from 'hono';
-import { ErrorBody, type OperationDefinition } from '@tidings/contracts';
+import { ErrorBody, ResendErrorBody, type OperationDefinition } from '@tidings/contracts';
 import { idempotent } from './middleware/idempotency.ts';
 import { requireFullPermission } from './middleware/permission.ts';
+import { toResendError } from './middleware/resend-errors.ts';
 
 const errorContent = (code: string, message: string) => ({ 'application/json': { schema: ErrorBody, example: { code, message } } });
 
@@ -18,7 +19,7 @@ export const errorResponses = {
   },
   403: {
     description: 'FORBIDDEN: the key may not do this, or the organization is suspended',
-    content: errorContent('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.list and message.get'),
+    content: errorContent('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel'),
   },
   404: { description: 'NOT_FOUND: no such resource in this organization', content: errorContent('NOT_FOUND', 'API key not found') },
   409: { description: 'CONFLICT: duplicate, or Idempotency-Key reuse', content: errorContent('CONFLICT', 'Idempotency-Key was already used with a different request body') },
@@ -55,6 +56,22 @@ export function route<const D extends OperationDefinition>(definition: D) {
     middleware: [...(permission === 'sending' ? [] : [requireFullPermission]), ...(isIdempotent ? [idempotent] : [])] as [],
     responses: { ...errorResponses, ...(config.request?.body ? bodyErrorResponses : {}), ...config.responses },
   });
+}
+
+/**
+ * The route of a Resend-compatible operation: as `route`, with its errors documented in Resend's
+ * `{ statusCode, name, message }` shape (the `resendErrors` middleware answers them so).
+ * @example export const emailRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(resendRoute(ops.get), async (c) => ...);
+ */
+export function resendRoute<const D extends OperationDefinition>(definition: D) {
+  const base = route(definition);
+  const errors = Object.entries(base.responses as Record<string, { description: string; content?: { 'application/json': { example: ErrorBody } } }>)
+    .filter(([status, response]) => !status.startsWith('2') && response.content)
+    .map(([status, response]) => [
+      status,
+      { ...response, content: { 'application/json': { schema: ResendErrorBody, example: toResendError(Number(status), response.content!['application/json'].example) } } },
+    ]);
+  return { ...base, responses: { ...base.responses, ...Object.fromEntries(errors) } as typeof base.responses };
 }
 
 /**

@@ -10,6 +10,7 @@ afterAll(() => t.close());
 
 type Operation = {
   operationId: string;
+  servers?: Array<{ url: string }>;
   summary?: string;
   description?: string;
   tags?: string[];
@@ -28,6 +29,10 @@ async function servedDocument() {
 function operationsOf(doc: { paths: Record<string, Record<string, Operation>> }) {
   return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 }
+
+/** Where an operation is served: below /v1, or below its own server (the Resend-compatible ones at the root). */
+const urlOf = (op: Operation, path: string) => `${(op.servers?.[0]?.url ?? '/v1').replace(/\/$/, '')}${path}`;
+const isResendCompatible = (op: Operation) => op.tags?.includes(contracts.RESEND_COMPATIBLE_TAG) ?? false;
 
 // Every operation of API.md, group by group.
 const API_KEY_OPERATION_IDS = ['apiKey.create', 'apiKey.list', 'apiKey.rotate', 'apiKey.disable', 'apiKey.enable', 'apiKey.delete'];
@@ -82,6 +87,8 @@ const FIRST_ROUND_OPERATION_IDS = [...API_KEY_OPERATION_IDS, ...OPERATION_IDS_OF
 const BROADCAST_OPERATION_IDS = ['broadcast.create', 'broadcast.list', 'broadcast.get', 'broadcast.send', 'broadcast.cancel', 'broadcast.delete'];
 const TWO_WAY_OPERATION_IDS = ['suppression.list', 'suppression.create', 'suppression.delete', 'webhook.getEvent', 'webhook.retryEvent', 'webhook.replay', 'sandbox.inbound'];
 const ALL_OPERATION_IDS = [...FIRST_ROUND_OPERATION_IDS, ...BROADCAST_OPERATION_IDS, ...TWO_WAY_OPERATION_IDS];
+// The third round's Resend-compatible doors: documented under their own tag, at the root, not /v1 operations.
+const RESEND_COMPATIBLE_OPERATION_IDS = ['resend.emails.send', 'resend.batch.send', 'resend.emails.get', 'resend.emails.update', 'resend.emails.cancel'];
 /**
  * The other 44 operations are built on other branches. Set this to true once they are all merged: from then on
  * every one of the 50 must be in the document.
@@ -107,7 +114,11 @@ describe('the served OpenAPI document', () => {
   it('carries the operation ids of API.md, each once, and no others', async () => {
     expect(new Set(FIRST_ROUND_OPERATION_IDS).size).toBe(50);
     expect(new Set(ALL_OPERATION_IDS).size).toBe(ALL_OPERATION_IDS.length);
-    const ids = operationsOf(await servedDocument()).map(({ op }) => op.operationId);
+    const operations = operationsOf(await servedDocument());
+    const resendIds = operations.filter(({ op }) => isResendCompatible(op)).map(({ op }) => op.operationId);
+    expect(resendIds.sort()).toEqual([...RESEND_COMPATIBLE_OPERATION_IDS].sort());
+    for (const { path, op } of operations) expect([op.operationId, urlOf(op, path).startsWith('/v1/')]).toEqual([op.operationId, !isResendCompatible(op)]);
+    const ids = operations.filter(({ op }) => !isResendCompatible(op)).map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(REQUIRED_OPERATION_IDS));
     for (const id of ids) expect(ALL_OPERATION_IDS).toContain(id);
@@ -141,7 +152,9 @@ describe('the served OpenAPI document', () => {
       for (const status of expected) {
         const media = op.responses[status]?.content?.['application/json'];
         if (!media) problems.push(`${where}: no ${status} response`);
-        else if (resolve(media.schema) !== doc.components.schemas.Error || !hasExample(media)) problems.push(`${where}: ${status} is not the Error shape with an example`);
+        else if (resolve(media.schema) !== doc.components.schemas[isResendCompatible(op) ? 'ResendError' : 'Error'] || !hasExample(media))
+          problems.push(`${where}: ${status} is not the Error shape with an example`);
+        else if (isResendCompatible(op) && !contracts.ResendErrorBody.safeParse(media.example).success) problems.push(`${where}: ${status} example is not Resend's error shape`);
       }
       const successes = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
       if (successes.length === 0) problems.push(`${where}: no success response`);
@@ -183,7 +196,7 @@ describe('the served OpenAPI document', () => {
         const example = media.example ?? (ref ? doc.components.schemas[ref.split('/').pop()!].example : media.schema.example);
         if (example === undefined) continue;
         try {
-          check(method, `/v1${path.replace(/\{id\}/g, 'x_1')}`, Number(status), JSON.stringify(example));
+          check(method, urlOf(op, path.replace(/\{id\}/g, 'x_1')), Number(status), JSON.stringify(example));
         } catch (error) {
           problems.push((error as Error).message);
         }
@@ -248,7 +261,7 @@ describe('what /docs shows', () => {
         const bodyMedia = op.requestBody?.content['application/json'];
         const validBody = bodyMedia ? (bodyMedia.example ?? resolve(bodyMedia.schema)?.example) : undefined;
         const query = (op.parameters ?? []).filter((p) => p.in === 'query' && (p as { required?: boolean }).required).map((p) => `${p.name}=US`);
-        const url = (id: string) => `/v1${path.replace(/\{[^}]+\}/g, id)}${query.length ? `?${query.join('&')}` : ''}`;
+        const url = (id: string) => `${urlOf(op, path.replace(/\{[^}]+\}/g, id))}${query.length ? `?${query.join('&')}` : ''}`;
 
         const notFound = documented('404');
         if (notFound && path.includes('{')) {

@@ -1,3 +1,4 @@
+import { RESEND_COMPATIBLE_TAG } from '@tidings/contracts';
 import fc from 'fast-check';
 import { mutate, mutateQuery, queryString, sampleBody, sampleQuery, seededRandom, sweepMutations, sweepQueries, type OpenApiDocument } from './openapi-mutations.ts';
 import { setupApi } from './setup.ts';
@@ -7,15 +8,19 @@ import { setupApi } from './setup.ts';
 const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_LOOPBACK: 'true' });
 afterAll(() => t.close());
 
-type Operation = { method: string; path: string; operationId: string; hasBody: boolean; queryNames: string[] };
+type Operation = { method: string; path: string; operationId: string; hasBody: boolean; queryNames: string[]; isResendCompatible: boolean };
+
+/** Where a documented operation is served: below /v1, or below its own server (the Resend-compatible ones at the root). */
+const prefixOf = (op: { servers?: { url: string }[] }) => (op.servers?.[0]?.url ?? '/v1').replace(/\/$/, '');
 
 async function operations(): Promise<Operation[]> {
   const doc = (await (await t.app.request('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, any>> };
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
       method: method.toUpperCase(),
-      path,
+      path: `${prefixOf(op)}${path}`,
       operationId: op.operationId,
+      isResendCompatible: op.tags.includes(RESEND_COMPATIBLE_TAG),
       hasBody: Boolean(op.requestBody),
       queryNames: (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name),
     })),
@@ -60,10 +65,17 @@ async function orgRowCounts(orgId: string): Promise<Record<string, number>> {
   return Object.fromEntries(counts.filter(([table]) => table !== 'IdempotencyRecord'));
 }
 
-function expectErrorShape(status: number, body: unknown, context: string) {
+/** The keys of an error answer: `{ code, message }`, or Resend's `{ statusCode, name, message }` on its doors. */
+const errorKeysOf = (isResendCompatible: boolean) => (isResendCompatible ? 'message,name,statusCode' : 'code,message');
+
+function expectErrorShape(status: number, body: unknown, context: string, isResendCompatible = false) {
   if (status >= 500) throw new Error(`${context}: answered ${status} ${JSON.stringify(body)}`);
   if (status >= 400) {
-    expect(Object.keys(body as object).sort()).toEqual(['code', 'message']);
+    expect(
+      Object.keys(body as object)
+        .sort()
+        .join(),
+    ).toEqual(errorKeysOf(isResendCompatible));
     expect(typeof (body as { message: unknown }).message).toBe('string');
   }
 }
@@ -75,8 +87,8 @@ describe('fuzzing bad input', () => {
       await fc.assert(
         fc.asyncProperty(badBody, fc.constantFrom('con_x', 'nope', 'x'.repeat(300)), async (body, id) => {
           const before = await orgRowCounts(orgId);
-          const res = await api.call(op.method, concretePath(`/v1${op.path}`, id), body);
-          expectErrorShape(res.status, res.body, `${op.operationId} ${String(JSON.stringify(body)).slice(0, 200)}`);
+          const res = await api.call(op.method, concretePath(op.path, id), body);
+          expectErrorShape(res.status, res.body, `${op.operationId} ${String(JSON.stringify(body)).slice(0, 200)}`, op.isResendCompatible);
           if (res.status >= 400) expect(await orgRowCounts(orgId)).toEqual(before);
         }),
         { numRuns: 15 },
@@ -89,7 +101,7 @@ describe('fuzzing bad input', () => {
     const { api, orgId } = await t.org();
     const before = await orgRowCounts(orgId);
     for (const op of (await operations()).filter((o) => o.hasBody)) {
-      const path = concretePath(`/v1${op.path}`, 'id_x');
+      const path = concretePath(op.path, 'id_x');
       for (const [text, contentType] of [
         ['{"a":', 'application/json'],
         ['{"a": 1}', 'text/plain'],
@@ -97,7 +109,7 @@ describe('fuzzing bad input', () => {
         ['\u0000\u0001', 'application/octet-stream'],
       ]) {
         const res = await api.call(op.method, path, text, { 'content-type': contentType });
-        expectErrorShape(res.status, res.body, `${op.operationId} ${contentType}`);
+        expectErrorShape(res.status, res.body, `${op.operationId} ${contentType}`, op.isResendCompatible);
         expect([400, 404, 413, 415]).toContain(res.status);
       }
     }
@@ -113,8 +125,8 @@ describe('fuzzing bad input', () => {
           fc.string({ maxLength: 80 }),
           async (query, id) => {
             const qs = new URLSearchParams(query).toString();
-            const res = await api.call(op.method === 'GET' ? 'GET' : op.method, `${concretePath(`/v1${op.path}`, id || 'x')}${qs ? `?${qs}` : ''}`);
-            expectErrorShape(res.status, res.body, `${op.operationId} ?${qs}`);
+            const res = await api.call(op.method === 'GET' ? 'GET' : op.method, `${concretePath(op.path, id || 'x')}${qs ? `?${qs}` : ''}`);
+            expectErrorShape(res.status, res.body, `${op.operationId} ?${qs}`, op.isResendCompatible);
           },
         ),
         { numRuns: 10 },
@@ -155,7 +167,8 @@ describe('OpenAPI-driven fuzzing', () => {
     const key = await api.post('/v1/api-keys', { name: 'fuzz target', permission: 'full' });
     const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
     const message = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', body: 'hi', scheduledAt });
-    for (const res of [contact, template, segment, webhook, key, message]) expect(res.status).toBeLessThan(300);
+    const email = await api.post('/v1/messages', { channelType: 'email', to: 'fuzz@example.com', subject: 'hi', text: 'hi', scheduledAt });
+    for (const res of [contact, template, segment, webhook, key, message, email]) expect(res.status).toBeLessThan(300);
     return {
       '/contacts/': contact.body.id,
       '/templates/': template.body.id,
@@ -163,6 +176,7 @@ describe('OpenAPI-driven fuzzing', () => {
       '/webhooks/': webhook.body.id,
       '/api-keys/': key.body.id,
       '/messages/': message.body.id,
+      '/emails/': email.body.id,
     };
   }
 
@@ -174,35 +188,36 @@ describe('OpenAPI-driven fuzzing', () => {
     const failures: string[] = [];
     let requests = 0;
 
-    const pathFor = (path: string) =>
-      `/v1${path.replace(/\{[^}]+\}/g, () => {
+    const pathFor = (path: string, operation: { servers?: { url: string }[] }) =>
+      `${prefixOf(operation)}${path.replace(/\{[^}]+\}/g, () => {
         const real = Object.entries(ids).find(([prefix]) => path.startsWith(prefix))?.[1];
         return encodeURIComponent(real && random.next() < 0.5 ? real : random.pick(['con_nope', 'x', 'a\u0000b', 'x'.repeat(65), '%00']));
       })}`;
-    const check = (status: number, body: unknown, what: string) => {
+    const check = (status: number, body: unknown, what: string, isResendCompatible: boolean) => {
       requests += 1;
-      const shapeOk = status < 400 || (body !== null && typeof body === 'object' && Object.keys(body).sort().join() === 'code,message');
+      const shapeOk = status < 400 || (body !== null && typeof body === 'object' && Object.keys(body).sort().join() === errorKeysOf(isResendCompatible));
       if (status >= 500 || !shapeOk) failures.push(`${status} ${what} -> ${String(JSON.stringify(body)).slice(0, 300)}`);
     };
 
     for (const [path, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
+        const isResendCompatible = (operation.tags ?? []).includes(RESEND_COMPATIBLE_TAG);
         const valid = sampleBody(document, operation);
         if (valid !== null) {
           const withLoopback = JSON.parse(JSON.stringify(valid).replace(/"url":"[^"]*"/g, `"url":"${LOOPBACK_URL}"`));
           const bodies = [...sweepMutations(withLoopback), ...Array.from({ length: RANDOM_BODIES_PER_OPERATION }, () => mutate(withLoopback, random))];
           for (const body of bodies) {
-            const target = pathFor(path);
+            const target = pathFor(path, operation);
             const res = await api.call(method.toUpperCase(), target, JSON.stringify(body));
-            check(res.status, res.body, `${operation.operationId} ${method.toUpperCase()} ${target} ${String(JSON.stringify(body)).slice(0, 300)}`);
+            check(res.status, res.body, `${operation.operationId} ${method.toUpperCase()} ${target} ${String(JSON.stringify(body)).slice(0, 300)}`, isResendCompatible);
           }
         }
         const validQuery = sampleQuery(document, operation);
         const queries = [...sweepQueries(validQuery), ...Array.from({ length: RANDOM_QUERIES_PER_OPERATION }, () => mutateQuery(validQuery, random))];
         for (const query of queries) {
-          const target = `${pathFor(path)}${queryString(query)}`;
+          const target = `${pathFor(path, operation)}${queryString(query)}`;
           const res = await api.call(method.toUpperCase(), target, valid === null ? undefined : JSON.stringify(valid));
-          check(res.status, res.body, `${operation.operationId} ${method.toUpperCase()} ${target.slice(0, 300)}`);
+          check(res.status, res.body, `${operation.operationId} ${method.toUpperCase()} ${target.slice(0, 300)}`, isResendCompatible);
         }
       }
     }

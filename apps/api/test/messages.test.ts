@@ -188,7 +188,7 @@ describe('message.send', () => {
     expect(await messageCount(orgId)).toBe(1);
   });
 
-  it('lets a sending key send, list and get, but not batch or cancel', async () => {
+  it('lets a sending key send, batch, list, get and cancel, as Resend sending keys may; nothing else', async () => {
     const { api } = await t.org({ mode: 'test' });
     const { body: key } = await api.post('/v1/api-keys', { name: 'sender', permission: 'sending' });
     const sender = t.anonymous;
@@ -197,8 +197,14 @@ describe('message.send', () => {
     expect(sent.status).toBe(202);
     expect((await sender.get('/v1/messages', auth)).status).toBe(200);
     expect((await sender.get(`/v1/messages/${sent.body.id}`, auth)).status).toBe(200);
-    expect((await sender.post('/v1/messages/batch', { messages: [email()] }, auth)).status).toBe(403);
-    expect((await sender.post(`/v1/messages/${sent.body.id}/cancel`, undefined, auth)).status).toBe(403);
+    const batch = await sender.post('/v1/messages/batch', { messages: [email()] }, auth);
+    expect(batch.status).toBe(202);
+    expect(batch.body.errors).toEqual([]);
+    const canceled = await sender.post(`/v1/messages/${sent.body.id}/cancel`, undefined, auth);
+    expect([canceled.status, canceled.body.status]).toEqual([200, 'canceled']);
+    const contacts = await sender.get('/v1/contacts', auth);
+    expect(contacts.status).toBe(403);
+    expect(contacts.body.message).toBe('This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel');
   });
 });
 

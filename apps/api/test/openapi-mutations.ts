@@ -19,6 +19,8 @@ type Schema = Record<string, unknown>;
 export type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
 export type OpenApiOperation = {
   operationId: string;
+  tags?: string[];
+  servers?: { url: string }[];
   parameters?: { name: string; in: string; schema?: Schema }[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
 };

@@ -366,6 +366,7 @@ export const MessageListQuery = ListQuery.safeExtend({
   status: MessageStatus.optional(),
   to: storableText().trim().min(1).max(L.address).optional(),
   contactId: storableText().min(1).max(64).optional(),
+  broadcastId: storableText().min(1).max(64).optional().openapi({ description: 'The messages a broadcast sent.' }),
   templateId: storableText().min(1).max(64).optional(),
   tag: storableText().min(1).max(L.tag).optional(),
   createdAfter: StorableDateTime.optional(),

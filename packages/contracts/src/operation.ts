@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 
-/** Which API keys may call an operation: every key (`sending`: message.send, list, get) or full-access keys only. */
+/** Which API keys may call an operation: every key (`sending`: message.send, sendBatch, list, get, cancel) or full-access keys only. */
 export type Permission = 'full' | 'sending';
 
 /**
@@ -12,7 +12,7 @@ export type OperationDefinition = RouteConfig & {
   /** `<resource>.<verb>`, as in API.md: `message.send`, `contact.bulkCreate`. */
   operationId: string;
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Below `/v1`, with `{name}` path parameters. */
+  /** Below `/v1` (or below `servers[0].url` when given: the Resend-compatible ones are at the root), with `{name}` path parameters. */
   path: string;
   tags: string[];
   summary: string;

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 
 type Fetcher = { request: (input: string, init?: RequestInit) => Response | Promise<Response> };
 type Schema = Record<string, any>;
-type OperationDoc = { operationId?: string; responses?: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }> };
+type OperationDoc = { operationId?: string; servers?: Array<{ url: string }>; responses?: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }> };
 type OpenApiDoc = { openapi: string; servers?: Array<{ url: string }>; paths: Record<string, Record<string, OperationDoc>>; components?: { schemas?: Record<string, Schema> } };
 
 /** Checks one response against the OpenAPI document; throws an Error saying what differs. */
@@ -47,9 +47,11 @@ function closeObjects(doc: OpenApiDoc, schema: unknown): unknown {
 }
 
 function pathMatchers(doc: OpenApiDoc) {
-  const prefix = (doc.servers?.[0]?.url ?? '').replace(/\/+$/, '');
   return Object.keys(doc.paths)
     .map((template) => {
+      // an operation may name its own server (the Resend-compatible ones live at the root, not under /v1)
+      const servers = Object.values(doc.paths[template]!).find((operation) => operation.servers)?.servers ?? doc.servers;
+      const prefix = (servers?.[0]?.url ?? '').replace(/\/+$/, '');
       const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
       return { template, regex: new RegExp(`^${prefix}${pattern}/?$`), params: (template.match(/\{/g) ?? []).length };
     })

@@ -352,6 +352,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an email (Resend compatible)
+         * @description message.send in Resend's shape: answers `{ id }`, a Tidings message id. Takes `Idempotency-Key`. Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        post: operations["resend.emails.send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an email (Resend compatible)
+         * @description message.get in Resend's shape; `last_event` is the message's status (or its last engagement). Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        get: operations["resend.emails.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reschedule an email (Resend compatible)
+         * @description Moves a scheduled email to `scheduled_at` (409 once it is no longer scheduled). Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        patch: operations["resend.emails.update"];
+        trace?: never;
+    };
+    "/emails/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an email (Resend compatible)
+         * @description message.cancel: only while scheduled or queued (409 otherwise). Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        post: operations["resend.emails.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send up to 100 emails (Resend compatible)
+         * @description message.sendBatch in Resend's shape: a JSON array of emails. Takes `Idempotency-Key`. Errors are `{ statusCode, name, message }` with Resend's names (`validation_error`, `missing_api_key`, `invalid_api_key`, `not_found`, `rate_limit_exceeded`, ...).
+         */
+        post: operations["resend.batch.send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages": {
         parameters: {
             query?: never;
@@ -958,7 +1042,7 @@ export interface components {
             mode: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.list and message.get.
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
              * @enum {string}
              */
             permission: "full" | "sending";
@@ -1449,7 +1533,7 @@ export interface components {
             mode?: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.list and message.get.
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
              * @default full
              * @enum {string}
              */
@@ -2299,6 +2383,222 @@ export interface components {
         ReplayWebhookResponse: {
             /** @description How many deliveries will be sent again. */
             count: number;
+        };
+        ResendAttachment: {
+            /**
+             * Format: byte
+             * @description The file, base64-encoded.
+             */
+            content?: string;
+            /** @description Makes it an inline image, referenced in `html` as `cid:...`. */
+            content_id?: string;
+            content_type?: string;
+            /** @description Derived from `path` when absent. */
+            filename?: string;
+            /** @description An https URL fetched at send time. */
+            path?: string;
+        };
+        /**
+         * @example [
+         *       {
+         *         "from": "Acme <hello@example.com>",
+         *         "to": "ada@example.com",
+         *         "subject": "Welcome",
+         *         "text": "Welcome aboard, Ada."
+         *       },
+         *       {
+         *         "from": "Acme <hello@example.com>",
+         *         "to": [
+         *           "grace@example.com"
+         *         ],
+         *         "subject": "Welcome",
+         *         "text": "Welcome aboard, Grace."
+         *       }
+         *     ]
+         */
+        ResendBatchBody: ({
+            [key: string]: unknown;
+        } & components["schemas"]["ResendSendEmailBody"])[];
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V"
+         *         },
+         *         {
+         *           "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5W"
+         *         }
+         *       ]
+         *     }
+         */
+        ResendBatchResponse: {
+            /** @description The emails accepted, in the order given. */
+            data: components["schemas"]["ResendEmailId"][];
+            /** @description With `x-batch-validation: permissive` only. */
+            errors?: {
+                index: number;
+                message: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "object": "email",
+         *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "to": [
+         *         "ada@example.com"
+         *       ],
+         *       "from": "Acme <hello@example.com>",
+         *       "created_at": "2026-11-23T08:00:00.000Z",
+         *       "subject": "Your invoice",
+         *       "html": "<p>Your invoice is attached.</p>",
+         *       "text": "Your invoice is attached.",
+         *       "cc": [
+         *         "billing@example.com"
+         *       ],
+         *       "bcc": null,
+         *       "reply_to": [
+         *         "support@example.com"
+         *       ],
+         *       "last_event": "delivered",
+         *       "scheduled_at": null,
+         *       "tags": [
+         *         {
+         *           "name": "category",
+         *           "value": "billing"
+         *         }
+         *       ]
+         *     }
+         */
+        ResendEmail: {
+            bcc: string[] | null;
+            cc: string[] | null;
+            created_at: string;
+            from: string;
+            html: string | null;
+            id: string;
+            /** @enum {string} */
+            last_event: "bounced" | "canceled" | "clicked" | "complained" | "delivered" | "delivery_delayed" | "failed" | "opened" | "queued" | "scheduled" | "sent" | "suppressed";
+            /** @enum {string} */
+            object: "email";
+            reply_to: string[] | null;
+            scheduled_at: string | null;
+            subject: string | null;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            text: string | null;
+            to: string[];
+        };
+        /**
+         * @example {
+         *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V"
+         *     }
+         */
+        ResendEmailId: {
+            id: string;
+        };
+        /**
+         * @example {
+         *       "object": "email",
+         *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V"
+         *     }
+         */
+        ResendEmailRef: {
+            id: string;
+            /** @enum {string} */
+            object: "email";
+        };
+        ResendError: {
+            /** @example to: required */
+            message: string;
+            /** @enum {string} */
+            name: "validation_error" | "missing_api_key" | "invalid_api_key" | "restricted_api_key" | "invalid_access" | "not_found" | "method_not_allowed" | "invalid_idempotency_key" | "invalid_idempotent_request" | "concurrent_idempotent_requests" | "rate_limit_exceeded" | "internal_server_error";
+            statusCode: number;
+        };
+        /**
+         * @example {
+         *       "from": "Acme <hello@example.com>",
+         *       "to": [
+         *         "ada@example.com"
+         *       ],
+         *       "cc": "billing@example.com",
+         *       "reply_to": "support@example.com",
+         *       "subject": "Your invoice",
+         *       "html": "<p>Your invoice is attached.</p>",
+         *       "text": "Your invoice is attached.",
+         *       "headers": {
+         *         "X-Entity-Ref-ID": "invoice-1042"
+         *       },
+         *       "attachments": [
+         *         {
+         *           "filename": "invoice-1042.txt",
+         *           "content": "SW52b2ljZSAxMDQy",
+         *           "content_type": "text/plain"
+         *         }
+         *       ],
+         *       "tags": [
+         *         {
+         *           "name": "category",
+         *           "value": "billing"
+         *         }
+         *       ]
+         *     }
+         */
+        ResendSendEmailBody: {
+            attachments?: components["schemas"]["ResendAttachment"][];
+            bcc?: string | string[];
+            cc?: string | string[];
+            /** @description Absent: the default sender of the verified domain. */
+            from?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            html?: string;
+            reply_to?: string | string[];
+            /**
+             * Format: date-time
+             * @description An ISO 8601 time up to 30 days ahead (natural language such as "in 1 hour" is not understood).
+             */
+            scheduled_at?: string;
+            subject?: string;
+            tags?: components["schemas"]["ResendTag"][];
+            /** @description A Tidings template (`tpl_...`) and its variables, instead of `subject`, `html` and `text`. */
+            template?: {
+                id: string;
+                /**
+                 * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
+                 * @example {
+                 *       "firstName": "Ada",
+                 *       "order": {
+                 *         "number": 1042
+                 *       }
+                 *     }
+                 */
+                variables?: {
+                    [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
+                };
+            };
+            text?: string;
+            /** @description One address, as a string or an array of one: a Tidings message has one `to`; give copies in `cc` or `bcc`. */
+            to: string | string[];
+        };
+        /** @description Kept as the message tag `name:value` (message.list filters on it with `tag`). */
+        ResendTag: {
+            name: string;
+            value: string;
+        };
+        /**
+         * @example {
+         *       "scheduled_at": "2026-12-01T09:00:00.000Z"
+         *     }
+         */
+        ResendUpdateEmailBody: {
+            /**
+             * Format: date-time
+             * @description The new time, ISO 8601, up to 30 days ahead.
+             */
+            scheduled_at: string;
         };
         /**
          * @example {
@@ -3466,7 +3766,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3565,7 +3865,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3705,7 +4005,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3817,7 +4117,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3929,7 +4229,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4045,7 +4345,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4194,7 +4494,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4293,7 +4593,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4435,7 +4735,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4545,7 +4845,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4672,7 +4972,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4803,7 +5103,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4977,7 +5277,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5091,7 +5391,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5233,7 +5533,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5343,7 +5643,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5459,7 +5759,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5618,7 +5918,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5765,7 +6065,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5864,7 +6164,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6024,7 +6324,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6134,7 +6434,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6268,7 +6568,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6410,7 +6710,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6463,9 +6763,740 @@ export interface operations {
             };
         };
     };
+    "resend.emails.send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendSendEmailBody"];
+            };
+        };
+        responses: {
+            /** @description The accepted email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmailId"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "to: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "invalid_idempotent_request",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "name": "validation_error",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "name": "validation_error",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.emails.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmail"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "name": "not_found",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.emails.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendUpdateEmailBody"];
+            };
+        };
+        responses: {
+            /** @description The rescheduled email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmailRef"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "scheduled_at: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "name": "not_found",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "validation_error",
+                     *       "message": "Message is queued: only scheduled messages can be rescheduled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "name": "validation_error",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "name": "validation_error",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.emails.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEmailRef"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "name": "not_found",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "validation_error",
+                     *       "message": "Message is sent: only scheduled or queued messages can be canceled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
+    "resend.batch.send": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `strict` (the default): one invalid email refuses the whole batch. `permissive`: the valid ones are sent, `errors` lists the others. */
+                "x-batch-validation"?: "strict" | "permissive";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendBatchBody"];
+            };
+        };
+        responses: {
+            /** @description The accepted emails */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendBatchResponse"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "name": "validation_error",
+                     *       "message": "body: Invalid input: expected array, received object"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "name": "invalid_api_key",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "name": "invalid_access",
+                     *       "message": "This organization is suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "name": "invalid_idempotent_request",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "name": "validation_error",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "name": "validation_error",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "name": "rate_limit_exceeded",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "name": "internal_server_error",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+        };
+    };
     "message.list": {
         parameters: {
             query?: {
+                /** @description The messages a broadcast sent. */
+                broadcastId?: string;
                 channelType?: "email" | "sms";
                 contactId?: string;
                 createdAfter?: string;
@@ -7009,7 +8040,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7194,7 +8225,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This organization is suspended"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7341,7 +8372,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7440,7 +8471,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7600,7 +8631,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7710,7 +8741,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7844,7 +8875,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8011,7 +9042,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8128,7 +9159,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8260,7 +9291,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8359,7 +9390,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8486,7 +9517,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8596,7 +9627,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8712,7 +9743,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8861,7 +9892,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8983,7 +10014,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9082,7 +10113,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9222,7 +10253,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9344,7 +10375,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9443,7 +10474,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9575,7 +10606,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9685,7 +10716,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9801,7 +10832,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9947,7 +10978,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10098,7 +11129,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10215,7 +11246,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10314,7 +11345,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10441,7 +11472,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10553,7 +11584,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10669,7 +11700,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10820,7 +11851,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10933,7 +11964,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11046,7 +12077,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11162,7 +12193,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11304,7 +12335,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11416,7 +12447,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

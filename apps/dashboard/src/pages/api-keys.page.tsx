@@ -116,7 +116,9 @@ function KeysTable({ c, keys }: { c: Env; keys: ApiKey[] }) {
           <td>
             <code>{apiKey.prefix}…</code>
           </td>
-          <td title={apiKey.permission === 'full' ? 'Every operation' : 'Only message.send, message.list and message.get'}>{apiKey.permission === 'full' ? 'Full' : 'Sending'}</td>
+          <td title={apiKey.permission === 'full' ? 'Every operation' : 'Only message.send, message.sendBatch, message.list, message.get and message.cancel'}>
+            {apiKey.permission === 'full' ? 'Full' : 'Sending'}
+          </td>
           <td>
             <span class={`badge ${apiKey.mode}`}>{apiKey.mode}</span>
           </td>

@@ -16,6 +16,7 @@ export * from './contacts.operations.ts';
 export * from './email-domains.operations.ts';
 export * from './messages.operations.ts';
 export * from './phone-numbers.operations.ts';
+export * from './resend-compatible.operations.ts';
 export * from './sandbox.operations.ts';
 export * from './segments.operations.ts';
 export * from './suppressions.operations.ts';

@@ -32,6 +32,7 @@ export async function listMessagesJson({ db }: Deps, orgId: string, query: Messa
     query.status && Prisma.sql`m."status" = ${query.status}::"MessageStatus"`,
     query.to && Prisma.sql`m."to" = ${normalizeRecipient(query.to)}`,
     query.contactId && Prisma.sql`m."contactId" = ${query.contactId}`,
+    query.broadcastId && Prisma.sql`m."broadcastId" = ${query.broadcastId}`,
     query.templateId && Prisma.sql`m."templateId" = ${query.templateId}`,
     query.tag && Prisma.sql`m."tags" @> ARRAY[${query.tag}]::text[]`,
     query.createdAfter && Prisma.sql`m."createdAt" > ${new Date(query.createdAfter).toISOString()}::timestamp`,

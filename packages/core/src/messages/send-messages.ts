@@ -21,7 +21,21 @@ import type { RequestTrace } from '@tidings/runtime';
 
 export type BatchResult = { data: (Message | null)[]; errors: BatchItemError[] };
 
-function describeIssues(error: z.ZodError): string {
+/**
+ * `parse`: turns one item into a send body, throwing an AppError naming what is wrong (another door's shape, such
+ * as Resend's, maps onto message.send here); message.send's own schema by default. `allOrNothing`: when any item
+ * fails, none is written (every `data` entry is null).
+ */
+export type SendOptions = { parse?: (item: unknown) => SendMessageBody; allOrNothing?: boolean };
+
+function parseSendBody(raw: unknown): SendMessageBody {
+  const result = SendMessageBody.safeParse(raw);
+  if (!result.success) throw new AppError('BAD_REQUEST', describeIssues(result.error));
+  return result.data;
+}
+
+/** A zod error as one line naming each field: `to: required; cc.2: must be an email address`. */
+export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) =>
       issue.code === 'unrecognized_keys'
@@ -31,7 +45,8 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-function checkSchedule(item: SendMessageBody, now: Date): Date | null {
+/** `scheduledAt` as a time, or a 400 when it is further ahead than a message may be scheduled. */
+export function checkSchedule(item: { scheduledAt?: string }, now: Date): Date | null {
   const scheduledAt = item.scheduledAt ? new Date(item.scheduledAt) : null;
   if (scheduledAt && scheduledAt.getTime() > now.getTime() + MESSAGE_LIMITS.scheduleDaysAhead * 86_400_000) {
     throw new AppError('BAD_REQUEST', `scheduledAt: must be at most ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead`);
@@ -48,7 +63,15 @@ function checkSchedule(item: SendMessageBody, now: Date): Date | null {
  * `trace`: the request's, continued by the messages' jobs (a group commit adds several requests' jobs at once).
  * @example const { data, errors } = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }]);
  */
-export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, items: unknown[], answer?: IdempotentAnswer<BatchResult>, trace?: RequestTrace): Promise<BatchResult> {
+export async function sendMessages(
+  deps: Deps,
+  orgId: string,
+  mode: KeyMode,
+  items: unknown[],
+  answer?: IdempotentAnswer<BatchResult>,
+  trace?: RequestTrace,
+  { parse = parseSendBody, allOrNothing = false }: SendOptions = {},
+): Promise<BatchResult> {
   const now = deps.now();
   const errors: BatchItemError[] = [];
   const fail = (index: number, error: unknown) => {
@@ -57,9 +80,12 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
   };
 
   const parsed = items.map((raw, index) => {
-    const result = SendMessageBody.safeParse(raw);
-    if (!result.success) fail(index, new AppError('BAD_REQUEST', describeIssues(result.error)));
-    return result.success ? result.data : null;
+    try {
+      return parse(raw);
+    } catch (error) {
+      fail(index, error);
+      return null;
+    }
   });
   const valid = parsed.filter((p): p is SendMessageBody => p !== null);
   const withTemplate = valid.filter((p) => p.templateId !== undefined);
@@ -128,8 +154,9 @@ export async function sendMessages(deps: Deps, orgId: string, mode: KeyMode, ite
     }
   }
 
-  const data = items.map((_, index) => (rows[index] ? toMessage(rows[index]) : null));
   errors.sort((a, b) => a.index - b.index);
+  if (allOrNothing && errors.length > 0) return { data: items.map(() => null), errors };
+  const data = items.map((_, index) => (rows[index] ? toMessage(rows[index]) : null));
   const result = { data, errors };
   const accepted = rows.flatMap((row, index) => (row ? [{ row, message: data[index]! }] : []));
   if (accepted.length > 0) {

@@ -40,6 +40,16 @@ describe('renderContent', () => {
     expect(render({ body: '{{ name }} x{{ n }}' }, variables).body).toBe(`<script>alert("x")</script> & 'co' x3`);
   });
 
+  it('escapes once when the template escapes as well: `| escape` (or escape_once, xml_escape) last in html is not escaped again', () => {
+    const html = '<p>{{ name | escape }}|{{ name | escape_once }}|{{ name | xml_escape }}|{{ name }}</p>';
+    const once = '&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &#39;co&#39;';
+    expect(render({ html }, variables).html).toBe(`<p>${once}|${once}|${once}|${once}</p>`);
+    // elsewhere nothing is escaped by the engine: the filter's one escape is all there is
+    expect(render({ text: '{{ name | escape }}' }, { name: 'A & B' }).text).toBe('A &amp; B');
+    // a filter after the escape makes plain text again, which html escapes as always
+    expect(render({ html: '{{ name | escape | append: "&" }}' }, { name: 'A & B' }).html).toBe('A &amp;amp; B&amp;');
+  });
+
   it('a missing variable, top-level or nested, is BAD_REQUEST naming it; an if on a missing one is just false', () => {
     expect(() => render({ text: 'Hi {{ who }}' }, {})).toThrow("variables.who: missing; the template's text uses it");
     expect(() => render({ html: '{{ user.email }}' }, { user: { name: 'x' } })).toThrow("variables.user.email: missing; the template's html uses it");

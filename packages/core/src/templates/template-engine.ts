@@ -20,6 +20,12 @@ const common = {
 } as const;
 const escaping = new Liquid({ ...common, outputEscape: 'escape' });
 const verbatim = new Liquid(common);
+// html escapes what an output inserts; an output whose last filter escapes already is left as it is (raw), else
+// `{{ name | escape }}` gave `&amp;amp;`
+for (const name of ['escape', 'escape_once', 'xml_escape']) {
+  const filter = escaping.filters[name]!;
+  escaping.registerFilter(name, { raw: true, handler: typeof filter === 'function' ? filter : filter.handler });
+}
 
 export type TemplateContent = { subject?: string | null; html?: string | null; text?: string | null; body?: string | null };
 
