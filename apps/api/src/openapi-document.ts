@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { ORGANIZATION_SUSPENDED_MESSAGE } from '@tidings/core';
 import type { AppEnv } from './env.ts';
 import { API_INTRODUCTION } from './openapi-introduction.ts';
 
@@ -137,7 +138,7 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
 
   // a sending key may call this operation: its only 403 is a suspended organization
   const forbidden = responses['403']?.content?.['application/json']?.example as { message?: string } | undefined;
-  if (forbidden && ['message.send', 'message.list', 'message.get'].includes(id)) setExample(operation, '403', errorExample('FORBIDDEN', 'This organization is suspended'));
+  if (forbidden && ['message.send', 'message.list', 'message.get'].includes(id)) setExample(operation, '403', errorExample('FORBIDDEN', ORGANIZATION_SUSPENDED_MESSAGE));
 
   const success = Object.keys(responses).find((status) => status.startsWith('2'));
   const successJson = success ? responses[success]?.content?.['application/json'] : undefined;

@@ -6497,7 +6497,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6655,7 +6655,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6812,7 +6812,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
