@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { operations, RESEND_COMPATIBLE_TAG, resendCompatibleOperations, type ErrorBody } from '@tidings/contracts';
+import { ORGANIZATION_SUSPENDED_MESSAGE } from '@tidings/core';
 import type { AppEnv } from './env.ts';
 import { toResendError } from './middleware/resend-errors.ts';
 import { API_INTRODUCTION } from './openapi-introduction.ts';
@@ -173,7 +174,7 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
 
   // a sending key may call this operation: its only 403 is a suspended organization
   const forbidden = responses['403']?.content?.['application/json']?.example as { message?: string } | undefined;
-  if (forbidden && SENDING_OPERATIONS.has(id)) setExample(operation, '403', errorExample('FORBIDDEN', 'This organization is suspended'));
+  if (forbidden && SENDING_OPERATIONS.has(id)) setExample(operation, '403', errorExample('FORBIDDEN', ORGANIZATION_SUSPENDED_MESSAGE));
 
   const success = Object.keys(responses).find((status) => status.startsWith('2'));
   const successJson = success ? responses[success]?.content?.['application/json'] : undefined;

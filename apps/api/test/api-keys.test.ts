@@ -1,4 +1,4 @@
-import { allowLiveKeys } from '@tidings/core';
+import { allowLiveKeys, ORGANIZATION_SUSPENDED_MESSAGE, setOrganizationSuspended } from '@tidings/core';
 import { apiClient, waitFor } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
@@ -235,11 +235,25 @@ describe('apiKey operations', () => {
     expect(res.body.code).toBe('FORBIDDEN');
   });
 
-  it('a suspended organization gets 403', async () => {
-    const { key, orgId } = await t.org();
-    await t.deps.db.organization.update({ where: { id: orgId }, data: { suspendedAt: new Date() } });
-    const res = await t.anonymous.get('/v1/api-keys', { authorization: `Bearer ${key}` });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ code: 'FORBIDDEN', message: 'This organization is suspended' });
+  it('a suspended organization gets 403 at once on a warm cache, sends included, and nothing of it is read; resumed, its keys work again', async () => {
+    const { key, orgId, api } = await t.org();
+    const bystander = await t.org();
+    const as = { authorization: `Bearer ${key}` };
+    const status = async () => (await t.anonymous.get('/v1/api-keys', as)).status;
+    expect(await status()).toBe(200); // the key is cached now
+
+    await setOrganizationSuspended(t.deps, orgId, true);
+    // well within API_KEY_CACHE_TTL_MS (2 s): the cache is told through Redis, not left to expire
+    await waitFor(async () => (await status()) === 403, 500, 'the suspended key to be refused');
+    const send = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hi' });
+    expect(send.status).toBe(403);
+    expect(send.body).toEqual({ code: 'FORBIDDEN', message: ORGANIZATION_SUSPENDED_MESSAGE });
+    expect(send.body.message).toMatch(/^[A-Z].*\.$/);
+    expect(await t.deps.db.message.count({ where: { orgId } })).toBe(0);
+    // another organization's keys are not touched
+    expect((await bystander.api.get('/v1/api-keys')).status).toBe(200);
+
+    await setOrganizationSuspended(t.deps, orgId, false);
+    await waitFor(async () => (await status()) === 200, 500, 'the resumed key to be accepted');
   });
 });

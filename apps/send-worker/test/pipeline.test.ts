@@ -1,3 +1,4 @@
+import { setOrganizationSuspended } from '@tidings/core';
 import { signResendCallback, signTelnyxCallback } from '@tidings/testing';
 import { RESEND_WEBHOOK_SECRET, startPipeline, waitFor } from './harness.ts';
 
@@ -241,4 +242,31 @@ describe('scheduling and canceling', () => {
     expect(after.status).toBe('canceled');
     expect(history(after)).toEqual(['scheduled', 'canceled']);
   });
+});
+
+describe('a suspended organization', () => {
+  it('has its waiting messages failed as ORGANIZATION_SUSPENDED, without a provider call; another organization still sends', async () => {
+    const { api, orgId } = await h.liveOrg();
+    const bystander = await h.liveOrg();
+    // scheduled a few seconds ahead, so that the suspension surely comes before its job runs
+    const at = new Date(Date.now() + 10_000).toISOString();
+    const waiting = (await api.post('/v1/messages', { channelType: 'email', to: 'held@example.com', subject: 'Hi', text: 'x', scheduledAt: at })).body;
+    const other = (await bystander.api.post('/v1/messages', { channelType: 'email', to: 'free@example.com', subject: 'Hi', text: 'x' })).body;
+    await setOrganizationSuspended(h.deps, orgId, true);
+    expect(Date.now()).toBeLessThan(new Date(at).getTime());
+
+    expect(waiting.status).toBe('scheduled');
+    const failed = await waitFor(
+      async () => {
+        const row = await h.deps.db.message.findFirst({ where: { id: waiting.id } });
+        return row?.status === 'failed' ? row : null;
+      },
+      45_000,
+      "the suspended organization's message to fail",
+    );
+    expect(failed).toMatchObject({ errorCode: 'ORGANIZATION_SUSPENDED', errorMessage: 'The organization was suspended before this message was sent.' });
+    expect(await until(bystander.api, other.id, ['sent', 'delivered'])).toMatchObject({ provider: 'resend' });
+    expect(emailsTo('held@example.com')).toHaveLength(0);
+    expect(emailsTo('free@example.com')).toHaveLength(1);
+  }, 90_000);
 });

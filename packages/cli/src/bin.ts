@@ -1,13 +1,15 @@
-import { ConfigError, loadConfig, type Config } from '@tidings/config';
-import { isHelpRequest, runCli, usage } from './cli.ts';
+import { isHelpRequest } from './command.ts';
 
-async function main() {
-  // help needs no configuration, so it works before the environment is set up
-  if (isHelpRequest(process.argv.slice(2))) {
-    console.log(usage);
+async function main(argv: string[]) {
+  // help needs no configuration, so it works before the environment is set up; and it loads nothing else, so it
+  // answers at once
+  if (isHelpRequest(argv)) {
+    const { helpFor } = await import('./cli.ts');
+    console.log(helpFor(argv));
     return 0;
   }
-  let config: Config;
+  const { ConfigError, loadConfig } = await import('@tidings/config');
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (error) {
@@ -15,8 +17,9 @@ async function main() {
     console.error(error.message);
     return 1;
   }
-  return runCli(process.argv.slice(2), config);
+  const { runCli } = await import('./cli.ts');
+  return runCli(argv, config);
 }
 
 // exit explicitly: the schema engine and pools may hold the event loop open after their work is done
-main().then((code) => process.exit(code));
+main(process.argv.slice(2)).then((code) => process.exit(code));

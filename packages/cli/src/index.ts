@@ -1,1 +1,3 @@
-export { runCli, usage, UsageError } from './cli.ts';
+export { helpFor, runCli } from './cli.ts';
+export { globalUsage, UsageError, type Command } from './command.ts';
+export { commands } from './commands/index.ts';

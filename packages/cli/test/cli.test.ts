@@ -61,21 +61,53 @@ describe('tidings', () => {
     expect(res.stderr).toMatch(/up to date/);
   });
 
-  it('--help, -h and help print the usage on stdout and exit 0', async () => {
-    for (const args of [['--help'], ['-h'], ['help'], ['orgs', 'create', '--help']]) {
+  it('--help, -h and help print every command on stdout and exit 0', async () => {
+    for (const args of [['--help'], ['-h'], ['help']]) {
       const res = await tidings(...args);
       expect(res.code).toBe(0);
-      expect(res.stdout).toMatch(/^usage:\n {2}tidings migrate/);
+      expect(res.stdout).toMatch(/^usage:\n {2}tidings migrate\n {2}tidings status/);
+      expect(res.stdout).toContain('tidings keys rotate --org <orgId> --key <keyId> [--immediately]');
       expect(res.stderr).not.toMatch(/unknown command/);
     }
   });
 
+  it("a command's --help prints that command's usage and options; a group's, its commands", async () => {
+    const create = await tidings('keys', 'create', '--help');
+    expect(create.code).toBe(0);
+    expect(create.stdout).toMatch(/^usage: tidings keys create --org <orgId> --name <name> \[--mode live\|test\] \[--permission full\|sending\]\n/);
+    expect(create.stdout).toMatch(/\n {2}--permission full\|sending +sending keys may only send/);
+    expect(create.stdout).not.toContain('tidings orgs');
+
+    const orgs = await tidings('orgs', '--help');
+    expect(orgs.code).toBe(0);
+    expect(orgs.stdout.match(/^ {2}tidings \S+ \S+/gm)).toEqual([
+      '  tidings orgs create',
+      '  tidings orgs list',
+      '  tidings orgs allow-live',
+      '  tidings orgs suspend',
+      '  tidings orgs resume',
+    ]);
+    // help answers without a database: a configuration that could not connect is never read
+    const offline = await run(process.execPath, [bin, 'users', 'reset-password', '-h'], { env: { ...env, DATABASE_URL: 'not a url' } });
+    expect(offline.stdout).toMatch(/^usage: tidings users reset-password --email <email>/);
+  });
+
   it('bad arguments print the usage and exit 2', async () => {
-    for (const args of [['orgs', 'create'], ['orgs', 'create', '--nam', 'x'], ['nonsense'], []]) {
+    for (const args of [
+      ['orgs', 'create'],
+      ['orgs', 'create', '--nam', 'x'],
+      ['orgs', 'suspend'],
+      ['orgs', 'list', 'extra'],
+      ['keys', 'create', '--org', 'org_1', '--name', 'x', '--mode', 'both'],
+      ['nonsense'],
+      [],
+    ]) {
       const res = await tidings(...args);
-      expect(res.code).toBe(2);
+      expect([args.join(' '), res.code]).toEqual([args.join(' '), 2]);
       expect(res.stderr).toMatch(/usage:/);
     }
+    const mode = await tidings('keys', 'create', '--org', 'org_1', '--name', 'x', '--mode', 'both');
+    expect(mode.stderr).toMatch(/^--mode must be live or test\nusage: tidings keys create /);
   });
 
   it('an unknown organization is an error, not a crash', async () => {

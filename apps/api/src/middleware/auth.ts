@@ -1,4 +1,4 @@
-import { AppError, type AuthFailureLimiter, type Authenticate } from '@tidings/core';
+import { AppError, ORGANIZATION_SUSPENDED_MESSAGE, type AuthFailureLimiter, type Authenticate } from '@tidings/core';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { clientAddress } from '../client-address.ts';
@@ -30,7 +30,7 @@ export function auth(authenticate: Authenticate, failures: AuthFailureLimiter) {
     if (!match) throw await refuse('Malformed Authorization header: expected "Bearer <API key>"');
     const principal = await authenticate(match[1]!);
     if (!principal) throw await refuse('Invalid API key: unknown, disabled, rotated out or deleted');
-    if (principal.isOrgSuspended) throw new AppError('FORBIDDEN', 'This organization is suspended');
+    if (principal.isOrgSuspended) throw new AppError('FORBIDDEN', ORGANIZATION_SUSPENDED_MESSAGE);
     c.set('principal', principal);
     c.set('orgId', principal.orgId);
     await next();

@@ -7569,7 +7569,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7727,7 +7727,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7884,7 +7884,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

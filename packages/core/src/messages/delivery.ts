@@ -15,9 +15,12 @@ export type Claim =
   | { kind: 'not-yet'; runAt: Date };
 
 const SUPPRESSED_MESSAGE = 'The recipient is on the suppression list (bounced, complained, unsubscribed, stopped or added by hand)';
+const ORGANIZATION_SUSPENDED = { code: 'ORGANIZATION_SUSPENDED', message: 'The organization was suspended before this message was sent.' };
 
 // STOP's confirmation and HELP's answer are the only messages a suppressed number receives
 const notSuppressed = Prisma.sql`("Message"."keywordReply" IN ('stop', 'help') OR NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to"))`;
+// A suspended organization's messages are not sent (tidings orgs suspend).
+const orgActive = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = "Message"."orgId" AND o."suspendedAt" IS NOT NULL)`;
 // A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
 const broadcastLive = Prisma.sql`("Message"."broadcastId" IS NULL OR NOT EXISTS (
   SELECT 1 FROM "Broadcast" b WHERE b."id" = "Message"."broadcastId" AND b."status" = 'canceled'))`;
@@ -39,8 +42,11 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
   if (claimed) return { kind: 'send', message: claimed.row };
   const now = deps.now();
 
-  const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean }[]>`
+  const [current] = await deps.db.$queryRaw<
+    { status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean; isOrgSuspended: boolean }[]
+  >`
     SELECT m."status", m."scheduledAt",
+           EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = m."orgId" AND o."suspendedAt" IS NOT NULL) AS "isOrgSuspended",
            (m."keywordReply" IS NULL OR m."keywordReply" = 'start')
              AND EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed",
            EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
@@ -51,6 +57,15 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
     const canceled = await changeMessageStatus(deps.db, messageId, { status: 'canceled', at: now });
     if (canceled) await dispatchOutbox(deps, canceled.outbox);
     return { kind: 'done', reason: 'broadcast canceled' };
+  }
+  if (current.isOrgSuspended) {
+    // failed rather than held: a suspension has no end date, and a message sent weeks late is worse than none
+    const failed = await changeMessageStatus(deps.db, messageId, { status: 'failed', at: now, error: ORGANIZATION_SUSPENDED });
+    if (failed) {
+      recordMessageOutcome(deps, failed.row, 'failed');
+      await dispatchOutbox(deps, failed.outbox);
+    }
+    return { kind: 'done', reason: 'organization suspended' };
   }
   if (current.status === 'scheduled' && current.scheduledAt && current.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
     return { kind: 'not-yet', runAt: current.scheduledAt };
@@ -121,7 +136,7 @@ function step(deps: Deps, item: Step): Promise<ChangedMessage | null> {
         const claimable = claims.filter((id) => !sentIds.has(id));
         const claiming: StatusChangeOfMany = {
           changes: claimable.map((messageId) => ({ messageId })),
-          change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive}` },
+          change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive} AND ${orgActive}` },
         };
         const marking: StatusChangeOfMany = { changes: sent, change: { status: 'sent', at: deps.now(), error: null } };
         const parts = [claiming, marking].filter((part) => part.changes.length > 0);

@@ -126,3 +126,40 @@ export async function listMemberships(db: Pick<Db, 'membership'>, userId: string
   const rows = await db.membership.findMany({ where: { userId }, include: { organization: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
   return rows.map((row) => ({ orgId: row.orgId, orgName: row.organization.name, role: row.role }));
 }
+
+/** A person as the operator sees them (`tidings users list`): their organizations and roles. */
+export type UserWithMemberships = User & { memberships: Membership[] };
+
+/**
+ * Every person of the install, or only the members of `orgId`, oldest account first, each with their memberships.
+ * NOT_FOUND for an unknown organization.
+ * @example const people = await listUsers(deps, { orgId: 'org_01JD8Z5Q9X4N7W2M3K6P0R1T5V' });
+ */
+export async function listUsers({ db }: Pick<Deps, 'db'>, filter: { orgId?: string } = {}): Promise<UserWithMemberships[]> {
+  if (filter.orgId && !(await db.organization.findUnique({ where: { id: filter.orgId }, select: { id: true } }))) {
+    throw new AppError('NOT_FOUND', 'Organization not found');
+  }
+  const rows = await db.user.findMany({
+    where: filter.orgId ? { memberships: { some: { orgId: filter.orgId } } } : {},
+    include: { memberships: { include: { organization: { select: { name: true } } }, orderBy: { createdAt: 'asc' } } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map((row) => ({
+    ...toUser(row),
+    memberships: row.memberships.map((m) => ({ orgId: m.orgId, orgName: m.organization.name, role: m.role })),
+  }));
+}
+
+/**
+ * Sets a person's password (`tidings users reset-password`) and signs them out everywhere: a reset is often because
+ * the old one leaked, so no session made with it survives. NOT_FOUND for an unknown email.
+ * @example const { signedOut } = await resetPassword(deps, 'ana@example.com', 'a new long password');
+ */
+export async function resetPassword({ db }: Pick<Deps, 'db'>, email: string, password: string): Promise<{ user: User; signedOut: number }> {
+  checkPassword(password);
+  const row = await db.user.findUnique({ where: { email: parsePersonEmail(email) } });
+  if (!row) throw new AppError('NOT_FOUND', 'User not found');
+  const passwordHash = await hashPassword(password);
+  const [user, sessions] = await db.$transaction([db.user.update({ where: { id: row.id }, data: { passwordHash } }), db.session.deleteMany({ where: { userId: row.id } })]);
+  return { user: toUser(user), signedOut: sessions.count };
+}
