@@ -57,6 +57,8 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
     size: limitBytes,
     hideSize: true,
     closeTimeout: 20_000,
+    // behind a TCP proxy (docker-compose's smtp-proxy) the client's address comes in a PROXY protocol header
+    useProxy: config.trustProxy,
     logger: false,
 
     onAuth(auth, session, callback) {
