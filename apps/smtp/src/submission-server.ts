@@ -53,6 +53,8 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
     allowInsecureAuth: config.smtpSubmission.allowAuthWithoutTls,
     // our replies carry their own enhanced codes (4.5.3, 5.7.1, ...), which the server's table would replace
     hideENHANCEDSTATUSCODES: true,
+    // delivery status notifications are the webhooks' job: DSN is not offered
+    hideDSN: true,
     // counted by the server, refused in onData with 552 5.3.4 (its own refusal carries no enhanced code)
     size: limitBytes,
     hideSize: true,
@@ -145,7 +147,8 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
   };
 
   const listen = async (server: SMTPServer, port: number) => {
-    server.on('error', (error) => logger.warn({ err: error }, 'smtp connection error'));
+    // a client's failure (a broken TLS handshake, a reset) is its own: not worth more than a debug line
+    server.on('error', (error) => logger.debug({ err: error }, 'smtp connection error'));
     await new Promise<void>((resolve, reject) => {
       server.server.once('error', reject);
       server.listen(port, () => {
