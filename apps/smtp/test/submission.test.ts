@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId } from '@tidings/core';
+import { createApiKey, newId } from '@tidings/core';
 import { setupSmtp } from './setup.ts';
 
 let t: Awaited<ReturnType<typeof setupSmtp>>;
@@ -127,5 +127,16 @@ describe('SMTP submission through nodemailer', () => {
     expect(otherId).not.toBe(firstId);
     expect(await t.deps.db.message.findUniqueOrThrow({ where: { id: otherId } })).toMatchObject({ orgId: other.orgId, subject: 'Other org' });
     expect(await t.deps.db.message.findUniqueOrThrow({ where: { id: firstId } })).toMatchObject({ orgId, subject: 'Once' });
+  });
+
+  it('keeps the modes apart: a sending test key of the same organization, resending the Message-ID of a live mail, makes its own sandbox message and leaves the live one alone', async () => {
+    const { orgId, key } = await liveOrgWithDomain();
+    const testKey = await createApiKey(t.deps, orgId, 'live', { name: 'SMTP test', permission: 'sending', mode: 'test' });
+    const mail = { from: 'hi@acme.test', to: 'ada@example.com', subject: 'Modes', text: 'x', messageId: `<${randomBytes(8).toString('hex')}@client.test>` };
+    const liveId = queuedId((await t.client(key).sendMail(mail)).response);
+    const testId = queuedId((await t.client(testKey.key).sendMail({ ...mail, subject: 'Modes (test)' })).response);
+    expect(testId).not.toBe(liveId);
+    expect(await t.deps.db.message.findUniqueOrThrow({ where: { id: testId } })).toMatchObject({ orgId, mode: 'test', provider: 'sandbox', subject: 'Modes (test)' });
+    expect(await t.deps.db.message.findUniqueOrThrow({ where: { id: liveId } })).toMatchObject({ orgId, mode: 'live', subject: 'Modes' });
   });
 });
