@@ -4,6 +4,7 @@
 #   docker run tidings node apps/dashboard/dist/server.js       the dashboard
 #   docker run tidings node apps/send-worker/dist/worker.js     a send-worker
 #   docker run tidings node apps/webhook-worker/dist/worker.js  a webhook-worker
+#   docker run tidings node apps/smtp/dist/server.js            SMTP submission (587 STARTTLS, 465 TLS)
 #   docker run tidings node packages/cli/bin/tidings.js migrate the operator's command (migrations first on upgrade)
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -36,6 +37,9 @@ ENV NODE_ENV=production CHECKPOINT_DISABLE=1
 # 40 MiB attachments going to Resend at once in one send-worker): raise the limit if such sends are expected.
 # bench/peak-rss.ts runs the apps with this line.
 ENV NODE_OPTIONS="--max-semi-space-size=4 --max-old-space-size=1024"
+# SMTP submission on the standard ports in the image (2587 and 2465 locally, where 587 and 465 need root; Docker lets
+# the node user bind them: containers start with net.ipv4.ip_unprivileged_port_start=0)
+ENV SMTP_SUBMISSION_PORT=587 SMTPS_PORT=465
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
@@ -43,17 +47,18 @@ RUN apt-get update \
 COPY --from=manifests /manifests/ ./
 # --ignore-scripts: the only install script is the Prisma generate, whose output is already inside the bundles
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-      -w @tidings/api -w @tidings/dashboard -w @tidings/send-worker -w @tidings/webhook-worker -w @tidings/cli \
+      -w @tidings/api -w @tidings/dashboard -w @tidings/send-worker -w @tidings/webhook-worker -w @tidings/smtp -w @tidings/cli \
  && npm cache clean --force
 COPY --from=build /app/prisma ./prisma
 COPY --from=build /app/apps/api/dist ./apps/api/dist
 COPY --from=build /app/apps/dashboard/dist ./apps/dashboard/dist
 COPY --from=build /app/apps/send-worker/dist ./apps/send-worker/dist
 COPY --from=build /app/apps/webhook-worker/dist ./apps/webhook-worker/dist
+COPY --from=build /app/apps/smtp/dist ./apps/smtp/dist
 COPY --from=build /app/packages/cli/dist ./packages/cli/dist
 COPY --from=build /app/packages/cli/bin ./packages/cli/bin
 USER node
-EXPOSE 3000 3001 3002 3003
+EXPOSE 3000 3001 3002 3003 587 465
 # tini is PID 1: it forwards SIGTERM to node (which drains) and reaps children
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "apps/api/dist/server.js"]

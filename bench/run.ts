@@ -17,6 +17,7 @@ import { LIST_CONNECTIONS, measureList } from './phases/list.ts';
 import { measureApiSend, measureFloor, SEND_CONNECTIONS } from './phases/send.ts';
 import { measureTracedSend } from './phases/send-traced.ts';
 import { ATTACHMENT_CONNECTIONS, measureSendWithAttachment } from './phases/send-attachment.ts';
+import { measureSmtpSubmission } from './phases/smtp.ts';
 import { measureWebhooks } from './phases/webhooks.ts';
 import { measureWorkerDrain } from './phases/worker-drain.ts';
 
@@ -43,6 +44,7 @@ async function main() {
     const send = await measureApiSend(bench, api, apiKey.key);
     const traced = await measureTracedSend(bench, api, apiKey.key);
     const withAttachment = await measureSendWithAttachment(bench, api, apiKey.key);
+    const smtp = await measureSmtpSubmission(bench, api, apiKey.key);
     const batch = await measureBatch(bench, api, apiKey.key);
     const contacts = await measureContacts(bench, api, apiKey.key, CONTACT_RUNS);
     const list = await measureList(bench, api, LIST_ROWS);
@@ -97,6 +99,8 @@ async function main() {
         apiPeakRssMiB: withAttachment.peakRssMiB,
         errors: withAttachment.errors,
       },
+      // SMTP submission over 10 pooled connections against message.send over HTTP on 10 (goal: at least 0.5)
+      smtp,
       worker: {
         messagesPerSecond: drain.real.messagesPerSecond,
         floorMessagesPerSecond: drain.floor.messagesPerSecond,
@@ -140,6 +144,7 @@ function printTable(r: {
   tracing: { throughput: number; p99: number; offThroughput: number; offP99: number; ratio: number; errors: number };
   batch: { messagesPerSecond: number; ratio: number; errors: number; floorMessagesPerSecond: number; floorRatio: number; floorErrors: number };
   sendWithAttachment: { throughput: number; p99: number; apiPeakRssMiB: number; errors: number };
+  smtp: { messagesPerSecond: number; p99: number; httpRequestsPerSecond: number; ratio: number; errors: number; peakRssMiB: number; isBuilt: boolean };
   worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
   webhooks: { deliveriesPerSecond: number };
   broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number };
@@ -163,6 +168,9 @@ function printTable(r: {
     'message.send + 1 MiB attachment req/s (10 conn.)': row(r.sendWithAttachment.throughput, '', '', '', r.sendWithAttachment.errors),
     'message.send + 1 MiB attachment p99 ms': row(r.sendWithAttachment.p99, '', '', ''),
     'API peak RSS MiB (1 MiB attachments)': row(r.sendWithAttachment.apiPeakRssMiB, '', '', ''),
+    'SMTP submission messages/s (10 pooled conn.; ratio: to HTTP on 10)': row(r.smtp.messagesPerSecond, r.smtp.httpRequestsPerSecond, r.smtp.ratio, '>= 0.5', r.smtp.errors),
+    'SMTP submission p99 ms': row(r.smtp.p99, '', '', ''),
+    [`SMTP app peak RSS MiB (${r.smtp.isBuilt ? 'built' : 'from source'})`]: row(r.smtp.peakRssMiB, '', '', '< 200'),
     'sendBatch(100) messages/s': row(r.batch.messagesPerSecond, r.api.floorThroughput, r.batch.ratio, '>= 10', r.batch.errors),
     "floor's own batches of 100, messages/s": row(r.batch.floorMessagesPerSecond, r.api.floorThroughput, r.batch.floorRatio, '', r.batch.floorErrors),
     'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.8', r.worker.failed),

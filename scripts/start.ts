@@ -10,6 +10,7 @@ const entries: { name: string; entry: string }[] = [
   { name: 'webhook-worker', entry: 'apps/webhook-worker/src/worker.ts' },
   { name: 'send-worker', entry: 'apps/send-worker/src/worker.ts' },
   { name: 'dashboard', entry: 'apps/dashboard/src/server.ts' },
+  { name: 'smtp', entry: 'apps/smtp/src/server.ts' },
 ];
 const isProduction = process.env.NODE_ENV === 'production';
 // Local defaults for the apps: webhooks may target a receiver on this machine. Never in production; a value the
@@ -51,6 +52,7 @@ Tidings is starting${isProduction ? '' : ' (a crashed app is restarted, with a g
   webhook-worker delivers signed webhook events; metrics: http://localhost:${config.webhooks.workerMetricsPort}/metrics
   send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox); metrics: http://localhost:${config.sendWorker.metricsPort}/metrics
   Dashboard      http://localhost:${config.dashboardPort}   (queues: /admin/queues); metrics: http://localhost:${config.dashboardMetricsPort}/metrics
+  SMTP           ${config.smtpSubmission.publicHost}:${config.smtpSubmission.port} (STARTTLS) and :${config.smtpSubmission.tlsPort} (TLS); user: any, password: an API key (docs/smtp.md); metrics: http://localhost:${config.smtpSubmission.metricsPort}/metrics
 
 Your first organization, key and message (README, "Quick start"):
   export $(npx tidings orgs create --name Acme --test --env)     # TIDINGS_ORG_ID and an sk_test_ TIDINGS_API_KEY

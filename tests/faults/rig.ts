@@ -47,6 +47,8 @@ export type RigOptions = {
   redisUrl?: string;
   /** A fan-out worker of its own (a send-worker consuming only `broadcasts`, `rig.fanOut`); the send-workers then consume email and sms only. */
   fanOutWorker?: boolean;
+  /** An SMTP submission process too (`rig.submission`, its STARTTLS port `rig.submissionPort`). */
+  smtpSubmission?: boolean;
   /** Environment of every process on top of the rig's fast timings. */
   env?: Record<string, string>;
 };
@@ -190,6 +192,21 @@ export async function startRig(options: RigOptions = {}) {
   const sendWorkers = Array.from({ length: options.sendWorkers ?? 2 }, (_, i) => start(`send-worker-${i}`, 'apps/send-worker/src/worker.ts', sendWorkerEnv));
   let fanOut = options.fanOutWorker ? start('fan-out', 'apps/send-worker/src/worker.ts', fanOutEnv) : null;
   for (let i = 0; i < (options.webhookWorkers ?? 1); i++) start(`webhook-worker-${i}`, 'apps/webhook-worker/src/worker.ts');
+  const submissionPort = options.smtpSubmission ? await freePort() : null;
+  const submission = submissionPort ? start('smtp', 'apps/smtp/src/server.ts', { SMTP_SUBMISSION_PORT: String(submissionPort), SMTPS_PORT: '0', SMTP_METRICS_PORT: '0' }) : null;
+  if (submissionPort) {
+    await waitUntil(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const socket = connect(submissionPort, '127.0.0.1', () => {
+            socket.end();
+            resolve(true);
+          }).on('error', () => resolve(false));
+        }),
+      120_000,
+      () => `the SMTP app did not start (exit ${submission!.proc.exitCode} ${submission!.proc.signalCode}):\n${submission!.tail.join('\n')}`,
+    );
+  }
   for (const [i, url] of apiUrls.entries()) {
     await waitUntil(
       async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true,
@@ -229,6 +246,8 @@ export async function startRig(options: RigOptions = {}) {
     },
     api,
     apis,
+    submission,
+    submissionPort,
     /** Sends `signal` to one of the processes and resolves with its exit code once it has exited. */
     async signal(app: AppProcess, signal: NodeJS.Signals): Promise<number | null> {
       const exited = new Promise<number | null>((resolve) => app.proc.once('exit', (code) => resolve(code)));

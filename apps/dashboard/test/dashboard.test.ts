@@ -225,6 +225,16 @@ describe('API keys across organizations and roles', () => {
     expect(await deps.db.apiKey.count({ where: { orgId, mode: 'live' } })).toBe(1);
   });
 
+  it('shows the SMTP settings next to the keys, from configuration: host, both ports, any user, a key as the password', async () => {
+    const { browser } = await signedIn('member');
+    const { html } = await browser.get('/settings/api-keys');
+    const { publicHost, port, tlsPort } = deps.config.smtpSubmission;
+    expect(html).toContain('SMTP settings');
+    expect(html).toContain(`<code>${publicHost}</code>`);
+    expect(html).toContain(`<code>${port}</code> with STARTTLS, or <code>${tlsPort}</code> with TLS`);
+    expect(html).toContain('an API key: <code>sk_live_…</code>');
+  });
+
   it('lets a member read the keys but not change them', async () => {
     const owner = await signedIn('owner');
     const member = await signedIn('member', owner.orgId);

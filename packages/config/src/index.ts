@@ -154,6 +154,18 @@ const EnvSchema = z.object({
   WEBHOOK_WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** Where the webhook-worker serves /metrics, /healthz and /readyz (0: any free port). */
   WEBHOOK_WORKER_METRICS_PORT: port.default(3003),
+  // ---- SMTP submission (apps/smtp): apps that speak only SMTP send with an API key as the password
+  /** Submission with STARTTLS (587 in the image). */
+  SMTP_SUBMISSION_PORT: port.default(2587),
+  /** Submission over implicit TLS (465 in the image). */
+  SMTPS_PORT: port.default(2465),
+  /** Where the SMTP app serves /metrics, /healthz and /readyz (0: any free port). */
+  SMTP_METRICS_PORT: port.default(3006),
+  /** The TLS certificate and its key, PEM text or a path to a PEM file; unset outside production: a self-signed pair made at start. */
+  SMTP_TLS_CERT: z.string().min(1).optional(),
+  SMTP_TLS_KEY: z.string().min(1).optional(),
+  /** The host name mail clients connect to, shown with the SMTP settings; the host of PUBLIC_API_URL when unset. */
+  SMTP_PUBLIC_HOST: z.string().min(1).max(253).optional(),
   /** Resolvers for domain verification, `host:port,...`; the system's when unset. */
   DNS_SERVERS: z
     .string()
@@ -256,6 +268,19 @@ export type Config = {
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string; messagingProfileId?: string };
   smtp: { url?: string; poolSize: number };
+  /**
+   * SMTP submission (apps/smtp): its ports, TLS pair (unset: self-signed at start, refused in production), the host
+   * clients are told to use, and whether AUTH is allowed before TLS (everywhere but production).
+   */
+  smtpSubmission: {
+    port: number;
+    tlsPort: number;
+    metricsPort: number;
+    tlsCert?: string;
+    tlsKey?: string;
+    publicHost: string;
+    allowAuthWithoutTls: boolean;
+  };
   ses: { region?: string; accessKeyId?: string; secretAccessKey?: string; endpoint?: string; configurationSet?: string; snsUrlPattern: string; snsTopicArn?: string };
   twilio: { accountSid?: string; authToken?: string; baseUrl?: string };
   /** The providers live messages go through, in order of preference (test keys always use the sandbox). */
@@ -390,6 +415,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY, messagingProfileId: e.TELNYX_MESSAGING_PROFILE_ID },
     smtp: { url: e.SMTP_URL, poolSize: e.SMTP_POOL_SIZE },
+    smtpSubmission: {
+      port: e.SMTP_SUBMISSION_PORT,
+      tlsPort: e.SMTPS_PORT,
+      metricsPort: e.SMTP_METRICS_PORT,
+      tlsCert: e.SMTP_TLS_CERT,
+      tlsKey: e.SMTP_TLS_KEY,
+      publicHost: e.SMTP_PUBLIC_HOST ?? new URL(e.PUBLIC_API_URL).hostname,
+      allowAuthWithoutTls: e.NODE_ENV !== 'production',
+    },
     ses: {
       region: e.SES_REGION,
       accessKeyId: e.SES_ACCESS_KEY_ID,

@@ -12,6 +12,7 @@ import { CsrfField, Layout } from '../views/layout.tsx';
 import { EmptyState, OlderLink, Table } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
+import { SmtpSettings } from '../views/smtp-settings.tsx';
 import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/settings/api-keys';
@@ -69,6 +70,9 @@ function NewKeyCard({ reveal, keyName }: { reveal: Reveal; keyName: string }) {
       label="New API key"
     >
       <p>Copy it now and store it somewhere safe. For your security it will not be shown again.</p>
+      <p>
+        It is also the password of the <a href="#smtp-settings">SMTP settings</a> below.
+      </p>
     </RevealCard>
   );
 }
@@ -182,6 +186,7 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
       )}
       {page.data.length === 0 ? <NoKeys c={c} /> : <KeysTable c={c} keys={page.data} />}
       <OlderLink base={BASE} page={page} label="Older keys" />
+      <SmtpSettings settings={c.var.deps.config.smtpSubmission} />
     </Layout>,
     options.status ?? 200,
   );

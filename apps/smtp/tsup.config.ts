@@ -1,0 +1,4 @@
+import { defineConfig } from 'tsup';
+import { appBuild } from '../../tsup.apps.ts';
+
+export default defineConfig(appBuild({ server: 'src/server.ts' }));
