@@ -16,7 +16,10 @@ export type Claim =
 
 const SUPPRESSED_MESSAGE = 'The recipient is on the suppression list (bounced, complained, unsubscribed, stopped or added by hand)';
 
-const notSuppressed = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to")`;
+// A live message honours live suppressions only (a test key's STOP or bounce never stops a live send); a test one
+// honours both: the organization's list applies to the sandbox too.
+const notSuppressed = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to"
+  AND (s."mode" = 'live' OR s."mode" = "Message"."mode"))`;
 // A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
 const broadcastLive = Prisma.sql`("Message"."broadcastId" IS NULL OR NOT EXISTS (
   SELECT 1 FROM "Broadcast" b WHERE b."id" = "Message"."broadcastId" AND b."status" = 'canceled'))`;
@@ -40,7 +43,7 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
 
   const [current] = await deps.db.$queryRaw<{ status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean }[]>`
     SELECT m."status", m."scheduledAt",
-           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed",
+           EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to" AND (s."mode" = 'live' OR s."mode" = m."mode")) AS "isSuppressed",
            EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
     FROM "Message" m WHERE m."id" = ${messageId}`;
   if (!current) return { kind: 'done', reason: 'missing' };
@@ -197,9 +200,9 @@ export async function lastUnansweredProvider(deps: Deps, messageId: string): Pro
  * suppression an inbound STOP writes, and the message ends `failed` / `SUPPRESSED`, in one transaction.
  * @example if (error.reason === RECIPIENT_STOPPED) await failAsRecipientStopped(deps, message);
  */
-export async function failAsRecipientStopped(deps: Deps, message: Pick<MessageRow, 'id' | 'orgId' | 'to'>): Promise<void> {
+export async function failAsRecipientStopped(deps: Deps, message: Pick<MessageRow, 'id' | 'orgId' | 'to' | 'mode'>): Promise<void> {
   const outbox = await deps.db.$transaction(async (tx) => {
-    const optOut = await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to));
+    const optOut = await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to, message.mode));
     const failed = await changeMessageStatus(tx, message.id, {
       status: 'failed',
       at: deps.now(),

@@ -106,8 +106,8 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     });
     const message = toMessage(row);
     const events: NewEvent[] = [{ orgId, type: 'message.received', data: message }];
-    if (keyword === 'stop') events.push(...(await recordSmsOptOut(tx, orgId, from)));
-    if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from)));
+    if (keyword === 'stop') events.push(...(await recordSmsOptOut(tx, orgId, from, modeOf(inbound))));
+    if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from, modeOf(inbound))));
     return { message, outbox: await recordEvents(tx, events) };
   });
   await dispatchOutbox(deps, outbox);
