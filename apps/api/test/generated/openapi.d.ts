@@ -1181,7 +1181,7 @@ export interface components {
             status: "draft" | "scheduled" | "sending" | "sent" | "canceled";
             tags: string[];
             templateId: string;
-            /** @description The version sent; null until sending starts when none was named (then the latest). */
+            /** @description The template version it sends: the one named, else the latest when broadcast.send was called (sent or scheduled). Later template edits do not change it. Null only for a draft that names none. */
             templateVersion: number | null;
             /**
              * Format: date-time
@@ -2740,6 +2740,7 @@ export interface components {
          *       "id": "sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
          *       "channelType": "sms",
          *       "address": "+14155550123",
+         *       "mode": "live",
          *       "reason": "stopped",
          *       "createdAt": "2026-11-23T08:00:00.000Z"
          *     }
@@ -2757,6 +2758,11 @@ export interface components {
             /** @example sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10 */
             id: string;
             /**
+             * @description The list it is on: `test` (made by a test key, a sandbox bounce, complaint or STOP) stops only test sends; `live` stops every send. A key sees and lifts only its own mode's.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
              * @description `bounced` and `complained`: the provider said so; `unsubscribed`: the contact was unsubscribed; `stopped`: the recipient texted STOP (or the SMS provider refused the send because they had); `manual`: added with suppression.create.
              * @enum {string}
              */
@@ -2769,6 +2775,7 @@ export interface components {
          *           "id": "sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
          *           "channelType": "sms",
          *           "address": "+14155550123",
+         *           "mode": "live",
          *           "reason": "stopped",
          *           "createdAt": "2026-11-23T08:00:00.000Z"
          *         }
@@ -3041,6 +3048,7 @@ export interface components {
          * @example {
          *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "url": "https://example.com/webhooks/tidings",
+         *       "mode": "live",
          *       "events": [
          *         "message.delivered",
          *         "message.bounced"
@@ -3083,6 +3091,11 @@ export interface components {
             failingSince: string | null;
             /** @example whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
             id: string;
+            /**
+             * @description The mode of the key that made it (the dashboard's: live, or test in an organization made for testing). It receives only that mode's message and broadcast events; a key of the other mode cannot see or change it (404).
+             * @enum {string}
+             */
+            mode: "live" | "test";
             /**
              * Format: date-time
              * @description After a rotation, until when the previous secret still signs (a second `v1,` signature); null when it no longer does.
@@ -3259,6 +3272,7 @@ export interface components {
          * @example {
          *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "url": "https://example.com/webhooks/tidings",
+         *       "mode": "live",
          *       "events": [
          *         "message.delivered",
          *         "message.bounced"
@@ -3302,6 +3316,7 @@ export interface components {
          *         {
          *           "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *           "url": "https://example.com/webhooks/tidings",
+         *           "mode": "live",
          *           "events": [
          *             "message.delivered",
          *             "message.bounced"
@@ -3330,6 +3345,7 @@ export interface components {
          * @example {
          *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "url": "https://example.com/webhooks/tidings",
+         *       "mode": "live",
          *       "events": [
          *         "message.delivered",
          *         "message.bounced"
