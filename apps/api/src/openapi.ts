@@ -54,7 +54,14 @@ export function route<const D extends OperationDefinition>(definition: D) {
     ...config,
     security: [{ bearerAuth: [] }],
     middleware: [...(permission === 'sending' ? [] : [requireFullPermission]), ...(changesShared ? [refuseTestKeyChanges] : []), ...(isIdempotent ? [idempotent] : [])] as [],
-    responses: { ...errorResponses, ...(config.request?.body ? bodyErrorResponses : {}), ...config.responses },
+    responses: {
+      ...errorResponses,
+      ...(changesShared
+        ? { 403: { ...errorResponses[403], description: `${errorResponses[403].description}; or a test key changing shared configuration that live sends read` } }
+        : {}),
+      ...(config.request?.body ? bodyErrorResponses : {}),
+      ...config.responses,
+    },
   });
 }
 

@@ -245,6 +245,8 @@ describe('a test key against live data', () => {
     expect((await o.test.patch(`/v1/templates/${o.template.id}`, { text: 'Changed by a test key' })).status).toBe(403);
     expect((await o.test.patch(`/v1/segments/${o.segment.id}`, { criteria: { all: [] } })).status).toBe(403);
     expect((await o.test.post('/v1/contacts', { email: 'new@example.com' })).status).toBe(403);
+    // refused before the body is looked at: a wrong body teaches a test key nothing either
+    expect((await o.test.patch(`/v1/templates/${o.template.id}`, { nickname: 1 })).status).toBe(403);
     expect((await o.live.get(`/v1/templates/${o.template.id}`)).body).toMatchObject({ version: 1, text: 'The live text' });
   });
 });

@@ -183,7 +183,7 @@ export interface paths {
         put?: never;
         /**
          * Send a broadcast
-         * @description A draft only (409 otherwise): 202 with `status: sending`, or `scheduled` when `scheduledAt` is in the future. Recipients are fixed when sending starts; each contact gets at most one message. Every email carries `List-Unsubscribe` (one-click, RFC 8058).
+         * @description A draft only (409 otherwise): 202 with `status: sending`, or `scheduled` when `scheduledAt` is in the future. The template version is fixed now (the latest, unless the draft named one): later template edits change nothing it sends. Recipients are fixed when sending starts; each contact gets at most one message. Every email carries `List-Unsubscribe` (one-click, RFC 8058).
          */
         post: operations["broadcast.send"];
         delete?: never;
@@ -519,7 +519,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a message in the sandbox
-         * @description For `sk_test_` keys only (a live key is 403): a person writes to you, and it arrives exactly as a provider's inbound would - a message with `direction: inbound`, `message.received`, and SMS keywords (STOP, START, HELP...) acting as in production.
+         * @description For `sk_test_` keys only (a live key is 403): a person writes to you, and it arrives exactly as a provider's inbound would - a message with `direction: inbound`, `message.received`, and SMS keywords (STOP, START, HELP...) acting as in production, on the test suppression list only (contacts, shared with live sends, are not changed).
          */
         post: operations["sandbox.inbound"];
         delete?: never;
@@ -609,13 +609,13 @@ export interface paths {
         };
         /**
          * List suppressed recipients
-         * @description Addresses and numbers no message is sent to (a send to one ends `failed` / `SUPPRESSED`), newest first.
+         * @description Addresses and numbers no message is sent to (a send to one ends `failed` / `SUPPRESSED`), newest first: the list of the calling key's mode. A live send obeys the live list; a test send both.
          */
         get: operations["suppression.list"];
         put?: never;
         /**
          * Suppress a recipient
-         * @description Blocks sends to the address or number (reason `manual`), compared the way sends compare it. 409 when it is already suppressed.
+         * @description Blocks sends to the address or number (reason `manual`) on the calling key's mode's list, compared the way sends compare it. 409 when it is already on that list.
          */
         post: operations["suppression.create"];
         delete?: never;
@@ -636,7 +636,7 @@ export interface paths {
         post?: never;
         /**
          * Lift a suppression
-         * @description The next send to the recipient goes out again (a bounced address can be tried again). Contacts' subscription flags stay as they are.
+         * @description The next send to the recipient goes out again (a bounced address can be tried again). Contacts' subscription flags stay as they are. Another mode's suppression is 404: a test key never lifts a live one.
          */
         delete: operations["suppression.delete"];
         options?: never;
@@ -745,13 +745,13 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description Every endpoint of the organization, disabled ones included, newest first.
+         * @description The endpoints of the calling key's mode, disabled ones included, newest first.
          */
         get: operations["webhook.list"];
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The secret is in this response only. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
+         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The endpoint has the mode of the calling key and receives only that mode's message and broadcast events; a key of the other mode cannot see or change it. The secret is in this response only. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
          */
         post: operations["webhook.create"];
         delete?: never;
@@ -5057,7 +5057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5309,7 +5309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5425,7 +5425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5584,7 +5584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5830,7 +5830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6100,7 +6100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6234,7 +6234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6376,7 +6376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7406,7 +7406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7676,7 +7676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7810,7 +7810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8325,7 +8325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8562,7 +8562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8678,7 +8678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9409,7 +9409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9651,7 +9651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9767,7 +9767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
