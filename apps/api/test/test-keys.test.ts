@@ -161,6 +161,29 @@ describe('a test key against live data', () => {
     expect(await liveState(o)).toEqual(before);
   });
 
+  it("walks every operation with another organization's keys, live and test: every id of this one is 404, nothing leaks, nothing changes", async () => {
+    const o = await liveOrganization();
+    const doc = (await (await t.app.request('/v1/openapi.json')).json()) as OpenApiDocument;
+    const before = await liveState(o);
+    const ownIds = [o.message.id, o.broadcast.id, o.webhook.id, o.delivery.id, o.bounced.id, o.contact.id, o.template.id, o.segment.id, o.domain.id, o.number.id];
+    const other = await t.org({ mode: 'live' });
+    const otherTest = t.client((await other.api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
+    for (const api of [other.api, otherTest]) {
+      for (const [template, methods] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const path = `/v1${livePath(o, template)}`;
+          const query = method === 'get' ? queryString(sampleQuery(doc, op)) : '';
+          const res = await api.call(method.toUpperCase(), `${path}${query}`, sampleBody(doc, op) ?? undefined);
+          const context = `${op.operationId} ${method.toUpperCase()} ${path}`;
+          expect({ context, leaked: ownIds.filter((id) => JSON.stringify(res.body ?? '').includes(id)) }).toEqual({ context, leaked: [] });
+          // a test key's change to shared configuration is refused before anything is looked up: 403 says nothing either
+          if (template.includes('{')) expect({ context, status: (api === other.api ? [404] : [403, 404]).includes(res.status) }).toEqual({ context, status: true });
+        }
+      }
+    }
+    expect(await liveState(o)).toEqual(before);
+  });
+
   it('endpoints carry the mode of the key that made them and receive only that mode’s message events; a test key cannot touch a live endpoint', async () => {
     const o = await liveOrganization();
     const own = (await o.test.post('/v1/webhooks', { url: `${receiver.url}/test`, events: ['message.queued'] })).body;
