@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context, TypedResponse } from 'hono';
 import { ErrorBody, ResendErrorBody, type OperationDefinition } from '@tidings/contracts';
 import { idempotent } from './middleware/idempotency.ts';
-import { requireFullPermission } from './middleware/permission.ts';
+import { refuseTestKeyChanges, requireFullPermission } from './middleware/permission.ts';
 import { toResendError } from './middleware/resend-errors.ts';
 
 const errorContent = (code: string, message: string) => ({ 'application/json': { schema: ErrorBody, example: { code, message } } });
@@ -44,17 +44,25 @@ const bodyErrorResponses = {
 
 /**
  * The route of an operation declared in @tidings/contracts, ready for `.openapi(route, handler)`: adds bearer
- * security, the shared error responses, the check that refuses `sending` keys (unless `permission: 'sending'`) and
- * Idempotency-Key handling (when `idempotent`).
+ * security, the shared error responses, the check that refuses `sending` keys (unless `permission: 'sending'`), the
+ * one that refuses test keys' changes to shared configuration (when `changesShared`) and Idempotency-Key handling
+ * (when `idempotent`).
  * @example export const thingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route(ops.get), async (c) => ...);
  */
 export function route<const D extends OperationDefinition>(definition: D) {
-  const { permission, idempotent: isIdempotent, ...config } = definition;
+  const { permission, idempotent: isIdempotent, changesShared, ...config } = definition;
   return createRoute({
     ...config,
     security: [{ bearerAuth: [] }],
-    middleware: [...(permission === 'sending' ? [] : [requireFullPermission]), ...(isIdempotent ? [idempotent] : [])] as [],
-    responses: { ...errorResponses, ...(config.request?.body ? bodyErrorResponses : {}), ...config.responses },
+    middleware: [...(permission === 'sending' ? [] : [requireFullPermission]), ...(changesShared ? [refuseTestKeyChanges] : []), ...(isIdempotent ? [idempotent] : [])] as [],
+    responses: {
+      ...errorResponses,
+      ...(changesShared
+        ? { 403: { ...errorResponses[403], description: `${errorResponses[403].description}; or a test key changing shared configuration that live sends read` } }
+        : {}),
+      ...(config.request?.body ? bodyErrorResponses : {}),
+      ...config.responses,
+    },
   });
 }
 

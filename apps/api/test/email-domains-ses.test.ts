@@ -113,7 +113,7 @@ describe('email domains through SES', () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({
         code: 'FORBIDDEN',
-        message: 'Email domain guarded.example.com is provisioned at ses: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key',
+        message: 'A test key may read but not change what live sends use (contacts, templates, segments, domains and numbers); use a live key or the dashboard.',
       });
     }
     expect(ses.requests).toEqual([]);

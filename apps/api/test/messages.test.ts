@@ -345,14 +345,14 @@ describe('key modes', () => {
     expect(ids(await live.get('/v1/messages'))).toEqual([otp.body.id]);
   });
 
-  it("the message events carry the message's mode, and a key sees no delivery of another mode's message event", async () => {
+  it("the message events carry the message's mode and reach only endpoints of that mode; another mode's endpoint is 404", async () => {
     const { api: live, orgId } = await t.org({ mode: 'live' });
     await verifiedDomain(orgId, 'hooks.example.com', 'hello@hooks.example.com');
     const test = t.client((await live.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
     // made directly: creating one through the API checks its URL, and this file has no loopback receiver
-    const webhook = await t.deps.db.webhook.create({
-      data: { id: newId('whk'), orgId, url: 'https://hooks.example.com/in', events: ['message.queued'], secretCiphertext: 'unused' },
-    });
+    const endpoint = (mode: 'live' | 'test') =>
+      t.deps.db.webhook.create({ data: { id: newId('whk'), orgId, mode, url: 'https://hooks.example.com/in', events: ['message.queued'], secretCiphertext: 'unused' } });
+    const [liveHook, testHook] = [await endpoint('live'), await endpoint('test')];
     const sent = (await live.post('/v1/messages', email({ text: 'Your code is 777111' }))).body;
     const own = (await test.post('/v1/messages', email())).body;
     const events = await t.deps.db.event.findMany({ where: { orgId, type: 'message.queued' }, orderBy: { createdAt: 'asc' } });
@@ -361,19 +361,19 @@ describe('key modes', () => {
       [own.id, 'test'],
     ]);
 
-    // each key sees the deliveries of its own mode's messages only
-    const liveDeliveries = (await live.get(`/v1/webhooks/${webhook.id}/events`)).body.data as { id: string; eventId: string }[];
+    const liveDeliveries = (await live.get(`/v1/webhooks/${liveHook.id}/events`)).body.data as { id: string; eventId: string }[];
     expect(liveDeliveries.map((d) => d.eventId)).toEqual([events[0]!.id]);
     const ofLive = liveDeliveries[0]!;
-    expect((await live.get(`/v1/webhooks/${webhook.id}/events/${ofLive.id}`)).body.payload.data).toMatchObject({ id: sent.id, mode: 'live' });
-
-    const testDeliveries = (await test.get(`/v1/webhooks/${webhook.id}/events`)).body.data as { eventId: string }[];
+    expect((await live.get(`/v1/webhooks/${liveHook.id}/events/${ofLive.id}`)).body.payload.data).toMatchObject({ id: sent.id, mode: 'live' });
+    const testDeliveries = (await test.get(`/v1/webhooks/${testHook.id}/events`)).body.data as { eventId: string }[];
     expect(testDeliveries.map((d) => d.eventId)).toEqual([events[1]!.id]);
-    expect((await test.get(`/v1/webhooks/${webhook.id}/events/${ofLive.id}`)).status).toBe(404);
-    expect((await test.get(`/v1/webhooks/${webhook.id}`)).body.recentEvents.map((d: { eventId: string }) => d.eventId)).toEqual([events[1]!.id]);
-    expect(JSON.stringify((await test.get(`/v1/webhooks/${webhook.id}`)).body)).not.toContain('777111');
-    // a replay redelivers only the caller's mode's deliveries
+
+    expect((await test.get(`/v1/webhooks/${liveHook.id}/events/${ofLive.id}`)).status).toBe(404);
+    expect((await test.get(`/v1/webhooks/${liveHook.id}`)).status).toBe(404);
+    expect((await live.get(`/v1/webhooks/${testHook.id}`)).status).toBe(404);
+    expect(JSON.stringify((await test.get(`/v1/webhooks/${testHook.id}`)).body)).not.toContain('777111');
     const since = new Date(Date.now() - 60_000).toISOString();
-    expect((await test.post(`/v1/webhooks/${webhook.id}/replay`, { since })).body).toEqual({ count: 1 });
+    expect((await test.post(`/v1/webhooks/${liveHook.id}/replay`, { since })).status).toBe(404);
+    expect((await test.post(`/v1/webhooks/${testHook.id}/replay`, { since })).body).toEqual({ count: 1 });
   });
 });

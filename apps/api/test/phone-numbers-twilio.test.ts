@@ -132,7 +132,7 @@ describe('phone numbers through Twilio', () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({
         code: 'FORBIDDEN',
-        message: `Phone number ${number} is provisioned at twilio: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key`,
+        message: 'A test key may read but not change what live sends use (contacts, templates, segments, domains and numbers); use a live key or the dashboard.',
       });
     }
     // any change is refused, even one that would reach no provider (making it the default)

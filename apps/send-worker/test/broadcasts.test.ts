@@ -433,7 +433,9 @@ describe('unsubscribe (RFC 8058 one-click)', () => {
     const oneClick = await h.app.request(path, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(oneClick.status).toBe(200);
     expect((await api.get(`/v1/contacts/${ids.ada}`)).body.emailSubscribed).toBe(false);
-    expect(await h.deps.db.suppression.findUnique({ where: { orgId_recipient: { orgId, recipient: 'ada@example.com' } } })).toMatchObject({ reason: 'unsubscribed' });
+    expect(await h.deps.db.suppression.findUnique({ where: { orgId_recipient_mode: { orgId, recipient: 'ada@example.com', mode: 'live' } } })).toMatchObject({
+      reason: 'unsubscribed',
+    });
     expect((await api.get(`/v1/broadcasts/${b.id}`)).body.counts.unsubscribed).toBe(1);
     // repeating it answers 200 and counts nothing twice
     expect((await h.app.request(path, { method: 'POST' })).status).toBe(200);

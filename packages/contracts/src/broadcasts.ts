@@ -64,7 +64,10 @@ export const Broadcast = z
     name: z.string(),
     channelType: ChannelType,
     templateId: z.string(),
-    templateVersion: z.number().int().nullable().openapi({ description: 'The version sent; null until sending starts when none was named (then the latest).' }),
+    templateVersion: z.number().int().nullable().openapi({
+      description:
+        'The template version it sends: the one named, else the latest when broadcast.send was called (sent or scheduled). Later template edits do not change it. Null only for a draft that names none.',
+    }),
     segmentId: z.string().nullable().openapi({ description: 'Null: every contact of the organization.' }),
     from: z.string().nullable(),
     variables: z.record(z.string(), VariableValue),

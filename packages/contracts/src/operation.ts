@@ -20,6 +20,11 @@ export type OperationDefinition = RouteConfig & {
   permission: Permission;
   /** Takes an `Idempotency-Key` header: the first answer is stored and replayed (the SDK sends one per call). */
   idempotent: boolean;
+  /**
+   * Changes shared configuration that live sends read (contacts, templates, segments, domains, numbers): a test key
+   * gets 403, except in an organization made for testing.
+   */
+  changesShared?: true;
 };
 
 /**

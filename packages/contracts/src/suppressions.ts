@@ -13,11 +13,15 @@ export const Suppression = z
     id: z.string().openapi({ example: 'sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10' }),
     channelType: ChannelType,
     address: z.string().openapi({ description: 'A lower-cased email address or an E.164 number, as sends compare it.' }),
+    mode: z.enum(['live', 'test']).openapi({
+      description:
+        "The list it is on: `test` (made by a test key, a sandbox bounce, complaint or STOP) stops only test sends; `live` stops every send. A key sees and lifts only its own mode's.",
+    }),
     reason: SuppressionReason,
     createdAt: Timestamp,
   })
   .openapi('Suppression', {
-    example: { id: 'sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10', channelType: 'sms', address: '+14155550123', reason: 'stopped', createdAt: '2026-11-23T08:00:00.000Z' },
+    example: { id: 'sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10', channelType: 'sms', address: '+14155550123', mode: 'live', reason: 'stopped', createdAt: '2026-11-23T08:00:00.000Z' },
   });
 export type Suppression = z.infer<typeof Suppression>;
 

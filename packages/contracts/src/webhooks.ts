@@ -46,6 +46,7 @@ const Events = z
 const webhookExample = {
   id: 'whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
   url: 'https://example.com/webhooks/tidings',
+  mode: 'live',
   events: ['message.delivered', 'message.bounced'],
   description: 'Delivery receipts for the CRM',
   enabled: true,
@@ -74,6 +75,10 @@ export const Webhook = z
   .object({
     id: z.string().openapi({ example: 'whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
     url: z.string(),
+    mode: z.enum(['live', 'test']).openapi({
+      description:
+        "The mode of the key that made it (the dashboard's: live, or test in an organization made for testing). It receives only that mode's message and broadcast events; a key of the other mode cannot see or change it (404).",
+    }),
     events: z.array(EventType),
     description: z.string().nullable(),
     enabled: z.boolean(),

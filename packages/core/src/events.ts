@@ -52,8 +52,8 @@ const deliveryModeSql = Prisma.raw(`CASE WHEN e."type" LIKE 'message.%' OR e."ty
  * The common table expressions that record events and fan them out to webhooks, set-based, for any number of events
  * and endpoints. `source` is a query yielding (id, orgId, type, data, webhookId): `eventValues(events)`, or rows of an
  * earlier CTE of the same statement. `recorded_events` inserts the events, `new_deliveries` creates one delivery per
- * (event, enabled endpoint of its organization subscribed to its type) - or only the named endpoint for an event
- * with `webhookId` - and `delivery_outbox` writes their outbox rows. A statement that starts
+ * (event, enabled endpoint of its organization subscribed to its type and, for a message's or broadcast's event, of
+ * its mode) - or only the named endpoint for an event with `webhookId` - and `delivery_outbox` writes their outbox rows. A statement that starts
  * `WITH ${eventsCte(source)}` can go on with its own CTEs and ends with `SELECT "id" FROM new_deliveries`, so a
  * change, its events and their deliveries are one statement: atomic without an interactive transaction holding a
  * pooled connection across round trips.
@@ -74,6 +74,8 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
       FROM new_events e
       JOIN "Webhook" w ON w."orgId" = e."orgId" AND w."enabled"
         AND CASE WHEN e."webhookId" IS NULL THEN e."type" = ANY (w."events") ELSE w."id" = e."webhookId" END
+        -- a message's or broadcast's event goes only to endpoints of its mode
+        AND w."mode" = coalesce(${deliveryModeSql}, w."mode")
       RETURNING "id", "eventId", "createdAt"),
     delivery_outbox AS (
       INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")

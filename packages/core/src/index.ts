@@ -15,6 +15,7 @@ export * from './api-keys/key-changes.ts';
 export * from './api-keys/auth-failures.ts';
 export * from './organizations/create-organization.ts';
 export * from './organizations/organization-admin.ts';
+export * from './organizations/organization-mode.ts';
 export * from './events.ts';
 export * from './outbox.ts';
 export * from './email-domains/index.ts';

@@ -15,7 +15,9 @@ describe('send-worker group commit', () => {
   it('claims and marks sent concurrent jobs in shared statements, each message with its own outcome, provider id and webhook delivery', async () => {
     const { orgId } = await makeOrganization(deps, { mode: 'test' });
     await deps.db.suppression.create({ data: { orgId, recipient: 'gone@example.com', reason: 'bounced' } });
-    const webhook = await deps.db.webhook.create({ data: { id: `whk_gc${Date.now()}`, orgId, url: 'https://example.com/hook', events: ['message.sent'], secretCiphertext: 'x' } });
+    const webhook = await deps.db.webhook.create({
+      data: { id: `whk_gc${Date.now()}`, orgId, mode: 'test', url: 'https://example.com/hook', events: ['message.sent'], secretCiphertext: 'x' },
+    });
     const to = Array.from({ length: 12 }, (_, i) => (i === 5 ? 'gone@example.com' : `ada${i}@example.com`));
     const { data } = await sendMessages(
       deps,

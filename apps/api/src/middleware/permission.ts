@@ -1,4 +1,4 @@
-import { AppError } from '@tidings/core';
+import { AppError, assertMayChangeSharedConfiguration } from '@tidings/core';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
 
@@ -7,5 +7,11 @@ export const requireFullPermission = createMiddleware<AppEnv>(async (c, next) =>
   if (c.get('principal').permission !== 'full') {
     throw new AppError('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel');
   }
+  await next();
+});
+
+/** Refuses a test key's change to shared configuration that live sends read (see assertMayChangeSharedConfiguration). */
+export const refuseTestKeyChanges = createMiddleware<AppEnv>(async (c, next) => {
+  assertMayChangeSharedConfiguration(c.get('principal'));
   await next();
 });

@@ -183,7 +183,7 @@ export interface paths {
         put?: never;
         /**
          * Send a broadcast
-         * @description A draft only (409 otherwise): 202 with `status: sending`, or `scheduled` when `scheduledAt` is in the future. Recipients are fixed when sending starts; each contact gets at most one message. Every email carries `List-Unsubscribe` (one-click, RFC 8058).
+         * @description A draft only (409 otherwise): 202 with `status: sending`, or `scheduled` when `scheduledAt` is in the future. The template version is fixed now (the latest, unless the draft named one): later template edits change nothing it sends. Recipients are fixed when sending starts; each contact gets at most one message. Every email carries `List-Unsubscribe` (one-click, RFC 8058).
          */
         post: operations["broadcast.send"];
         delete?: never;
@@ -603,7 +603,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a message in the sandbox
-         * @description For `sk_test_` keys only (a live key is 403): a person writes to you, and it arrives exactly as a provider's inbound would - a message with `direction: inbound`, `message.received`, and SMS keywords (STOP, START, HELP...) acting as in production.
+         * @description For `sk_test_` keys only (a live key is 403): a person writes to you, and it arrives exactly as a provider's inbound would - a message with `direction: inbound`, `message.received`, and SMS keywords (STOP, START, HELP...) acting as in production, on the test suppression list only (contacts, shared with live sends, are not changed).
          */
         post: operations["sandbox.inbound"];
         delete?: never;
@@ -693,13 +693,13 @@ export interface paths {
         };
         /**
          * List suppressed recipients
-         * @description Addresses and numbers no message is sent to (a send to one ends `failed` / `SUPPRESSED`), newest first.
+         * @description Addresses and numbers no message is sent to (a send to one ends `failed` / `SUPPRESSED`), newest first: the list of the calling key's mode. A live send obeys the live list; a test send both.
          */
         get: operations["suppression.list"];
         put?: never;
         /**
          * Suppress a recipient
-         * @description Blocks sends to the address or number (reason `manual`), compared the way sends compare it. 409 when it is already suppressed.
+         * @description Blocks sends to the address or number (reason `manual`) on the calling key's mode's list, compared the way sends compare it. 409 when it is already on that list.
          */
         post: operations["suppression.create"];
         delete?: never;
@@ -720,7 +720,7 @@ export interface paths {
         post?: never;
         /**
          * Lift a suppression
-         * @description The next send to the recipient goes out again (a bounced address can be tried again). Contacts' subscription flags stay as they are.
+         * @description The next send to the recipient goes out again (a bounced address can be tried again). Contacts' subscription flags stay as they are. Another mode's suppression is 404: a test key never lifts a live one.
          */
         delete: operations["suppression.delete"];
         options?: never;
@@ -829,13 +829,13 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description Every endpoint of the organization, disabled ones included, newest first.
+         * @description The endpoints of the calling key's mode, disabled ones included, newest first.
          */
         get: operations["webhook.list"];
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The secret is in this response only. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
+         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The endpoint has the mode of the calling key and receives only that mode's message and broadcast events; a key of the other mode cannot see or change it. The secret is in this response only. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
          */
         post: operations["webhook.create"];
         delete?: never;
@@ -1267,7 +1267,7 @@ export interface components {
             status: "draft" | "scheduled" | "sending" | "sent" | "canceled";
             tags: string[];
             templateId: string;
-            /** @description The version sent; null until sending starts when none was named (then the latest). */
+            /** @description The template version it sends: the one named, else the latest when broadcast.send was called (sent or scheduled). Later template edits do not change it. Null only for a draft that names none. */
             templateVersion: number | null;
             /**
              * Format: date-time
@@ -3080,6 +3080,7 @@ export interface components {
          *       "id": "sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
          *       "channelType": "sms",
          *       "address": "+14155550123",
+         *       "mode": "live",
          *       "reason": "stopped",
          *       "createdAt": "2026-11-23T08:00:00.000Z"
          *     }
@@ -3097,6 +3098,11 @@ export interface components {
             /** @example sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10 */
             id: string;
             /**
+             * @description The list it is on: `test` (made by a test key, a sandbox bounce, complaint or STOP) stops only test sends; `live` stops every send. A key sees and lifts only its own mode's.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
              * @description `bounced` and `complained`: the provider said so; `unsubscribed`: the contact was unsubscribed; `stopped`: the recipient texted STOP (or the SMS provider refused the send because they had); `manual`: added with suppression.create.
              * @enum {string}
              */
@@ -3109,6 +3115,7 @@ export interface components {
          *           "id": "sup_3f0c2b9e8d7a4c1b9e0f6a5d4c3b2a10",
          *           "channelType": "sms",
          *           "address": "+14155550123",
+         *           "mode": "live",
          *           "reason": "stopped",
          *           "createdAt": "2026-11-23T08:00:00.000Z"
          *         }
@@ -3382,6 +3389,7 @@ export interface components {
          * @example {
          *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "url": "https://example.com/webhooks/tidings",
+         *       "mode": "live",
          *       "events": [
          *         "message.delivered",
          *         "message.bounced"
@@ -3424,6 +3432,11 @@ export interface components {
             failingSince: string | null;
             /** @example whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
             id: string;
+            /**
+             * @description The mode of the key that made it (the dashboard's: live, or test in an organization made for testing). It receives only that mode's message and broadcast events; a key of the other mode cannot see or change it (404).
+             * @enum {string}
+             */
+            mode: "live" | "test";
             /**
              * Format: date-time
              * @description After a rotation, until when the previous secret still signs (a second `v1,` signature); null when it no longer does.
@@ -3600,6 +3613,7 @@ export interface components {
          * @example {
          *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "url": "https://example.com/webhooks/tidings",
+         *       "mode": "live",
          *       "events": [
          *         "message.delivered",
          *         "message.bounced"
@@ -3643,6 +3657,7 @@ export interface components {
          *         {
          *           "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *           "url": "https://example.com/webhooks/tidings",
+         *           "mode": "live",
          *           "events": [
          *             "message.delivered",
          *             "message.bounced"
@@ -3671,6 +3686,7 @@ export interface components {
          * @example {
          *       "id": "whk_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "url": "https://example.com/webhooks/tidings",
+         *       "mode": "live",
          *       "events": [
          *         "message.delivered",
          *         "message.bounced"
@@ -5382,7 +5398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5634,7 +5650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5750,7 +5766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5909,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6155,7 +6171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6425,7 +6441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6559,7 +6575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6701,7 +6717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8462,7 +8478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8732,7 +8748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8866,7 +8882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9381,7 +9397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9618,7 +9634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9734,7 +9750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10465,7 +10481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10707,7 +10723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10823,7 +10839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -345,7 +345,7 @@ async function detailPage(c: Env, broadcast: BroadcastWithCounts, options: { err
             'Template',
             <>
               <a href={`/templates/${template.id}`}>{template.name}</a>{' '}
-              {broadcast.templateVersion ? `version ${broadcast.templateVersion}` : '(the latest version when sending starts)'}
+              {broadcast.templateVersion ? `version ${broadcast.templateVersion}` : '(the latest version when it is sent or scheduled)'}
               {template.deletedAt && ' (deleted)'}
             </>,
           ],

@@ -1,5 +1,5 @@
 import { AddEmailDomainBody, SetDefaultSenderBody, type DnsRecord, type EmailDomain } from '@tidings/contracts';
-import { addEmailDomain, deleteEmailDomain, getEmailDomain, listEmailDomains, setDefaultSender, verifyEmailDomain } from '@tidings/core';
+import { addEmailDomain, deleteEmailDomain, getEmailDomain, listEmailDomains, organizationMode, setDefaultSender, verifyEmailDomain } from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
@@ -197,8 +197,9 @@ routes.post('/', async (c) => {
   const parsed = AddEmailDomainBody.safeParse({ name });
   if (!parsed.success) return listPage(c, { errors: { name: 'Give a domain name, such as example.com.' }, name, status: 400 });
   try {
-    // The dashboard acts as a live caller: the provider the configuration names (the sandbox without credentials).
-    const domain = await addEmailDomain(c.var.deps, orgOf(c), 'live', parsed.data);
+    // As a live caller (the provider the configuration names, the sandbox without credentials), except for an
+    // organization made for testing: it provisions nothing at a live provider.
+    const domain = await addEmailDomain(c.var.deps, orgOf(c), await organizationMode(c.var.deps, orgOf(c)), parsed.data);
     return flashRedirect(c, `${domain.name} is added. Publish its DNS records, then verify.`, `${BASE}/${domain.id}`);
   } catch (error) {
     return listPage(c, { errors: fieldErrorsOf(error, ['name']), name, status: 400 });

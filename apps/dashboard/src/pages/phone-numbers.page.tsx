@@ -1,5 +1,5 @@
 import { PurchasePhoneNumberBody, SearchPhoneNumbersQuery, UpdatePhoneNumberBody, type AvailablePhoneNumber, type PhoneNumber } from '@tidings/contracts';
-import { getPhoneNumber, keywordReplyText, listPhoneNumbers, purchasePhoneNumber, releasePhoneNumber, searchAvailableNumbers, updatePhoneNumber } from '@tidings/core';
+import { getPhoneNumber, keywordReplyText, listPhoneNumbers, organizationMode, purchasePhoneNumber, releasePhoneNumber, searchAvailableNumbers, updatePhoneNumber } from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
@@ -240,7 +240,7 @@ routes.get('/available', requireManager, async (c) => {
   const search: Search = { country: c.req.query('country') ?? 'US', areaCode: c.req.query('areaCode') || undefined, type: c.req.query('type') || undefined };
   const parsed = SearchPhoneNumbersQuery.safeParse({ ...search, limit: 10 });
   if (!parsed.success) return listPage(c, { errors: zodFieldErrors(parsed.error.issues), search, status: 400 });
-  const { data } = await searchAvailableNumbers(c.var.deps, orgOf(c), 'live', parsed.data);
+  const { data } = await searchAvailableNumbers(c.var.deps, orgOf(c), await organizationMode(c.var.deps, orgOf(c)), parsed.data);
   return listPage(c, { search, available: data });
 });
 
@@ -249,8 +249,9 @@ routes.post('/', async (c) => {
   const parsed = PurchasePhoneNumberBody.safeParse({ number: String(form.number ?? '') });
   if (!parsed.success) return listPage(c, { errors: { form: 'Pick a number from a search.' }, status: 400 });
   try {
-    // As a live caller: the provider the configuration names (the sandbox without credentials).
-    const bought = await purchasePhoneNumber(c.var.deps, orgOf(c), 'live', parsed.data);
+    // As a live caller (the provider the configuration names, the sandbox without credentials), except for an
+    // organization made for testing: it buys nothing at a live provider.
+    const bought = await purchasePhoneNumber(c.var.deps, orgOf(c), await organizationMode(c.var.deps, orgOf(c)), parsed.data);
     return flashRedirect(c, `${bought.number} is yours${bought.isDefault ? ', and it is the default number' : ''}.`, `${BASE}/${bought.id}`);
   } catch (error) {
     return listPage(c, { errors: fieldErrorsOf(error, []), status: 400 });

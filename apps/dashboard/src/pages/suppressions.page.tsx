@@ -87,7 +87,7 @@ function AddForm({ c, errors, input }: { c: Env; errors: FieldErrors; input: Add
 
 function SuppressionsTable({ suppressions, manage }: { suppressions: Suppression[]; manage: boolean }) {
   return (
-    <Table headers={['Address', 'Channel', 'Reason', 'Since']} hasActions={manage}>
+    <Table headers={['Address', 'Channel', 'Reason', 'Mode', 'Since']} hasActions={manage}>
       {suppressions.map((suppression) => (
         <tr data-suppression-id={suppression.id}>
           <td class="name">{suppression.address}</td>
@@ -95,6 +95,7 @@ function SuppressionsTable({ suppressions, manage }: { suppressions: Suppression
           <td>
             <span class="badge">{REASONS[suppression.reason]}</span>
           </td>
+          <td>{suppression.mode === 'test' ? 'Test (stops test sends only)' : 'Live'}</td>
           <td>
             <Time at={suppression.createdAt} />
           </td>

@@ -6,6 +6,7 @@ import {
   getWebhook,
   getWebhookDelivery,
   listWebhooks,
+  organizationMode,
   replayWebhookDeliveries,
   retryWebhookDelivery,
   rotateWebhookSecret,
@@ -218,7 +219,8 @@ routes.post('/', async (c) => {
     return listPage(c, { errors, input, status: 400 });
   }
   try {
-    const created = await createWebhook(c.var.deps, orgOf(c), parsed.data);
+    // live, or test in an organization made for testing (whose messages are all test ones)
+    const created = await createWebhook(c.var.deps, orgOf(c), parsed.data, await organizationMode(c.var.deps, orgOf(c)));
     return showOnceAt(c, `${BASE}/${created.id}`, { id: created.id, secret: created.secret, kind: 'created' });
   } catch (error) {
     return listPage(c, { errors: fieldErrorsOf(error, ['url', 'events', 'description']), input, status: 400 });

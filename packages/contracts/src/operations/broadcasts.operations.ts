@@ -52,7 +52,7 @@ export const broadcastOperations = {
     tags,
     summary: 'Send a broadcast',
     description:
-      'A draft only (409 otherwise): 202 with `status: sending`, or `scheduled` when `scheduledAt` is in the future. Recipients are fixed when sending starts; each contact gets at most one message. Every email carries `List-Unsubscribe` (one-click, RFC 8058).',
+      'A draft only (409 otherwise): 202 with `status: sending`, or `scheduled` when `scheduledAt` is in the future. The template version is fixed now (the latest, unless the draft named one): later template edits change nothing it sends. Recipients are fixed when sending starts; each contact gets at most one message. Every email carries `List-Unsubscribe` (one-click, RFC 8058).',
     request: { params: BroadcastIdParam, body: { required: false, ...json(SendBroadcastBody) } },
     responses: { 202: { description: 'The broadcast, scheduled or sending', ...json(Broadcast) } },
   }),

@@ -17,6 +17,7 @@ export const emailDomainOperations = {
     path: '/email-domains',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Add a sending domain',
     description:
@@ -54,6 +55,7 @@ export const emailDomainOperations = {
     path: '/email-domains/{id}/verify',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Check DNS now',
     description:
@@ -67,6 +69,7 @@ export const emailDomainOperations = {
     path: '/email-domains/{id}/default-sender',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Set the default sender',
     description: 'The sender message.send uses when `from` is absent. `fromAddress` must be an address on this domain.',
@@ -79,6 +82,7 @@ export const emailDomainOperations = {
     path: '/email-domains/{id}',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Delete a sending domain',
     description: 'Removes it at the provider too; sending from it afterwards is refused.',

@@ -39,6 +39,7 @@ export const phoneNumberOperations = {
     path: '/phone-numbers',
     permission: 'full',
     idempotent: true,
+    changesShared: true,
     tags,
     summary: 'Buy a number',
     description:
@@ -76,6 +77,7 @@ export const phoneNumberOperations = {
     path: '/phone-numbers/{id}',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Update a number',
     description: '`friendlyName`, and `isDefault`: at most one default per organization; making one the default unsets the previous one.',
@@ -88,6 +90,7 @@ export const phoneNumberOperations = {
     path: '/phone-numbers/{id}',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Release a number',
     description: 'Gives it back at the provider. Afterwards it is not found and cannot send.',

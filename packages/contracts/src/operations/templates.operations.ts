@@ -23,6 +23,7 @@ export const templateOperations = {
     path: '/templates',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Create a template',
     description:
@@ -61,6 +62,7 @@ export const templateOperations = {
     path: '/templates/{id}',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Update a template',
     description: 'Writes version N+1; older versions stay readable (`?version=N`) and usable (`templateVersion` on send).',
@@ -73,6 +75,7 @@ export const templateOperations = {
     path: '/templates/{id}',
     permission: 'full',
     idempotent: false,
+    changesShared: true,
     tags,
     summary: 'Delete a template',
     description: 'Soft delete: get and list hide it unless `includeDeleted=true`, and sending with it is 400.',

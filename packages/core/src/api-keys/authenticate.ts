@@ -7,6 +7,8 @@ export type Principal = {
   permission: 'full' | 'sending';
   mode: KeyMode;
   isOrgSuspended: boolean;
+  /** False for an organization made for testing (`--test`) until an operator allows live keys. */
+  isLiveAllowed: boolean;
 };
 
 type CacheEntry = { principal: Principal | null; expiresAt: number };
@@ -40,7 +42,7 @@ export function createAuthenticator(deps: Deps) {
         disabledAt: null,
         OR: [{ keyHash }, { previousKeyHash: keyHash, previousKeyExpiresAt: { gt: now } }],
       },
-      include: { organization: { select: { suspendedAt: true } } },
+      include: { organization: { select: { suspendedAt: true, liveKeysAllowed: true } } },
     });
     const storedHash = row && (row.keyHash === keyHash ? row.keyHash : row.previousKeyHash);
     if (!row || !storedHash || !sameHash(storedHash, keyHash)) return null;
@@ -50,6 +52,7 @@ export function createAuthenticator(deps: Deps) {
       permission: row.permission,
       mode: row.mode,
       isOrgSuspended: row.organization.suspendedAt !== null,
+      isLiveAllowed: row.organization.liveKeysAllowed,
     };
   }
 

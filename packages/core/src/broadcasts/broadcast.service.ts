@@ -144,8 +144,8 @@ export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id:
 
 /**
  * broadcast.send: a draft becomes `scheduled` (scheduledAt in the future) or `sending`, and its start job is
- * promised in the same transaction (outbox; a scheduled one as a delayed job, like a scheduled message). The start
- * job fixes the recipients in the database and cuts them into fan-out chunks (`startBroadcast`).
+ * promised in the same transaction (outbox; a scheduled one as a delayed job, like a scheduled message), and the
+ * template version it sends is fixed. The start job fixes the recipients in the database and cuts them into fan-out chunks (`startBroadcast`).
  * @example await sendBroadcast(deps, orgId, id, { scheduledAt: '2026-12-01T09:00:00Z' }) // status 'scheduled'
  */
 export async function sendBroadcast(deps: Deps, orgId: string, id: string, input: SendBroadcastBody, mode?: KeyMode): Promise<Broadcast> {
@@ -157,10 +157,14 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
   const isScheduled = scheduledAt !== null && scheduledAt > now;
   const start: OutboxItem = { queue: 'broadcasts', jobId: broadcastJobId({ broadcastId: id, step: 'start' }), runAt: isScheduled ? scheduledAt : null };
   const row = await deps.db.$transaction(async (tx) => {
-    const [updated] = await tx.broadcast.updateManyAndReturn({
-      where: { id, orgId, ...ofMode(mode), status: 'draft' },
-      data: { status: isScheduled ? 'scheduled' : 'sending', scheduledAt: isScheduled ? scheduledAt : null, updatedAt: now },
-    });
+    // The template version is pinned now (the latest, when the draft named none): a later edit of the template
+    // changes nothing a scheduled or sending broadcast says.
+    const [updated] = await tx.$queryRaw<BroadcastRow[]>`
+      UPDATE "Broadcast" b SET "status" = ${isScheduled ? 'scheduled' : 'sending'}::"BroadcastStatus", "scheduledAt" = ${isScheduled ? scheduledAt.toISOString() : null}::timestamp,
+        "updatedAt" = ${now.toISOString()}::timestamp,
+        "templateVersion" = coalesce(b."templateVersion", (SELECT t."version" FROM "Template" t WHERE t."id" = b."templateId" AND t."orgId" = b."orgId"))
+      WHERE b."id" = ${id} AND b."orgId" = ${orgId} AND b."status" = 'draft' AND (${mode ?? null}::"ApiKeyMode" IS NULL OR b."mode" = ${mode ?? null}::"ApiKeyMode")
+      RETURNING b.*`;
     if (updated) await writeOutbox(tx, [start]);
     return updated;
   });

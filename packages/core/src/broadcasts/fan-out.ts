@@ -80,7 +80,8 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
       const [started] = await tx.$queryRaw<BroadcastRow[]>`
       WITH matching AS MATERIALIZED (
         SELECT c."id", (${subscribed} AND NOT EXISTS (
-          SELECT 1 FROM "Suppression" s WHERE s."orgId" = c."orgId" AND s."recipient" = ${address})) AS "isSendable"
+          SELECT 1 FROM "Suppression" s WHERE s."orgId" = c."orgId" AND s."recipient" = ${address}
+            AND (s."mode" = 'live' OR s."mode" = ${row.mode}::"ApiKeyMode"))) AS "isSendable"
         FROM "Contact" c WHERE c."orgId" = ${row.orgId} AND ${address} IS NOT NULL AND ${criteria}),
       started AS (
         UPDATE "Broadcast" SET "status" = 'sending', "startedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp,

@@ -17,8 +17,11 @@ export type Claim =
 const SUPPRESSED_MESSAGE = 'The recipient is on the suppression list (bounced, complained, unsubscribed, stopped or added by hand)';
 const ORGANIZATION_SUSPENDED = { code: 'ORGANIZATION_SUSPENDED', message: 'The organization was suspended before this message was sent.' };
 
-// STOP's confirmation and HELP's answer are the only messages a suppressed number receives
-const notSuppressed = Prisma.sql`("Message"."keywordReply" IN ('stop', 'help') OR NOT EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to"))`;
+// A live message honours live suppressions only (a test key's STOP or bounce never stops a live send); a test one
+// honours both: the organization's list applies to the sandbox too. STOP's confirmation and HELP's answer are the
+// only messages a suppressed number receives.
+const notSuppressed = Prisma.sql`("Message"."keywordReply" IN ('stop', 'help') OR NOT EXISTS (SELECT 1 FROM "Suppression" s
+  WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to" AND (s."mode" = 'live' OR s."mode" = "Message"."mode")))`;
 // A suspended organization's messages are not sent (tidings orgs suspend).
 const orgActive = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = "Message"."orgId" AND o."suspendedAt" IS NOT NULL)`;
 // A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
@@ -48,7 +51,7 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
     SELECT m."status", m."scheduledAt",
            EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = m."orgId" AND o."suspendedAt" IS NOT NULL) AS "isOrgSuspended",
            (m."keywordReply" IS NULL OR m."keywordReply" = 'start')
-             AND EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to") AS "isSuppressed",
+             AND EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to" AND (s."mode" = 'live' OR s."mode" = m."mode")) AS "isSuppressed",
            EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
     FROM "Message" m WHERE m."id" = ${messageId}`;
   if (!current) return { kind: 'done', reason: 'missing' };
@@ -214,9 +217,9 @@ export async function lastUnansweredProvider(deps: Deps, messageId: string): Pro
  * suppression an inbound STOP writes, and the message ends `failed` / `SUPPRESSED`, in one transaction.
  * @example if (error.reason === RECIPIENT_STOPPED) await failAsRecipientStopped(deps, message);
  */
-export async function failAsRecipientStopped(deps: Deps, message: Pick<MessageRow, 'id' | 'orgId' | 'to'>): Promise<void> {
+export async function failAsRecipientStopped(deps: Deps, message: Pick<MessageRow, 'id' | 'orgId' | 'to' | 'mode'>): Promise<void> {
   const outbox = await deps.db.$transaction(async (tx) => {
-    const optOut = await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to));
+    const optOut = await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to, message.mode));
     const failed = await changeMessageStatus(tx, message.id, {
       status: 'failed',
       at: deps.now(),

@@ -35,9 +35,9 @@ export async function recordEngagement(deps: Deps, report: EngagementReport): Pr
   const data = link === null ? messageJsonSql : Prisma.sql`${messageJsonSql} || jsonb_build_object('link', ${link}::text)`;
   const suppress =
     report.kind === 'complained'
-      ? Prisma.sql`INSERT INTO "Suppression" ("orgId", "recipient", "reason", "createdAt")
-          SELECT "orgId", "to", 'complained'::"SuppressionReason", ${at}::timestamp FROM engaged
-          ON CONFLICT ("orgId", "recipient") DO UPDATE SET "reason" = 'complained' WHERE "Suppression"."reason" IN ('unsubscribed', 'manual')`
+      ? Prisma.sql`INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
+          SELECT "orgId", "to", "mode", 'complained'::"SuppressionReason", ${at}::timestamp FROM engaged
+          ON CONFLICT ("orgId", "recipient", "mode") DO UPDATE SET "reason" = 'complained' WHERE "Suppression"."reason" IN ('unsubscribed', 'manual')`
       : Prisma.sql`SELECT 1`;
   const [row] = await deps.db.$queryRaw<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null }[]>`
     WITH engaged AS (

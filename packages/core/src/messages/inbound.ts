@@ -107,8 +107,8 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     });
     const message = toMessage(row);
     const events: NewEvent[] = [{ orgId, type: 'message.received', data: message }];
-    if (keyword === 'stop') events.push(...(await recordSmsOptOut(tx, orgId, from)));
-    if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from)));
+    if (keyword === 'stop') events.push(...(await recordSmsOptOut(tx, orgId, from, modeOf(inbound))));
+    if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from, modeOf(inbound))));
     const reply = keyword ? await recordKeywordReply(deps, tx, { orgId, mode: modeOf(inbound), keyword, inbound: row }) : { events: [], jobs: [] };
     return { message, outbox: [...reply.jobs, ...(await recordEvents(tx, [...events, ...reply.events]))], isRepeat: false };
   });

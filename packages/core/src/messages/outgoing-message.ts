@@ -80,7 +80,10 @@ export async function openAttachments(deps: Pick<Deps, 'db' | 'config'>, message
  */
 export async function dropSuppressedCopies({ db }: Pick<Deps, 'db'>, message: MessageRow): Promise<{ cc: string[]; bcc: string[] }> {
   if (message.cc.length === 0 && message.bcc.length === 0) return { cc: message.cc, bcc: message.bcc };
-  const rows = await db.suppression.findMany({ where: { orgId: message.orgId, recipient: { in: [...message.cc, ...message.bcc] } }, select: { recipient: true } });
+  const rows = await db.suppression.findMany({
+    where: { orgId: message.orgId, recipient: { in: [...message.cc, ...message.bcc] }, mode: { in: ['live', message.mode] } },
+    select: { recipient: true },
+  });
   if (rows.length === 0) return { cc: message.cc, bcc: message.bcc };
   const suppressed = new Set(rows.map((r) => r.recipient));
   const dropped = (field: 'cc' | 'bcc') => message[field].filter((r) => suppressed.has(r)).map((r) => `${field} ${r}`);

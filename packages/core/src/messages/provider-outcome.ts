@@ -19,7 +19,7 @@ const STATUS_OF_KIND = { delivered: 'delivered', bounced: 'bounced', undelivered
 /**
  * THE status path for what providers report, used by every signed callback and by the sandbox alike: moves the
  * message forward (never backwards: a late `delivered` after `bounced` changes nothing), records a bounce in the
- * organization's suppression list, and an opt-out refusal (`isRecipientStopped`) as an SMS opt-out, in one
+ * organization's suppression list of the message's mode, and an opt-out refusal (`isRecipientStopped`) as an SMS opt-out, in one
  * transaction. Engagement goes through `recordEngagement`, inbound messages through `receiveInboundMessage`.
  * @returns whether the message was found, and whether its status changed
  * @example await applyProviderOutcome(deps, { provider: 'resend', providerMessageId: 'e1...', kind: 'bounced' });
@@ -30,9 +30,9 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
 
   const result: { moved: ChangedMessage | null; optOut: OutboxItem[] } = await deps.db.$transaction(async (tx) => {
     if (outcome.kind === 'bounced') {
-      await tx.suppression.createMany({ data: [{ orgId: message.orgId, recipient: message.to, reason: 'bounced' }], skipDuplicates: true });
+      await tx.suppression.createMany({ data: [{ orgId: message.orgId, recipient: message.to, mode: message.mode, reason: 'bounced' }], skipDuplicates: true });
     }
-    const optOut = outcome.isRecipientStopped && message.channelType === 'sms' ? await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to)) : [];
+    const optOut = outcome.isRecipientStopped && message.channelType === 'sms' ? await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to, message.mode)) : [];
     const moved = await changeMessageStatus(tx, message.id, {
       status: STATUS_OF_KIND[outcome.kind],
       at: deps.now(),

@@ -9,7 +9,7 @@ export type ReportedMessageRef = { provider: string; messageId?: string; provide
  * @example const message = await findReportedMessage(deps, { provider: 'resend', providerMessageId: 'e1...' });
  */
 export async function findReportedMessage({ db }: Pick<Deps, 'db'>, ref: ReportedMessageRef) {
-  const select = { id: true, orgId: true, to: true, provider: true, channelType: true } as const;
+  const select = { id: true, orgId: true, to: true, provider: true, channelType: true, mode: true } as const;
   const message = ref.messageId
     ? await db.message.findUnique({ where: { id: ref.messageId }, select })
     : ref.providerMessageId

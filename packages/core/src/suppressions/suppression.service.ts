@@ -1,5 +1,6 @@
 import type { CreateSuppressionBody, Suppression, SuppressionListQuery } from '@tidings/contracts';
 import type { Prisma, Suppression as SuppressionRow } from '@tidings/db';
+import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { parseE164, parseEmail } from '../messages/recipients.ts';
@@ -14,6 +15,7 @@ export function toSuppression(row: SuppressionRow): Suppression {
     id: row.id,
     channelType: row.recipient.includes('@') ? 'email' : 'sms',
     address: row.recipient,
+    mode: row.mode,
     reason: row.reason,
     createdAt: row.createdAt.toISOString(),
   };
@@ -32,12 +34,14 @@ function normalizedAddress(channelType: 'email' | 'sms', address: string): strin
 }
 
 /**
- * suppression.list: newest first; filters `channelType`, `reason` and `address` (compared as sends compare it).
- * @example const page = await listSuppressions(deps, orgId, { limit: 20, offset: 0, reason: 'stopped' });
+ * suppression.list: newest first; filters `channelType`, `reason` and `address` (compared as sends compare it); with
+ * `mode` (an API key's) only that mode's.
+ * @example const page = await listSuppressions(deps, orgId, { limit: 20, offset: 0, reason: 'stopped' }, 'live');
  */
-export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, query: SuppressionListQuery): Promise<Page<Suppression>> {
+export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, query: SuppressionListQuery, mode?: KeyMode): Promise<Page<Suppression>> {
   const where: Prisma.SuppressionWhereInput = {
     orgId,
+    ...(mode && { mode }),
     ...(query.reason && { reason: query.reason }),
     ...(query.channelType === 'email' && { recipient: { contains: '@' } }),
     ...(query.channelType === 'sms' && { NOT: { recipient: { contains: '@' } } }),
@@ -47,23 +51,24 @@ export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, 
 }
 
 /**
- * One suppression of the organization (NOT_FOUND for another's id), for a page that asks before lifting it.
+ * One suppression of the organization (NOT_FOUND for another's id, and with `mode` for another mode's), for a page
+ * that asks before lifting it.
  * @example const suppression = await getSuppression(deps, orgId, 'sup_...');
  */
-export async function getSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<Suppression> {
-  return toSuppression(foundOr404(await db.suppression.findFirst({ where: { id, orgId } }), 'Suppression'));
+export async function getSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<Suppression> {
+  return toSuppression(foundOr404(await db.suppression.findFirst({ where: { id, orgId, ...(mode && { mode }) } }), 'Suppression'));
 }
 
 /**
- * suppression.create: blocks sends to the address (reason `manual`); 409 when it is already suppressed, whatever
- * the reason.
- * @example await createSuppression(deps, orgId, { channelType: 'email', address: 'ada@example.com' });
+ * suppression.create: blocks sends to the address (reason `manual`) on the list of `mode` (a test one stops only
+ * test sends); 409 when it is already on that list, whatever the reason.
+ * @example await createSuppression(deps, orgId, { channelType: 'email', address: 'ada@example.com' }, 'live');
  */
-export async function createSuppression({ db }: Pick<Deps, 'db'>, orgId: string, input: CreateSuppressionBody): Promise<Suppression> {
+export async function createSuppression({ db }: Pick<Deps, 'db'>, orgId: string, input: CreateSuppressionBody, mode: KeyMode = 'live'): Promise<Suppression> {
   const recipient = normalizedAddress(input.channelType, input.address);
   const [row] = await db.$queryRaw<SuppressionRow[]>`
-    INSERT INTO "Suppression" ("orgId", "recipient", "reason", "createdAt")
-    VALUES (${orgId}, ${recipient}, ${input.reason ?? 'manual'}::"SuppressionReason", now() AT TIME ZONE 'UTC')
+    INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
+    VALUES (${orgId}, ${recipient}, ${mode}::"ApiKeyMode", ${input.reason ?? 'manual'}::"SuppressionReason", now() AT TIME ZONE 'UTC')
     ON CONFLICT DO NOTHING
     RETURNING *`;
   if (!row) throw new AppError('CONFLICT', `${recipient} is already suppressed`);
@@ -72,10 +77,11 @@ export async function createSuppression({ db }: Pick<Deps, 'db'>, orgId: string,
 
 /**
  * suppression.delete: lifts it, whatever its reason, so the next send goes out (a bounced address can be tried
- * again). The contact's subscription flags are left as they are.
- * @example await deleteSuppression(deps, orgId, 'sup_...');
+ * again). The contact's subscription flags are left as they are. With `mode` (an API key's), another mode's is
+ * NOT_FOUND: a test key never lifts a live suppression.
+ * @example await deleteSuppression(deps, orgId, 'sup_...', 'test');
  */
-export async function deleteSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<void> {
-  const { count } = await db.suppression.deleteMany({ where: { id, orgId } });
+export async function deleteSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
+  const { count } = await db.suppression.deleteMany({ where: { id, orgId, ...(mode && { mode }) } });
   foundOr404(count === 0 ? null : count, 'Suppression');
 }

@@ -6,12 +6,13 @@ import { AppError, foundOr404 } from '../errors.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { visibleToMode } from './delivery-mode.ts';
 import { toDelivery } from './webhook-mappers.ts';
+import { findWebhook } from './webhook.service.ts';
 
 /** Redelivery jobs enqueued by the request itself; the outbox relay enqueues the rest of a larger replay. */
 const DISPATCH_AT_ONCE = 1_000;
 
-async function enabledWebhook({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string) {
-  const webhook = foundOr404(await db.webhook.findFirst({ where: { id: webhookId, orgId }, select: { id: true, enabled: true } }), 'Webhook');
+async function enabledWebhook({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string, mode: KeyMode | undefined) {
+  const webhook = await findWebhook(db, orgId, webhookId, mode);
   if (!webhook.enabled) throw new AppError('BAD_REQUEST', 'Webhook is disabled; enable it (webhook.update with enabled: true) to deliver to it again');
   return webhook;
 }
@@ -19,12 +20,15 @@ async function enabledWebhook({ db }: Pick<Deps, 'db'>, orgId: string, webhookId
 /**
  * webhook.getEvent: one delivery with the payload it sends (the `webhook-id` header is `eventId`) and every attempt,
  * oldest first: status code, duration, the first 64 KiB of the answer, or the error. With `mode` (an API key's), one
- * about another mode's message or broadcast is NOT_FOUND.
+ * of another mode's endpoint, or about another mode's message or broadcast, is NOT_FOUND.
  * @example const delivery = await getWebhookDelivery(deps, orgId, 'whk_...', 'dlv_...');
  */
 export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string, deliveryId: string, mode?: KeyMode): Promise<WebhookDeliveryDetail> {
   const row = foundOr404(
-    await db.webhookDelivery.findFirst({ where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] }, include: { attemptsLog: { orderBy: { number: 'asc' } } } }),
+    await db.webhookDelivery.findFirst({
+      where: { id: deliveryId, webhookId, orgId, ...(mode && { webhook: { mode } }), AND: [visibleToMode(mode)] },
+      include: { attemptsLog: { orderBy: { number: 'asc' } } },
+    }),
     'Webhook delivery',
   );
   const event = await db.event.findFirst({ where: { id: row.eventId, orgId } });
@@ -50,7 +54,7 @@ export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string
  * @example const delivery = await retryWebhookDelivery(deps, orgId, 'whk_...', 'dlv_...');
  */
 export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId: string, deliveryId: string, mode?: KeyMode): Promise<WebhookDeliveryDetail> {
-  await enabledWebhook(deps, orgId, webhookId);
+  await enabledWebhook(deps, orgId, webhookId, mode);
   const now = deps.now();
   const [row] = await deps.db.webhookDelivery.updateManyAndReturn({
     where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] },
@@ -70,7 +74,7 @@ export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId:
  * @example const { count } = await replayWebhookDeliveries(deps, orgId, 'whk_...', { since: '2026-11-24T00:00:00Z', status: 'failed' });
  */
 export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhookId: string, input: ReplayWebhookBody, mode?: KeyMode): Promise<{ count: number }> {
-  await enabledWebhook(deps, orgId, webhookId);
+  await enabledWebhook(deps, orgId, webhookId, mode);
   const since = new Date(input.since).toISOString();
   const until = (input.until ? new Date(input.until) : deps.now()).toISOString();
   if (since >= until) throw new AppError('BAD_REQUEST', 'since: must be before until');

@@ -7,6 +7,7 @@ export function toWebhook(row: WebhookRow, now = new Date()): Webhook {
   return {
     id: row.id,
     url: row.url,
+    mode: row.mode,
     events: row.events as EventType[],
     description: row.description,
     enabled: row.enabled,

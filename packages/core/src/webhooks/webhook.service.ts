@@ -25,18 +25,27 @@ async function assertSafeUrl({ config }: Pick<Deps, 'config'>, url: string): Pro
   }
 }
 
-async function findWebhook(db: Db, orgId: string, id: string): Promise<WebhookRow> {
-  return foundOr404(await db.webhook.findFirst({ where: { id, orgId } }), 'Webhook');
+/**
+ * The organization's endpoint; with `mode` (an API key's) only one of that mode: another mode's endpoint is
+ * NOT_FOUND, as another organization's is.
+ * @example const webhook = await findWebhook(deps.db, orgId, 'whk_...', 'test');
+ */
+export async function findWebhook(db: Db, orgId: string, id: string, mode?: KeyMode): Promise<WebhookRow> {
+  return foundOr404(await db.webhook.findFirst({ where: { id, orgId, ...(mode && { mode }) } }), 'Webhook');
 }
 
-/** webhook.create: the secret is returned here only; it is stored encrypted. */
-export async function createWebhook(deps: Deps, orgId: string, input: CreateWebhookBody): Promise<WebhookWithSecret> {
+/**
+ * webhook.create: the endpoint has `mode` (the key's; live when not given) and receives only that mode's message and broadcast events.
+ * The secret is returned here only; it is stored encrypted.
+ */
+export async function createWebhook(deps: Deps, orgId: string, input: CreateWebhookBody, mode: KeyMode = 'live'): Promise<WebhookWithSecret> {
   await assertSafeUrl(deps, input.url);
   const secret = generateWebhookSecret();
   const row = await deps.db.webhook.create({
     data: {
       id: newId('whk'),
       orgId,
+      mode,
       url: input.url,
       events: input.events,
       description: input.description ?? null,
@@ -46,18 +55,18 @@ export async function createWebhook(deps: Deps, orgId: string, input: CreateWebh
   return { ...toWebhook(row, deps.now()), secret };
 }
 
-/** webhook.list: every endpoint of the organization (disabled ones too), newest first. */
-export async function listWebhooks({ db, now }: Deps, orgId: string, query: ListQuery): Promise<Page<Webhook>> {
+/** webhook.list: the organization's endpoints (disabled ones too; with `mode`, only that mode's), newest first. */
+export async function listWebhooks({ db, now }: Deps, orgId: string, query: ListQuery, mode?: KeyMode): Promise<Page<Webhook>> {
   return paginate(
     query,
-    ({ where, ...page }) => db.webhook.findMany({ where: { orgId, ...where }, ...page }),
+    ({ where, ...page }) => db.webhook.findMany({ where: { orgId, ...(mode && { mode }), ...where }, ...page }),
     (row) => toWebhook(row, now()),
   );
 }
 
 /** webhook.get: the endpoint and its last 20 deliveries (with `mode`, an API key's: those it may see). */
 export async function getWebhook({ db, now }: Deps, orgId: string, id: string, mode?: KeyMode): Promise<WebhookDetail> {
-  const row = await findWebhook(db, orgId, id);
+  const row = await findWebhook(db, orgId, id, mode);
   const recent = await db.webhookDelivery.findMany({
     where: { webhookId: row.id, AND: [visibleToMode(mode)] },
     orderBy: newestFirst,
@@ -67,9 +76,9 @@ export async function getWebhook({ db, now }: Deps, orgId: string, id: string, m
   return { ...toWebhook(row, now()), recentEvents: recent.map(toDelivery) };
 }
 
-/** webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures). */
-export async function updateWebhook(deps: Deps, orgId: string, id: string, input: UpdateWebhookBody): Promise<Webhook> {
-  const current = await findWebhook(deps.db, orgId, id);
+/** webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures); with `mode`, only that mode's endpoint. */
+export async function updateWebhook(deps: Deps, orgId: string, id: string, input: UpdateWebhookBody, mode?: KeyMode): Promise<Webhook> {
+  const current = await findWebhook(deps.db, orgId, id, mode);
   if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(deps, input.url);
   const enabling = input.enabled === true && !current.enabled;
   const disabling = input.enabled === false && current.enabled;
@@ -87,8 +96,8 @@ export async function updateWebhook(deps: Deps, orgId: string, id: string, input
 }
 
 /** webhook.delete: disables the endpoint (nothing is delivered to it again); the record and its history stay. */
-export async function disableWebhook(deps: Deps, orgId: string, id: string): Promise<Webhook> {
-  const current = await findWebhook(deps.db, orgId, id);
+export async function disableWebhook(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Webhook> {
+  const current = await findWebhook(deps.db, orgId, id, mode);
   if (!current.enabled) return toWebhook(current, deps.now());
   const row = await deps.db.webhook.update({
     where: { id: current.id },
@@ -98,8 +107,8 @@ export async function disableWebhook(deps: Deps, orgId: string, id: string): Pro
 }
 
 /** webhook.rotateSecret: a new secret, shown once; the one it replaces also signs for 24 h. */
-export async function rotateWebhookSecret(deps: Deps, orgId: string, id: string): Promise<WebhookWithSecret> {
-  const current = await findWebhook(deps.db, orgId, id);
+export async function rotateWebhookSecret(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<WebhookWithSecret> {
+  const current = await findWebhook(deps.db, orgId, id, mode);
   const secret = generateWebhookSecret();
   const row = await deps.db.webhook.update({
     where: { id: current.id },
@@ -114,8 +123,8 @@ export async function rotateWebhookSecret(deps: Deps, orgId: string, id: string)
 }
 
 /** webhook.test: a `webhook.test` event for this endpoint only, delivered now; returns the pending delivery. */
-export async function sendTestEvent(deps: Deps, orgId: string, id: string): Promise<WebhookDelivery> {
-  const current = await findWebhook(deps.db, orgId, id);
+export async function sendTestEvent(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<WebhookDelivery> {
+  const current = await findWebhook(deps.db, orgId, id, mode);
   const notEnabled = () => new AppError('BAD_REQUEST', 'Webhook is disabled; enable it (webhook.update with enabled: true) to test it');
   if (!current.enabled) throw notEnabled();
   const outbox = await deps.db.$transaction((tx) => recordEvents(tx, [{ orgId, type: 'webhook.test', data: toWebhook(current, deps.now()), webhookId: current.id }]));
@@ -131,7 +140,7 @@ export async function sendTestEvent(deps: Deps, orgId: string, id: string): Prom
  * key's) none about another mode's messages or broadcasts.
  */
 export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: string, query: ListWebhookEventsQuery, mode?: KeyMode): Promise<Page<WebhookDelivery>> {
-  const webhook = await findWebhook(db, orgId, id);
+  const webhook = await findWebhook(db, orgId, id, mode);
   return paginate(
     query,
     ({ where, ...page }) =>
