@@ -139,9 +139,9 @@ type Failure = { code: string; message: string };
 type Rendered = Required<TemplateContent>;
 
 /**
- * Times a chunk is tried before a render over the budget fails its messages. The budget is wall-clock time, and a
- * render thread (niced) on a saturated machine can run past it with a harmless template: the chunk runs again after
- * backoff. A hostile template costs one budget per try.
+ * Times a chunk is tried before a render over the budget fails its messages. The budget is the render thread's CPU
+ * time (a saturated machine's wait for a core does not count), so a harmless template does not run past it; a try
+ * again covers a thread that died. A hostile template costs one budget per try.
  */
 export const BROADCAST_RENDER_ATTEMPTS = 3;
 
@@ -188,8 +188,8 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
   };
   await Promise.all(Array.from({ length: Math.min(threads, Math.ceil(pending.length / size)) }, runTasks));
   if (overBudget === null) return results as (Rendered | Failure)[];
-  if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took longer than the ${budgetMs} ms budget (try ${attempt})`);
-  const message = `templateId: rendering the template ${templateId} for ${overBudget} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
+  if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took more than the ${budgetMs} ms CPU budget (try ${attempt})`);
+  const message = `templateId: rendering the template ${templateId} for ${overBudget} contact(s) took more than the ${budgetMs} ms of CPU time its budget allows; simplify its loops or filters.`;
   return Array.from(results, (r) => r ?? { code: 'RENDER_FAILED', message });
 }
 

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
-import type { RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
-import type { TemplateContent } from './template-engine.ts';
+import type { AnalyzeResult, AnalyzeTask, RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
+import { DEFAULT_MAX_TAGS, type TemplateContent } from './template-engine.ts';
 
 /** A job and what its errors call it: the template id, so a refusal names the template. */
 export type LabelledRenderJob = RenderJob & { templateId: string };
@@ -17,19 +17,28 @@ export type TemplateRenderer = {
    * Throws BAD_REQUEST naming the template when the budget runs out. No thread is involved for an empty list.
    */
   render(jobs: LabelledRenderJob[]): Promise<(Required<TemplateContent> | AppError)[]>;
+  /**
+   * Parses a template on a render thread and lists the variables it uses (templateVariables): BAD_REQUEST naming the
+   * part when it does not parse or has more than `maxTags` tags and outputs.
+   */
+  analyze(content: TemplateContent): Promise<string[]>;
   close(): Promise<void>;
 };
 
 export type TemplateRendererOptions = {
-  /** Time every render of one request may take together (Liquid stops itself when it runs out). */
+  /** CPU time every render of one request may take together (Liquid stops itself when it runs out). */
   budgetMs: number;
   /** Worker threads at most; each renders one request at a time. */
   threads: number;
+  /** Tags and outputs one part of a template may hold (TEMPLATE_MAX_TAGS). */
+  maxTags?: number;
 };
 
-// Liquid checks its render limit between the nodes it renders; a single node that never yields (a huge filter) is
-// stopped by ending its thread this long after the budget.
-const HARD_STOP_AFTER_BUDGET_MS = 1_000;
+// Liquid checks its render limit (CPU time) between the nodes it renders; a single node that never yields (a huge
+// filter) is stopped by ending its thread after this many budgets of wall-clock time, plus a margin: generous, since a
+// starved or cold thread takes longer than its CPU time to do harmless work.
+const HARD_STOP_BUDGETS = 20;
+const HARD_STOP_MARGIN_MS = 5_000;
 // A built app has the task compiled beside its bundle (tsup.apps.ts); from the sources a shim loads it through tsx.
 const BUILT_WORKER_FILE = path.join(__dirname, 'render-task.js');
 const WORKER_FILE = existsSync(BUILT_WORKER_FILE) ? BUILT_WORKER_FILE : path.join(__dirname, 'render.worker.cjs');
@@ -39,7 +48,10 @@ const pickParts = ({ subject, html, text, body }: TemplateContent): TemplateCont
 
 function budgetError(templateIds: string[], budgetMs: number): AppError {
   const names = [...new Set(templateIds)].join(', ');
-  return new AppError('BAD_REQUEST', `templateId: rendering the template ${names} takes longer than the ${budgetMs} ms one request may spend rendering; simplify its loops`);
+  return new AppError(
+    'BAD_REQUEST',
+    `templateId: rendering the template ${names} takes more than the ${budgetMs} ms of CPU time one request may spend rendering; simplify its loops or filters.`,
+  );
 }
 
 /**
@@ -82,7 +94,7 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       const stop = new AbortController();
       let hardStop: NodeJS.Timeout | undefined;
       onStart.set(task.taskId, () => {
-        hardStop = setTimeout(() => stop.abort(), options.budgetMs + HARD_STOP_AFTER_BUDGET_MS);
+        hardStop = setTimeout(() => stop.abort(), options.budgetMs * HARD_STOP_BUDGETS + HARD_STOP_MARGIN_MS);
       });
       let result: RenderTaskResult;
       try {
@@ -100,6 +112,12 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       }
       if ('exceededAt' in result) throw budgetError([jobs[result.exceededAt]!.templateId], options.budgetMs);
       return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
+    },
+    async analyze(content) {
+      const task: AnalyzeTask = { content: pickParts(content), maxTags: options.maxTags ?? DEFAULT_MAX_TAGS };
+      const result: AnalyzeResult = await poolOf().run(task, { name: 'analyzeTask' });
+      if ('error' in result) throw new AppError(result.error.code, result.error.message);
+      return result.variables;
     },
     async close() {
       await pool?.destroy();
