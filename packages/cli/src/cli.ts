@@ -52,7 +52,7 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
       io.err(applied.length ? `applied ${applied.length}: ${applied.join(', ')}` : 'database is up to date');
       return 0;
     }
-    const deps = openDeps(config, 'cli');
+    const deps = openDeps(config, 'cli', { runsJobs: true });
     try {
       if (group === 'orgs' && action === 'create') {
         const values = options(rest, { name: { type: 'string' }, test: { type: 'boolean' }, env: { type: 'boolean' } }, ['name']);
