@@ -25,7 +25,8 @@ const START_TIMEOUT_MS = 10 * 60_000;
 /** How often the finish step looks whether every message of a broadcast has reached a provider. */
 export const FINISH_CHECK_EVERY_MS = 1000;
 
-const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'finish' }), runAt });
+/** The finish step's job of a broadcast, to run at `runAt`. */
+export const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'finish' }), runAt });
 const chunkJobs = (broadcastId: string, chunks: number[]): OutboxItem[] =>
   chunks.map((chunk) => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'chunk', chunk }) }));
 
@@ -114,7 +115,7 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
 }
 
 /** What a template sees of a contact (and all the fan-out reads of one). */
-type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>;
+export type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>;
 
 /** The contact as templates see it: `{{ contact.firstName }}`, `{{ contact.attributes.plan }}`. */
 function contactVariables(contact: RecipientContact) {
@@ -135,7 +136,8 @@ export function broadcastVariables(config: Deps['config'], broadcast: Pick<Broad
   };
 }
 
-type Failure = { code: string; message: string };
+/** Why a message of a broadcast failed before reaching a provider. */
+export type Failure = { code: string; message: string };
 type Rendered = Required<TemplateContent>;
 
 /**
@@ -155,7 +157,7 @@ export const BROADCAST_RENDER_ATTEMPTS = 3;
  * BROADCAST_RENDER_ATTEMPTS (the chunk runs again); at the last it fails the contacts not rendered yet and starts no
  * other task: every contact has the same template, so each task would spend the budget again.
  */
-async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[], attempt: number): Promise<(Rendered | Failure)[]> {
+export async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[], attempt: number): Promise<(Rendered | Failure)[]> {
   const size = deps.config.broadcasts.renderBatchSize;
   const { budgetMs, threads } = deps.config.templateRender;
   const results: (Rendered | Failure | undefined)[] = new Array(variables.length);
@@ -211,7 +213,7 @@ type ChunkMessage = {
 };
 
 /** What makes a rendered message unsendable (no subject or content, an empty SMS), or null. */
-function renderedProblem({ subject, html, text, body }: Rendered, isEmail: boolean): Failure | null {
+export function renderedProblem({ subject, html, text, body }: Rendered, isEmail: boolean): Failure | null {
   if (isEmail && (!subject || (!html && !text))) return { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
   if (!isEmail && !body) return { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
   return null;

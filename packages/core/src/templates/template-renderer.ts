@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
 import type { AnalyzeResult, AnalyzeTask, RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
-import { DEFAULT_MAX_TAGS, type TemplateContent } from './template-engine.ts';
+import { DEFAULT_MAX_TAGS, type TemplateContent, templateVariables } from './template-engine.ts';
 
 /** A job and what its errors call it: the template id, so a refusal names the template. */
 export type LabelledRenderJob = RenderJob & { templateId: string };
@@ -18,8 +18,8 @@ export type TemplateRenderer = {
    */
   render(jobs: LabelledRenderJob[]): Promise<(Required<TemplateContent> | AppError)[]>;
   /**
-   * Parses a template on a render thread and lists the variables it uses (templateVariables): BAD_REQUEST naming the
-   * part when it does not parse or has more than `maxTags` tags and outputs.
+   * Parses a template and lists the variables it uses (templateVariables), on a render thread unless it is small:
+   * BAD_REQUEST naming the part when it does not parse or has more than `maxTags` tags and outputs.
    */
   analyze(content: TemplateContent): Promise<string[]>;
   close(): Promise<void>;
@@ -42,6 +42,9 @@ const HARD_STOP_MARGIN_MS = 5_000;
 // A built app has the task compiled beside its bundle (tsup.apps.ts); from the sources a shim loads it through tsx.
 const BUILT_WORKER_FILE = path.join(__dirname, 'render-task.js');
 const WORKER_FILE = existsSync(BUILT_WORKER_FILE) ? BUILT_WORKER_FILE : path.join(__dirname, 'render.worker.cjs');
+
+/** Templates up to this many characters (all parts) are analysed on the calling thread (see `analyze`). */
+const INLINE_ANALYSIS_CHARS = 8_192;
 
 /** Only the parts cross to the thread (a version row passed as content carries its other columns too). */
 const pickParts = ({ subject, html, text, body }: TemplateContent): TemplateContent => ({ subject, html, text, body });
@@ -114,7 +117,12 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
     },
     async analyze(content) {
-      const task: AnalyzeTask = { content: pickParts(content), maxTags: options.maxTags ?? DEFAULT_MAX_TAGS };
+      const parts = pickParts(content);
+      // A small template is analysed here in well under a millisecond a KB (linear): a render thread's round trip (and a
+      // cold thread's start) would cost more. A larger one goes to a thread, so the event loop never holds for it.
+      const size = Object.values(parts).reduce((sum, part) => sum + (part?.length ?? 0), 0);
+      if (size <= INLINE_ANALYSIS_CHARS) return templateVariables(parts, { maxTags: options.maxTags ?? DEFAULT_MAX_TAGS });
+      const task: AnalyzeTask = { content: parts, maxTags: options.maxTags ?? DEFAULT_MAX_TAGS };
       const result: AnalyzeResult = await poolOf().run(task, { name: 'analyzeTask' });
       if ('error' in result) throw new AppError(result.error.code, result.error.message);
       return result.variables;
