@@ -172,6 +172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/broadcasts/{id}/retry-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the failed messages of a broadcast
+         * @description Its messages that ended `failed` for a reason that can pass (`PROVIDER_FAILED`, `PROVIDER_UNAVAILABLE`, `RENDER_FAILED`, `SENDER_REFUSED`, `INTERNAL_ERROR`; never `SUPPRESSED` or `BOUNCED`) are queued again as the same messages, one per contact still; a message whose rendering failed is rendered again first. Each message's history shows the retry (`failed`, then `queued`). A `sent` broadcast is `sending` again until they settle. Only a sending or sent broadcast (409 otherwise).
+         */
+        post: operations["broadcast.retryFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/broadcasts/{id}/send": {
         parameters: {
             query?: never;
@@ -1249,6 +1269,15 @@ export interface components {
         };
         /**
          * @example {
+         *       "count": 335
+         *     }
+         */
+        BroadcastRetry: {
+            /** @description Failed messages queued again (rendered again first where their rendering had failed). */
+            count: number;
+        };
+        /**
+         * @example {
          *       "id": "brd_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "name": "November newsletter",
          *       "channelType": "email",
@@ -1281,11 +1310,18 @@ export interface components {
          *         "unsubscribed": 1,
          *         "opened": 0,
          *         "clicked": 0
+         *       },
+         *       "failedReasons": {
+         *         "PROVIDER_FAILED": 2
          *       }
          *     }
          */
         BroadcastWithCounts: components["schemas"]["Broadcast"] & {
             counts: components["schemas"]["BroadcastCounts"];
+            /** @description How many messages failed for each reason (`RENDER_FAILED`, `PROVIDER_FAILED`, ...); broadcast.retryFailed sends again those that can pass. */
+            failedReasons: {
+                [key: string]: number;
+            };
         };
         /**
          * @example {
@@ -2394,7 +2430,7 @@ export interface components {
             nextCursor: string | null;
         };
         /**
-         * @description Contacts matching all (or any) of the conditions; groups nest up to 5 deep. String comparisons on contact fields ignore case; `attributes.<key>` compares typed JSON (the number 10 is not the string "10"), and gt/gte/lt/lte compare numbers with numbers and ISO dates with dates. `neq` and `notExists` also match contacts without the field.
+         * @description Contacts matching all (or any) of the conditions; groups nest up to 5 deep, at most 200 conditions, and `contains`/`startsWith` values total at most 2000 characters. String comparisons on contact fields ignore case; `attributes.<key>` compares typed JSON (the number 10 is not the string "10"), and gt/gte/lt/lte compare numbers with numbers and ISO dates with dates. `neq` and `notExists` also match contacts without the field.
          * @example {
          *       "all": [
          *         {
@@ -4669,7 +4705,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Broadcast is sending: only draft broadcasts can be"
+                     *       "message": "Only draft broadcasts can be deleted; this one is sending."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4811,7 +4847,149 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Broadcast is sent: only scheduled or sending broadcasts can be"
+                     *       "message": "Only scheduled or sending broadcasts can be canceled; this one is sent."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.retryFailed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many messages were queued again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastRetry"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Broadcast not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Only sending or sent broadcasts have failed messages to retry; this one is draft."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4957,7 +5135,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "CONFLICT",
-                     *       "message": "Broadcast is sending: only draft broadcasts can be"
+                     *       "message": "Only draft broadcasts can be sent; this one is sending."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
