@@ -27,7 +27,7 @@ async function renderAgain(deps: Deps, broadcast: BroadcastRow, messages: Failed
   const byContact = new Map<string, RecipientContact>(contacts.map((c) => [c.id, c]));
   const found = messages.filter((m) => m.contactId && byContact.has(m.contactId));
   const variables = found.map((m) => broadcastVariables(deps.config, broadcast, byContact.get(m.contactId!)!));
-  const results = await renderEach(deps, broadcast.templateId, version, variables, BROADCAST_RENDER_ATTEMPTS);
+  const results = await renderEach(deps, broadcast.orgId, broadcast.templateId, version, variables, BROADCAST_RENDER_ATTEMPTS);
   const isEmail = broadcast.channelType === 'email';
   return found.map((message, index) => {
     const result = results[index]!;

@@ -157,7 +157,14 @@ export const BROADCAST_RENDER_ATTEMPTS = 3;
  * BROADCAST_RENDER_ATTEMPTS (the chunk runs again); at the last it fails the contacts not rendered yet and starts no
  * other task: every contact has the same template, so each task would spend the budget again.
  */
-export async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[], attempt: number): Promise<(Rendered | Failure)[]> {
+export async function renderEach(
+  deps: Deps,
+  orgId: string,
+  templateId: string,
+  content: TemplateContent,
+  variables: Record<string, unknown>[],
+  attempt: number,
+): Promise<(Rendered | Failure)[]> {
   const size = deps.config.broadcasts.renderBatchSize;
   const { budgetMs, threads } = deps.config.templateRender;
   const results: (Rendered | Failure | undefined)[] = new Array(variables.length);
@@ -177,7 +184,10 @@ export async function renderEach(deps: Deps, templateId: string, content: Templa
       const batch = pending.slice(next, next + size);
       next += size;
       try {
-        const rendered = await deps.renderer.render(batch.map((index) => ({ templateId, content, variables: variables[index]! })));
+        const rendered = await deps.renderer.render(
+          batch.map((index) => ({ templateId, content, variables: variables[index]! })),
+          { orgId },
+        );
         rendered.forEach((r, i) => {
           results[batch[i]!] = r instanceof AppError ? { code: 'RENDER_FAILED', message: r.message } : r;
         });
@@ -243,6 +253,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
     ? contacts.map(() => failure)
     : await renderEach(
         deps,
+        broadcast.orgId,
         broadcast.templateId,
         version!,
         contacts.map((contact) => broadcastVariables(deps.config, broadcast, contact)),

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
+import { createFairSlots } from './fair-slots.ts';
 import type { AnalyzeResult, AnalyzeTask, RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
 import { DEFAULT_MAX_TAGS, type TemplateContent, templateVariables } from './template-engine.ts';
 
@@ -15,13 +16,15 @@ export type TemplateRenderer = {
    * Renders every job of one request (a send, a batch, a preview, a broadcast chunk) on a worker thread, within one
    * budget for all of them together. Each entry is the job's rendered parts or its AppError (a missing variable...).
    * Throws BAD_REQUEST naming the template when the budget runs out. No thread is involved for an empty list.
+   * `orgId`: the threads are shared in turn between organizations (createFairSlots), so one flooding previews or a
+   * broadcast does not hold another's sends behind all of its renders.
    */
-  render(jobs: LabelledRenderJob[]): Promise<(Required<TemplateContent> | AppError)[]>;
+  render(jobs: LabelledRenderJob[], options?: { orgId?: string }): Promise<(Required<TemplateContent> | AppError)[]>;
   /**
    * Parses a template and lists the variables it uses (templateVariables), on a render thread unless it is small:
    * BAD_REQUEST naming the part when it does not parse or has more than `maxTags` tags and outputs.
    */
-  analyze(content: TemplateContent): Promise<string[]>;
+  analyze(content: TemplateContent, options?: { orgId?: string }): Promise<string[]>;
   close(): Promise<void>;
 };
 
@@ -67,6 +70,9 @@ function budgetError(templateIds: string[], budgetMs: number): AppError {
  */
 export function createTemplateRenderer(options: TemplateRendererOptions): TemplateRenderer {
   let pool: Piscina | null = null;
+  // one task per thread at a time, the threads handed out in turn between organizations (nothing waits in Piscina's
+  // own queue, which is first come first served)
+  const slots = createFairSlots(options.threads);
   const onStart = new Map<string, () => void>();
   const poolOf = (): Piscina => {
     if (pool) return pool;
@@ -80,7 +86,7 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
   };
 
   return {
-    async render(jobs) {
+    async render(jobs, { orgId = '' } = {}) {
       if (jobs.length === 0) return [];
       // jobs that share a content object (a broadcast chunk's) send and parse it once
       const contents: TemplateContent[] = [];
@@ -101,7 +107,7 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       });
       let result: RenderTaskResult;
       try {
-        result = await poolOf().run(task, { signal: stop.signal });
+        result = await slots.run(orgId, () => poolOf().run(task, { signal: stop.signal }));
       } catch (error) {
         if (stop.signal.aborted)
           throw budgetError(
@@ -116,14 +122,14 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       if ('exceededAt' in result) throw budgetError([jobs[result.exceededAt]!.templateId], options.budgetMs);
       return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
     },
-    async analyze(content) {
+    async analyze(content, { orgId = '' } = {}) {
       const parts = pickParts(content);
       // A small template is analysed here in well under a millisecond a KB (linear): a render thread's round trip (and a
       // cold thread's start) would cost more. A larger one goes to a thread, so the event loop never holds for it.
       const size = Object.values(parts).reduce((sum, part) => sum + (part?.length ?? 0), 0);
       if (size <= INLINE_ANALYSIS_CHARS) return templateVariables(parts, { maxTags: options.maxTags ?? DEFAULT_MAX_TAGS });
       const task: AnalyzeTask = { content: parts, maxTags: options.maxTags ?? DEFAULT_MAX_TAGS };
-      const result: AnalyzeResult = await poolOf().run(task, { name: 'analyzeTask' });
+      const result: AnalyzeResult = await slots.run(orgId, () => poolOf().run(task, { name: 'analyzeTask' }));
       if ('error' in result) throw new AppError(result.error.code, result.error.message);
       return result.variables;
     },

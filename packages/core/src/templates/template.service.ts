@@ -26,7 +26,7 @@ const notFound = (reason: 'template' | 'deleted' | 'version') => new AppError('N
  */
 export async function createTemplate({ db, renderer }: Pick<Deps, 'db' | 'renderer'>, orgId: string, input: CreateTemplateBody): Promise<Template> {
   const content = { subject: input.subject ?? null, html: input.html ?? null, text: input.text ?? null, body: input.body ?? null };
-  const variables = await renderer.analyze(content);
+  const variables = await renderer.analyze(content, { orgId });
   const replyTo = replyToAddresses(input.replyTo);
   const template = await db.template.create({
     data: { id: newId('tpl'), orgId, name: input.name, channelType: input.channelType, version: 1, versions: { create: { version: 1, ...content, replyTo, variables } } },
@@ -115,7 +115,7 @@ export async function updateTemplate({ db, renderer }: Pick<Deps, 'db' | 'render
     const latest = await tx.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: template.version } } });
     const content = mergedContent(template.channelType, latest, changes);
     const replyTo = changes.replyTo === undefined ? latest.replyTo : replyToAddresses(changes.replyTo);
-    const variables = await renderer.analyze(content);
+    const variables = await renderer.analyze(content, { orgId });
     const version = await tx.templateVersion.create({
       data: { templateId: template.id, version: template.version + 1, ...content, replyTo, variables },
     });
@@ -184,7 +184,7 @@ export async function previewTemplateChanges(
   const found = await findTemplateVersion(db, orgId, id, {});
   if (!found.found) throw notFound(found.reason);
   const content = mergedContent(found.template.channelType, found.version, changes);
-  await renderer.analyze(content); // parses each part: a broken one is refused here, naming it
+  await renderer.analyze(content, { orgId }); // parses each part: a broken one is refused here, naming it
   return renderPreview(renderer, found.template, found.version.version, content, variables);
 }
 
@@ -195,7 +195,7 @@ async function renderPreview(
   content: TemplateContent,
   variables: PreviewTemplateBody['variables'],
 ): Promise<TemplatePreview> {
-  const [rendered] = await renderer.render([{ templateId: template.id, content, variables }]);
+  const [rendered] = await renderer.render([{ templateId: template.id, content, variables }], { orgId: template.orgId });
   if (rendered instanceof AppError) throw rendered;
   const sms = template.channelType === 'sms' && rendered.body !== null ? countSmsSegments(rendered.body) : null;
   return {
