@@ -64,9 +64,10 @@ const CONFLICTS: Record<string, string> = {
   'resend.emails.cancel': 'Message is sent: only scheduled or queued messages can be canceled',
   'resend.emails.update': 'Message is queued: only scheduled messages can be rescheduled',
   'suppression.create': 'ada@example.com is already suppressed',
-  'broadcast.send': 'Broadcast is sending: only draft broadcasts can be',
-  'broadcast.cancel': 'Broadcast is sent: only scheduled or sending broadcasts can be',
-  'broadcast.delete': 'Broadcast is sending: only draft broadcasts can be',
+  'broadcast.send': 'Only draft broadcasts can be sent; this one is sending.',
+  'broadcast.cancel': 'Only scheduled or sending broadcasts can be canceled; this one is sent.',
+  'broadcast.delete': 'Only draft broadcasts can be deleted; this one is sending.',
+  'broadcast.retryFailed': 'Only sending or sent broadcasts have failed messages to retry; this one is draft.',
 };
 
 /** Answers of a body or query that are true for one operation but not in general (message.send answers `queued`). */

@@ -26,6 +26,7 @@ Every error is \`{ "code": "...", "message": "..." }\`, and the message names th
 | \`CONFLICT\` | 409 | a duplicate, a state that does not allow it, or an \`Idempotency-Key\` reused with another body |
 | \`TOO_MANY_REQUESTS\` | 429 | over the rate limit, or too many failed authentications from one address (\`Retry-After\` says when to retry) |
 | \`INTERNAL_SERVER_ERROR\` | 500 | unexpected; the message carries the request id to quote |
+| \`SERVICE_UNAVAILABLE\` | 503 | one database statement ran past its time limit (\`Retry-After\` says when to retry) |
 
 Every response carries \`X-Request-Id\`; send your own to find a request in the logs.
 

@@ -31,6 +31,10 @@ export const errorResponses = {
     description: 'INTERNAL_SERVER_ERROR: unexpected; the message carries no internals',
     content: errorContent('INTERNAL_SERVER_ERROR', 'Internal server error; quote request id 3f1c... when reporting it'),
   },
+  503: {
+    description: 'SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After',
+    content: errorContent('SERVICE_UNAVAILABLE', 'The database did not answer within the 10000 ms one statement may take; narrow the request or retry later.'),
+  },
 } as const;
 
 /** Only operations that take a body can get these. */

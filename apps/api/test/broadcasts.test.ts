@@ -123,7 +123,7 @@ describe('broadcast.send, cancel and their conflicts', () => {
     // a canceled, sent or sending broadcast cannot be sent, canceled or deleted again
     expect((await org.api.post(`/v1/broadcasts/${draft.id}/cancel`)).body).toEqual({
       code: 'CONFLICT',
-      message: 'Broadcast is canceled: only scheduled or sending broadcasts can be',
+      message: 'Only scheduled or sending broadcasts can be canceled; this one is canceled.',
     });
     expect((await org.api.post(`/v1/broadcasts/${draft.id}/send`)).status).toBe(409);
     expect((await org.api.delete(`/v1/broadcasts/${draft.id}`)).status).toBe(409);

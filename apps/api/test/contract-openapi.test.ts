@@ -84,7 +84,7 @@ const OPERATION_IDS_OF_OTHER_GROUPS = [
 ];
 const FIRST_ROUND_OPERATION_IDS = [...API_KEY_OPERATION_IDS, ...OPERATION_IDS_OF_OTHER_GROUPS];
 // The second round's groups.
-const BROADCAST_OPERATION_IDS = ['broadcast.create', 'broadcast.list', 'broadcast.get', 'broadcast.send', 'broadcast.cancel', 'broadcast.delete'];
+const BROADCAST_OPERATION_IDS = ['broadcast.create', 'broadcast.list', 'broadcast.get', 'broadcast.send', 'broadcast.cancel', 'broadcast.delete', 'broadcast.retryFailed'];
 const TWO_WAY_OPERATION_IDS = ['suppression.list', 'suppression.create', 'suppression.delete', 'webhook.getEvent', 'webhook.retryEvent', 'webhook.replay', 'sandbox.inbound'];
 const ALL_OPERATION_IDS = [...FIRST_ROUND_OPERATION_IDS, ...BROADCAST_OPERATION_IDS, ...TWO_WAY_OPERATION_IDS];
 // The third round's Resend-compatible doors: documented under their own tag, at the root, not /v1 operations.

@@ -1,6 +1,6 @@
 // The Broadcasts pages through HTTP (app.request) over real Postgres and Redis; sending is followed by the browser
 // test (browser-broadcasts), which runs a real send-worker.
-import { createContact, createSegment, createTemplate, getBroadcast, previewBroadcast } from '@tidings/core';
+import { createContact, createSegment, createTemplate, expandBroadcastChunk, getBroadcast, previewBroadcast, startBroadcast } from '@tidings/core';
 import { createTestDeps } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { signedIn } from './signed-in.ts';
@@ -165,5 +165,24 @@ describe('broadcasts pages', () => {
       expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     }
     expect(pages[1]!.html).toMatch(/<iframe class="email-frame" sandbox="" srcdoc="/);
+  });
+
+  it('a broadcast whose messages failed says so in its badge, with the reasons and a way to retry them', async () => {
+    const { browser, orgId } = await owner();
+    const { template, segment } = await setUp(orgId, 'Needs a city');
+    await createContact(deps, orgId, { email: 'cyd@example.com', firstName: 'Cyd', attributes: { plan: 'pro', city: 'Rome' }, emailSubscribed: true, smsSubscribed: true });
+    const cityTemplate = await createTemplate(deps, orgId, { name: 'City', channelType: 'email', subject: 'Hi', html: '<p>{{ contact.attributes.city }}</p>' });
+    const id = await createDraft(browser, { templateId: cityTemplate.id, segmentId: segment.id });
+    expect(template.id).not.toBe(cityTemplate.id);
+    expect((await browser.post(`/broadcasts/${id}/send`, {})).status).toBe(303);
+    // the fan-out by hand (no send-worker here): Ada has no city, so her message fails to render
+    expect(await startBroadcast(deps, id)).toEqual({ kind: 'done', outcome: 'started' });
+    await expandBroadcastChunk(deps, id, 0);
+    expect((await getBroadcast(deps, orgId, id)).failedReasons).toEqual({ RENDER_FAILED: 1 });
+    const detail = await browser.get(`/broadcasts/${id}`);
+    expect(detail.html).toMatch(/<span class="badge status-pending">sending, 1 failed<\/span>/);
+    expect(detail.html).toContain('Failed: 1 RENDER_FAILED');
+    expect(detail.html).toContain(`href="/broadcasts/${id}/retry-failed"`);
+    expect((await browser.get('/broadcasts')).html).toContain('sending, 1 failed');
   });
 });

@@ -7,7 +7,7 @@ import { startSendWorker } from './send-worker.ts';
 // A message whose job is cut off by the exit is never sent twice by our side: the job is taken over as stalled.
 runProcess('send-worker', {
   // its statements are fixed shapes run many times: planned once each (planning was about 40 % of Postgres's CPU per sent message)
-  open: (config) => openDeps(config, 'send-worker', { genericPlans: true }),
+  open: (config) => openDeps(config, 'send-worker', { genericPlans: true, runsJobs: true }),
   opsPort: (config) => config.sendWorker.metricsPort,
   stopWithinMs: () => 30_000,
   async start(deps) {

@@ -5,7 +5,7 @@ import { runProcess } from '@tidings/runtime';
 import { startWebhookWorker } from './webhook-worker.ts';
 
 runProcess('webhook-worker', {
-  open: (config) => openDeps(config, 'webhook-worker'),
+  open: (config) => openDeps(config, 'webhook-worker', { runsJobs: true }),
   opsPort: (config) => config.webhooks.workerMetricsPort,
   // each delivery in flight is capped by its timeout
   stopWithinMs: (config) => config.webhooks.timeoutMs + 10_000,

@@ -36,7 +36,7 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
     if (!opened) {
       // loaded here, not at the top: help and usage errors answer without the domain code and its clients
       const core = await import('@tidings/core');
-      const deps = core.openDeps(config, 'cli');
+      const deps = core.openDeps(config, 'cli', { runsJobs: true });
       opened = { deps, core, close: () => deps.close() };
     }
     return opened;

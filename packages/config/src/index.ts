@@ -37,6 +37,13 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Off for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode). */
   DATABASE_PREPARED_STATEMENTS: booleanFromString.default(true),
+  /**
+   * The longest one statement may run in a process that answers requests (the API, the dashboard): Postgres cancels
+   * it past this, and the caller gets a 503 instead of a connection held for minutes. 0: no limit.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  /** The same for processes that run jobs (the workers, the command line): their statements are larger. 0: no limit. */
+  DATABASE_JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
   /** One Redis (`redis://`, `rediss://`) or a Redis Cluster: `redis+cluster://[user:password@]host:port,host:port`. */
   REDIS_URL: z
     .string()
@@ -89,6 +96,8 @@ const EnvSchema = z.object({
   TEMPLATE_RENDER_BUDGET_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   /** Worker threads per process that render templates, off the event loop. */
   TEMPLATE_RENDER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  /** Tags and outputs (`{% %}`, `{{ }}`) one part of a template may hold; past it template.create/update is a 400. */
+  TEMPLATE_MAX_TAGS: z.coerce.number().int().min(10).max(100_000).default(5_000),
   RESEND_API_KEY: z.string().min(1).optional(),
   RESEND_BASE_URL: z.url().optional(),
   TELNYX_API_KEY: z.string().min(1).optional(),
@@ -241,6 +250,8 @@ export type Config = {
   databaseUrl: string;
   databasePoolSize: number;
   databasePreparedStatements: boolean;
+  /** statement_timeout of request-serving processes, and of job-running ones (ms; 0: none). */
+  statementTimeoutMs: { requests: number; jobs: number };
   redisUrl: string;
   redisPrefix: string;
   apiPort: number;
@@ -264,7 +275,7 @@ export type Config = {
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
-  templateRender: { budgetMs: number; threads: number };
+  templateRender: { budgetMs: number; threads: number; maxTags: number };
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string; messagingProfileId?: string };
   smtp: { url?: string; poolSize: number };
@@ -392,6 +403,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
+    statementTimeoutMs: { requests: e.DATABASE_STATEMENT_TIMEOUT_MS, jobs: e.DATABASE_JOB_STATEMENT_TIMEOUT_MS },
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     apiPort: e.API_PORT,
@@ -411,7 +423,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
-    templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS },
+    templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS, maxTags: e.TEMPLATE_MAX_TAGS },
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY, messagingProfileId: e.TELNYX_MESSAGING_PROFILE_ID },
     smtp: { url: e.SMTP_URL, poolSize: e.SMTP_POOL_SIZE },

@@ -85,10 +85,16 @@ export const Broadcast = z
   .openapi('Broadcast', { example: broadcastExample });
 export type Broadcast = z.infer<typeof Broadcast>;
 
-export const BroadcastWithCounts = Broadcast.extend({ counts: BroadcastCounts }).openapi('BroadcastWithCounts', {
+export const BroadcastWithCounts = Broadcast.extend({
+  counts: BroadcastCounts,
+  failedReasons: z
+    .record(z.string(), z.number().int())
+    .openapi({ description: 'How many messages failed for each reason (`RENDER_FAILED`, `PROVIDER_FAILED`, ...); broadcast.retryFailed sends again those that can pass.' }),
+}).openapi('BroadcastWithCounts', {
   example: {
     ...broadcastExample,
     counts: { recipients: 1200, waiting: 0, queued: 300, sent: 100, delivered: 760, failed: 2, bounced: 3, suppressed: 35, unsubscribed: 1, opened: 0, clicked: 0 },
+    failedReasons: { PROVIDER_FAILED: 2 },
   },
 });
 export type BroadcastWithCounts = z.infer<typeof BroadcastWithCounts>;
@@ -130,3 +136,9 @@ export type SendBroadcastBody = z.infer<typeof SendBroadcastBody>;
 
 export const BroadcastListQuery = ListQuery.safeExtend({ status: BroadcastStatus.optional() });
 export type BroadcastListQuery = z.infer<typeof BroadcastListQuery>;
+
+/** broadcast.retryFailed's answer: how many failed messages were queued again. */
+export const BroadcastRetry = z
+  .object({ count: z.number().int().openapi({ description: 'Failed messages queued again (rendered again first where their rendering had failed).' }) })
+  .openapi('BroadcastRetry', { example: { count: 335 } });
+export type BroadcastRetry = z.infer<typeof BroadcastRetry>;

@@ -11,14 +11,16 @@ import { buildProviders, type Providers } from '@tidings/providers';
 /**
  * Opens the connections one process needs, builds its providers from `config` (unless `options.providers` is given),
  * and closes them again. `options.genericPlans` for a process whose statements are all fixed shapes (see createDb).
+ * `options.runsJobs` for a worker or the command line: its statements get the longer job statement timeout.
  * @example const deps = openDeps(loadConfig(), 'api'); ... await deps.close();
  */
-export function openDeps(config: Config, name: string, options: { providers?: Providers; genericPlans?: boolean } = {}): Deps & { close(): Promise<void> } {
+export function openDeps(config: Config, name: string, options: { providers?: Providers; genericPlans?: boolean; runsJobs?: boolean } = {}): Deps & { close(): Promise<void> } {
   const db = createDb({
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
     preparedStatements: config.databasePreparedStatements,
     genericPlans: options.genericPlans,
+    statementTimeoutMs: options.runsJobs ? config.statementTimeoutMs.jobs : config.statementTimeoutMs.requests,
   });
   const redis = createRedis(config.redisUrl);
   const queues = createQueues(redis, config.redisPrefix, queueTelemetry());

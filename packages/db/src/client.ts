@@ -31,10 +31,18 @@ function statementNamer(): (query: { sql: string }) => string {
  * each run. Close it with `closeDb`.
  * @example const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 10 });
  */
-export function createDb(options: { databaseUrl: string; poolSize?: number; preparedStatements?: boolean; genericPlans?: boolean }): Db {
+export function createDb(options: {
+  databaseUrl: string;
+  poolSize?: number;
+  preparedStatements?: boolean;
+  genericPlans?: boolean;
+  /** Postgres cancels a statement that runs longer (`statement_timeout`); none when absent or 0. */
+  statementTimeoutMs?: number;
+}): Db {
   const isPrepared = options.preparedStatements !== false;
   const poolSize = options.poolSize ?? 10;
-  const pool = openPool(options.databaseUrl, poolSize, Boolean(options.genericPlans) && isPrepared);
+  const timeoutMs = options.statementTimeoutMs ?? 0;
+  const pool = openPool(options.databaseUrl, poolSize, Boolean(options.genericPlans) && isPrepared, timeoutMs);
   const nameOf = isPrepared ? statementNamer() : () => '';
   // the pools are closed by closeDb, which waits for their connections to end
   const adapter = new PrismaPg(pool, { statementNameGenerator: nameOf });
@@ -45,7 +53,7 @@ export function createDb(options: { databaseUrl: string; poolSize?: number; prep
     nameOf,
     // opened on first use: most processes never run a statement that asks for it
     genericPool: () => {
-      generic ??= openPool(options.databaseUrl, Math.max(1, Math.floor(poolSize / 2)), true);
+      generic ??= openPool(options.databaseUrl, Math.max(1, Math.floor(poolSize / 2)), true, timeoutMs);
       return generic;
     },
     close: async () => {
@@ -61,11 +69,17 @@ export function createDb(options: { databaseUrl: string; poolSize?: number; prep
  * plans a prepared statement again at every run while that plan looks cheaper than its generic one: for statements
  * over `unnest` of array parameters it always does (it counts the array's items when planning for the values, and
  * guesses 100 without them), and planning the send-worker's grouped status changes cost more than running them.
+ * `statementTimeoutMs` (when not 0) bounds every statement: one expensive request cannot hold a connection (and
+ * the pool every other organization shares) for minutes.
  */
-function openPool(databaseUrl: string, max: number, genericPlans: boolean): pg.Pool {
+function openPool(databaseUrl: string, max: number, genericPlans: boolean, statementTimeoutMs: number): pg.Pool {
   // No JIT: Postgres compiles a plan whose estimated cost passes jit_above_cost, and for a page of message.list over
   // many partitions that took 2.2 s against 2 ms to run it (an OLTP statement never earns its compile back).
-  const settings = ['SET jit = off', ...(genericPlans ? ['SET plan_cache_mode = force_generic_plan'] : [])].join('; ');
+  const settings = [
+    'SET jit = off',
+    ...(genericPlans ? ['SET plan_cache_mode = force_generic_plan'] : []),
+    ...(statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.floor(statementTimeoutMs)}`] : []),
+  ].join('; ');
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,

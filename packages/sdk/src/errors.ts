@@ -37,11 +37,12 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 /**
  * The error code for a status whose body was not the API's `{code, message}` (a proxy's 502 page, say).
- * @example codeForStatus(503) // 'INTERNAL_SERVER_ERROR'
+ * @example codeForStatus(502) // 'INTERNAL_SERVER_ERROR'
  */
 export function codeForStatus(status: number): ErrorCode {
   return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST');

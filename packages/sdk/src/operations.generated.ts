@@ -13,6 +13,7 @@ export const operations = {
   'broadcast.delete': { method: 'DELETE', path: '/broadcasts/{id}', idempotent: false },
   'broadcast.get': { method: 'GET', path: '/broadcasts/{id}', idempotent: false },
   'broadcast.list': { method: 'GET', path: '/broadcasts', idempotent: false },
+  'broadcast.retryFailed': { method: 'POST', path: '/broadcasts/{id}/retry-failed', idempotent: false },
   'broadcast.send': { method: 'POST', path: '/broadcasts/{id}/send', idempotent: false },
   'contact.bulkCreate': { method: 'POST', path: '/contacts/bulk', idempotent: true },
   'contact.create': { method: 'POST', path: '/contacts', idempotent: true },

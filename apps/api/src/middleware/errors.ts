@@ -1,4 +1,4 @@
-import { AppError, isDatabaseBusy } from '@tidings/core';
+import { AppError, isDatabaseBusy, isStatementTimeout } from '@tidings/core';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
@@ -20,6 +20,17 @@ export function handleError(error: Error, c: Context<AppEnv>) {
     logger?.warn({ requestId: c.get('requestId'), orgId: c.get('orgId') }, 'no database connection within maxWait');
     c.header('Retry-After', '1');
     return c.json({ code: 'INTERNAL_SERVER_ERROR', message: 'The server is busy: no database connection was free in time; nothing was done, retry in 1 s' }, 500);
+  }
+  if (isStatementTimeout(error)) {
+    // One statement ran past DATABASE_STATEMENT_TIMEOUT_MS: an expensive request or an overloaded database, not a bug.
+    const { requests } = c.get('deps').config.statementTimeoutMs;
+    logger?.warn({ requestId: c.get('requestId'), orgId: c.get('orgId'), path: c.req.path }, 'statement timeout');
+    c.set('errorCode', 'SERVICE_UNAVAILABLE');
+    c.header('Retry-After', '5');
+    return c.json(
+      { code: 'SERVICE_UNAVAILABLE', message: `The database did not answer within the ${requests} ms one statement may take; narrow the request or retry later.` },
+      503,
+    );
   }
   logger?.error({ err: error, requestId: c.get('requestId'), orgId: c.get('orgId') }, 'unhandled error');
   return c.json({ code: 'INTERNAL_SERVER_ERROR', message: `Internal server error; quote request id ${c.get('requestId') ?? 'unknown'} when reporting it` }, 500);

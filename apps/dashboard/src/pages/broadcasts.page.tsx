@@ -3,6 +3,7 @@ import {
   AppError,
   areLiveKeysAllowed,
   cancelBroadcast,
+  retryFailedBroadcastMessages,
   createBroadcast,
   deleteBroadcast,
   getBroadcast,
@@ -41,9 +42,12 @@ const str = (value: unknown): string => (typeof value === 'string' ? value.trim(
 const doneOf = (counts: BroadcastWithCounts['counts']) => counts.sent + counts.delivered + counts.failed + counts.bounced + counts.suppressed;
 const isUnderway = (status: BroadcastStatus) => status === 'scheduled' || status === 'sending';
 
-function StatusBadge({ status }: { status: BroadcastStatus }) {
-  const tone = status === 'sent' ? 'ok' : status === 'canceled' ? 'off' : status === 'draft' ? 'draft' : 'pending';
-  return <span class={`badge status-${tone}`}>{status}</span>;
+/** The status, and for a broadcast whose messages failed how many did: never a green "sent" over failures. */
+function StatusBadge({ broadcast }: { broadcast: BroadcastWithCounts }) {
+  const { status, counts } = broadcast;
+  const failed = counts.failed + counts.bounced;
+  const tone = failed > 0 && !isUnderway(status) ? 'bad' : status === 'sent' ? 'ok' : status === 'canceled' ? 'off' : status === 'draft' ? 'draft' : 'pending';
+  return <span class={`badge status-${tone}`}>{failed > 0 ? `${status}, ${failed} failed` : status}</span>;
 }
 
 function CreateForm({
@@ -178,7 +182,7 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
               </td>
               <td>{broadcast.channelType === 'email' ? 'Email' : 'SMS'}</td>
               <td>
-                <StatusBadge status={broadcast.status} />
+                <StatusBadge broadcast={broadcast} />
               </td>
               <td>
                 <ProgressBar broadcast={broadcast} />
@@ -222,7 +226,7 @@ function ProgressCard({ broadcast, canCancel }: { broadcast: BroadcastWithCounts
   return (
     <section id="progress" class="card" aria-labelledby="progress-title" data-refresh={isUnderway(broadcast.status) ? '' : undefined}>
       <h2 id="progress-title">
-        Progress <StatusBadge status={broadcast.status} />
+        Progress <StatusBadge broadcast={broadcast} />
       </h2>
       <ProgressBar broadcast={broadcast} />
       <Facts
@@ -241,6 +245,15 @@ function ProgressCard({ broadcast, canCancel }: { broadcast: BroadcastWithCounts
           </div>
         ))}
       </dl>
+      {Object.keys(broadcast.failedReasons).length > 0 && (
+        <p class="failed-reasons">
+          Failed:{' '}
+          {Object.entries(broadcast.failedReasons)
+            .map(([code, count]) => `${count} ${code}`)
+            .join(', ')}
+          . {canCancel && (broadcast.status === 'sent' || broadcast.status === 'sending') && <a href={`${BASE}/${broadcast.id}/retry-failed`}>Retry the failed messages…</a>}
+        </p>
+      )}
       {canCancel && isUnderway(broadcast.status) && (
         <a href={`${BASE}/${broadcast.id}/cancel`} role="button" class="outline danger-outline cancel-broadcast">
           Cancel broadcast…
@@ -440,6 +453,27 @@ confirmedAction(routes, 'cancel', {
   act: async (c, broadcast) => {
     await cancelBroadcast(c.var.deps, orgOf(c), broadcast.id);
     return flashRedirect(c, 'The broadcast is canceled: nothing more is sent.', `${BASE}/${broadcast.id}`);
+  },
+});
+
+confirmedAction(routes, 'retry-failed', {
+  load: loadBroadcast,
+  ask: (broadcast) => ({
+    title: 'Retry the failed messages',
+    subtitle: <strong>{broadcast.name}</strong>,
+    submitLabel: 'Retry failed messages',
+    isDangerous: false,
+    back: { href: `${BASE}/${broadcast.id}`, label: broadcast.name },
+    children: (
+      <p>
+        Messages that failed for a reason that can pass (a provider error, a render that ran out of time) are sent again, each contact still once. Suppressed and bounced recipients
+        are not.
+      </p>
+    ),
+  }),
+  act: async (c, broadcast) => {
+    const { count } = await retryFailedBroadcastMessages(c.var.deps, orgOf(c), broadcast.id);
+    return flashRedirect(c, `${count} failed message(s) queued again.`, `${BASE}/${broadcast.id}`);
   },
 });
 

@@ -1,10 +1,10 @@
 import { defineOperation, json } from '../operation.ts';
-import { Broadcast, BroadcastListQuery, BroadcastWithCounts, CreateBroadcastBody, idParam, listOf, SendBroadcastBody } from '../schemas.ts';
+import { Broadcast, BroadcastListQuery, BroadcastRetry, BroadcastWithCounts, CreateBroadcastBody, idParam, listOf, SendBroadcastBody } from '../schemas.ts';
 
 const tags = ['Broadcasts'];
 const BroadcastIdParam = idParam('brd');
 
-/** The six broadcast operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
+/** The seven broadcast operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
 export const broadcastOperations = {
   create: defineOperation({
     operationId: 'broadcast.create',
@@ -67,6 +67,19 @@ export const broadcastOperations = {
     description: 'While `scheduled` or `sending` (409 otherwise): nothing more is sent; messages not yet handed to a provider are canceled.',
     request: { params: BroadcastIdParam },
     responses: { 200: { description: 'The canceled broadcast', ...json(Broadcast) } },
+  }),
+  retryFailed: defineOperation({
+    operationId: 'broadcast.retryFailed',
+    method: 'post',
+    path: '/broadcasts/{id}/retry-failed',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Retry the failed messages of a broadcast',
+    description:
+      "Its messages that ended `failed` for a reason that can pass (`PROVIDER_FAILED`, `PROVIDER_UNAVAILABLE`, `RENDER_FAILED`, `SENDER_REFUSED`, `INTERNAL_ERROR`; never `SUPPRESSED` or `BOUNCED`) are queued again as the same messages, one per contact still; a message whose rendering failed is rendered again first. Each message's history shows the retry (`failed`, then `queued`). A `sent` broadcast is `sending` again until they settle. Only a sending or sent broadcast (409 otherwise).",
+    request: { params: BroadcastIdParam },
+    responses: { 202: { description: 'How many messages were queued again', ...json(BroadcastRetry) } },
   }),
   remove: defineOperation({
     operationId: 'broadcast.delete',

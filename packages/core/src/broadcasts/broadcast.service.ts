@@ -62,7 +62,7 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
 }
 
 /** An API key acts only on its own mode's broadcasts (another mode's is not found); the dashboard passes no mode. */
-const ofMode = (mode: KeyMode | undefined) => (mode ? { mode } : {});
+export const ofMode = (mode: KeyMode | undefined) => (mode ? { mode } : {});
 
 /**
  * broadcast.list: newest first, optionally of one status; with `mode` (an API key's) only that mode's.
@@ -109,7 +109,23 @@ async function countsOf({ db }: Pick<Deps, 'db'>, rows: BroadcastRow[]): Promise
 export async function getBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<BroadcastWithCounts> {
   const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) } }), 'Broadcast');
   const [counts] = await countsOf(deps, [row]);
-  return { ...toBroadcast(row), counts: counts! };
+  const [failedReasons] = await failedReasonsOf(deps, orgId, [{ id: row.id, counts: counts! }]);
+  return { ...toBroadcast(row), counts: counts!, failedReasons: failedReasons! };
+}
+
+/**
+ * How many messages of each broadcast failed for each reason (`RENDER_FAILED`, `PROVIDER_FAILED`, ...): one query
+ * for the broadcasts whose counts show failures, through the organization's (orgId, status) index.
+ */
+async function failedReasonsOf({ db }: Pick<Deps, 'db'>, orgId: string, rows: { id: string; counts: BroadcastCounts }[]): Promise<Record<string, number>[]> {
+  const failing = rows.filter((row) => row.counts.failed > 0).map((row) => row.id);
+  const grouped = failing.length
+    ? await db.$queryRaw<{ broadcastId: string; code: string; count: number }[]>`
+        SELECT "broadcastId", coalesce("errorCode", 'UNKNOWN') AS "code", count(*)::int AS "count" FROM "Message"
+        WHERE "orgId" = ${orgId} AND "status" IN ('failed', 'undelivered') AND "broadcastId" = ANY(${failing}::text[])
+        GROUP BY 1, 2 ORDER BY 2`
+    : [];
+  return rows.map((row) => Object.fromEntries(grouped.filter((g) => g.broadcastId === row.id).map((g) => [g.code, g.count])));
 }
 
 /**
@@ -124,13 +140,22 @@ export async function listBroadcastsWithCounts(deps: Pick<Deps, 'db'>, orgId: st
     (row) => row,
   );
   const counts = await countsOf(deps, page.data);
-  return { ...page, data: page.data.map((row, index) => ({ ...toBroadcast(row), counts: counts[index]! })) };
+  const failedReasons = await failedReasonsOf(
+    deps,
+    orgId,
+    page.data.map((row, index) => ({ id: row.id, counts: counts[index]! })),
+  );
+  return { ...page, data: page.data.map((row, index) => ({ ...toBroadcast(row), counts: counts[index]!, failedReasons: failedReasons[index]! })) };
 }
 
-/** NOT_FOUND when the broadcast is not the organization's, else CONFLICT naming its status. */
-async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, allowed: string, mode: KeyMode | undefined): Promise<never> {
+/**
+ * NOT_FOUND when the broadcast is not the organization's, else CONFLICT saying, in a whole sentence, which
+ * broadcasts `action` applies to and what this one is.
+ * @example await refuse(deps, orgId, id, 'Only draft broadcasts can be sent', mode) // CONFLICT 'Only draft broadcasts can be sent; this one is sending.'
+ */
+export async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, rule: string, mode: KeyMode | undefined): Promise<never> {
   const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) }, select: { status: true } }), 'Broadcast');
-  throw new AppError('CONFLICT', `Broadcast is ${row.status}: only ${allowed} broadcasts can be`);
+  throw new AppError('CONFLICT', `${rule}; this one is ${row.status}.`);
 }
 
 /**
@@ -139,7 +164,7 @@ async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, allowed
  */
 export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
   const { count } = await deps.db.broadcast.deleteMany({ where: { id, orgId, ...ofMode(mode), status: 'draft' } });
-  if (count === 0) await refuse(deps, orgId, id, 'draft', mode);
+  if (count === 0) await refuse(deps, orgId, id, 'Only draft broadcasts can be deleted', mode);
 }
 
 /**
@@ -168,7 +193,7 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
     if (updated) await writeOutbox(tx, [start]);
     return updated;
   });
-  if (!row) return refuse(deps, orgId, id, 'draft', mode);
+  if (!row) return refuse(deps, orgId, id, 'Only draft broadcasts can be sent', mode);
   await dispatchOutbox(deps, [start]);
   return toBroadcast(row);
 }
@@ -190,7 +215,7 @@ export async function cancelBroadcast(deps: Deps, orgId: string, id: string, mod
     const broadcast = toBroadcast(row);
     return { broadcast, outbox: await recordEvents(tx, [{ orgId, type: 'broadcast.canceled', data: broadcast }]) };
   });
-  if (!result) return refuse(deps, orgId, id, 'scheduled or sending', mode);
+  if (!result) return refuse(deps, orgId, id, 'Only scheduled or sending broadcasts can be canceled', mode);
   await dispatchOutbox(deps, result.outbox);
   // Tidying only: a start job that still runs finds the broadcast canceled and does nothing.
   await deps.queues.broadcasts.remove(broadcastJobId({ broadcastId: id, step: 'start' })).catch(() => 0);

@@ -26,7 +26,8 @@ const START_TIMEOUT_MS = 10 * 60_000;
 /** How often the finish step looks whether every message of a broadcast has reached a provider. */
 export const FINISH_CHECK_EVERY_MS = 1000;
 
-const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'finish' }), runAt });
+/** The finish step's job of a broadcast, to run at `runAt`. */
+export const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'finish' }), runAt });
 const chunkJobs = (broadcastId: string, chunks: number[]): OutboxItem[] =>
   chunks.map((chunk) => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'chunk', chunk }) }));
 
@@ -116,7 +117,7 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
 }
 
 /** What a template sees of a contact (and all the fan-out reads of one). */
-type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>;
+export type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>;
 
 /** The contact as templates see it: `{{ contact.firstName }}`, `{{ contact.attributes.plan }}`. */
 function contactVariables(contact: RecipientContact) {
@@ -137,13 +138,14 @@ export function broadcastVariables(config: Deps['config'], broadcast: Pick<Broad
   };
 }
 
-type Failure = { code: string; message: string };
+/** Why a message of a broadcast failed before reaching a provider. */
+export type Failure = { code: string; message: string };
 type Rendered = Required<TemplateContent>;
 
 /**
- * Times a chunk is tried before a render over the budget fails its messages. The budget is wall-clock time, and a
- * render thread (niced) on a saturated machine can run past it with a harmless template: the chunk runs again after
- * backoff. A hostile template costs one budget per try.
+ * Times a chunk is tried before a render over the budget fails its messages. The budget is the render thread's CPU
+ * time (a saturated machine's wait for a core does not count), so a harmless template does not run past it; a try
+ * again covers a thread that died. A hostile template costs one budget per try.
  */
 export const BROADCAST_RENDER_ATTEMPTS = 3;
 
@@ -157,7 +159,14 @@ export const BROADCAST_RENDER_ATTEMPTS = 3;
  * BROADCAST_RENDER_ATTEMPTS (the chunk runs again); at the last it fails the contacts not rendered yet and starts no
  * other task: every contact has the same template, so each task would spend the budget again.
  */
-async function renderEach(deps: Deps, templateId: string, content: TemplateContent, variables: Record<string, unknown>[], attempt: number): Promise<(Rendered | Failure)[]> {
+export async function renderEach(
+  deps: Deps,
+  orgId: string,
+  templateId: string,
+  content: TemplateContent,
+  variables: Record<string, unknown>[],
+  attempt: number,
+): Promise<(Rendered | Failure)[]> {
   const size = deps.config.broadcasts.renderBatchSize;
   const { budgetMs, threads } = deps.config.templateRender;
   const results: (Rendered | Failure | undefined)[] = new Array(variables.length);
@@ -177,7 +186,10 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
       const batch = pending.slice(next, next + size);
       next += size;
       try {
-        const rendered = await deps.renderer.render(batch.map((index) => ({ templateId, content, variables: variables[index]! })));
+        const rendered = await deps.renderer.render(
+          batch.map((index) => ({ templateId, content, variables: variables[index]! })),
+          { orgId },
+        );
         rendered.forEach((r, i) => {
           results[batch[i]!] = r instanceof AppError ? { code: 'RENDER_FAILED', message: r.message } : r;
         });
@@ -190,8 +202,8 @@ async function renderEach(deps: Deps, templateId: string, content: TemplateConte
   };
   await Promise.all(Array.from({ length: Math.min(threads, Math.ceil(pending.length / size)) }, runTasks));
   if (overBudget === null) return results as (Rendered | Failure)[];
-  if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took longer than the ${budgetMs} ms budget (try ${attempt})`);
-  const message = `templateId: rendering the template ${templateId} for ${overBudget} contact(s) took longer than the ${budgetMs} ms budget; simplify its loops`;
+  if (attempt < BROADCAST_RENDER_ATTEMPTS) throw new Error(`rendering the template ${templateId} took more than the ${budgetMs} ms CPU budget (try ${attempt})`);
+  const message = `templateId: rendering the template ${templateId} for ${overBudget} contact(s) took more than the ${budgetMs} ms of CPU time its budget allows; simplify its loops or filters.`;
   return Array.from(results, (r) => r ?? { code: 'RENDER_FAILED', message });
 }
 
@@ -215,7 +227,7 @@ type ChunkMessage = {
 };
 
 /** What makes a rendered message unsendable (no subject or content, an empty SMS), or null. */
-function renderedProblem({ subject, html, text, body }: Rendered, isEmail: boolean): Failure | null {
+export function renderedProblem({ subject, html, text, body }: Rendered, isEmail: boolean): Failure | null {
   if (isEmail && (!subject || (!html && !text))) return { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
   if (!isEmail && !body) return { code: 'RENDER_FAILED', message: 'The rendered SMS body is empty' };
   return null;
@@ -245,6 +257,7 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
     ? contacts.map(() => failure)
     : await renderEach(
         deps,
+        broadcast.orgId,
         broadcast.templateId,
         version!,
         contacts.map((contact) => broadcastVariables(deps.config, broadcast, contact)),

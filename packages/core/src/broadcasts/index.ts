@@ -4,3 +4,4 @@ export * from './fan-out.ts';
 export * from './unsubscribe-token.ts';
 export * from './unsubscribe.ts';
 export * from './broadcast-preview.ts';
+export * from './broadcast-retry.ts';

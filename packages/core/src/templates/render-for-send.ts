@@ -72,7 +72,7 @@ export async function renderTemplatesForSend(
   checked.forEach((version, index) => {
     if (!(version instanceof AppError)) jobs.push({ templateId: version.templateId, content: version, variables: inputs[index]!.variables ?? {} });
   });
-  const rendered = await renderer.render(jobs);
+  const rendered = await renderer.render(jobs, { orgId });
   let next = 0;
   return checked.map((version) => {
     if (version instanceof AppError) return version;

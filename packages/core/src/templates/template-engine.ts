@@ -1,11 +1,12 @@
-import { Liquid, UndefinedVariableError } from 'liquidjs';
+import { Context, Liquid, UndefinedVariableError } from 'liquidjs';
 import { unstorableText } from '@tidings/contracts/storable-text';
 import { AppError } from '../errors.ts';
+import { countTags, globalVariableNames } from './template-analysis.ts';
 
 // Liquid (`{{ name }}` placeholders) in strict mode: a variable the caller did not give is an error, not an empty
 // string. `templates: {}` gives include/render an empty in-memory file system, so a template can never read a file;
 // the limits stop a hostile template (a huge loop). Rendering runs on worker threads (template-renderer.ts), each
-// render limited to what is left of its request's budget.
+// render limited to what is left of its request's budget, counted in CPU time (cpuClockMs).
 /** Liquid's memoryLimit: what its filters (html's escape among them) may produce in one render of a part. */
 export const LIQUID_MEMORY_LIMIT = 10_000_000;
 const common = {
@@ -29,6 +30,26 @@ for (const name of ['escape', 'escape_once', 'xml_escape']) {
 
 export type TemplateContent = { subject?: string | null; html?: string | null; text?: string | null; body?: string | null };
 
+/**
+ * CPU time in ms of the calling thread where the runtime tells it (process.threadCpuUsage, Node 22.19 and 24), else
+ * of the process: what a render itself costs. Wall-clock time also counts the wait for a core, and a niced render
+ * thread on a saturated machine (or one compiling Liquid's code cold) waited past the budget with a harmless template.
+ */
+export function cpuClockMs(): number {
+  const usage = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.() ?? process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+type RenderLimit = NonNullable<ConstructorParameters<typeof Context>[3]>['renderLimit'];
+
+/** Liquid's render limit (checked before each node it renders) against `deadlineMs` of cpuClockMs. */
+function cpuRenderLimit(deadlineMs: number): RenderLimit {
+  const check = () => {
+    if (cpuClockMs() > deadlineMs) throw new Error('template render limit exceeded');
+  };
+  return { check, use: check } as unknown as RenderLimit;
+}
+
 /** Rendering ran out of the time it was given (`renderLimitMs`). */
 export class RenderBudgetExceeded extends Error {
   constructor() {
@@ -46,18 +67,27 @@ function engineMessage(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 300);
 }
 
+/** Tags and outputs one part may hold by default (TEMPLATE_MAX_TAGS): a large newsletter has a few hundred. */
+export const DEFAULT_MAX_TAGS = 5_000;
+
 /**
  * Parses each part, so a broken template is refused when it is saved (400 naming the part), and returns the
- * top-level variable names the parts use, in order of first use.
+ * top-level variable names the parts use, in order of first use. A part with more than `maxTags` tags and outputs is
+ * refused before it is parsed. Linear in the template (template-analysis.ts); run it on a render thread
+ * (TemplateRenderer.analyze) for a caller's template.
  * @example templateVariables({ subject: 'Hi {{ firstName }}', html: '<b>{{ code }}</b>' }) // ['firstName', 'code']
  */
-export function templateVariables(content: TemplateContent): string[] {
+export function templateVariables(content: TemplateContent, { maxTags = DEFAULT_MAX_TAGS }: { maxTags?: number } = {}): string[] {
   const names = new Set<string>();
   for (const part of PARTS) {
     const source = content[part];
     if (!source) continue;
+    const tags = countTags(source);
+    if (tags > maxTags) {
+      throw new AppError('BAD_REQUEST', `${part}: the template has ${tags} tags and outputs; a template may have at most ${maxTags}.`);
+    }
     try {
-      for (const name of verbatim.globalVariablesSync(source)) names.add(name);
+      for (const name of globalVariableNames(verbatim.parse(source))) names.add(name);
     } catch (error) {
       throw new AppError('BAD_REQUEST', `${part}: not a valid template: ${engineMessage(error)}`);
     }
@@ -89,7 +119,7 @@ export function parseParts(content: TemplateContent): ParsedPart[] {
  * Parses each part once and returns a renderer for many sets of variables (a render task of a broadcast chunk
  * renders one template for each of its contacts). `html` HTML-escapes what placeholders insert; `subject`, `text` and `body` do not. A variable
  * the template uses but `variables` lacks is BAD_REQUEST naming it. All parts of one call together may take
- * `renderLimitMs` (RenderBudgetExceeded past it; the engine's 1 s per part when absent). Synchronous: render on a
+ * `renderLimitMs` of CPU time (RenderBudgetExceeded past it; the engine's 1 s per part when absent). Synchronous: render on a
  * worker thread (template-renderer.ts) when the template is a caller's.
  * @example const render = compileContent({ subject: 'Hi {{ contact.firstName }}' }); render({ contact: { firstName: 'Ada' } }).subject // 'Hi Ada'
  */
@@ -97,12 +127,12 @@ export function compileContent(content: TemplateContent): (variables: Record<str
   const parsed = parseParts(content);
   return (variables, limits) => {
     const out: Required<TemplateContent> = { subject: null, html: null, text: null, body: null };
-    const deadline = limits ? performance.now() + limits.renderLimitMs : Infinity;
+    const deadline = limits ? cpuClockMs() + limits.renderLimitMs : Infinity;
     for (const { part, engine, templates } of parsed) {
-      const remainingMs = deadline - performance.now();
-      if (remainingMs <= 0) throw new RenderBudgetExceeded();
+      if (cpuClockMs() > deadline) throw new RenderBudgetExceeded();
       try {
-        out[part] = engine.renderSync(templates, variables, Number.isFinite(remainingMs) ? { renderLimit: remainingMs } : undefined) as string;
+        const scope = Number.isFinite(deadline) ? new Context(variables, engine.options, { sync: true }, { liquid: engine, renderLimit: cpuRenderLimit(deadline) }) : variables;
+        out[part] = engine.renderSync(templates, scope) as string;
       } catch (error) {
         if (isRenderLimit(error) || isRenderLimit((error as { originalError?: unknown }).originalError)) throw new RenderBudgetExceeded();
         const cause = error instanceof UndefinedVariableError ? error : (error as { originalError?: unknown }).originalError;

@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
-import type { RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
-import type { TemplateContent } from './template-engine.ts';
+import { createFairSlots } from './fair-slots.ts';
+import type { AnalyzeResult, AnalyzeTask, RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
+import { DEFAULT_MAX_TAGS, type TemplateContent, templateVariables } from './template-engine.ts';
 
 /** A job and what its errors call it: the template id, so a refusal names the template. */
 export type LabelledRenderJob = RenderJob & { templateId: string };
@@ -15,31 +16,48 @@ export type TemplateRenderer = {
    * Renders every job of one request (a send, a batch, a preview, a broadcast chunk) on a worker thread, within one
    * budget for all of them together. Each entry is the job's rendered parts or its AppError (a missing variable...).
    * Throws BAD_REQUEST naming the template when the budget runs out. No thread is involved for an empty list.
+   * `orgId`: the threads are shared in turn between organizations (createFairSlots), so one flooding previews or a
+   * broadcast does not hold another's sends behind all of its renders.
    */
-  render(jobs: LabelledRenderJob[]): Promise<(Required<TemplateContent> | AppError)[]>;
+  render(jobs: LabelledRenderJob[], options?: { orgId?: string }): Promise<(Required<TemplateContent> | AppError)[]>;
+  /**
+   * Parses a template and lists the variables it uses (templateVariables), on a render thread unless it is small:
+   * BAD_REQUEST naming the part when it does not parse or has more than `maxTags` tags and outputs.
+   */
+  analyze(content: TemplateContent, options?: { orgId?: string }): Promise<string[]>;
   close(): Promise<void>;
 };
 
 export type TemplateRendererOptions = {
-  /** Time every render of one request may take together (Liquid stops itself when it runs out). */
+  /** CPU time every render of one request may take together (Liquid stops itself when it runs out). */
   budgetMs: number;
   /** Worker threads at most; each renders one request at a time. */
   threads: number;
+  /** Tags and outputs one part of a template may hold (TEMPLATE_MAX_TAGS). */
+  maxTags?: number;
 };
 
-// Liquid checks its render limit between the nodes it renders; a single node that never yields (a huge filter) is
-// stopped by ending its thread this long after the budget.
-const HARD_STOP_AFTER_BUDGET_MS = 1_000;
+// Liquid checks its render limit (CPU time) between the nodes it renders; a single node that never yields (a huge
+// filter) is stopped by ending its thread after this many budgets of wall-clock time, plus a margin: generous, since a
+// starved or cold thread takes longer than its CPU time to do harmless work.
+const HARD_STOP_BUDGETS = 20;
+const HARD_STOP_MARGIN_MS = 5_000;
 // A built app has the task compiled beside its bundle (tsup.apps.ts); from the sources a shim loads it through tsx.
 const BUILT_WORKER_FILE = path.join(__dirname, 'render-task.js');
 const WORKER_FILE = existsSync(BUILT_WORKER_FILE) ? BUILT_WORKER_FILE : path.join(__dirname, 'render.worker.cjs');
+
+/** Templates up to this many characters (all parts) are analysed on the calling thread (see `analyze`). */
+const INLINE_ANALYSIS_CHARS = 8_192;
 
 /** Only the parts cross to the thread (a version row passed as content carries its other columns too). */
 const pickParts = ({ subject, html, text, body }: TemplateContent): TemplateContent => ({ subject, html, text, body });
 
 function budgetError(templateIds: string[], budgetMs: number): AppError {
   const names = [...new Set(templateIds)].join(', ');
-  return new AppError('BAD_REQUEST', `templateId: rendering the template ${names} takes longer than the ${budgetMs} ms one request may spend rendering; simplify its loops`);
+  return new AppError(
+    'BAD_REQUEST',
+    `templateId: rendering the template ${names} takes more than the ${budgetMs} ms of CPU time one request may spend rendering; simplify its loops or filters.`,
+  );
 }
 
 /**
@@ -52,6 +70,9 @@ function budgetError(templateIds: string[], budgetMs: number): AppError {
  */
 export function createTemplateRenderer(options: TemplateRendererOptions): TemplateRenderer {
   let pool: Piscina | null = null;
+  // one task per thread at a time, the threads handed out in turn between organizations (nothing waits in Piscina's
+  // own queue, which is first come first served)
+  const slots = createFairSlots(options.threads);
   const onStart = new Map<string, () => void>();
   const poolOf = (): Piscina => {
     if (pool) return pool;
@@ -65,7 +86,7 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
   };
 
   return {
-    async render(jobs) {
+    async render(jobs, { orgId = '' } = {}) {
       if (jobs.length === 0) return [];
       // jobs that share a content object (a broadcast chunk's) send and parse it once
       const contents: TemplateContent[] = [];
@@ -82,11 +103,11 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       const stop = new AbortController();
       let hardStop: NodeJS.Timeout | undefined;
       onStart.set(task.taskId, () => {
-        hardStop = setTimeout(() => stop.abort(), options.budgetMs + HARD_STOP_AFTER_BUDGET_MS);
+        hardStop = setTimeout(() => stop.abort(), options.budgetMs * HARD_STOP_BUDGETS + HARD_STOP_MARGIN_MS);
       });
       let result: RenderTaskResult;
       try {
-        result = await poolOf().run(task, { signal: stop.signal });
+        result = await slots.run(orgId, () => poolOf().run(task, { signal: stop.signal }));
       } catch (error) {
         if (stop.signal.aborted)
           throw budgetError(
@@ -100,6 +121,17 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
       }
       if ('exceededAt' in result) throw budgetError([jobs[result.exceededAt]!.templateId], options.budgetMs);
       return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
+    },
+    async analyze(content, { orgId = '' } = {}) {
+      const parts = pickParts(content);
+      // A small template is analysed here in well under a millisecond a KB (linear): a render thread's round trip (and a
+      // cold thread's start) would cost more. A larger one goes to a thread, so the event loop never holds for it.
+      const size = Object.values(parts).reduce((sum, part) => sum + (part?.length ?? 0), 0);
+      if (size <= INLINE_ANALYSIS_CHARS) return templateVariables(parts, { maxTags: options.maxTags ?? DEFAULT_MAX_TAGS });
+      const task: AnalyzeTask = { content: parts, maxTags: options.maxTags ?? DEFAULT_MAX_TAGS };
+      const result: AnalyzeResult = await slots.run(orgId, () => poolOf().run(task, { name: 'analyzeTask' }));
+      if ('error' in result) throw new AppError(result.error.code, result.error.message);
+      return result.variables;
     },
     async close() {
       await pool?.destroy();

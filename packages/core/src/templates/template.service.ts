@@ -15,18 +15,18 @@ import { newId } from '../ids.ts';
 import { decodeCursor, encodeCursor, paginate, type Page } from '../pagination.ts';
 import { parseEmail } from '../messages/recipients.ts';
 import { countSmsSegments } from '../sms/segments.ts';
-import { templateVariables, type TemplateContent } from './template-engine.ts';
+import type { TemplateContent } from './template-engine.ts';
 import { findTemplateVersion, toTemplate } from './template-versions.ts';
 
 const notFound = (reason: 'template' | 'deleted' | 'version') => new AppError('NOT_FOUND', reason === 'version' ? 'Template version not found' : 'Template not found');
 
 /**
- * template.create: version 1. The content is parsed now, so a broken template is a 400 naming the part.
+ * template.create: version 1. The content is parsed now (on a render thread), so a broken template is a 400 naming the part.
  * @example await createTemplate(deps, orgId, { name: 'OTP', channelType: 'sms', body: 'Your code is {{ code }}' }) // version 1, variables ['code']
  */
-export async function createTemplate({ db }: Pick<Deps, 'db'>, orgId: string, input: CreateTemplateBody): Promise<Template> {
+export async function createTemplate({ db, renderer }: Pick<Deps, 'db' | 'renderer'>, orgId: string, input: CreateTemplateBody): Promise<Template> {
   const content = { subject: input.subject ?? null, html: input.html ?? null, text: input.text ?? null, body: input.body ?? null };
-  const variables = templateVariables(content);
+  const variables = await renderer.analyze(content, { orgId });
   const replyTo = replyToAddresses(input.replyTo);
   const template = await db.template.create({
     data: { id: newId('tpl'), orgId, name: input.name, channelType: input.channelType, version: 1, versions: { create: { version: 1, ...content, replyTo, variables } } },
@@ -107,7 +107,7 @@ function mergedContent(channelType: string, latest: VersionRow, changes: UpdateT
  * locked, so two concurrent updates get N+1 and N+2.
  * @example await updateTemplate(deps, orgId, id, { body: 'Code: {{ code }}' }) // { version: 2, ... }
  */
-export async function updateTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id: string, changes: UpdateTemplateBody): Promise<Template> {
+export async function updateTemplate({ db, renderer }: Pick<Deps, 'db' | 'renderer'>, orgId: string, id: string, changes: UpdateTemplateBody): Promise<Template> {
   return db.$transaction(async (tx) => {
     const [template] = await tx.$queryRaw<TemplateRow[]>`
       SELECT ${columnsOf(Prisma.TemplateScalarFieldEnum)} FROM "Template" WHERE "id" = ${id} AND "orgId" = ${orgId} AND "deletedAt" IS NULL FOR UPDATE`;
@@ -115,8 +115,9 @@ export async function updateTemplate({ db }: Pick<Deps, 'db'>, orgId: string, id
     const latest = await tx.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: template.version } } });
     const content = mergedContent(template.channelType, latest, changes);
     const replyTo = changes.replyTo === undefined ? latest.replyTo : replyToAddresses(changes.replyTo);
+    const variables = await renderer.analyze(content, { orgId });
     const version = await tx.templateVersion.create({
-      data: { templateId: template.id, version: template.version + 1, ...content, replyTo, variables: templateVariables(content) },
+      data: { templateId: template.id, version: template.version + 1, ...content, replyTo, variables },
     });
     const updated = await tx.template.update({ where: { id: template.id }, data: { version: version.version, name: changes.name } });
     return toTemplate(updated, version);
@@ -183,7 +184,7 @@ export async function previewTemplateChanges(
   const found = await findTemplateVersion(db, orgId, id, {});
   if (!found.found) throw notFound(found.reason);
   const content = mergedContent(found.template.channelType, found.version, changes);
-  templateVariables(content); // parses each part: a broken one is refused here, naming it
+  await renderer.analyze(content, { orgId }); // parses each part: a broken one is refused here, naming it
   return renderPreview(renderer, found.template, found.version.version, content, variables);
 }
 
@@ -194,7 +195,7 @@ async function renderPreview(
   content: TemplateContent,
   variables: PreviewTemplateBody['variables'],
 ): Promise<TemplatePreview> {
-  const [rendered] = await renderer.render([{ templateId: template.id, content, variables }]);
+  const [rendered] = await renderer.render([{ templateId: template.id, content, variables }], { orgId: template.orgId });
   if (rendered instanceof AppError) throw rendered;
   const sms = template.channelType === 'sms' && rendered.body !== null ? countSmsSegments(rendered.body) : null;
   return {

@@ -1,9 +1,19 @@
-import type { Broadcast, BroadcastCounts, BroadcastListQuery, BroadcastStatus, BroadcastWithCounts, CreateBroadcastBody, SendBroadcastBody, z } from '@tidings/contracts';
+import type {
+  Broadcast,
+  BroadcastCounts,
+  BroadcastListQuery,
+  BroadcastRetry,
+  BroadcastStatus,
+  BroadcastWithCounts,
+  CreateBroadcastBody,
+  SendBroadcastBody,
+  z,
+} from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { Broadcast, BroadcastCounts, BroadcastStatus, BroadcastWithCounts };
+export type { Broadcast, BroadcastCounts, BroadcastRetry, BroadcastStatus, BroadcastWithCounts };
 export type CreateBroadcastParams = z.input<typeof CreateBroadcastBody>;
 export type SendBroadcastParams = z.input<typeof SendBroadcastBody>;
 export type ListBroadcastsParams = ListParams & Pick<BroadcastListQuery, 'status'>;
@@ -48,6 +58,14 @@ export class Broadcasts extends Resource {
    */
   cancel(id: string, options?: RequestOptions): Promise<Broadcast> {
     return this.client.call('broadcast.cancel', { params: { id } }, options);
+  }
+
+  /**
+   * broadcast.retryFailed: queues again the messages that failed for a reason that can pass.
+   * @example const { count } = await tidings.broadcasts.retryFailed('brd_123');
+   */
+  retryFailed(id: string, options?: RequestOptions): Promise<BroadcastRetry> {
+    return this.client.call('broadcast.retryFailed', { params: { id } }, options);
   }
 
   /**
