@@ -5,7 +5,7 @@
 #   docker run tidings node apps/send-worker/dist/worker.js     a send-worker
 #   docker run tidings node apps/webhook-worker/dist/worker.js  a webhook-worker
 #   docker run tidings node packages/cli/bin/tidings.js migrate the operator's command (migrations first on upgrade)
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # The package.json files alone, so the dependency layers are rebuilt only when dependencies change.
 FROM ${NODE_IMAGE} AS manifests
