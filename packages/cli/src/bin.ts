@@ -1,5 +1,6 @@
-import { ConfigError, loadConfig, type Config } from '@tidings/config';
+import { ConfigError, loadConfig, loadEnvFile, type Config } from '@tidings/config';
 import { isHelpRequest, runCli, usage } from './cli.ts';
+import { runDoctor } from './doctor.ts';
 
 async function main() {
   // help needs no configuration, so it works before the environment is set up
@@ -9,6 +10,9 @@ async function main() {
   }
   let config: Config;
   try {
+    loadEnvFile(); // .env of the current directory, when there is one: the same settings as `npm start`
+    // doctor judges the environment itself, so a setting loadConfig refuses is one of its findings, not a failure
+    if (process.argv[2] === 'doctor') return runDoctor(process.env, { out: console.log, err: console.error });
     config = loadConfig();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

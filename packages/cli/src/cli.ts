@@ -6,6 +6,7 @@ import { migrate } from '@tidings/db';
 
 export const usage = `usage:
   tidings migrate
+  tidings doctor                       (every missing or weak production setting; exit 1 when any)
   tidings orgs create --name <name> [--test] [--env]
   tidings orgs allow-live <orgId>
   tidings users create --org <orgId> --email <email> [--password <password>] [--role owner|operator|member]
