@@ -68,7 +68,7 @@ async function main() {
 Tidings is starting${isProduction ? '' : ' (a crashed app is restarted, with a growing wait)'}:
   API            ${api}/v1   (reference: ${api}/docs, OpenAPI: /v1/openapi.json, health: /healthz, /readyz); metrics: http://localhost:${config.apiMetricsPort}/metrics
   webhook-worker delivers signed webhook events; metrics: http://localhost:${config.webhooks.workerMetricsPort}/metrics
-  send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox); metrics: http://localhost:${config.sendWorker.metricsPort}/metrics
+  send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.providerLists.email.join(', then ')}, SMS via ${config.providerLists.sms.join(', then ')} (sk_test_ keys: always the sandbox); metrics: http://localhost:${config.sendWorker.metricsPort}/metrics
   Dashboard      http://localhost:${config.dashboardPort}   (queues: /admin/queues); metrics: http://localhost:${config.dashboardMetricsPort}/metrics
 
 Your first organization, key and message (README, "Quick start"):
