@@ -6,7 +6,7 @@
 #   docker run tidings node apps/webhook-worker/dist/worker.js  a webhook-worker
 #   docker run tidings node apps/smtp/dist/server.js            SMTP submission (587 STARTTLS, 465 TLS)
 #   docker run tidings node packages/cli/bin/tidings.js migrate the operator's command (migrations first on upgrade)
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # The package.json files alone, so the dependency layers are rebuilt only when dependencies change.
 FROM ${NODE_IMAGE} AS manifests
@@ -28,7 +28,9 @@ RUN npm run build
 
 # Runtime: production dependencies of the apps and the CLI only, the built JavaScript, the migrations.
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production CHECKPOINT_DISABLE=1
+# OPS_HOST: the ops ports (/metrics, /healthz, /readyz) answer on every interface of the container, for the
+# orchestrator's probes and Prometheus; publish them to no one (docs/compose.md)
+ENV NODE_ENV=production CHECKPOINT_DISABLE=1 OPS_HOST=0.0.0.0
 # V8's young generation capped at 4 MiB semi-spaces (default 16): each process's peak RSS under load 8-35 MiB lower,
 # throughput unchanged. A 1 GiB old generation (default: a quarter of RAM, up to 4 GiB): from a limit of 2 GiB V8 lets
 # the heap grow up to 4x its live size before a full collection, below it much less; under load the send-worker's heap

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Options } from 'tsup';
 
 /**
- * How every app and the CLI are built for production: one CommonJS file per entry (node 20), with our workspace
+ * How every app and the CLI are built for production: one CommonJS file per entry (Node 22 and 24), with our workspace
  * packages (TypeScript sources) compiled in and every third-party package left to node_modules, where npm installs
  * it (`npm ci --omit=dev`). esbuild (through tsup) rather than tsc: the workspace packages export their .ts sources,
  * which tsc would leave as imports node cannot load; one bundle per app also loads faster and holds less memory.
@@ -14,7 +14,7 @@ export function appBuild(entry: Record<string, string>): Options {
     entry: { ...entry, 'render-task': path.join(__dirname, 'packages/core/src/templates/render-task.ts') },
     format: ['cjs'],
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     outDir: 'dist',
     clean: true,
     sourcemap: true,

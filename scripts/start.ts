@@ -1,16 +1,27 @@
-// `npm start`: migrate, then run every app on local defaults in one terminal. In production each app runs alone.
+// `npm start`: migrate while the apps' bundles are brought up to date, then run every app on local defaults (and
+// .env, when there is one) in one terminal, saying when each is ready. In production each app runs alone.
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config } from '@tidings/config';
+import { ConfigError, loadConfig, loadEnvFile, type Config } from '@tidings/config';
 import { migrate } from '@tidings/db';
+import { buildApps, reportReadiness, type StartedApp } from './start-apps.ts';
 import { superviseApps } from './supervise.ts';
 
 const root = path.resolve(__dirname, '..');
-const entries: { name: string; entry: string }[] = [
-  { name: 'api', entry: 'apps/api/src/server.ts' },
-  { name: 'webhook-worker', entry: 'apps/webhook-worker/src/worker.ts' },
-  { name: 'send-worker', entry: 'apps/send-worker/src/worker.ts' },
-  { name: 'dashboard', entry: 'apps/dashboard/src/server.ts' },
-  { name: 'smtp', entry: 'apps/smtp/src/server.ts' },
+const startedAt = Date.now();
+let envFile: string | undefined;
+try {
+  envFile = loadEnvFile(); // before anything reads the environment: the apps inherit it
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+// the built bundles (one file each) start in a fraction of the time the sources take through tsx
+const entries: StartedApp[] = [
+  { name: 'api', bundle: 'apps/api/dist/server.js', opsPort: (c) => c.apiMetricsPort },
+  { name: 'webhook-worker', bundle: 'apps/webhook-worker/dist/worker.js', opsPort: (c) => c.webhooks.workerMetricsPort },
+  { name: 'send-worker', bundle: 'apps/send-worker/dist/worker.js', opsPort: (c) => c.sendWorker.metricsPort },
+  { name: 'dashboard', bundle: 'apps/dashboard/dist/server.js', opsPort: (c) => c.dashboardMetricsPort },
+  { name: 'smtp', bundle: 'apps/smtp/dist/server.js', opsPort: (c) => c.smtpSubmission.metricsPort },
 ];
 const isProduction = process.env.NODE_ENV === 'production';
 // Local defaults for the apps: webhooks may target a receiver on this machine. Never in production; a value the
@@ -29,17 +40,25 @@ async function main() {
     }
     throw error;
   }
+  if (envFile) console.log(`read ${path.relative(process.cwd(), envFile) || envFile}`);
   console.log('applying migrations...');
+  const build = buildApps(root, entries, log);
   const { applied } = await migrate(config.databaseUrl).catch((error: Error) => {
     console.error(`could not migrate ${new URL(config.databaseUrl).host}: ${error.message}`);
     console.error('Is PostgreSQL running there, and may the user in DATABASE_URL create databases? (the database itself is created when missing)');
+    build.cancel();
     process.exit(1);
   });
   console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+  if (!(await build.done)) {
+    console.error('could not build the apps (npm run build shows why)');
+    process.exit(1);
+  }
 
-  // node runs each app itself (tsx as a loader), so a signal reaches the app and not a wrapper
-  const apps = entries.map(({ name, entry }) => ({ name, command: process.execPath, args: ['--import', 'tsx', path.join(root, entry)] }));
+  // node runs each app itself, so a signal reaches the app and not a wrapper
+  const apps = entries.map(({ name, bundle }) => ({ name, command: process.execPath, args: ['--enable-source-maps', path.join(root, bundle)] }));
   const supervisor = superviseApps(apps, { env: { ...localEnv, ...process.env }, restartCrashed: !isProduction, log });
+  reportReadiness(entries, config, startedAt, log);
   const stop = () => supervisor.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -50,7 +69,7 @@ async function main() {
 Tidings is starting${isProduction ? '' : ' (a crashed app is restarted, with a growing wait)'}:
   API            ${api}/v1   (reference: ${api}/docs, OpenAPI: /v1/openapi.json, health: /healthz, /readyz); metrics: http://localhost:${config.apiMetricsPort}/metrics
   webhook-worker delivers signed webhook events; metrics: http://localhost:${config.webhooks.workerMetricsPort}/metrics
-  send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.resend.apiKey ? 'Resend' : 'the sandbox'}, SMS via ${config.telnyx.apiKey ? 'Telnyx' : 'the sandbox'} (sk_test_ keys: always the sandbox); metrics: http://localhost:${config.sendWorker.metricsPort}/metrics
+  send-worker    queues ${config.sendWorker.queues.join(', ')}; email via ${config.providerLists.email.join(', then ')}, SMS via ${config.providerLists.sms.join(', then ')} (sk_test_ keys: always the sandbox); metrics: http://localhost:${config.sendWorker.metricsPort}/metrics
   Dashboard      http://localhost:${config.dashboardPort}   (queues: /admin/queues); metrics: http://localhost:${config.dashboardMetricsPort}/metrics
   SMTP           ${config.smtpSubmission.publicHost}:${config.smtpSubmission.port} (STARTTLS) and :${config.smtpSubmission.tlsPort} (TLS); user: any, password: an API key (docs/smtp.md); metrics: http://localhost:${config.smtpSubmission.metricsPort}/metrics
 

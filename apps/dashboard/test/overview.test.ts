@@ -19,6 +19,14 @@ async function messageThatEnded(orgId: string, status: 'delivered' | 'bounced' |
 }
 
 describe('the overview', () => {
+  it('is where signing in lands: the sign-in goes to /, which sends a signed-in person to /overview', async () => {
+    const person = await signedIn(app, deps, 'member');
+    const home = await person.browser.get('/');
+    expect(home.status).toBe(303);
+    expect(home.location).toBe('/overview');
+    expect((await person.browser.get(home.location!)).status).toBe(200);
+  });
+
   it('counts this organization’s messages of the last 30 days per channel, with delivery and bounce rates', async () => {
     const owner = await signedIn(app, deps, 'member');
     for (const status of ['delivered', 'delivered', 'delivered', 'bounced', 'failed'] as const) await messageThatEnded(owner.orgId, status);

@@ -8,9 +8,15 @@ async function main(argv: string[]) {
     console.log(helpFor(argv));
     return 0;
   }
-  const { ConfigError, loadConfig } = await import('@tidings/config');
+  const { ConfigError, loadConfig, loadEnvFile } = await import('@tidings/config');
   let config: ReturnType<typeof loadConfig>;
   try {
+    loadEnvFile(); // .env of the current directory, when there is one: the same settings as `npm start`
+    // doctor judges the environment itself, so a setting loadConfig refuses is one of its findings, not a failure
+    if (argv[0] === 'doctor') {
+      const { runDoctor } = await import('./doctor.ts');
+      return runDoctor(process.env, { out: console.log, err: console.error });
+    }
     config = loadConfig();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

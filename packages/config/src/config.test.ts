@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from './index.ts';
+import { parse } from 'pg-connection-string';
+import { ConfigError, hasLiveProvider, loadConfig } from './index.ts';
 
 describe('loadConfig', () => {
   it('runs on local defaults with an empty environment', () => {
@@ -56,5 +57,31 @@ describe('loadConfig', () => {
     expect(config.dnsServers).toEqual(['127.0.0.1:5353', '10.0.0.1:53']);
     expect(config.webhookAllowLoopback).toBe(true);
     expect(config.rateLimitPerMinute).toBe(5000);
+  });
+
+  it('puts DATABASE_PASSWORD into DATABASE_URL encoded, so any generated password works, and never shows it', () => {
+    const password = 'k/7+Qz@9:%41w=Rm#p1 ?&';
+    const config = loadConfig({ DATABASE_URL: 'postgresql://tidings@postgres:5432/tidings', DATABASE_PASSWORD: password });
+    // what node-postgres (and so Prisma's adapter) reads back from the URL
+    expect(parse(config.databaseUrl)).toMatchObject({ user: 'tidings', password, host: 'postgres', port: '5432', database: 'tidings' });
+    expect(parse(loadConfig({ DATABASE_URL: 'postgresql://u:old@db/x', DATABASE_PASSWORD: 'new' }).databaseUrl).password).toBe('new');
+    expect(() => loadConfig({ DATABASE_URL: 'nope', DATABASE_PASSWORD: password })).not.toThrow(/k\/7/);
+  });
+
+  it('binds the ops ports to 127.0.0.1 unless OPS_HOST says otherwise', () => {
+    expect(loadConfig({}).opsHost).toBe('127.0.0.1');
+    expect(loadConfig({ OPS_HOST: '0.0.0.0' }).opsHost).toBe('0.0.0.0');
+  });
+});
+
+describe('hasLiveProvider', () => {
+  it('knows every real provider: Resend, SMTP, SES, Telnyx and Twilio', () => {
+    expect(hasLiveProvider(loadConfig({}))).toBe(false);
+    expect(hasLiveProvider(loadConfig({ RESEND_API_KEY: 're_1' }))).toBe(true);
+    expect(hasLiveProvider(loadConfig({ TELNYX_API_KEY: 'KEY1' }))).toBe(true);
+    expect(hasLiveProvider(loadConfig({ EMAIL_PROVIDERS: 'smtp', SMTP_URL: 'smtp://u:p@127.0.0.1:2525' }))).toBe(true);
+    expect(hasLiveProvider(loadConfig({ EMAIL_PROVIDERS: 'ses', SES_REGION: 'eu-west-1', SES_ACCESS_KEY_ID: 'a', SES_SECRET_ACCESS_KEY: 's' }))).toBe(true);
+    expect(hasLiveProvider(loadConfig({ SMS_PROVIDERS: 'twilio', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 't' }))).toBe(true);
+    expect(hasLiveProvider(loadConfig({ EMAIL_PROVIDERS: 'sandbox', SMS_PROVIDERS: 'sandbox' }))).toBe(false);
   });
 });

@@ -34,6 +34,11 @@ const port = z.coerce.number().int().min(0).max(65535);
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.url().default('postgresql://postgres@127.0.0.1:5432/tidings'),
+  /**
+   * The password of DATABASE_URL's user, given apart so any characters work (it is percent-encoded into the URL);
+   * replaces a password in the URL. Docker Compose passes POSTGRES_PASSWORD here.
+   */
+  DATABASE_PASSWORD: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Off for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode). */
   DATABASE_PREPARED_STATEMENTS: booleanFromString.default(true),
@@ -54,6 +59,8 @@ const EnvSchema = z.object({
   /** Prefix of every Redis key and BullMQ queue, so several installs (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().min(1).max(64).default('tidings'),
   API_PORT: port.default(3000),
+  /** The address every ops port (/metrics, /healthz, /readyz) listens on: this machine only unless told (the image: 0.0.0.0). */
+  OPS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Where the API serves /metrics (and /healthz, /readyz) for operators, apart from its public port (0: any free port). */
   API_METRICS_PORT: port.default(3004),
   DASHBOARD_PORT: port.default(3001),
@@ -255,6 +262,7 @@ export type Config = {
   redisUrl: string;
   redisPrefix: string;
   apiPort: number;
+  opsHost: string;
   apiMetricsPort: number;
   dashboardPort: number;
   dashboardMetricsPort: number;
@@ -375,6 +383,14 @@ function providerSettingsMissing(e: z.infer<typeof EnvSchema>): string[] {
   return lists.flatMap(([list, names]) => names.flatMap((name) => (needs[name] ?? []).filter(([, value]) => !value).map(([setting]) => `  ${list}: ${name} needs ${setting}`)));
 }
 
+/** `url` with `password` (any characters) percent-encoded as its user's password; `url` itself without one. */
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined) return url;
+  const composed = new URL(url);
+  composed.password = encodeURIComponent(password);
+  return composed.toString();
+}
+
 /** Thrown by loadConfig; the message lists every bad variable by name. */
 export class ConfigError extends Error {}
 
@@ -400,13 +416,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (issues.length) throw new ConfigError(`Invalid configuration:\n${issues.join('\n')}`);
   return {
     env: e.NODE_ENV,
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: withPassword(e.DATABASE_URL, e.DATABASE_PASSWORD),
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     statementTimeoutMs: { requests: e.DATABASE_STATEMENT_TIMEOUT_MS, jobs: e.DATABASE_JOB_STATEMENT_TIMEOUT_MS },
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     apiPort: e.API_PORT,
+    opsHost: e.OPS_HOST,
     apiMetricsPort: e.API_METRICS_PORT,
     dashboardPort: e.DASHBOARD_PORT,
     dashboardMetricsPort: e.DASHBOARD_METRICS_PORT,
@@ -495,10 +512,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * Whether any real provider has credentials. Without one, live keys have nowhere real to send (and no domain can be
- * verified), so the dashboard offers test keys first.
- * @example hasLiveProvider(loadConfig({})) // false
+ * Whether live messages go through any real provider (Resend, SMTP, SES, Telnyx or Twilio): the provider lists name
+ * one (a listed provider always has its settings, or the configuration is refused). Without one, live keys have
+ * nowhere real to send (and no domain can be verified), so the dashboard offers test keys first.
+ * @example hasLiveProvider(loadConfig({})) // false; hasLiveProvider(loadConfig({ SMS_PROVIDERS: 'twilio', ... })) // true
  */
-export function hasLiveProvider(config: Pick<Config, 'resend' | 'telnyx'>): boolean {
-  return Boolean(config.resend.apiKey || config.telnyx.apiKey);
+export function hasLiveProvider(config: Pick<Config, 'providerLists'>): boolean {
+  return [...config.providerLists.email, ...config.providerLists.sms].some((name) => name !== 'sandbox');
 }
+
+export { loadEnvFile } from './env-file.ts';
+export { productionProblems, type ProductionProblem } from './production.ts';

@@ -9,14 +9,15 @@ export type RunningServer = { port: number; close(): Promise<void> };
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /**
- * Listens on `port` and resolves once listening; rejects with the listen error (EADDRINUSE: port taken).
+ * Listens on `port` (on `host` when given, else every address) and resolves once listening; rejects with the listen
+ * error (EADDRINUSE: port taken).
  * `close()` stops accepting, ends idle keep-alive connections, and resolves when the requests in flight are answered.
  * @example const running = await listen(createServer(handler), 3000);
  */
-export async function listen(server: Server, port: number): Promise<RunningServer> {
+export async function listen(server: Server, port: number, host?: string): Promise<RunningServer> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -37,6 +38,6 @@ export async function listen(server: Server, port: number): Promise<RunningServe
  * finish. What `runProcess` stops first on SIGTERM.
  * @example runProcess('api', { ..., start: (deps) => serveHttp(createApp(deps).fetch, deps.config.apiPort) });
  */
-export function serveHttp(fetch: FetchHandler, port: number): Promise<RunningServer> {
-  return listen(createAdaptorServer({ fetch }) as Server, port);
+export function serveHttp(fetch: FetchHandler, port: number, host?: string): Promise<RunningServer> {
+  return listen(createAdaptorServer({ fetch }) as Server, port, host);
 }

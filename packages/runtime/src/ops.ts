@@ -35,11 +35,12 @@ export function opsRoutes(sources: OpsSources) {
 }
 
 /**
- * The ops port of a process (the API, the workers): `opsRoutes` alone. Resolves once
- * listening on `port` (0: any free one); rejects when the port is taken. `close()` stops listening.
- * @example const ops = await startOpsServer(deps, config.sendWorker.metricsPort); ... await ops.close();
+ * The ops port of a process (the API, the workers): `opsRoutes` alone. Resolves once listening on `port` (0: any
+ * free one) of `host` (OPS_HOST: 127.0.0.1 unless the operator opens it, as the image does for its probes); rejects
+ * when the port is taken. `close()` stops listening.
+ * @example const ops = await startOpsServer(deps, config.sendWorker.metricsPort, config.opsHost); ... await ops.close();
  */
-export async function startOpsServer(sources: OpsSources & { logger: Logger }, port: number): Promise<RunningServer> {
+export async function startOpsServer(sources: OpsSources & { logger: Logger }, port: number, host?: string): Promise<RunningServer> {
   const app = new Hono();
   app.route('/', opsRoutes(sources));
   app.all('*', (c) => {
@@ -50,5 +51,5 @@ export async function startOpsServer(sources: OpsSources & { logger: Logger }, p
     sources.logger.error({ err: error, path: c.req.path }, 'ops request failed');
     return c.json({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' }, 500);
   });
-  return serveHttp(app.fetch, port);
+  return serveHttp(app.fetch, port, host);
 }

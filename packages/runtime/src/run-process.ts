@@ -49,9 +49,9 @@ export function runProcess<D extends ProcessDeps>(name: string, options: Process
     const config = loadConfig();
     deps = options.open(config);
     const opened = deps;
-    const ops = options.opsPort ? await startOpsServer(opened, options.opsPort(config)) : undefined;
+    const ops = options.opsPort ? await startOpsServer(opened, options.opsPort(config), config.opsHost) : undefined;
     const work = await options.start(opened);
-    const opsAt = ops ? `ops on http://localhost:${ops.port}` : undefined;
+    const opsAt = ops ? `ops on http://${config.opsHost}:${ops.port}` : undefined;
     const where = work.port === undefined ? opsAt : [`listening on http://localhost:${work.port}`, opsAt].filter(Boolean).join(', ');
     opened.logger.info({ port: work.port, opsPort: ops?.port }, `${name} started, ${where}`);
     let stopping = false;

@@ -48,19 +48,26 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   if (started || !tracingConfigured(env)) return false;
   const followAwaits = options.followAwaits ?? true;
   // required here, not imported: with tracing off no SDK code is loaded
-  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { BullMQOtel } = require('bullmq-otel') as typeof import('bullmq-otel');
   const { suppressTracing } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  const sdk = new NodeSDK({
-    serviceName: env.OTEL_SERVICE_NAME || serviceName,
-    traceExporter: new OTLPTraceExporter(),
-    // Prometheus and the JSON log stay the metrics and the logs: the SDK exports traces only
-    metricReaders: [],
-    logRecordProcessors: [],
-    ...(followAwaits ? {} : { contextManager: new SynchronousContextManager() }),
+  // Traces only (Prometheus and the JSON log stay the metrics and the logs): the trace SDK alone, exporting OTLP/HTTP
+  // in batches (OTEL_BSP_* apply); the sampler comes from OTEL_TRACES_SAMPLER, the resource from OTEL_RESOURCE_ATTRIBUTES.
+  const provider = new NodeTracerProvider({
+    resource: defaultResource()
+      .merge(detectResources({ detectors: [envDetector] }))
+      .merge(resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || serviceName })),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  // W3C trace context and baggage; the context manager follows awaits (AsyncLocalStorage) unless told not to
+  provider.register(followAwaits ? {} : { contextManager: new SynchronousContextManager() });
+  const unregister = registerInstrumentations({
+    tracerProvider: provider,
     // No HTTP instrumentation: the server span is ours (inServerSpan), cheaper than patching every request's
     // emitters, and outgoing calls (providers' SDKs, webhook POSTs) get spans of ours with the attributes that matter
     // and no URL (a customer's webhook URL may carry a token); nor does a provider receive our trace ids.
@@ -74,9 +81,11 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
         ]
       : [],
   });
-  sdk.start();
   started = {
-    shutdown: () => sdk.shutdown(),
+    shutdown: async () => {
+      unregister();
+      await provider.shutdown();
+    },
     recordRecipients: env.OTEL_RECORD_RECIPIENTS === 'true',
     followAwaits,
     queueTelemetry: withoutSpansUnderProducers(new BullMQOtel({ tracerName: TRACER }), suppressTracing),

@@ -61,6 +61,29 @@ describe('the ops server', () => {
   });
 });
 
+describe("the ops server's address (OPS_HOST)", () => {
+  // 127.0.0.2 is this machine's loopback too, but not the address 127.0.0.1: what a bound address refuses, it refuses
+  const answers = (port: number, host: string) =>
+    fetch(`http://${host}:${port}/healthz`).then(
+      (res) => res.status,
+      () => 'refused',
+    );
+
+  it('listens on the given address only, or on every address with 0.0.0.0', async () => {
+    const sources = { readiness: async () => ready, metrics: { registry: new Registry() }, logger };
+    const local = await startOpsServer(sources, 0, '127.0.0.1');
+    const open = await startOpsServer(sources, 0, '0.0.0.0');
+    try {
+      expect(await answers(local.port, '127.0.0.1')).toBe(200);
+      expect(await answers(local.port, '127.0.0.2')).toBe('refused');
+      expect(await answers(open.port, '127.0.0.2')).toBe(200);
+    } finally {
+      await local.close();
+      await open.close();
+    }
+  });
+});
+
 describe('serveHttp', () => {
   it('close() lets the request in flight finish and refuses new connections', async () => {
     let release!: () => void;

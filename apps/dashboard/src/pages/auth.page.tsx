@@ -7,6 +7,7 @@ import { clearDashboardCookie, SESSION_COOKIE, setFlash, takeFlash } from '../au
 import { startSession } from '../auth/start-session.ts';
 import type { DashEnv } from '../env.ts';
 import { safeNext } from '../middleware/require.ts';
+import { apiKeysPage } from './api-keys.page.tsx';
 import { Field, fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render } from '../views/render.tsx';
@@ -186,7 +187,8 @@ authRoutes.post('/sign-up', async (c) => {
   }
   await startSession(c, user.id);
   setFlash(c, joinedExisting ? 'Welcome to Tidings. You own this organization: its keys and messages are below.' : 'Welcome to Tidings. Create an API key to start sending.');
-  return c.redirect('/', 303);
+  // a new owner's first step is a key (the flash says so), not the overview where signing in lands
+  return c.redirect(apiKeysPage.path, 303);
 });
 
 authRoutes.post('/sign-out', async (c) => {

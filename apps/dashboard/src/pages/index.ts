@@ -17,13 +17,13 @@ import { webhooksPage } from './webhooks.page.tsx';
 
 /**
  * Every page behind sign-in, in sidebar order within each section. The first one with a navigation entry is the
- * home page.
+ * home page, where signing in lands: the overview.
  */
 export const pages: DashboardPage[] = [
+  overviewDashboardPage,
   apiKeysPage,
   membersSettingsPage,
   invitePage,
-  overviewDashboardPage,
   messagesPage,
   sandboxPage,
   webhooksPage,

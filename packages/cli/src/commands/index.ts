@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { doctor } from './doctor.ts';
 import { keys } from './keys.ts';
 import { migrate } from './migrate.ts';
 import { orgs } from './orgs.ts';
@@ -6,4 +7,4 @@ import { status } from './status.ts';
 import { users } from './users.ts';
 
 /** Every `tidings` command, in the order the usage lists them. A new command is a file here and a line below. */
-export const commands: readonly Command[] = [migrate, status, ...orgs, ...users, ...keys];
+export const commands: readonly Command[] = [migrate, doctor, status, ...orgs, ...users, ...keys];

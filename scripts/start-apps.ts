@@ -1,0 +1,76 @@
+// What `npm start` does around the supervisor: bring the apps' bundles up to date only when a source changed since
+// they were built, and say when each app is ready.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '@tidings/config';
+
+/** One app `npm start` runs: its bundle (relative to the repository) and the ops port its /readyz answers on. */
+export type StartedApp = { name: string; bundle: string; opsPort(config: Config): number };
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The newest modification time of the files under `dir`, leaving out tests, builds and dependencies. */
+function newestFile(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (['node_modules', 'dist', 'test', '.turbo'].includes(entry.name) || entry.name.endsWith('.test.ts')) continue;
+    const file = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestFile(file) : statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether a bundle is missing or older than a source it is built from (apps, the packages they compile in, tsup). */
+function bundlesStale(root: string, apps: StartedApp[]): boolean {
+  const bundles = apps.map((app) => path.join(root, app.bundle));
+  if (!bundles.every((bundle) => existsSync(bundle))) return true;
+  const built = Math.min(...bundles.map((bundle) => statSync(bundle).mtimeMs));
+  const sources = [path.join(root, 'apps'), path.join(root, 'packages'), path.join(root, 'tsup.apps.ts')];
+  return sources.some((source) => (statSync(source).isDirectory() ? newestFile(source) : statSync(source).mtimeMs) > built);
+}
+
+/**
+ * Builds the apps' bundles (turbo, the apps only) when one is stale, while the caller migrates; `done` resolves to
+ * whether the bundles are usable, `cancel()` stops a build in progress.
+ * @example const build = buildApps(root, apps, log); await migrate(url); if (!(await build.done)) process.exit(1);
+ */
+export function buildApps(root: string, apps: StartedApp[], log: (line: string) => void): { done: Promise<boolean>; cancel(): void } {
+  if (!bundlesStale(root, apps)) {
+    log('the apps are built and up to date');
+    return { done: Promise.resolve(true), cancel: () => {} };
+  }
+  log('building the apps (a source changed since the last build)...');
+  const filters = apps.map((app) => `--filter=./${app.bundle.split('/dist/')[0]}`);
+  const turbo = require.resolve('turbo/bin/turbo');
+  const child = spawn(process.execPath, [turbo, 'run', 'build', ...filters, '--output-logs=errors-only'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const done = new Promise<boolean>((resolve) => {
+    child.once('exit', (code) => resolve(code === 0));
+    child.once('error', () => resolve(false));
+  });
+  return { done, cancel: () => child.kill('SIGTERM') };
+}
+
+/**
+ * Logs each app's readiness (its ops /readyz answers 200) and then that every app is ready, with the time since
+ * `startedAt`. An app on ops port 0 (any free port) cannot be asked and is left out. Holds no process open.
+ */
+export function reportReadiness(apps: StartedApp[], config: Config, startedAt: number, log: (line: string) => void): void {
+  const host = config.opsHost === '0.0.0.0' ? '127.0.0.1' : config.opsHost;
+  const waiting = new Map(apps.filter((app) => app.opsPort(config) !== 0).map((app) => [app.name, `http://${host}:${app.opsPort(config)}/readyz`]));
+  const poll = async () => {
+    for (const [name, url] of waiting) {
+      const ready = await fetch(url).then(
+        (res) => res.status === 200,
+        () => false,
+      );
+      if (!ready) continue;
+      waiting.delete(name);
+      log(`${name} is ready (${seconds(Date.now() - startedAt)} after npm start)`);
+      if (!waiting.size) log(`every app is ready, ${seconds(Date.now() - startedAt)} after npm start`);
+    }
+    if (waiting.size) setTimeout(poll, 200).unref();
+  };
+  void poll();
+}
