@@ -48,6 +48,8 @@ const CONFLICTS: Record<string, string> = {
   'broadcast.send': 'Broadcast is sending: only draft broadcasts can be',
   'broadcast.cancel': 'Broadcast is sent: only scheduled or sending broadcasts can be',
   'broadcast.delete': 'Broadcast is sending: only draft broadcasts can be',
+  'webhook.create': 'This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.',
+  'webhook.update': 'This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.',
 };
 
 /** Answers of a body or query that are true for one operation but not in general (message.send answers `queued`). */

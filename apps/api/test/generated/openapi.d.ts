@@ -751,7 +751,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The secret is in this response only. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
+         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The secret is in this response only. An organization has at most 20 enabled endpoints (`WEBHOOK_ENDPOINTS_PER_ORG`): past it, 409. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
          */
         post: operations["webhook.create"];
         delete?: never;
@@ -783,7 +783,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes url (checked again), events, description or `enabled` (`true` re-enables a disabled endpoint).
+         * @description Changes url (checked again), events, description or `enabled` (`true` re-enables a disabled endpoint; 409 past the limit of enabled endpoints).
          */
         patch: operations["webhook.update"];
         trace?: never;
@@ -859,7 +859,7 @@ export interface paths {
         put?: never;
         /**
          * Re-deliver a range
-         * @description Re-delivers every delivery of this endpoint created in `[since, until)` (`status: "failed"`: only those that gave up), after an outage. The deliveries go out through the queue at the worker's normal pace, each with its original `webhook-id`. 400 when the endpoint is disabled.
+         * @description Re-delivers every delivery of this endpoint created in `[since, until)` (`status: "failed"`: only those that gave up), after an outage. The deliveries go out through the bulk lane (slots of their own, so live webhooks never wait behind them), each with its original `webhook-id`. 400 when the endpoint is disabled, or when the range holds more than 10,000 deliveries (`WEBHOOK_REPLAY_MAX`): narrow it and replay in parts.
          */
         post: operations["webhook.replay"];
         delete?: never;
@@ -10279,6 +10279,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description BAD_REQUEST: the body is larger than the limit */
             413: {
                 headers: {
@@ -10644,6 +10659,21 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "Webhook not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

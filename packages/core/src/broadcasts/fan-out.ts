@@ -1,6 +1,6 @@
 import type { SegmentCriteria } from '@tidings/contracts';
 import { columnsOf, Prisma, queryPrepared, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
-import { broadcastJobId } from '@tidings/queue';
+import { broadcastJobId, sendQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { eventsCte, deliveryJobs, recordEvents } from '../events.ts';
@@ -13,6 +13,7 @@ import { countSmsSegments } from '../sms/segments.ts';
 import { compileSimpleTemplate } from '../templates/simple-template.ts';
 import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
+import { chunkJob, firstChunkJobs, lostChunks, nextChunkJobs, windowOf, WINDOW_RECHECK_MS } from './bulk-window.ts';
 import { unsubscribeUrl } from './unsubscribe-token.ts';
 
 /** What a fan-out step tells its job: finished, or run again at `runAt` (a scheduled start, a finish not yet due). */
@@ -26,8 +27,6 @@ const START_TIMEOUT_MS = 10 * 60_000;
 export const FINISH_CHECK_EVERY_MS = 1000;
 
 const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'finish' }), runAt });
-const chunkJobs = (broadcastId: string, chunks: number[]): OutboxItem[] =>
-  chunks.map((chunk) => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'chunk', chunk }) }));
 
 /** Ends a broadcast that cannot start (its segment or template was deleted since it was scheduled). */
 async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string): Promise<StepResult> {
@@ -48,8 +47,8 @@ async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string):
  * The start step: fixes the recipients in the database and cuts them into chunks, in one transaction whatever their
  * number (nothing is loaded into memory). The segment's contacts with an address for the channel are the
  * recipients; those unsubscribed from the channel or on the suppression list are counted `suppressed`; the rest are
- * numbered 1..n in BroadcastRecipient. Records `broadcast.sending` and promises one job per chunk and the finish
- * job (outbox), then adds them. A start that already happened, or a canceled broadcast, does nothing.
+ * numbered 1..n in BroadcastRecipient. Records `broadcast.sending` and promises the jobs of the first chunks (the
+ * rest follow as a chain, bulk-window.ts) and the finish job (outbox), then adds them. A start that already happened, or a canceled broadcast, does nothing.
  * @example await startBroadcast(deps, 'brd_...') // { kind: 'done', outcome: 'started' }
  */
 export async function startBroadcast(deps: Deps, broadcastId: string): Promise<StepResult> {
@@ -94,13 +93,7 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
         SELECT ${row.id}, row_number() OVER (ORDER BY m."id"), m."id" FROM matching m WHERE m."isSendable" AND EXISTS (SELECT 1 FROM started))
       SELECT * FROM started`;
       if (!started) return null;
-      const jobs = [
-        ...chunkJobs(
-          row.id,
-          Array.from({ length: started.chunkCount }, (_, i) => i),
-        ),
-        finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS)),
-      ];
+      const jobs = [...firstChunkJobs(deps.config, row.id, started.chunkCount), finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS))];
       await tx.$executeRaw(outboxInsert(jobs));
       const events = await recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.sending', data: toBroadcast(started) }]);
       return { started, outbox: [...jobs, ...events] };
@@ -318,15 +311,19 @@ async function writeChunk(
 
 /**
  * A chunk step: renders and writes the messages of recipients `chunk * size + 1 .. (chunk + 1) * size` (one query
- * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk). Safe to run
- * any number of times: a chunk written before only has its still-queued messages' jobs added again (a crash between
- * the commit and the addBulk); jobId = message id makes that harmless. `options.attempt` is the job's try: a render
- * over the budget throws before the last of BROADCAST_RENDER_ATTEMPTS (the last by default).
+ * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk), then
+ * releases the next chunk of the chain. While the organization's window is full it writes nothing and looks again
+ * later (bulk-window.ts). Safe to run any number of times: a chunk written before only has its still-queued
+ * messages' jobs added again (a crash between the commit and the addBulk); jobId = message id makes that harmless.
+ * `options.attempt` is the job's try: a render over the budget throws before the last of BROADCAST_RENDER_ATTEMPTS
+ * (the last by default).
  * @example await expandBroadcastChunk(deps, 'brd_...', 0) // { kind: 'done', outcome: 'created 1000' }
  */
 export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number, options: { attempt?: number } = {}): Promise<StepResult> {
   const broadcast = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
   if (broadcast?.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
+  const window = await windowOf(deps, broadcast.orgId, broadcastId, chunk);
+  if (!window.written && window.full) return { kind: 'not-yet', runAt: new Date(deps.now().getTime() + WINDOW_RECHECK_MS * (1 + Math.random())) };
   const size = deps.config.broadcasts.chunkSize;
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
   const contacts = await deps.db.$queryRaw<RecipientContact[]>`
@@ -354,17 +351,17 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
     queuedIds = again.map((m) => m.id);
   }
   // Thrown errors leave the job to run again, which adds these jobs then: nothing is promised in the outbox for them.
-  await addJobs(
-    deps,
-    queuedIds.map((id) => ({ queue: broadcast.channelType, jobId: id })),
-  );
+  // They go to the bulk lane: a broadcast never waits in front of anyone's single sends.
+  const queue = sendQueueOf({ channelType: broadcast.channelType, broadcastId: broadcast.id });
+  await addJobs(deps, [...queuedIds.map((id) => ({ queue, jobId: id })), ...nextChunkJobs(deps.config, broadcastId, chunk, broadcast.chunkCount)]);
   return { kind: 'done', outcome: written ? `created ${written.created}` : `re-added ${queuedIds.length}` };
 }
 
 /**
  * The finish step, repeated every FINISH_CHECK_EVERY_MS while the broadcast is `sending`: once every chunk is
  * written and no message waits for a provider (none `queued`), the broadcast is `sent` (with `broadcast.sent`).
- * Chunks still unwritten long after the start (their jobs lost with a Redis that restarted empty) are added again.
+ * Released chunks still unwritten long after the start (their jobs lost with a Redis that restarted empty) are added
+ * again (bulk-window.ts's lostChunks).
  * @example await finishBroadcast(deps, 'brd_...') // { kind: 'not-yet', runAt } until every message reached a provider
  */
 export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<StepResult> {
@@ -389,16 +386,11 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
   const isStarting = current?.status === 'scheduled' || (current?.status === 'sending' && !current.startedAt);
   if (!current || (current.status !== 'sending' && !isStarting)) return { kind: 'done', outcome: current?.status ?? 'missing' };
   if (current.startedAt && now.getTime() - current.startedAt.getTime() > deps.config.strandedJobAfterMs) {
-    const missing = await deps.db.$queryRaw<{ chunk: number }[]>`
-      SELECT k AS "chunk" FROM generate_series(0, ${current.chunkCount - 1}) k
-      WHERE NOT EXISTS (SELECT 1 FROM "BroadcastChunk" d WHERE d."broadcastId" = ${broadcastId} AND d."chunk" = k)`;
+    const missing = await lostChunks(deps, broadcastId, current.chunkCount);
     if (missing.length > 0)
       await addJobs(
         deps,
-        chunkJobs(
-          broadcastId,
-          missing.map((m) => m.chunk),
-        ),
+        missing.map((chunk) => chunkJob(broadcastId, chunk)),
       );
   }
   return { kind: 'not-yet', runAt: new Date(now.getTime() + FINISH_CHECK_EVERY_MS) };

@@ -29,9 +29,24 @@ async function findWebhook(db: Db, orgId: string, id: string): Promise<WebhookRo
   return foundOr404(await db.webhook.findFirst({ where: { id, orgId } }), 'Webhook');
 }
 
-/** webhook.create: the secret is returned here only; it is stored encrypted. */
+/**
+ * An organization has at most WEBHOOK_ENDPOINTS_PER_ORG enabled endpoints (each multiplies every event it subscribes
+ * to): 409 for one more. Two requests at the same instant may both pass; the limit is against abuse, not exact.
+ */
+async function assertRoomForEndpoint(deps: Deps, orgId: string): Promise<void> {
+  const limit = deps.config.webhooks.endpointsPerOrg;
+  if ((await deps.db.webhook.count({ where: { orgId, enabled: true } })) >= limit) {
+    throw new AppError(
+      'CONFLICT',
+      `This organization already has ${limit} enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.`,
+    );
+  }
+}
+
+/** webhook.create: the secret is returned here only; it is stored encrypted. 409 past the endpoints limit. */
 export async function createWebhook(deps: Deps, orgId: string, input: CreateWebhookBody): Promise<WebhookWithSecret> {
   await assertSafeUrl(deps, input.url);
+  await assertRoomForEndpoint(deps, orgId);
   const secret = generateWebhookSecret();
   const row = await deps.db.webhook.create({
     data: {
@@ -67,12 +82,16 @@ export async function getWebhook({ db, now }: Deps, orgId: string, id: string, m
   return { ...toWebhook(row, now()), recentEvents: recent.map(toDelivery) };
 }
 
-/** webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures). */
+/**
+ * webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures;
+ * 409 past the endpoints limit).
+ */
 export async function updateWebhook(deps: Deps, orgId: string, id: string, input: UpdateWebhookBody): Promise<Webhook> {
   const current = await findWebhook(deps.db, orgId, id);
   if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(deps, input.url);
   const enabling = input.enabled === true && !current.enabled;
   const disabling = input.enabled === false && current.enabled;
+  if (enabling) await assertRoomForEndpoint(deps, orgId);
   const row = await deps.db.webhook.update({
     where: { id: current.id },
     data: {
