@@ -13,4 +13,4 @@ export {
   type QueueName,
   type Queues,
 } from './queues.ts';
-export { laneOfQueue, sendQueueOf, webhookQueueOf, type Lane, type SendQueue, type WebhookQueue } from './lanes.ts';
+export { sendQueueOf, webhookQueueOf, type Lane, type SendQueue, type WebhookQueue } from './lanes.ts';

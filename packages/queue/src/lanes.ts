@@ -1,9 +1,7 @@
-import type { QueueName } from './queues.ts';
-
 /**
- * Work is of two kinds. Transactional: what one person waits for (message.send, sendBatch, a retried delivery,
- * every webhook of such a message). Bulk: what goes to many (a broadcast's messages, a webhook replay). Each kind
- * has queues of its own and workers of its own, so bulk work never waits in front of transactional work.
+ * Work is of two kinds. Transactional: what one person waits for (message.send, sendBatch, the webhook deliveries of
+ * events, a retried delivery). Bulk: what goes to many (a broadcast's messages, a webhook replay). Each kind has
+ * queues of its own and workers of its own, so bulk work never waits in front of transactional work.
  */
 export type Lane = 'transactional' | 'bulk';
 
@@ -23,9 +21,4 @@ export function sendQueueOf(message: { channelType: 'email' | 'sms'; broadcastId
 /** The queue of a webhook delivery job in `lane`. */
 export function webhookQueueOf(lane: Lane): WebhookQueue {
   return lane === 'bulk' ? 'webhooks-bulk' : 'webhooks';
-}
-
-/** The lane of a queue (maintenance and the fan-out's own queue count as transactional: they are not per recipient). */
-export function laneOfQueue(queue: QueueName): Lane {
-  return queue.endsWith('-bulk') ? 'bulk' : 'transactional';
 }
