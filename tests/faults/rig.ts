@@ -210,7 +210,8 @@ export async function startRig(options: RigOptions = {}) {
   for (const [i, url] of apiUrls.entries()) {
     await waitUntil(
       async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true,
-      60_000,
+      // several processes compile and start at once: on a busy machine that takes more than a minute
+      180_000,
       () => `the API did not start:\n${apis[i]!.tail.join('\n')}`,
     );
   }
@@ -284,6 +285,8 @@ export async function startRig(options: RigOptions = {}) {
     },
     /** `webhook-id` of every webhook request received (one per request: a redelivery appears again). */
     webhookIdsReceived: () => [...receivedWebhookIds, ...(receiver?.requests.map((r) => r.headers['webhook-id']!) ?? [])],
+    /** The requests the running receiver got (with their arrival times), since it last started. */
+    webhookRequests: () => receiver?.requests ?? [],
     /** The last log lines of every process, for an error message. */
     logs: () => [...processes].flatMap((p) => p.tail).join('\n'),
     async close() {

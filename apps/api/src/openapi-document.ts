@@ -68,6 +68,8 @@ const CONFLICTS: Record<string, string> = {
   'broadcast.cancel': 'Only scheduled or sending broadcasts can be canceled; this one is sent.',
   'broadcast.delete': 'Only draft broadcasts can be deleted; this one is sending.',
   'broadcast.retryFailed': 'Only sending or sent broadcasts have failed messages to retry; this one is draft.',
+  'webhook.create': 'This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.',
+  'webhook.update': 'This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.',
 };
 
 /** Answers of a body or query that are true for one operation but not in general (message.send answers `queued`). */

@@ -17,8 +17,10 @@ import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
 export type SendWorker = { workers: Worker[]; close(): Promise<void> };
 
 /**
- * Starts the send-worker's BullMQ workers on `deps`: one per configured channel queue (SEND_WORKER_QUEUES) with
- * the configured concurrency and stalled-job settings, one on `broadcasts` (the fan-out) when configured, and one on
+ * Starts the send-worker's BullMQ workers on `deps`: for each configured channel (SEND_WORKER_QUEUES) one on its
+ * transactional queue (SEND_WORKER_CONCURRENCY) and one on its bulk queue (SEND_WORKER_BULK_CONCURRENCY): separate
+ * workers, so each lane has its own slots and a broadcast never takes the ones single sends need. One on
+ * `broadcasts` (the fan-out) when configured, and one on
  * `maintenance` that runs the outbox relay as a job scheduler every OUTBOX_RELAY_INTERVAL_MS. Messages go out through
  * `deps.providers`. Every provider call and job run is measured in `deps.metrics`.
  * `close()` waits for in-flight jobs (graceful shutdown).
@@ -41,7 +43,10 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
   const sendOne = measureJobs(deps.metrics, sendMessageProcessor(deps, options.attachmentFetch));
   const channels = settings.queues.filter((queue) => queue !== 'broadcasts');
   const prefix = (queue: QueueName) => bullPrefix(deps.config.redisPrefix, queue, deps.redis.isCluster);
-  const workers: Worker[] = channels.map((queue) => new Worker(queue, sendOne, { ...common, prefix: prefix(queue), concurrency: settings.concurrency }));
+  const workers: Worker[] = channels.flatMap((channel) => [
+    new Worker(channel, sendOne, { ...common, prefix: prefix(channel), concurrency: settings.concurrency }),
+    new Worker(`${channel}-bulk`, sendOne, { ...common, prefix: prefix(`${channel}-bulk`), concurrency: settings.bulkConcurrency }),
+  ]);
   if (settings.queues.includes('broadcasts')) {
     const fanOut = measureJobs(deps.metrics, broadcastFanOutProcessor(deps));
     workers.push(new Worker('broadcasts', fanOut, { ...common, prefix: prefix('broadcasts'), concurrency: deps.config.broadcasts.workerConcurrency }));

@@ -12,7 +12,10 @@ runProcess('send-worker', {
   stopWithinMs: () => 30_000,
   async start(deps) {
     const worker = await startSendWorker(deps);
-    deps.logger.info({ queues: deps.config.sendWorker.queues, concurrency: deps.config.sendWorker.concurrency }, 'send-worker consuming');
+    deps.logger.info(
+      { queues: deps.config.sendWorker.queues, concurrency: deps.config.sendWorker.concurrency, bulkConcurrency: deps.config.sendWorker.bulkConcurrency },
+      'send-worker consuming',
+    );
     return worker;
   },
 });

@@ -177,20 +177,20 @@ describe('a broadcast to a segment (sandbox)', () => {
   it('cancel while sending: messages not yet handed to a provider are canceled, none is sent', async () => {
     const { api, orgId } = await h.testOrg();
     const { segment, template: tpl } = await audience(api);
-    await h.deps.queues.email.pause(); // the messages wait in the queue, as behind a long backlog
+    await h.deps.queues['email-bulk'].pause(); // the messages wait in the bulk lane, as behind a long backlog
     try {
       const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
       await api.post(`/v1/broadcasts/${b.id}/send`, {});
       await waitFor(async () => (await api.get(`/v1/broadcasts/${b.id}`)).body.counts.queued === 2, 30_000, 'the fan-out');
       const canceled = await api.post(`/v1/broadcasts/${b.id}/cancel`);
       expect(canceled.body.status).toBe('canceled');
-      await h.deps.queues.email.resume();
+      await h.deps.queues['email-bulk'].resume();
       await waitFor(async () => (await h.deps.db.message.count({ where: { orgId, broadcastId: b.id, status: 'canceled' } })) === 2, 30_000, 'the cancels');
       const messages = await messagesOf(orgId, b.id);
       expect(messages.filter((m) => m.sentAt !== null)).toEqual([]);
       expect((await api.get(`/v1/broadcasts/${b.id}`)).body).toMatchObject({ status: 'canceled', counts: { queued: 0, delivered: 0, sent: 0 } });
     } finally {
-      await h.deps.queues.email.resume();
+      await h.deps.queues['email-bulk'].resume();
     }
   });
 

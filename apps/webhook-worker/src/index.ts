@@ -1,2 +1,2 @@
-export { startWebhookWorker } from './webhook-worker.ts';
+export { startWebhookWorker, type WebhookWorker } from './webhook-worker.ts';
 export { deliverWebhook, type DeliverOptions } from './deliver-webhook.processor.ts';

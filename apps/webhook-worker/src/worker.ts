@@ -12,7 +12,10 @@ runProcess('webhook-worker', {
   async start(deps) {
     const { config, logger } = deps;
     const worker = startWebhookWorker(deps);
-    worker.on('ready', () => logger.info({ concurrency: config.webhooks.workerConcurrency }, 'webhook-worker consuming queue webhooks'));
+    logger.info(
+      { concurrency: config.webhooks.workerConcurrency, bulkConcurrency: config.webhooks.bulkWorkerConcurrency },
+      'webhook-worker consuming queues webhooks and webhooks-bulk',
+    );
     // Deliveries whose job was lost after the outbox (Redis data loss, a job given up as stalled) get a new one.
     const sweep = setInterval(() => {
       requeueOverdueDeliveries(deps, { overdueMs: config.strandedJobAfterMs })

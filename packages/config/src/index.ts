@@ -165,6 +165,12 @@ const EnvSchema = z.object({
     .min(1)
     .default(5 * 24 * 60 * 60 * 1000),
   WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+  /** Deliveries of the bulk lane (webhook.replay) in flight per webhook-worker, beside WEBHOOK_WORKER_CONCURRENCY's. */
+  WEBHOOK_WORKER_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(5),
+  /** Webhook endpoints an organization may have (each multiplies every event it subscribes to). */
+  WEBHOOK_ENDPOINTS_PER_ORG: z.coerce.number().int().min(1).max(1000).default(20),
+  /** Deliveries one webhook.replay may re-deliver; a wider range is refused (400) and is to be narrowed. */
+  WEBHOOK_REPLAY_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** BullMQ lock and stalled-job check of the webhook-worker: how fast a crashed worker's deliveries are taken over. */
   WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(200).default(30_000),
   WEBHOOK_WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
@@ -208,6 +214,11 @@ const EnvSchema = z.object({
   /** Contacts per fan-out job: one multi-row statement and one addBulk each. */
   BROADCAST_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
   /**
+   * Broadcast messages of one organization waiting in the bulk lane (queued or sending) beyond which its fan-out
+   * writes no further chunk until they drain: another organization's broadcast waits behind at most this many.
+   */
+  BROADCAST_ORG_WINDOW: z.coerce.number().int().min(1).max(1_000_000).default(5000),
+  /**
    * Contacts per render task within a chunk: each task runs on a render thread within one TEMPLATE_RENDER_BUDGET_MS,
    * so a normal template renders a task well within it and a hostile one is stopped after one budget.
    */
@@ -217,6 +228,11 @@ const EnvSchema = z.object({
   /** Unsubscribe page requests (GET and POST /u/{token}) per minute per client address. */
   UNSUBSCRIBE_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   SEND_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+  /**
+   * Sends of the bulk lane (broadcast messages) in flight per send-worker, in workers of their own beside the
+   * transactional lane's SEND_WORKER_CONCURRENCY; unset: the same number.
+   */
+  SEND_WORKER_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(500).optional(),
   /** Provider attempts per message before it is `failed` (transient errors only; permanent ones fail at once). */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SEND_BACKOFF_BASE_MS: z.coerce.number().int().min(1).default(2000),
@@ -319,16 +335,20 @@ export type Config = {
     retryScheduleMs: number[];
     disableAfterFailingMs: number;
     workerConcurrency: number;
+    bulkWorkerConcurrency: number;
+    endpointsPerOrg: number;
+    replayMax: number;
     lockMs: number;
     stalledIntervalMs: number;
     workerMetricsPort: number;
   };
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  broadcasts: { workerConcurrency: number; chunkSize: number; renderBatchSize: number; unsubscribeSecret: string; unsubscribeRateLimit: number };
+  broadcasts: { workerConcurrency: number; chunkSize: number; orgWindow: number; renderBatchSize: number; unsubscribeSecret: string; unsubscribeRateLimit: number };
   sendWorker: {
     queues: ('email' | 'sms' | 'broadcasts')[];
     concurrency: number;
+    bulkConcurrency: number;
     maxAttempts: number;
     backoffBaseMs: number;
     backoffMaxMs: number;
@@ -480,6 +500,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
       disableAfterFailingMs: e.WEBHOOK_DISABLE_AFTER_FAILING_MS,
       workerConcurrency: e.WEBHOOK_WORKER_CONCURRENCY,
+      bulkWorkerConcurrency: e.WEBHOOK_WORKER_BULK_CONCURRENCY,
+      endpointsPerOrg: e.WEBHOOK_ENDPOINTS_PER_ORG,
+      replayMax: e.WEBHOOK_REPLAY_MAX,
       lockMs: e.WEBHOOK_WORKER_LOCK_MS,
       stalledIntervalMs: e.WEBHOOK_WORKER_STALLED_INTERVAL_MS,
       workerMetricsPort: e.WEBHOOK_WORKER_METRICS_PORT,
@@ -488,6 +511,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     broadcasts: {
       workerConcurrency: e.BROADCAST_WORKER_CONCURRENCY,
       chunkSize: e.BROADCAST_CHUNK_SIZE,
+      orgWindow: e.BROADCAST_ORG_WINDOW,
       renderBatchSize: e.BROADCAST_RENDER_BATCH_SIZE,
       unsubscribeSecret: e.UNSUBSCRIBE_SECRET ?? LOCAL_UNSUBSCRIBE_SECRET,
       unsubscribeRateLimit: e.UNSUBSCRIBE_RATE_LIMIT,
@@ -496,6 +520,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendWorker: {
       queues: e.SEND_WORKER_QUEUES,
       concurrency: e.SEND_WORKER_CONCURRENCY,
+      bulkConcurrency: e.SEND_WORKER_BULK_CONCURRENCY ?? e.SEND_WORKER_CONCURRENCY,
       maxAttempts: e.SEND_MAX_ATTEMPTS,
       backoffBaseMs: e.SEND_BACKOFF_BASE_MS,
       backoffMaxMs: e.SEND_BACKOFF_MAX_MS,

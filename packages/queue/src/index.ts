@@ -13,3 +13,4 @@ export {
   type QueueName,
   type Queues,
 } from './queues.ts';
+export { sendQueueOf, webhookQueueOf, type Lane, type SendQueue, type WebhookQueue } from './lanes.ts';

@@ -3,19 +3,26 @@ import type { Redis } from './redis.ts';
 
 /**
  * Every BullMQ queue. Jobs carry only the id of the row they work on, and use it as their jobId, so adding the
- * same work twice is a no-op.
+ * same work twice is a no-op. `email`, `sms` and `webhooks` are the transactional lanes, the `-bulk` ones the bulk
+ * lanes (see lanes.ts): a row's lane never changes, so its job is in one queue only.
  */
-export const QUEUE_NAMES = ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts'] as const;
+export const QUEUE_NAMES = ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts', 'email-bulk', 'sms-bulk', 'webhooks-bulk'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
+type SendJob = { messageId: string };
+/**
+ * `createdAt`, the delivery's partition key (ISO), lets the worker's statements read one month's partition rather
+ * than probe each; absent from jobs of earlier versions and from the outbox relay's, which then probe them all.
+ */
+type DeliveryJob = { deliveryId: string; createdAt?: string };
+
 export type JobData = {
-  email: { messageId: string };
-  sms: { messageId: string };
-  /**
-   * `createdAt`, the delivery's partition key (ISO), lets the worker's statements read one month's partition rather
-   * than probe each; absent from jobs of earlier versions and from the outbox relay's, which then probe them all.
-   */
-  webhooks: { deliveryId: string; createdAt?: string };
+  email: SendJob;
+  sms: SendJob;
+  'email-bulk': SendJob;
+  'sms-bulk': SendJob;
+  webhooks: DeliveryJob;
+  'webhooks-bulk': DeliveryJob;
   maintenance: Record<string, never>;
   /** One step of a broadcast's fan-out (see `broadcastJobId`). */
   broadcasts: BroadcastStep;
@@ -36,8 +43,14 @@ export function deliveryIdOfJob(jobId: string): string {
   return dot === -1 ? jobId : jobId.slice(0, dot);
 }
 
-/** A broadcast's fan-out steps: `start` fixes the recipients, `chunk` writes one chunk's messages, `finish` closes it. */
-export type BroadcastStep = { broadcastId: string; step: 'start' } | { broadcastId: string; step: 'chunk'; chunk: number } | { broadcastId: string; step: 'finish' };
+/**
+ * A broadcast's fan-out steps: `start` fixes the recipients, `chunk` writes one chunk's messages, `finish` closes it.
+ * A chunk's `waits`: how often it was held back by its organization's window (those runs are no render attempts).
+ */
+export type BroadcastStep =
+  | { broadcastId: string; step: 'start' }
+  | { broadcastId: string; step: 'chunk'; chunk: number; waits?: number }
+  | { broadcastId: string; step: 'finish' };
 
 /**
  * The jobId of a broadcast step, from which `jobDataFor` reads the step back: the broadcast id alone starts it,
@@ -60,8 +73,11 @@ export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string, created
   switch (queue) {
     case 'email':
     case 'sms':
+    case 'email-bulk':
+    case 'sms-bulk':
       return { messageId: jobId } as JobData[Q];
     case 'webhooks':
+    case 'webhooks-bulk':
       return (createdAt ? { deliveryId: deliveryIdOfJob(jobId), createdAt: createdAt.toISOString() } : { deliveryId: deliveryIdOfJob(jobId) }) as JobData[Q];
     case 'broadcasts':
       return broadcastStepOf(jobId) as JobData[Q];
@@ -89,7 +105,7 @@ export function bullPrefix(prefix: string, queue: QueueName, cluster: boolean): 
  */
 export function createQueues(connection: Redis, prefix: string, telemetry?: QueueOptions['telemetry']): Queues {
   const open = <Q extends QueueName>(name: Q) => new Queue<JobData[Q]>(name, { connection, prefix: bullPrefix(prefix, name, connection.isCluster), telemetry });
-  return { email: open('email'), sms: open('sms'), webhooks: open('webhooks'), maintenance: open('maintenance'), broadcasts: open('broadcasts') } as Queues;
+  return Object.fromEntries(QUEUE_NAMES.map((name) => [name, open(name)])) as Queues;
 }
 
 /** Closes every queue (not the shared connection). */

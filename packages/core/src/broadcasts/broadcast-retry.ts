@@ -2,6 +2,7 @@ import { type Broadcast as BroadcastRow, Prisma, queryPrepared } from '@tidings/
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
+import { sendQueueOf } from '@tidings/queue';
 import { addJobs } from '../outbox.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 import { ofMode } from './broadcast.service.ts';
@@ -89,11 +90,12 @@ export async function retryFailedBroadcastMessages(deps: Deps, orgId: string, id
   );
   if (rows.length === 0) return { count: 0 };
   // BullMQ keeps a finished job for a day and ignores a new one under its id: the old jobs go first.
-  const queue = deps.queues[broadcast.channelType];
-  await Promise.all(rows.map((row) => queue.remove(row.id).catch(() => 0)));
+  // the bulk lane, like the broadcast's other messages
+  const lane = sendQueueOf({ channelType: broadcast.channelType, broadcastId: id });
+  await Promise.all(rows.map((row) => deps.queues[lane].remove(row.id).catch(() => 0)));
   const finish = finishJob(id, deps.now());
   await deps.queues.broadcasts.remove(finish.jobId).catch(() => 0);
-  await addJobs(deps, [...rows.map((row) => ({ queue: broadcast.channelType, jobId: row.id })), finish]);
+  await addJobs(deps, [...rows.map((row) => ({ queue: lane, jobId: row.id })), finish]);
   deps.logger.info({ broadcastId: id, orgId, count: rows.length }, 'broadcast failed messages queued again');
   return { count: rows.length };
 }

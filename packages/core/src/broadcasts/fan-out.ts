@@ -1,6 +1,6 @@
 import type { SegmentCriteria } from '@tidings/contracts';
 import { columnsOf, Prisma, queryPrepared, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
-import { broadcastJobId } from '@tidings/queue';
+import { broadcastJobId, sendQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { eventsCte, deliveryJobs, recordEvents } from '../events.ts';
@@ -14,6 +14,7 @@ import { quietUntil, zonesOf, type QuietHours } from '../sms/quiet-hours.ts';
 import { compileSimpleTemplate } from '../templates/simple-template.ts';
 import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
+import { chunkJob, firstChunkJobs, lostChunks, nextChunkJobs, windowOf, WINDOW_RECHECK_MS } from './bulk-window.ts';
 import { unsubscribeUrl } from './unsubscribe-token.ts';
 
 /** What a fan-out step tells its job: finished, or run again at `runAt` (a scheduled start, a finish not yet due). */
@@ -28,9 +29,6 @@ export const FINISH_CHECK_EVERY_MS = 1000;
 
 /** The finish step's job of a broadcast, to run at `runAt`. */
 export const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'finish' }), runAt });
-const chunkJobs = (broadcastId: string, chunks: number[]): OutboxItem[] =>
-  chunks.map((chunk) => ({ queue: 'broadcasts', jobId: broadcastJobId({ broadcastId, step: 'chunk', chunk }) }));
-
 /** Ends a broadcast that cannot start (its segment or template was deleted since it was scheduled). */
 async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string): Promise<StepResult> {
   const now = deps.now();
@@ -50,8 +48,8 @@ async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string):
  * The start step: fixes the recipients in the database and cuts them into chunks, in one transaction whatever their
  * number (nothing is loaded into memory). The segment's contacts with an address for the channel are the
  * recipients; those unsubscribed from the channel or on the suppression list are counted `suppressed`; the rest are
- * numbered 1..n in BroadcastRecipient. Records `broadcast.sending` and promises one job per chunk and the finish
- * job (outbox), then adds them. A start that already happened, or a canceled broadcast, does nothing.
+ * numbered 1..n in BroadcastRecipient. Records `broadcast.sending` and promises the jobs of the first chunks (the
+ * rest follow as a chain, bulk-window.ts) and the finish job (outbox), then adds them. A start that already happened, or a canceled broadcast, does nothing.
  * @example await startBroadcast(deps, 'brd_...') // { kind: 'done', outcome: 'started' }
  */
 export async function startBroadcast(deps: Deps, broadcastId: string): Promise<StepResult> {
@@ -97,13 +95,7 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
         SELECT ${row.id}, row_number() OVER (ORDER BY m."id"), m."id" FROM matching m WHERE m."isSendable" AND EXISTS (SELECT 1 FROM started))
       SELECT * FROM started`;
       if (!started) return null;
-      const jobs = [
-        ...chunkJobs(
-          row.id,
-          Array.from({ length: started.chunkCount }, (_, i) => i),
-        ),
-        finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS)),
-      ];
+      const jobs = [...firstChunkJobs(deps.config, row.id, started.chunkCount), finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS))];
       await tx.$executeRaw(outboxInsert(jobs));
       const events = await recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.sending', data: toBroadcast(started) }]);
       return { started, outbox: [...jobs, ...events] };
@@ -343,15 +335,19 @@ async function writeChunk(
 
 /**
  * A chunk step: renders and writes the messages of recipients `chunk * size + 1 .. (chunk + 1) * size` (one query
- * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk). Safe to run
- * any number of times: a chunk written before only has its still-queued messages' jobs added again (a crash between
- * the commit and the addBulk); jobId = message id makes that harmless. `options.attempt` is the job's try: a render
- * over the budget throws before the last of BROADCAST_RENDER_ATTEMPTS (the last by default).
+ * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk), then
+ * releases the next chunk of the chain. While the organization's window is full it writes nothing and looks again
+ * later (bulk-window.ts). Safe to run any number of times: a chunk written before only has its still-queued
+ * messages' jobs added again (a crash between the commit and the addBulk); jobId = message id makes that harmless.
+ * `options.attempt` is the job's try: a render over the budget throws before the last of BROADCAST_RENDER_ATTEMPTS
+ * (the last by default).
  * @example await expandBroadcastChunk(deps, 'brd_...', 0) // { kind: 'done', outcome: 'created 1000' }
  */
 export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number, options: { attempt?: number } = {}): Promise<StepResult> {
   const broadcast = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
   if (broadcast?.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
+  const window = await windowOf(deps, broadcast.orgId, broadcastId, chunk);
+  if (!window.written && window.full) return { kind: 'not-yet', runAt: new Date(deps.now().getTime() + WINDOW_RECHECK_MS * (1 + Math.random())) };
   const size = deps.config.broadcasts.chunkSize;
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
   const contacts = await deps.db.$queryRaw<RecipientContact[]>`
@@ -360,6 +356,7 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
   const messages = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way
   const written = await writeChunk(deps, broadcast, chunk, messages);
+  const queue = sendQueueOf({ channelType: broadcast.channelType, broadcastId: broadcast.id });
   let jobs: OutboxItem[];
   if (written) {
     deps.metrics.broadcastRecipientsExpanded.inc(contacts.length);
@@ -370,25 +367,27 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
       deps.logger.warn({ broadcastId, orgId: broadcast.orgId, chunk, failed: written.failed }, 'broadcast messages failed to render');
     }
     const waitUntil = new Map(messages.messages.flatMap((m) => (m.scheduledAt ? [[m.id, new Date(m.scheduledAt)]] : [])));
-    jobs = written.queuedIds.map((id) => ({ queue: broadcast.channelType, jobId: id, runAt: waitUntil.get(id) ?? null }));
+    jobs = written.queuedIds.map((id) => ({ queue, jobId: id, runAt: waitUntil.get(id) ?? null }));
     await dispatchOutbox(deps, deliveryJobs(written.deliveryIds.map((id) => ({ id }))));
   } else {
     const again = await deps.db.$queryRaw<{ id: string; scheduledAt: Date | null }[]>`
       SELECT m."id", m."scheduledAt" FROM "BroadcastRecipient" r
       JOIN "Message" m ON m."broadcastId" = r."broadcastId" AND m."contactId" = r."contactId"
       WHERE ${range} AND m."status" IN ('queued', 'scheduled')`;
-    jobs = again.map((m) => ({ queue: broadcast.channelType, jobId: m.id, runAt: m.scheduledAt }));
+    jobs = again.map((m) => ({ queue, jobId: m.id, runAt: m.scheduledAt }));
   }
   // Thrown errors leave the job to run again, which adds these jobs then: nothing is promised in the outbox for them.
-  // A message held by quiet hours waits as a delayed job (and the stranded sweep re-adds it if Redis loses it).
-  await addJobs(deps, jobs);
+  // They go to the bulk lane: a broadcast never waits in front of anyone's single sends. A message held by quiet
+  // hours waits as a delayed job (and the stranded sweep re-adds it if Redis loses it).
+  await addJobs(deps, [...jobs, ...nextChunkJobs(deps.config, broadcastId, chunk, broadcast.chunkCount)]);
   return { kind: 'done', outcome: written ? `created ${written.created}` : `re-added ${jobs.length}` };
 }
 
 /**
  * The finish step, repeated every FINISH_CHECK_EVERY_MS while the broadcast is `sending`: once every chunk is
  * written and no message waits for a provider (none `queued`), the broadcast is `sent` (with `broadcast.sent`).
- * Chunks still unwritten long after the start (their jobs lost with a Redis that restarted empty) are added again.
+ * Released chunks still unwritten long after the start (their jobs lost with a Redis that restarted empty) are added
+ * again (bulk-window.ts's lostChunks).
  * @example await finishBroadcast(deps, 'brd_...') // { kind: 'not-yet', runAt } until every message reached a provider
  */
 export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<StepResult> {
@@ -413,16 +412,11 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
   const isStarting = current?.status === 'scheduled' || (current?.status === 'sending' && !current.startedAt);
   if (!current || (current.status !== 'sending' && !isStarting)) return { kind: 'done', outcome: current?.status ?? 'missing' };
   if (current.startedAt && now.getTime() - current.startedAt.getTime() > deps.config.strandedJobAfterMs) {
-    const missing = await deps.db.$queryRaw<{ chunk: number }[]>`
-      SELECT k AS "chunk" FROM generate_series(0, ${current.chunkCount - 1}) k
-      WHERE NOT EXISTS (SELECT 1 FROM "BroadcastChunk" d WHERE d."broadcastId" = ${broadcastId} AND d."chunk" = k)`;
+    const missing = await lostChunks(deps, broadcastId, current.chunkCount);
     if (missing.length > 0)
       await addJobs(
         deps,
-        chunkJobs(
-          broadcastId,
-          missing.map((m) => m.chunk),
-        ),
+        missing.map((chunk) => chunkJob(broadcastId, chunk)),
       );
   }
   return { kind: 'not-yet', runAt: new Date(now.getTime() + FINISH_CHECK_EVERY_MS) };

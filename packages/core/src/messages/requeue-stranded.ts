@@ -1,8 +1,9 @@
 import { Prisma, type Message as MessageRow } from '@tidings/db';
+import { sendQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { dispatchOutbox } from '../outbox.ts';
 
-type Unfinished = Pick<MessageRow, 'id' | 'channelType' | 'scheduledAt' | 'updatedAt'>;
+type Unfinished = Pick<MessageRow, 'id' | 'channelType' | 'broadcastId' | 'scheduledAt' | 'updatedAt'>;
 type Kind = 'unfinished' | 'scheduled';
 
 /** Overdue messages of one kind, oldest first, after `after` (keyset); each kind has its partial index. */
@@ -11,24 +12,25 @@ function overdue(db: Deps['db'], kind: Kind, cutoff: string, after: { at: Date; 
   const status = Prisma.raw(kind === 'unfinished' ? `"status" IN ('queued', 'sending')` : `"status" = 'scheduled'`);
   const page = after ? Prisma.sql`AND (${column}, "id") > (${after.at.toISOString()}::timestamp, ${after.id})` : Prisma.empty;
   return db.$queryRaw<Unfinished[]>`
-    SELECT "id", "channelType", "scheduledAt", "updatedAt" FROM "Message"
+    SELECT "id", "channelType", "broadcastId", "scheduledAt", "updatedAt" FROM "Message"
     WHERE ${status} AND ${column} < ${cutoff}::timestamp ${page}
     ORDER BY ${column}, "id" LIMIT ${limit}`;
 }
 
 /**
  * The messages among `rows` whose job is not in Redis in any state: one pipelined EXISTS per queue (on a Redis
- * Cluster each queue's keys live in a slot of their own, and a pipeline stays within one).
+ * Cluster each queue's keys live in a slot of their own, and a pipeline stays within one). A message's job is in its
+ * lane's queue (sendQueueOf) and nowhere else.
  */
 async function withoutJob({ queues, redis }: Pick<Deps, 'queues' | 'redis'>, rows: Unfinished[]): Promise<Unfinished[]> {
   const missing = await Promise.all(
-    (['email', 'sms'] as const).map(async (channel) => {
-      const ofChannel = rows.filter((row) => row.channelType === channel);
-      if (ofChannel.length === 0) return [];
+    (['email', 'sms', 'email-bulk', 'sms-bulk'] as const).map(async (queue) => {
+      const ofQueue = rows.filter((row) => sendQueueOf(row) === queue);
+      if (ofQueue.length === 0) return [];
       const pipeline = redis.pipeline();
-      for (const row of ofChannel) pipeline.exists(queues[channel].toKey(row.id));
+      for (const row of ofQueue) pipeline.exists(queues[queue].toKey(row.id));
       const answers = (await pipeline.exec()) ?? [];
-      return ofChannel.filter((_, i) => answers[i]?.[1] === 0);
+      return ofQueue.filter((_, i) => answers[i]?.[1] === 0);
     }),
   );
   const missingIds = new Set(missing.flat().map((row) => row.id));
@@ -61,7 +63,7 @@ export async function requeueStrandedMessages(
       const lost = await withoutJob(deps, rows);
       await dispatchOutbox(
         deps,
-        lost.map((m) => ({ queue: m.channelType, jobId: m.id, runAt: m.scheduledAt })),
+        lost.map((m) => ({ queue: sendQueueOf(m), jobId: m.id, runAt: m.scheduledAt })),
       );
       requeued += lost.length;
       if (rows.length < batchSize) break;

@@ -1,6 +1,7 @@
 import { MESSAGE_LIMITS, SendMessageBody, type BatchItemError, type Message, type z } from '@tidings/contracts';
 import type { KeyMode } from '@tidings/providers';
 import { columnsOf, Prisma, queryPrepared, type Message as MessageRow } from '@tidings/db';
+import { sendQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
@@ -207,7 +208,7 @@ async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[
   // each message's job continues its own request's trace; the webhook deliveries of the group's `message.queued`
   // events go with the first request's
   const jobs: OutboxItem[] = writes.flatMap(({ accepted: own, trace }) =>
-    own.map(({ row: m }) => ({ queue: m.channelType, jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null, trace })),
+    own.map(({ row: m }) => ({ queue: sendQueueOf(m), jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null, trace })),
   );
   const answers = writes.flatMap((w) => (w.answer ? [w.answer] : []));
   // through pg, prepared by name: Prisma's raw-query plumbing cost more CPU than the rest of the write

@@ -1,5 +1,5 @@
 import type { EventType, ReplayWebhookBody, WebhookDeliveryDetail } from '@tidings/contracts';
-import { redeliveryJobId } from '@tidings/queue';
+import { redeliveryJobId, webhookQueueOf } from '@tidings/queue';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
@@ -68,9 +68,10 @@ export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId:
 /**
  * webhook.replay: re-delivers every delivery of this endpoint created in `[since, until)` (only the failed ones with
  * `status: "failed"`), in ONE statement that makes them pending and writes their jobs' outbox rows; the first
- * thousand jobs are enqueued at once, the outbox relay enqueues the rest, and the webhook-worker works through them
- * at its normal concurrency. Answers how many; with `mode` (an API key's), none about another mode's messages or
- * broadcasts.
+ * thousand jobs are enqueued at once, the outbox relay enqueues the rest. They go to the bulk lane
+ * (`webhooks-bulk`), worked by slots of their own, so a replay never holds anyone's live webhooks. A range of more
+ * than WEBHOOK_REPLAY_MAX deliveries is refused (400) and nothing changes. Answers how many; with `mode` (an API
+ * key's), none about another mode's messages or broadcasts.
  * @example const { count } = await replayWebhookDeliveries(deps, orgId, 'whk_...', { since: '2026-11-24T00:00:00Z', status: 'failed' });
  */
 export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhookId: string, input: ReplayWebhookBody, mode?: KeyMode): Promise<{ count: number }> {
@@ -80,19 +81,30 @@ export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhook
   if (since >= until) throw new AppError('BAD_REQUEST', 'since: must be before until');
   const now = deps.now().toISOString();
   const statuses = input.status ? [input.status] : ['pending', 'succeeded', 'failed'];
-  const [result] = await deps.db.$queryRaw<{ count: number; jobIds: string[] }[]>`
-    WITH replayed AS (
-      UPDATE "WebhookDelivery" SET "status" = 'pending', "nextAttemptAt" = ${now}::timestamp, "completedAt" = NULL, "updatedAt" = ${now}::timestamp
+  const max = deps.config.webhooks.replayMax;
+  const queue = webhookQueueOf('bulk');
+  // one more than the cap is enough to know the range is too wide: the count never reads further
+  const [result] = await deps.db.$queryRaw<{ matched: number; count: number; jobIds: string[] }[]>`
+    WITH matching AS (
+      SELECT "id", "createdAt" FROM "WebhookDelivery"
       WHERE "webhookId" = ${webhookId} AND "orgId" = ${orgId} AND "createdAt" >= ${since}::timestamp AND "createdAt" < ${until}::timestamp
         AND "status" = ANY (${statuses}::text[]::"WebhookDeliveryStatus"[])
         AND (${mode ?? null}::"ApiKeyMode" IS NULL OR "mode" IS NULL OR "mode" = ${mode ?? null}::"ApiKeyMode")
+      LIMIT ${max + 1}),
+    replayed AS (
+      UPDATE "WebhookDelivery" d SET "status" = 'pending', "nextAttemptAt" = ${now}::timestamp, "completedAt" = NULL, "updatedAt" = ${now}::timestamp
+      FROM matching m WHERE d."id" = m."id" AND d."createdAt" = m."createdAt" AND (SELECT count(*) FROM matching) <= ${max}
       -- the SQL form of redeliveryJobId
-      RETURNING "id" || '.redeliver-' || "attempts" AS "jobId", "createdAt"),
+      RETURNING d."id" || '.redeliver-' || d."attempts" AS "jobId", d."createdAt"),
     jobs AS (
       INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
-      SELECT 'webhooks', "jobId", now() AT TIME ZONE 'UTC' FROM replayed ON CONFLICT DO NOTHING)
-    SELECT count(*)::int AS "count", ARRAY(SELECT "jobId" FROM replayed ORDER BY "createdAt" LIMIT ${DISPATCH_AT_ONCE}) AS "jobIds" FROM replayed`;
-  const jobs: OutboxItem[] = (result?.jobIds ?? []).map((jobId) => ({ queue: 'webhooks', jobId }));
+      SELECT ${queue}, "jobId", now() AT TIME ZONE 'UTC' FROM replayed ON CONFLICT DO NOTHING)
+    SELECT (SELECT count(*)::int FROM matching) AS "matched", count(*)::int AS "count",
+      ARRAY(SELECT "jobId" FROM replayed ORDER BY "createdAt" LIMIT ${DISPATCH_AT_ONCE}) AS "jobIds" FROM replayed`;
+  if ((result?.matched ?? 0) > max) {
+    throw new AppError('BAD_REQUEST', `since: the range holds more than ${max} deliveries, the most one replay re-delivers; narrow since and until and replay it in parts.`);
+  }
+  const jobs: OutboxItem[] = (result?.jobIds ?? []).map((jobId) => ({ queue, jobId }));
   await dispatchOutbox(deps, jobs);
   return { count: result?.count ?? 0 };
 }

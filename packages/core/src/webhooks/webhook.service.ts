@@ -35,11 +35,26 @@ export async function findWebhook(db: Db, orgId: string, id: string, mode?: KeyM
 }
 
 /**
- * webhook.create: the endpoint has `mode` (the key's; live when not given) and receives only that mode's message and broadcast events.
- * The secret is returned here only; it is stored encrypted.
+ * An organization has at most WEBHOOK_ENDPOINTS_PER_ORG enabled endpoints (each multiplies every event it subscribes
+ * to): 409 for one more. Two requests at the same instant may both pass; the limit is against abuse, not exact.
+ */
+async function assertRoomForEndpoint(deps: Deps, orgId: string): Promise<void> {
+  const limit = deps.config.webhooks.endpointsPerOrg;
+  if ((await deps.db.webhook.count({ where: { orgId, enabled: true } })) >= limit) {
+    throw new AppError(
+      'CONFLICT',
+      `This organization already has ${limit} enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.`,
+    );
+  }
+}
+
+/**
+ * webhook.create: the endpoint has `mode` (the key's; live when not given) and receives only that mode's message and
+ * broadcast events. The secret is returned here only; it is stored encrypted. 409 past the endpoints limit.
  */
 export async function createWebhook(deps: Deps, orgId: string, input: CreateWebhookBody, mode: KeyMode = 'live'): Promise<WebhookWithSecret> {
   await assertSafeUrl(deps, input.url);
+  await assertRoomForEndpoint(deps, orgId);
   const secret = generateWebhookSecret();
   const row = await deps.db.webhook.create({
     data: {
@@ -76,12 +91,16 @@ export async function getWebhook({ db, now }: Deps, orgId: string, id: string, m
   return { ...toWebhook(row, now()), recentEvents: recent.map(toDelivery) };
 }
 
-/** webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures); with `mode`, only that mode's endpoint. */
+/**
+ * webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures; 409
+ * past the endpoints limit); with `mode`, only that mode's endpoint.
+ */
 export async function updateWebhook(deps: Deps, orgId: string, id: string, input: UpdateWebhookBody, mode?: KeyMode): Promise<Webhook> {
   const current = await findWebhook(deps.db, orgId, id, mode);
   if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(deps, input.url);
   const enabling = input.enabled === true && !current.enabled;
   const disabling = input.enabled === false && current.enabled;
+  if (enabling) await assertRoomForEndpoint(deps, orgId);
   const row = await deps.db.webhook.update({
     where: { id: current.id },
     data: {
