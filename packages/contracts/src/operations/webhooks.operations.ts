@@ -31,7 +31,7 @@ export const webhookOperations = {
     idempotent: false,
     tags,
     summary: 'Register a webhook endpoint',
-    description: `Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The endpoint has the mode of the calling key and receives only that mode's message and broadcast events; a key of the other mode cannot see or change it. An organization has at most 20 enabled endpoints (`WEBHOOK_ENDPOINTS_PER_ORG`): past it, 409. The secret is in this response only. ${signing}`,
+    description: `Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The endpoint has the mode of the calling key and receives only that mode's message and broadcast events; a key of the other mode cannot see or change it. An organization has at most 20 enabled endpoints (\`WEBHOOK_ENDPOINTS_PER_ORG\`): past it, 409. The secret is in this response only. ${signing}`,
     request: { body: { required: true, ...json(CreateWebhookBody) } },
     responses: { 201: { description: 'The endpoint, with its signing secret', ...json(WebhookWithSecret) } },
   }),
