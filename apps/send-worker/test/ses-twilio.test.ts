@@ -124,6 +124,19 @@ describe('email through SES', () => {
     expect((await statusOf(api, message.id)).status).toBe('delivered');
   });
 
+  it("an SES event about org A's email that echoes org B's message id in its tags changes nothing of B's", async () => {
+    const a = await sentEmail('attacker@example.com');
+    const b = await sentEmail('victim@example.com');
+    const echoing = { ...a.accepted, tags: { tidings_message_id: b.message.id } };
+    for (const event of [h.ses.event(echoing, 'Complaint'), h.ses.event(echoing, 'Bounce', { bounce: { bounceType: 'Permanent' } })]) {
+      expect((await postSns(h.sns.notification(event))).body).toEqual({ received: true, applied: false });
+    }
+    expect((await statusOf(b.api, b.message.id)).status).toBe('sent');
+    expect(await h.deps.db.suppression.count({ where: { orgId: b.orgId } })).toBe(0);
+    // the tag SES really echoes applies to A's own message
+    expect((await postSns(h.sns.notification(h.ses.event(a.accepted, 'Delivery')))).body).toEqual({ received: true, applied: true });
+  });
+
   it('confirms an SNS subscription by fetching its SubscribeURL', async () => {
     const confirmation = h.sns.subscriptionConfirmation();
     const res = await postSns(confirmation);

@@ -1,0 +1,53 @@
+import { signResendCallback } from '@tidings/testing';
+import { RESEND_WEBHOOK_SECRET, startPipeline, waitFor } from './harness.ts';
+
+// Provider callbacks are trusted for what the provider's own ids say, never for what a tenant could have put in the
+// message (its tags): each test posts correctly signed callbacks, as a provider account shared by every tenant would.
+let h: Awaited<ReturnType<typeof startPipeline>>;
+beforeAll(async () => {
+  h = await startPipeline({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  await h.startWorker();
+});
+afterAll(() => h.close());
+
+type Api = Awaited<ReturnType<typeof h.liveOrg>>['api'];
+const get = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
+const history = (m: { events: { status: string }[] }) => m.events.map((e) => e.status);
+const postResend = (payload: unknown, id?: string) => {
+  const signed = signResendCallback(RESEND_WEBHOOK_SECRET, payload, id ? { id } : {});
+  return h.anonymous.post('/v1/provider-events/resend', signed.body, signed.headers);
+};
+
+/** A live organization's email, handed to Resend (status sent), with the id Resend gave it. */
+async function sentEmail(to: string) {
+  const org = await h.liveOrg();
+  const created = (await org.api.post('/v1/messages', { channelType: 'email', to, subject: 'Hi', text: 'Hello' })).body;
+  const sent = await waitFor(
+    async () => {
+      const m = await get(org.api, created.id);
+      return m.status === 'sent' ? m : null;
+    },
+    15_000,
+    `message ${created.id} sent`,
+  );
+  return { ...org, message: sent, emailId: sent.providerMessageId as string };
+}
+
+describe('a Resend callback finds the message by the id Resend gave it', () => {
+  it("an event about org A's email that echoes org B's message id in its tags changes nothing of B's (nor of A's)", async () => {
+    const a = await sentEmail('attacker-inbox@example.com');
+    const b = await sentEmail('victim@example.com');
+    for (const type of ['email.complained', 'email.bounced', 'email.opened']) {
+      const res = await postResend({ type, data: { email_id: a.emailId, tags: { tidings_message_id: b.message.id } } });
+      expect(res).toMatchObject({ status: 200, body: { received: true, applied: false } });
+    }
+    expect(history(await get(b.api, b.message.id))).toEqual(['queued', 'sending', 'sent']);
+    expect((await b.api.get('/v1/suppressions')).body.data).toEqual([]);
+    expect(history(await get(a.api, a.message.id))).toEqual(['queued', 'sending', 'sent']);
+
+    // the same event with the tag Resend really echoes (or none) applies to A's own message
+    expect((await postResend({ type: 'email.opened', data: { email_id: a.emailId, tags: { tidings_message_id: a.message.id } } })).body.applied).toBe(true);
+    expect((await postResend({ type: 'email.delivered', data: { email_id: a.emailId } })).body.applied).toBe(true);
+    expect(history(await get(a.api, a.message.id))).toEqual(['queued', 'sending', 'sent', 'opened', 'delivered']);
+  });
+});
