@@ -40,6 +40,20 @@ export function isReservedHeader(name: string): boolean {
   return (RESERVED_HEADERS as readonly string[]).includes(lower) || lower.startsWith('content-');
 }
 
+/**
+ * Prefixes (lower case) of headers that instruct a sending service rather than the reader: SES (`X-SES-MESSAGE-TAGS`,
+ * `X-SES-CONFIGURATION-SET`, `X-SES-SOURCE-ARN`...), our own (`X-Tidings-Message-Id`), and the SMTP relays an operator
+ * may point SMTP_URL at (Resend, Postmark, Mailgun, SendGrid, Mandrill, SparkPost, Mailjet). A tenant setting one could
+ * change how another tenant's shared provider account tags, routes or reports the email.
+ */
+export const PROVIDER_CONTROL_HEADER_PREFIXES = ['x-ses-', 'x-tidings-', 'x-resend-', 'x-pm-', 'x-mailgun-', 'x-smtpapi', 'x-mc-', 'x-msys-', 'x-mj-', 'x-mailjet-'] as const;
+
+/** Whether a custom header name steers a sending service (see PROVIDER_CONTROL_HEADER_PREFIXES). */
+export function isProviderControlHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return PROVIDER_CONTROL_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
 export const ChannelType = z.enum(['email', 'sms']);
 export type ChannelType = z.infer<typeof ChannelType>;
 
@@ -142,10 +156,11 @@ export const SendMessageBody = z
           if (!/^[!-9;-~]+$/.test(name) || name.length > L.headerName) {
             ctx.addIssue({ code: 'custom', path: [name], message: `must be a header field name (printable ASCII, no colon or space, at most ${L.headerName} characters)` });
           } else if (isReservedHeader(name)) ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set by Tidings and cannot be given as a custom header` });
+          else if (isProviderControlHeader(name)) ctx.addIssue({ code: 'custom', path: [name], message: `${name} instructs the sending provider and cannot be given as a custom header` });
         }
       })
       .optional()
-      .openapi({ description: 'email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused.' }),
+      .openapi({ description: 'email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused, and so are headers that instruct a sending provider (`X-SES-*`, `X-Tidings-*`, `X-Resend-*`, `X-PM-*`, `X-Mailgun-*`, `X-SMTPAPI`, `X-MC-*`, `X-MSYS-*`, `X-MJ-*`, `X-Mailjet-*`).' }),
     subject: storableText().min(1).max(L.subject).optional(),
     html: storableText().min(1).max(L.html).optional(),
     text: storableText().min(1).max(L.text).optional(),
