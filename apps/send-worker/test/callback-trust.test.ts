@@ -1,4 +1,5 @@
-import { signResendCallback } from '@tidings/testing';
+import { randomUUID } from 'node:crypto';
+import { signResendCallback, signTelnyxCallback } from '@tidings/testing';
 import { RESEND_WEBHOOK_SECRET, startPipeline, waitFor } from './harness.ts';
 
 // Provider callbacks are trusted for what the provider's own ids say, never for what a tenant could have put in the
@@ -49,5 +50,41 @@ describe('a Resend callback finds the message by the id Resend gave it', () => {
     expect((await postResend({ type: 'email.opened', data: { email_id: a.emailId, tags: { tidings_message_id: a.message.id } } })).body.applied).toBe(true);
     expect((await postResend({ type: 'email.delivered', data: { email_id: a.emailId } })).body.applied).toBe(true);
     expect(history(await get(a.api, a.message.id))).toEqual(['queued', 'sending', 'sent', 'opened', 'delivered']);
+  });
+});
+
+describe('each provider event has its effect once, however often and however concurrently it is posted', () => {
+  it('a Resend email.opened with one svix-id, 7 times in a row and 6 times at once, makes one opened entry and one webhook event each', async () => {
+    const a = await sentEmail('reader@example.com');
+    const hook = (await a.api.post('/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['message.opened'] })).body;
+    const opened = { type: 'email.opened', data: { email_id: a.emailId } };
+    const first = `msg_${randomUUID()}`;
+    for (let i = 0; i < 7; i++) expect((await postResend(opened, first)).status).toBe(200);
+    const second = `msg_${randomUUID()}`;
+    const concurrent = await Promise.all(Array.from({ length: 6 }, () => postResend(opened, second)));
+    expect(concurrent.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(concurrent.filter((r) => r.body.applied)).toHaveLength(1);
+
+    expect(history(await get(a.api, a.message.id))).toEqual(['queued', 'sending', 'sent', 'opened', 'opened']);
+    const deliveries = (await a.api.get(`/v1/webhooks/${hook.id}/events`)).body.data;
+    expect(deliveries.map((d: { eventType: string }) => d.eventType)).toEqual(['message.opened', 'message.opened']);
+  });
+
+  it('a Telnyx message.received posted 6 times at once (and again after) makes one inbound message', async () => {
+    const org = await h.liveOrg();
+    const ours = (await h.deps.db.phoneNumber.findFirstOrThrow({ where: { orgId: org.orgId } })).number;
+    const payload = {
+      data: {
+        id: randomUUID(),
+        event_type: 'message.received',
+        payload: { id: randomUUID(), from: { phone_number: '+14155550188' }, to: [{ phone_number: ours }], text: 'Hello' },
+      },
+    };
+    const signed = signTelnyxCallback(h.telnyxKeys.privateKey, payload);
+    const post = () => h.anonymous.post('/v1/provider-events/telnyx', signed.body, signed.headers);
+    const answers = await Promise.all(Array.from({ length: 6 }, post));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect((await post()).status).toBe(200);
+    expect((await org.api.get('/v1/messages?direction=inbound')).body.data).toHaveLength(1);
   });
 });

@@ -137,6 +137,17 @@ describe('email through SES', () => {
     expect((await postSns(h.sns.notification(h.ses.event(a.accepted, 'Delivery')))).body).toEqual({ received: true, applied: true });
   });
 
+  it('an SNS notification posted twice, and 6 times at once, records its open once', async () => {
+    const { api, message, accepted } = await sentEmail('twice@example.com');
+    const open = h.sns.notification(h.ses.event(accepted, 'Open', { open: {} }));
+    for (let i = 0; i < 2; i++) expect((await postSns(open)).status).toBe(200);
+    const another = h.sns.notification(h.ses.event(accepted, 'Open', { open: {} }));
+    const answers = await Promise.all(Array.from({ length: 6 }, () => postSns(another)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const opens = (await statusOf(api, message.id)).events.filter((e: { status: string }) => e.status === 'opened');
+    expect(opens).toHaveLength(2); // two notifications (two MessageIds), each once
+  });
+
   it('confirms an SNS subscription by fetching its SubscribeURL', async () => {
     const confirmation = h.sns.subscriptionConfirmation();
     const res = await postSns(confirmation);
@@ -200,6 +211,15 @@ describe('SMS through Twilio', () => {
     expect(await h.deps.db.suppression.findMany({ where: { orgId }, select: { recipient: true, reason: true } })).toEqual([{ recipient: '+14155550177', reason: 'stopped' }]);
     // the same callback again records nothing twice
     await postTwilio({ MessageSid: 'SMinbound0001', SmsSid: 'SMinbound0001', SmsStatus: 'received', From: '+14155550177', To: ours, Body: ' stop ' });
+    expect(await h.deps.db.message.count({ where: { orgId, direction: 'inbound' } })).toBe(1);
+  });
+
+  it('an inbound SMS callback posted 6 times at once records one inbound message', async () => {
+    const { orgId } = await h.liveOrg();
+    const ours = (await h.deps.db.phoneNumber.findFirstOrThrow({ where: { orgId } })).number;
+    const params = { MessageSid: 'SMconcurrent01', SmsSid: 'SMconcurrent01', SmsStatus: 'received', From: '+14155550178', To: ours, Body: 'hello' };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => postTwilio(params)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(await h.deps.db.message.count({ where: { orgId, direction: 'inbound' } })).toBe(1);
   });
 

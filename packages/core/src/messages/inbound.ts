@@ -7,6 +7,7 @@ import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { toMessage } from './message.mapper.ts';
+import { claimProviderEvent } from './provider-event-claim.ts';
 import { parseEmail } from './recipients.ts';
 import type { KeyMode } from '@tidings/providers';
 import { sendMessages } from './send-messages.ts';
@@ -22,6 +23,8 @@ export type InboundMessage = {
   channelType: 'email' | 'sms';
   /** The provider's id of the inbound message: a repeated callback with it records nothing twice. */
   providerMessageId?: string | null;
+  /** The provider's id of the callback's event: a replay, even a concurrent one, records nothing. */
+  eventId?: string;
   /** The sender (their address or number). */
   from: string;
   /** Ours: the number or address it was sent to. */
@@ -78,7 +81,8 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
 
   const keyword = inbound.channelType === 'sms' ? smsKeywordOf(inbound.body) : null;
   const now = deps.now();
-  const { message, outbox } = await deps.db.$transaction(async (tx) => {
+  const recorded = await deps.db.$transaction(async (tx) => {
+    if (inbound.eventId && !(await claimProviderEvent(tx, inbound.provider, inbound.eventId))) return null;
     const contact = await tx.contact.findFirst({ where: { orgId, ...(inbound.channelType === 'email' ? { email: from } : { phone: from }) }, select: { id: true } });
     const row: MessageRow = await tx.message.create({
       data: {
@@ -110,6 +114,8 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from)));
     return { message, outbox: await recordEvents(tx, events) };
   });
+  if (!recorded) return { message: null, keyword: null }; // a replay of an event already recorded
+  const { message, outbox } = recorded;
   await dispatchOutbox(deps, outbox);
   if (keyword === 'help' && deps.config.smsHelpText) await answerHelp(deps, orgId, modeOf(inbound), message);
   return { message, keyword };

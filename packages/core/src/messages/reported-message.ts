@@ -5,7 +5,13 @@ import type { Deps } from '../deps.ts';
  * provider's account can hold); `messageId` is then only a hint echoed from the tags it was sent with. The sandbox,
  * which is us, names it by `messageId` alone.
  */
-export type ReportedMessageRef = { provider: string; messageId?: string; providerMessageId?: string };
+export type ReportedMessageRef = {
+  provider: string;
+  messageId?: string;
+  providerMessageId?: string;
+  /** The provider's id of this event (a callback's): its effect happens once, however often it is delivered. */
+  eventId?: string;
+};
 
 /**
  * Finds the message a report names, only if that provider handles it (a report from one provider can never touch

@@ -97,7 +97,7 @@ async function checkSignature(message: SnsMessage, options: SnsOptions): Promise
 }
 
 /** Reads an SES event (event publishing's `eventType`, or an identity notification's `notificationType`). */
-function readSesEvent(text: string | undefined): CallbackReport | null {
+function readSesEvent(text: string | undefined, eventId: string | undefined): CallbackReport | null {
   let event: SesEvent;
   try {
     event = JSON.parse(text ?? '') as SesEvent;
@@ -107,7 +107,7 @@ function readSesEvent(text: string | undefined): CallbackReport | null {
   const providerMessageId = event.mail?.messageId;
   if (!providerMessageId) return null;
   const messageId = event.mail?.tags?.[SES_MESSAGE_TAG]?.[0];
-  const base = { providerMessageId, ...(messageId ? { messageId } : {}) };
+  const base = { providerMessageId, ...(eventId ? { eventId } : {}), ...(messageId ? { messageId } : {}) };
   switch (event.eventType ?? event.notificationType) {
     case 'Delivery':
       return { ...base, kind: 'delivered' };
@@ -160,7 +160,8 @@ export async function verifySesCallback(rawBody: string, options: SnsOptions): P
     return { kind: 'subscription', subscribeUrl: message.SubscribeURL };
   }
   if (message.Type !== 'Notification') return null;
-  return readSesEvent(message.Message);
+  // SNS signs MessageId and keeps it on every retry
+  return readSesEvent(message.Message, message.MessageId);
 }
 
 /**
