@@ -1,7 +1,7 @@
 // The dashboard through HTTP (app.request), with real Postgres and Redis: forms, cookies, roles and isolation.
 import { createHash } from 'node:crypto';
 import { serve } from '@hono/node-server';
-import { allowLiveKeys, createApiKey, createUser } from '@tidings/core';
+import { allowLiveKeys, createApiKey, createUser, setInstallOperator } from '@tidings/core';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { dashboardClient } from './client.ts';
@@ -291,16 +291,51 @@ describe('the mode of a new key', () => {
 });
 
 describe('Bull Board', () => {
-  it('is for owners and operators: members get 403, visitors are sent to sign in', async () => {
+  /** A person the command line made an install operator (a member of some organization, like anyone signing in). */
+  async function installOperator() {
+    const who = await signedIn('member');
+    await setInstallOperator(deps, who.email, true);
+    return who;
+  }
+  // every kind of action Bull Board offers, on a queue every organization shares
+  const ACTIONS = [
+    ['PUT', '/admin/queues/api/queues/webhooks/pause'],
+    ['PUT', '/admin/queues/api/queues/webhooks/resume'],
+    ['PUT', '/admin/queues/api/queues/email/retry/failed'],
+    ['PUT', '/admin/queues/api/queues/email/clean/completed'],
+    ['PUT', '/admin/queues/api/queues/email/empty'],
+    ['PUT', '/admin/queues/api/queues/email/promote'],
+    ['POST', '/admin/queues/api/queues/email/add'],
+    ['PUT', '/admin/queues/api/queues/email/job-1/clean'],
+    ['PUT', '/admin/queues/api/queues/email/job-1/retry/failed'],
+    ['PUT', '/admin/queues/api/queues/email/job-1/promote'],
+    ['GET', '/admin/queues/api/queues/email/job-1'],
+    ['GET', '/admin/queues/api/queues/email/job-1/logs'],
+    ['GET', '/admin/queues/api/redis/stats'],
+  ] as const;
+
+  it("is for install operators only: an organization's owner and operator get 403 for every page and action, and nothing changes", async () => {
     const visitor = dashboardClient(app);
     expect((await visitor.get('/admin/queues')).location).toBe('/sign-in?next=%2Fadmin%2Fqueues');
     expect((await visitor.get('/admin/queues/api/queues')).status).toBe(401);
 
-    const member = await signedIn('member');
-    expect((await member.browser.get('/admin/queues')).status).toBe(403);
-    expect((await member.browser.get('/admin/queues/api/queues')).status).toBe(403);
+    for (const role of ['owner', 'operator', 'member'] as const) {
+      const person = await signedIn(role);
+      for (const path of ['/admin/queues', '/admin/queues/queue/webhooks', '/admin/queues/api/queues', '/admin/queues/static/js/main.js']) {
+        expect([role, path, (await person.browser.get(path)).status]).toEqual([role, path, 403]);
+      }
+      for (const [method, path] of ACTIONS) {
+        const res = await person.browser.send(method, path, undefined, { 'sec-fetch-site': 'same-origin' });
+        expect([role, method, path, res.status]).toEqual([role, method, path, 403]);
+      }
+      expect((await person.browser.get('/settings/api-keys')).html).not.toContain('href="/admin/queues"');
+    }
+    expect(await deps.queues.webhooks.isPaused()).toBe(false);
+  });
 
-    const operator = await signedIn('operator');
+  it('serves install operators every queue, refusing a cross-site action; revoking takes it away at once', async () => {
+    const operator = await installOperator();
+    expect((await operator.browser.get('/settings/api-keys')).html).toContain('href="/admin/queues"');
     const queues = await operator.browser.get('/admin/queues/api/queues');
     expect(queues.status).toBe(200);
     expect(
@@ -310,10 +345,13 @@ describe('Bull Board', () => {
     ).toEqual(['broadcasts', 'email', 'maintenance', 'sms', 'webhooks']);
     const crossSite = await operator.browser.send('PUT', '/admin/queues/api/queues/email/retry/failed', undefined, { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
+
+    await setInstallOperator(deps, operator.email, false);
+    expect((await operator.browser.get('/admin/queues/api/queues')).status).toBe(403);
   });
 
   it('serves its page with no outside fonts or scripts, a policy keeping it to this server, and a way back', async () => {
-    const operator = await signedIn('operator');
+    const operator = await installOperator();
     for (const path of ['/admin/queues', '/admin/queues/queue/email']) {
       const page = await operator.browser.get(path);
       expect(page.status).toBe(200);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Config } from '@tidings/config';
-import { allowLiveKeys, createOrganization, createUser, listApiKeys, openDeps, setApiKeyEnabled, type Role } from '@tidings/core';
+import { allowLiveKeys, createOrganization, createUser, listApiKeys, openDeps, setApiKeyEnabled, setInstallOperator, type Role } from '@tidings/core';
 import { migrate } from '@tidings/db';
 
 export const usage = `usage:
@@ -9,6 +9,8 @@ export const usage = `usage:
   tidings orgs create --name <name> [--test] [--env]
   tidings orgs allow-live <orgId>
   tidings users create --org <orgId> --email <email> [--password <password>] [--role owner|operator|member]
+  tidings users grant-operator --email <email>
+  tidings users revoke-operator --email <email>
   tidings keys list --org <orgId>
   tidings keys disable --org <orgId> --key <keyId>
   tidings keys enable --org <orgId> --key <keyId>
@@ -78,6 +80,12 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
         const password = String(values.password ?? generated);
         const result = await createUser(deps, { orgId: String(values.org), email: String(values.email), password, role: role as Role | undefined });
         io.out(JSON.stringify({ ...result, ...(generated && result.isNewUser ? { password: generated } : {}) }, null, 2));
+        return 0;
+      }
+      if (group === 'users' && (action === 'grant-operator' || action === 'revoke-operator')) {
+        // install operators see every organization's queued jobs (Bull Board): granted here only, never by a role
+        const values = options(rest, { email: { type: 'string' } }, ['email']);
+        io.out(JSON.stringify(await setInstallOperator(deps, String(values.email), action === 'grant-operator'), null, 2));
         return 0;
       }
       if (group === 'keys' && action === 'list') {
