@@ -1,5 +1,5 @@
 import { signTwilioCallback } from '@tidings/testing';
-import { twilioCallbackUrl } from '@tidings/providers';
+import { SNS_CERTIFICATE_CACHE_SIZE, twilioCallbackUrl } from '@tidings/providers';
 import { startPipeline, waitFor } from './harness.ts';
 
 // SES for email and Twilio for SMS, through their official SDKs against loopback fakes; their callbacks arrive
@@ -146,6 +146,20 @@ describe('email through SES', () => {
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const opens = (await statusOf(api, message.id)).events.filter((e: { status: string }) => e.status === 'opened');
     expect(opens).toHaveLength(2); // two notifications (two MessageIds), each once
+  });
+
+  it('keeps at most SNS_CERTIFICATE_CACHE_SIZE signing certificates however many distinct certificate URLs arrive', async () => {
+    const { accepted } = await sentEmail('many-certs@example.com');
+    const distinct = SNS_CERTIFICATE_CACHE_SIZE + 15;
+    const fetchedBefore = h.sns.requests.filter((r) => r.path.startsWith('/certs/')).length;
+    for (let i = 0; i < distinct; i++) {
+      const post = h.sns.notification(h.ses.event(accepted, 'Open', { open: {} }));
+      // SNS does not sign SigningCertURL: the same signature verifies with the certificate at any URL serving it
+      const body = JSON.stringify({ ...JSON.parse(post.body), SigningCertURL: `${h.sns.url}/certs/c${i}-${Date.now()}.pem` });
+      expect((await postSns({ body, headers: post.headers })).status).toBe(200);
+      expect(h.deps.providers.snsCertificates.size).toBeLessThanOrEqual(SNS_CERTIFICATE_CACHE_SIZE);
+    }
+    expect(h.sns.requests.filter((r) => r.path.startsWith('/certs/')).length - fetchedBefore).toBe(distinct);
   });
 
   it('confirms an SNS subscription by fetching its SubscribeURL', async () => {

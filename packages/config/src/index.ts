@@ -183,6 +183,8 @@ const EnvSchema = z.object({
   BROADCAST_RENDER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
   /** Signs unsubscribe links (HMAC-SHA256). Required in production; the default is for local development only. */
   UNSUBSCRIBE_SECRET: z.string().min(16).optional(),
+  /** Provider callbacks (POST /v1/provider-events/...) per minute per client address, counted before any work. */
+  PROVIDER_EVENT_RATE_LIMIT: z.coerce.number().int().min(1).default(3000),
   /** Unsubscribe page requests (GET and POST /u/{token}) per minute per client address. */
   UNSUBSCRIBE_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   SEND_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
@@ -249,6 +251,8 @@ export type Config = {
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
+  /** PROVIDER_EVENT_RATE_LIMIT: provider callbacks per minute per client address. */
+  providerEventRateLimit: number;
   templateRender: { budgetMs: number; threads: number };
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string; messagingProfileId?: string };
@@ -383,6 +387,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
+    providerEventRateLimit: e.PROVIDER_EVENT_RATE_LIMIT,
     templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS },
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY, messagingProfileId: e.TELNYX_MESSAGING_PROFILE_ID },

@@ -1,6 +1,7 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 import { SES_MESSAGE_TAG } from '../ses.provider.ts';
 import { CallbackSignatureError, CallbackStaleError, type CallbackReport } from './callback-outcome.ts';
+import type { SnsCertificateCache } from './sns-certificates.ts';
 
 /** An SNS message as posted to an HTTPS subscription. */
 type SnsMessage = {
@@ -32,6 +33,8 @@ export type SesCallback = { kind: 'subscription'; subscribeUrl: string } | Callb
 export type SnsOptions = {
   /** A regular expression every certificate and subscription URL must match (the SNS hosts, by default). */
   urlPattern: string;
+  /** The process's certificates (Providers.snsCertificates): bounded, shared by every callback. */
+  certificates: SnsCertificateCache;
   /** When set, notifications of other topics are refused. */
   topicArn?: string;
   /** Fetches a certificate; the default GETs it with a timeout and no redirects. */
@@ -49,8 +52,6 @@ export type SnsOptions = {
 export const SNS_MAX_AGE_MS = 60 * 60 * 1000;
 
 const CERTIFICATE_TIMEOUT_MS = 5000;
-// Certificates are public and few (one per region and rotation): kept for the life of the process, keyed by URL.
-const certificates = new Map<string, Promise<KeyObject>>();
 
 async function fetchText(url: string): Promise<string> {
   const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(CERTIFICATE_TIMEOUT_MS) });
@@ -79,15 +80,9 @@ async function checkSignature(message: SnsMessage, options: SnsOptions): Promise
     throw new CallbackSignatureError('The SNS certificate URL is not an SNS host');
   }
   const url = message.SigningCertURL;
-  let key = certificates.get(url);
-  if (!key) {
-    key = (options.fetchCertificate ?? fetchText)(url).then((pem) => createPublicKey(pem));
-    certificates.set(url, key);
-    key.catch(() => certificates.delete(url)); // a failed fetch is tried again next time
-  }
   let publicKey: KeyObject;
   try {
-    publicKey = await key;
+    publicKey = await options.certificates.get(url, options.fetchCertificate ?? fetchText);
   } catch {
     throw new CallbackSignatureError('The SNS certificate could not be fetched');
   }
