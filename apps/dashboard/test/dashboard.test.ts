@@ -149,6 +149,41 @@ describe('sign-in', () => {
     }
   });
 
+  it('wrong passwords from one address never lock the real person out from theirs', async () => {
+    const { email } = await person('owner');
+    // counters of their own (a Redis prefix of their own): the other tests here count against 127.0.0.1 too
+    const own = createTestDeps({ SIGN_IN_RATE_LIMIT: '3' });
+    const ownApp = createDashboard(own);
+    const listen = (hostname: string) =>
+      new Promise<{ close(): void; url: string }>((resolve) => {
+        const s = serve({ fetch: ownApp.fetch, port: 0, hostname }, (info) =>
+          resolve({ close: () => s.close(), url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${info.port}` }),
+        );
+      });
+    // the attacker comes from 127.0.0.1, the person from ::1: two client addresses, both loopback
+    const [attackerSide, personSide] = await Promise.all([listen('127.0.0.1'), listen('::1')]);
+    const signIn = async (base: string, password: string) => {
+      const page = await fetch(`${base}/sign-in`);
+      const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const body = new URLSearchParams({ _csrf: csrf, email, password });
+      const res = await fetch(`${base}/sign-in`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    try {
+      const guesses = [];
+      for (let i = 0; i < 5; i++) guesses.push(await signIn(attackerSide.url, `guess number ${i}`));
+      expect(guesses).toEqual([401, 401, 401, 429, 429]); // SIGN_IN_RATE_LIMIT is 3 here
+      expect(await signIn(attackerSide.url, PASSWORD)).toBe(429);
+      expect(await signIn(personSide.url, PASSWORD)).toBe(303);
+    } finally {
+      attackerSide.close();
+      personSide.close();
+      await own.close();
+    }
+  });
+
   it('returns to the page asked for, never to another site', async () => {
     const { email } = await person('owner');
     const browser = dashboardClient(app);

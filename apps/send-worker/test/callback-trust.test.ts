@@ -1,15 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { signResendCallback, signTelnyxCallback } from '@tidings/testing';
+import { newId } from '@tidings/core';
+import { serveHttp, signResendCallback, signTelnyxCallback, type RunningServer } from '@tidings/testing';
 import { RESEND_WEBHOOK_SECRET, startPipeline, waitFor } from './harness.ts';
 
 // Provider callbacks are trusted for what the provider's own ids say, never for what a tenant could have put in the
 // message (its tags): each test posts correctly signed callbacks, as a provider account shared by every tenant would.
 let h: Awaited<ReturnType<typeof startPipeline>>;
+let server: RunningServer;
 beforeAll(async () => {
   h = await startPipeline({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
   await h.startWorker();
+  server = await serveHttp(h.app.fetch);
+  h.resend.sendCallbacksTo(`${server.url}/v1/provider-events/resend`, RESEND_WEBHOOK_SECRET);
 });
-afterAll(() => h.close());
+afterAll(async () => {
+  await server.close();
+  await h.close();
+});
 
 type Api = Awaited<ReturnType<typeof h.liveOrg>>['api'];
 const get = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
@@ -86,5 +93,24 @@ describe('each provider event has its effect once, however often and however con
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect((await post()).status).toBe(200);
     expect((await org.api.get('/v1/messages?direction=inbound')).body.data).toHaveLength(1);
+  });
+});
+
+describe('inbound email goes only to an organization that verified the domain', () => {
+  it('a domain only pending in a test organization receives nothing; once another organization verifies it, mail goes there', async () => {
+    const domain = `claimed-${randomUUID().slice(0, 8)}.test`;
+    const squatter = await h.testOrg();
+    await h.deps.db.emailDomain.create({ data: { id: newId('dom'), orgId: squatter.orgId, name: domain, status: 'pending', provider: 'sandbox', records: [] } });
+    const first = await h.resend.receiveEmail({ from: 'ada@example.com', to: `billing@${domain}`, subject: 'Invoice', text: 'Attached.' });
+    expect(first.status).toBe(200);
+    expect((await squatter.api.get('/v1/messages?direction=inbound')).body.data).toEqual([]);
+
+    const owner = await h.liveOrg();
+    await h.deps.db.emailDomain.create({
+      data: { id: newId('dom'), orgId: owner.orgId, name: domain, status: 'verified', provider: 'resend', records: [], verifiedAt: new Date() },
+    });
+    expect((await h.resend.receiveEmail({ from: 'ada@example.com', to: `billing@${domain}`, subject: 'Invoice 2', text: 'Attached.' })).status).toBe(200);
+    expect((await owner.api.get('/v1/messages?direction=inbound')).body.data.map((m: { subject: string }) => m.subject)).toEqual(['Invoice 2']);
+    expect((await squatter.api.get('/v1/messages?direction=inbound')).body.data).toEqual([]);
   });
 });

@@ -57,6 +57,8 @@ const EnvSchema = z.object({
   /** Where people reach the dashboard; an https:// address (or NODE_ENV=production) makes its cookies Secure. */
   PUBLIC_DASHBOARD_URL: z.url().default('http://localhost:3001'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** Requests per minute of all of an organization's keys together; 10x RATE_LIMIT_PER_MINUTE when unset. */
+  ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).optional(),
   /** The rolling window the rate limit counts over: a minute, shorter only so tests need not wait one out. */
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How long a key lookup is cached in process; a disabled key stops working within this time. */
@@ -243,6 +245,8 @@ export type Config = {
   dashboardSecureCookies: boolean;
   rateLimitPerMinute: number;
   rateLimitWindowMs: number;
+  /** ORG_RATE_LIMIT_PER_MINUTE: the ceiling of all of an organization's keys together, so more keys are not more requests. */
+  orgRateLimitPerMinute: number;
   apiKeyCacheTtlMs: number;
   authFailureLimit: number;
   trustProxy: boolean;
@@ -379,6 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dashboardSecureCookies: e.NODE_ENV === 'production' || new URL(e.PUBLIC_DASHBOARD_URL).protocol === 'https:',
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
+    orgRateLimitPerMinute: e.ORG_RATE_LIMIT_PER_MINUTE ?? e.RATE_LIMIT_PER_MINUTE * 10,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     trustProxy: e.TRUST_PROXY,

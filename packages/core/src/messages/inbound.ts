@@ -42,12 +42,15 @@ export type InboundResult = { message: Message | null; keyword: SmsKeyword | nul
 const normalize = (channelType: 'email' | 'sms', address: string) =>
   channelType === 'email' ? (parseEmail(address.trim(), { allowName: true })?.address ?? address.trim().toLowerCase()) : (toE164(address) ?? address.trim());
 
-/** The organization that owns the number or the address's domain (a verified domain first). */
+/**
+ * The organization that owns the number, or that verified the address's domain: a domain only added (pending, or
+ * failed) receives nothing, so nobody can claim another's mail by adding its domain first.
+ */
 async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
   if (channelType === 'sms') return (await db.phoneNumber.findUnique({ where: { number: to }, select: { orgId: true } }))?.orgId ?? null;
   const domain = to.slice(to.lastIndexOf('@') + 1);
   const found = await db.emailDomain.findFirst({
-    where: { name: domain },
+    where: { name: domain, status: 'verified' },
     orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }],
     select: { orgId: true },
   });
@@ -61,7 +64,7 @@ async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms',
  * and `message.received` in one transaction; for SMS, a STOP-family keyword also suppresses the number (`stopped`,
  * `smsSubscribed` false, `contact.unsubscribed`) and a START-family one lifts that, in the same transaction. After
  * commit, HELP/INFO is answered with SMS_HELP_TEXT (when set) as an ordinary send from the number written to.
- * A message to a number or domain no organization owns is ignored; one the provider reports again (same
+ * A message to a number no organization owns, or a domain none verified, is ignored; one the provider reports again (same
  * `providerMessageId`) is recorded once.
  * @example const { message } = await receiveInboundMessage(deps, { provider: 'telnyx', channelType: 'sms', from: '+14155550123', to: '+15005550006', body: 'STOP' });
  */
