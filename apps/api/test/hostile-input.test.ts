@@ -146,3 +146,43 @@ describe('ids in a body must name something of the caller', () => {
     expect(await t.deps.db.message.count({ where: { orgId: other.orgId } })).toBe(0);
   });
 });
+
+describe('the unsubscribe link with a token of non-ASCII text', () => {
+  it('is 404 on GET and POST, never a 500', async () => {
+    for (const token of [`con_1.brd_1.${'é'.repeat(43)}`, `con_1.brd_1.${'a'.repeat(42)}ü`, '%F0%9F%98%80']) {
+      for (const method of ['GET', 'POST']) {
+        const res = await t.app.request(`/u/${encodeURIComponent(token)}`, { method });
+        expect([method, token, res.status]).toEqual([method, token, 404]);
+      }
+    }
+  });
+});
+
+describe('header injection and look-alike text in an email', () => {
+  const RLO = '\u202e';
+  const email = (extra: Record<string, unknown>) => ({ channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello', ...extra });
+  it.each([
+    ['a subject with CR/LF', email({ subject: 'Hi\r\nBcc: evil@example.com' }), 'subject: must not contain line breaks'],
+    ['a subject with a bare LF', email({ subject: 'Hi\nthere' }), 'subject: must not contain line breaks'],
+    [
+      'a right-to-left override in an attachment filename',
+      email({ attachments: [{ filename: `invoice${RLO}fdp.exe`, content: 'aGk=' }] }),
+      'attachments.0.filename: must not contain bidirectional',
+    ],
+    ['a bidi isolate in Sender', email({ headers: { Sender: `ceo\u2066@example.com` } }), 'headers.Sender: must not contain bidirectional'],
+    ['a right-to-left override in Return-Path', email({ headers: { 'Return-Path': `<a${RLO}moc.example@x.test>` } }), 'headers.Return-Path: must not contain bidirectional'],
+    ['a right-to-left override in from', email({ from: `Support${RLO} <hello@example.com>` }), 'from: must not contain bidirectional'],
+  ])('refuses %s with a 400 naming the field', async (_name, body, message) => {
+    const { api, orgId } = await t.org({ mode: 'test' });
+    const res = await api.post('/v1/messages', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining(message) });
+    expect(await t.deps.db.message.count({ where: { orgId } })).toBe(0);
+  });
+
+  it('refuses a template subject with a line break', async () => {
+    const { api } = await t.org({ mode: 'test' });
+    const res = await api.post('/v1/templates', { name: 'x', channelType: 'email', subject: 'Hi\r\nBcc: evil@example.com', text: 'Hello' });
+    expect(res).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST', message: expect.stringContaining('subject: must not contain line breaks') } });
+  });
+});

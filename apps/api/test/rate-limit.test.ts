@@ -55,4 +55,27 @@ describe('rate limit', () => {
     expect((await replica.anonymous.get('/v1/api-keys', auth(otherKey))).status).toBe(200);
     await Promise.all([local.close(), replica.close()]);
   });
+
+  it("caps all of an organization's keys together at ORG_RATE_LIMIT_PER_MINUTE, another organization untouched", async () => {
+    const capped = setupApi({ RATE_LIMIT_PER_MINUTE: '3', ORG_RATE_LIMIT_PER_MINUTE: '5' });
+    try {
+      const { api } = await capped.org();
+      const second = capped.client((await api.post('/v1/api-keys', { name: 'second' })).body.key);
+      const third = capped.client((await api.post('/v1/api-keys', { name: 'third' })).body.key);
+      // 2 of the organization's 5 are spent creating the keys
+      expect((await second.get('/v1/api-keys')).status).toBe(200);
+      expect((await third.get('/v1/api-keys')).status).toBe(200);
+      expect((await third.get('/v1/api-keys')).status).toBe(200);
+      const refused = await second.get('/v1/api-keys');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({
+        code: 'TOO_MANY_REQUESTS',
+        message: expect.stringMatching(/^The organization's rate limit of 5 requests per minute, all its keys together, is exceeded; retry in \d+ s$/),
+      });
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await (await capped.org()).api.get('/v1/api-keys')).status).toBe(200);
+    } finally {
+      await capped.close();
+    }
+  });
 });

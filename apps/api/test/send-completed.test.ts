@@ -44,6 +44,14 @@ describe('message.send: recipients and headers', () => {
   it.each([
     ['a reserved header, named', email({ headers: { 'X-Ok': '1', Subject: 'x' } }), /^headers\.Subject: Subject is set by Tidings/],
     ['a Content-* header', email({ headers: { 'content-type': 'text/plain' } }), /^headers\.content-type: content-type is set by Tidings/],
+    [
+      'an SES message-tags header',
+      email({ headers: { 'X-SES-MESSAGE-TAGS': 'tidings_message_id=msg_other' } }),
+      /^headers\.X-SES-MESSAGE-TAGS: X-SES-MESSAGE-TAGS instructs the sending provider/,
+    ],
+    ['an SES configuration-set header', email({ headers: { 'x-ses-configuration-set': 'other' } }), /^headers\.x-ses-configuration-set: x-ses-configuration-set instructs/],
+    ['our own SMTP message-id header', email({ headers: { 'X-Tidings-Message-Id': 'msg_other' } }), /^headers\.X-Tidings-Message-Id: X-Tidings-Message-Id instructs/],
+    ['an SMTP relay instruction', email({ headers: { 'X-PM-Message-Stream': 'broadcast', 'X-SMTPAPI': '{}' } }), /^headers\.X-PM-Message-Stream: .*instructs/],
     ['a header name with a colon', email({ headers: { 'X:Bad': 'v' } }), /^headers\.X:Bad: must be a header field name/],
     ['a header value with a line break', email({ headers: { 'X-Inject': 'a\r\nBcc: evil@example.com' } }), /^headers\.X-Inject: must not contain line breaks/],
     [

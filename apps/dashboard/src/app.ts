@@ -26,9 +26,9 @@ const MAX_REQUEST_BYTES = 11 * 1024 * 1024;
 export function createDashboard(deps: Deps) {
   const nav: NavEntry[] = [
     ...pages.flatMap((page) => (page.nav ? [page.nav] : [])),
-    { label: 'Queues', href: BULL_BOARD_PATH, section: 'operations', roles: ['owner', 'operator'] },
+    { label: 'Queues', href: BULL_BOARD_PATH, section: 'operations', isForInstallOperators: true },
   ];
-  const home = pages.find((page) => page.nav)?.path ?? BULL_BOARD_PATH;
+  const home = pages.find((page) => page.nav)?.path ?? '/';
   const app = new Hono<DashEnv>();
 
   app.route('/', createAssetRoutes());

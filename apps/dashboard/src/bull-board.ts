@@ -4,14 +4,15 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queues } from '@tidings/queue';
 import type { Hono, MiddlewareHandler } from 'hono';
-import { canOperate, type DashEnv } from './env.ts';
+import { canOperateInstall, type DashEnv } from './env.ts';
 import { renderError } from './views/render.tsx';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
 /**
- * Only signed-in owners and operators reach Bull Board. A visitor opening the page is sent to sign in; its API and
- * assets answer 401/403. Bull Board's actions are JSON requests from its own page, so they carry no form token:
+ * Only install operators (granted by `tidings users grant-operator`) reach Bull Board: its queues hold every
+ * organization's jobs, so an organization's owner or operator gets 403 for every page, asset and action. A visitor
+ * opening the page is sent to sign in; its API and assets answer 401. Bull Board's actions are JSON requests from its own page, so they carry no form token:
  * a request another site's page made (Sec-Fetch-Site other than same-origin) is refused instead.
  */
 export const guardBullBoard: MiddlewareHandler<DashEnv> = async (c, next) => {
@@ -21,9 +22,9 @@ export const guardBullBoard: MiddlewareHandler<DashEnv> = async (c, next) => {
     if (isPage) return c.redirect(`/sign-in?next=${encodeURIComponent(c.req.path)}`, 303);
     return c.json({ error: 'Sign in first' }, 401);
   }
-  if (!canOperate(signedIn)) {
-    if (isPage) return renderError(c, 403, 'Not allowed', 'The queues are for owners and operators.');
-    return c.json({ error: 'Owners and operators only' }, 403);
+  if (!canOperateInstall(signedIn)) {
+    if (isPage) return renderError(c, 403, 'Not allowed', 'The queues hold every organization’s jobs: only the install’s operators see them.');
+    return c.json({ error: 'Only the install’s operators may use the queues.' }, 403);
   }
   const site = c.req.header('sec-fetch-site');
   if (c.req.method !== 'GET' && site && site !== 'same-origin') return c.json({ error: 'Cross-site request refused' }, 403);

@@ -15,8 +15,17 @@ export type DashEnv = {
   };
 };
 
-/** One link in the navigation; a page adds its own when it is built, so there are never dead links. */
-export type NavEntry = { label: string; href: string; section: 'main' | 'settings' | 'operations'; roles?: ('owner' | 'operator' | 'member')[] };
+/**
+ * One link in the navigation; a page adds its own when it is built, so there are never dead links. `roles` limits it
+ * to those roles in some organization; `isForInstallOperators` to install operators.
+ */
+export type NavEntry = {
+  label: string;
+  href: string;
+  section: 'main' | 'settings' | 'operations';
+  roles?: ('owner' | 'operator' | 'member')[];
+  isForInstallOperators?: boolean;
+};
 
 /** Owners and operators change settings and see the queues; members read. */
 export const MANAGER_ROLES = ['owner', 'operator'] as const;
@@ -26,7 +35,7 @@ export function canManage(signedIn: SignedIn | null): boolean {
   return !!signedIn && (MANAGER_ROLES as readonly string[]).includes(signedIn.membership.role);
 }
 
-/** Whether the person is an owner or operator anywhere (the queues are shared by the whole install). */
-export function canOperate(signedIn: SignedIn | null): boolean {
-  return !!signedIn && signedIn.memberships.some((m) => (MANAGER_ROLES as readonly string[]).includes(m.role));
+/** Whether the person operates the install (the queues are shared by every organization, so no role in one grants it). */
+export function canOperateInstall(signedIn: SignedIn | null): boolean {
+  return !!signedIn?.isInstallOperator;
 }

@@ -1,5 +1,5 @@
 // Browser tests: a real chromium drives the real dashboard, next to the real API, over Postgres and Redis.
-import { createOrganization, createUser } from '@tidings/core';
+import { createOrganization, createUser, setInstallOperator } from '@tidings/core';
 import { Worker } from 'bullmq';
 import { duplicateRedis } from '@tidings/queue';
 import type { Page } from 'playwright-core';
@@ -166,8 +166,11 @@ describe('the dashboard in a browser', () => {
     await page.waitForURL((url) => url.pathname === '/settings/api-keys');
   });
 
-  it('shows every queue in Bull Board to the owner, and its retry action works', async () => {
+  it('shows every queue in Bull Board to the owner once the command line made them an install operator, and its retry action works', async () => {
     const { queues, redis, config } = stack.deps;
+    await expect(page.locator('.sidebar a:has-text("Queues")').count()).resolves.toBe(0);
+    await setInstallOperator(stack.deps, OWNER.email, true);
+    await page.reload();
     // a failed job in the email queue, failed by hand so no processor is involved
     await queues.email.add('send', { messageId: 'msg_failing' }, { jobId: 'msg_failing' });
     const connection = duplicateRedis(redis);

@@ -1,7 +1,7 @@
 // The dashboard through HTTP (app.request), with real Postgres and Redis: forms, cookies, roles and isolation.
 import { createHash } from 'node:crypto';
 import { serve } from '@hono/node-server';
-import { allowLiveKeys, createApiKey, createUser } from '@tidings/core';
+import { allowLiveKeys, createApiKey, createUser, setInstallOperator } from '@tidings/core';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { dashboardClient } from './client.ts';
@@ -146,6 +146,41 @@ describe('sign-in', () => {
       expect(statuses[15]).toBe(429);
     } finally {
       server.close();
+    }
+  });
+
+  it('wrong passwords from one address never lock the real person out from theirs', async () => {
+    const { email } = await person('owner');
+    // counters of their own (a Redis prefix of their own): the other tests here count against 127.0.0.1 too
+    const own = createTestDeps({ SIGN_IN_RATE_LIMIT: '3' });
+    const ownApp = createDashboard(own);
+    const listen = (hostname: string) =>
+      new Promise<{ close(): void; url: string }>((resolve) => {
+        const s = serve({ fetch: ownApp.fetch, port: 0, hostname }, (info) =>
+          resolve({ close: () => s.close(), url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${info.port}` }),
+        );
+      });
+    // the attacker comes from 127.0.0.1, the person from ::1: two client addresses, both loopback
+    const [attackerSide, personSide] = await Promise.all([listen('127.0.0.1'), listen('::1')]);
+    const signIn = async (base: string, password: string) => {
+      const page = await fetch(`${base}/sign-in`);
+      const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const body = new URLSearchParams({ _csrf: csrf, email, password });
+      const res = await fetch(`${base}/sign-in`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    try {
+      const guesses = [];
+      for (let i = 0; i < 5; i++) guesses.push(await signIn(attackerSide.url, `guess number ${i}`));
+      expect(guesses).toEqual([401, 401, 401, 429, 429]); // SIGN_IN_RATE_LIMIT is 3 here
+      expect(await signIn(attackerSide.url, PASSWORD)).toBe(429);
+      expect(await signIn(personSide.url, PASSWORD)).toBe(303);
+    } finally {
+      attackerSide.close();
+      personSide.close();
+      await own.close();
     }
   });
 
@@ -301,16 +336,51 @@ describe('the mode of a new key', () => {
 });
 
 describe('Bull Board', () => {
-  it('is for owners and operators: members get 403, visitors are sent to sign in', async () => {
+  /** A person the command line made an install operator (a member of some organization, like anyone signing in). */
+  async function installOperator() {
+    const who = await signedIn('member');
+    await setInstallOperator(deps, who.email, true);
+    return who;
+  }
+  // every kind of action Bull Board offers, on a queue every organization shares
+  const ACTIONS = [
+    ['PUT', '/admin/queues/api/queues/webhooks/pause'],
+    ['PUT', '/admin/queues/api/queues/webhooks/resume'],
+    ['PUT', '/admin/queues/api/queues/email/retry/failed'],
+    ['PUT', '/admin/queues/api/queues/email/clean/completed'],
+    ['PUT', '/admin/queues/api/queues/email/empty'],
+    ['PUT', '/admin/queues/api/queues/email/promote'],
+    ['POST', '/admin/queues/api/queues/email/add'],
+    ['PUT', '/admin/queues/api/queues/email/job-1/clean'],
+    ['PUT', '/admin/queues/api/queues/email/job-1/retry/failed'],
+    ['PUT', '/admin/queues/api/queues/email/job-1/promote'],
+    ['GET', '/admin/queues/api/queues/email/job-1'],
+    ['GET', '/admin/queues/api/queues/email/job-1/logs'],
+    ['GET', '/admin/queues/api/redis/stats'],
+  ] as const;
+
+  it("is for install operators only: an organization's owner and operator get 403 for every page and action, and nothing changes", async () => {
     const visitor = dashboardClient(app);
     expect((await visitor.get('/admin/queues')).location).toBe('/sign-in?next=%2Fadmin%2Fqueues');
     expect((await visitor.get('/admin/queues/api/queues')).status).toBe(401);
 
-    const member = await signedIn('member');
-    expect((await member.browser.get('/admin/queues')).status).toBe(403);
-    expect((await member.browser.get('/admin/queues/api/queues')).status).toBe(403);
+    for (const role of ['owner', 'operator', 'member'] as const) {
+      const person = await signedIn(role);
+      for (const path of ['/admin/queues', '/admin/queues/queue/webhooks', '/admin/queues/api/queues', '/admin/queues/static/js/main.js']) {
+        expect([role, path, (await person.browser.get(path)).status]).toEqual([role, path, 403]);
+      }
+      for (const [method, path] of ACTIONS) {
+        const res = await person.browser.send(method, path, undefined, { 'sec-fetch-site': 'same-origin' });
+        expect([role, method, path, res.status]).toEqual([role, method, path, 403]);
+      }
+      expect((await person.browser.get('/settings/api-keys')).html).not.toContain('href="/admin/queues"');
+    }
+    expect(await deps.queues.webhooks.isPaused()).toBe(false);
+  });
 
-    const operator = await signedIn('operator');
+  it('serves install operators every queue, refusing a cross-site action; revoking takes it away at once', async () => {
+    const operator = await installOperator();
+    expect((await operator.browser.get('/settings/api-keys')).html).toContain('href="/admin/queues"');
     const queues = await operator.browser.get('/admin/queues/api/queues');
     expect(queues.status).toBe(200);
     expect(
@@ -320,10 +390,13 @@ describe('Bull Board', () => {
     ).toEqual(['broadcasts', 'email', 'maintenance', 'sms', 'webhooks']);
     const crossSite = await operator.browser.send('PUT', '/admin/queues/api/queues/email/retry/failed', undefined, { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
+
+    await setInstallOperator(deps, operator.email, false);
+    expect((await operator.browser.get('/admin/queues/api/queues')).status).toBe(403);
   });
 
   it('serves its page with no outside fonts or scripts, a policy keeping it to this server, and a way back', async () => {
-    const operator = await signedIn('operator');
+    const operator = await installOperator();
     for (const path of ['/admin/queues', '/admin/queues/queue/email']) {
       const page = await operator.browser.get(path);
       expect(page.status).toBe(200);

@@ -58,6 +58,19 @@ describe('invitations', () => {
     expect((await dashboardClient(app).get(path)).status).toBe(404);
   });
 
+  it("link to PUBLIC_DASHBOARD_URL, whatever Host the owner's request carried", async () => {
+    const org = (await makeOrganization(deps)).orgId;
+    const email = uniqueEmail('owner');
+    await createUser(deps, { orgId: org, email, password: PASSWORD, role: 'owner' });
+    const browser = dashboardClient(app, 'http://evil.example');
+    expect((await browser.signIn(email, PASSWORD)).status).toBe(303);
+    await browser.get('/settings/members');
+    expect((await browser.post('/settings/members/invitations', { email: uniqueEmail('new'), role: 'member' })).status).toBe(303);
+    const link = /id="invite-link" readonly="" value="([^"]+)"/.exec((await browser.get('/settings/members')).html)![1]!;
+    expect(link).toMatch(new RegExp(`^${deps.config.publicDashboardUrl.replace(/[.:/]/g, '\\$&')}/invite/[A-Za-z0-9_-]{43}$`));
+    expect(link).not.toContain('evil.example');
+  });
+
   it('let a person with an account join with their own password, and no other', async () => {
     const owner = await signedIn('owner');
     const elsewhere = await signedIn('member');

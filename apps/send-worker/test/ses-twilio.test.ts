@@ -1,5 +1,5 @@
 import { signTwilioCallback } from '@tidings/testing';
-import { twilioCallbackUrl } from '@tidings/providers';
+import { SNS_CERTIFICATE_CACHE_SIZE, twilioCallbackUrl } from '@tidings/providers';
 import { startPipeline, waitFor } from './harness.ts';
 
 // SES for email and Twilio for SMS, through their official SDKs against loopback fakes; their callbacks arrive
@@ -124,6 +124,44 @@ describe('email through SES', () => {
     expect((await statusOf(api, message.id)).status).toBe('delivered');
   });
 
+  it("an SES event about org A's email that echoes org B's message id in its tags changes nothing of B's", async () => {
+    const a = await sentEmail('attacker@example.com');
+    const b = await sentEmail('victim@example.com');
+    const echoing = { ...a.accepted, tags: { tidings_message_id: b.message.id } };
+    for (const event of [h.ses.event(echoing, 'Complaint'), h.ses.event(echoing, 'Bounce', { bounce: { bounceType: 'Permanent' } })]) {
+      expect((await postSns(h.sns.notification(event))).body).toEqual({ received: true, applied: false });
+    }
+    expect((await statusOf(b.api, b.message.id)).status).toBe('sent');
+    expect(await h.deps.db.suppression.count({ where: { orgId: b.orgId } })).toBe(0);
+    // the tag SES really echoes applies to A's own message
+    expect((await postSns(h.sns.notification(h.ses.event(a.accepted, 'Delivery')))).body).toEqual({ received: true, applied: true });
+  });
+
+  it('an SNS notification posted twice, and 6 times at once, records its open once', async () => {
+    const { api, message, accepted } = await sentEmail('twice@example.com');
+    const open = h.sns.notification(h.ses.event(accepted, 'Open', { open: {} }));
+    for (let i = 0; i < 2; i++) expect((await postSns(open)).status).toBe(200);
+    const another = h.sns.notification(h.ses.event(accepted, 'Open', { open: {} }));
+    const answers = await Promise.all(Array.from({ length: 6 }, () => postSns(another)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const opens = (await statusOf(api, message.id)).events.filter((e: { status: string }) => e.status === 'opened');
+    expect(opens).toHaveLength(2); // two notifications (two MessageIds), each once
+  });
+
+  it('keeps at most SNS_CERTIFICATE_CACHE_SIZE signing certificates however many distinct certificate URLs arrive', async () => {
+    const { accepted } = await sentEmail('many-certs@example.com');
+    const distinct = SNS_CERTIFICATE_CACHE_SIZE + 15;
+    const fetchedBefore = h.sns.requests.filter((r) => r.path.startsWith('/certs/')).length;
+    for (let i = 0; i < distinct; i++) {
+      const post = h.sns.notification(h.ses.event(accepted, 'Open', { open: {} }));
+      // SNS does not sign SigningCertURL: the same signature verifies with the certificate at any URL serving it
+      const body = JSON.stringify({ ...JSON.parse(post.body), SigningCertURL: `${h.sns.url}/certs/c${i}-${Date.now()}.pem` });
+      expect((await postSns({ body, headers: post.headers })).status).toBe(200);
+      expect(h.deps.providers.snsCertificates.size).toBeLessThanOrEqual(SNS_CERTIFICATE_CACHE_SIZE);
+    }
+    expect(h.sns.requests.filter((r) => r.path.startsWith('/certs/')).length - fetchedBefore).toBe(distinct);
+  });
+
   it('confirms an SNS subscription by fetching its SubscribeURL', async () => {
     const confirmation = h.sns.subscriptionConfirmation();
     const res = await postSns(confirmation);
@@ -203,6 +241,15 @@ describe('SMS through Twilio', () => {
     );
     expect(reply).toMatchObject({ provider: 'twilio', from: ours, to: '+14155550178', body: expect.stringContaining('reply STOP to unsubscribe') });
     expect(h.twilio.state.messages.filter((m) => m.to === '+14155550178')).toHaveLength(1);
+    expect(await h.deps.db.message.count({ where: { orgId, direction: 'inbound' } })).toBe(1);
+  });
+
+  it('an inbound SMS callback posted 6 times at once records one inbound message', async () => {
+    const { orgId } = await h.liveOrg();
+    const ours = (await h.deps.db.phoneNumber.findFirstOrThrow({ where: { orgId } })).number;
+    const params = { MessageSid: 'SMconcurrent01', SmsSid: 'SMconcurrent01', SmsStatus: 'received', From: '+14155550178', To: ours, Body: 'hello' };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => postTwilio(params)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(await h.deps.db.message.count({ where: { orgId, direction: 'inbound' } })).toBe(1);
   });
 

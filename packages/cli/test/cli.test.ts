@@ -55,6 +55,20 @@ describe('tidings', () => {
     expect(unknown.stderr).toContain('Organization not found');
   });
 
+  it('users grant-operator makes an existing person an install operator; revoke-operator undoes it; an unknown email is an error', async () => {
+    const org = JSON.parse((await tidings('orgs', 'create', '--name', 'Ops', '--test')).stdout).organization;
+    const email = `ops-${Date.now()}@cli.test`;
+    expect((await tidings('users', 'create', '--org', org.id, '--email', email, '--role', 'member')).code).toBe(0);
+    const granted = await tidings('users', 'grant-operator', '--email', email.toUpperCase());
+    expect(granted.code).toBe(0);
+    expect(JSON.parse(granted.stdout)).toEqual({ email, isInstallOperator: true });
+    expect(JSON.parse((await tidings('users', 'revoke-operator', '--email', email)).stdout)).toEqual({ email, isInstallOperator: false });
+    const unknown = await tidings('users', 'grant-operator', '--email', 'nobody@cli.test');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No account has the email nobody@cli.test');
+    expect((await tidings('users', 'grant-operator')).code).toBe(2);
+  });
+
   it('migrate on an up-to-date database applies nothing', async () => {
     const res = await tidings('migrate');
     expect(res.code).toBe(0);

@@ -71,6 +71,8 @@ const EnvSchema = z.object({
   /** Where people reach the dashboard; an https:// address (or NODE_ENV=production) makes its cookies Secure. */
   PUBLIC_DASHBOARD_URL: z.url().default('http://localhost:3001'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  /** Requests per minute of all of an organization's keys together; 10x RATE_LIMIT_PER_MINUTE when unset. */
+  ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).optional(),
   /** The rolling window the rate limit counts over: a minute, shorter only so tests need not wait one out. */
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How long a key lookup is cached in process; a disabled key stops working within this time. */
@@ -225,6 +227,8 @@ const EnvSchema = z.object({
   BROADCAST_RENDER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
   /** Signs unsubscribe links (HMAC-SHA256). Required in production; the default is for local development only. */
   UNSUBSCRIBE_SECRET: z.string().min(16).optional(),
+  /** Provider callbacks (POST /v1/provider-events/...) per minute per client address, counted before any work. */
+  PROVIDER_EVENT_RATE_LIMIT: z.coerce.number().int().min(1).default(3000),
   /** Unsubscribe page requests (GET and POST /u/{token}) per minute per client address. */
   UNSUBSCRIBE_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   SEND_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
@@ -291,6 +295,8 @@ export type Config = {
   dashboardSecureCookies: boolean;
   rateLimitPerMinute: number;
   rateLimitWindowMs: number;
+  /** ORG_RATE_LIMIT_PER_MINUTE: the ceiling of all of an organization's keys together, so more keys are not more requests. */
+  orgRateLimitPerMinute: number;
   apiKeyCacheTtlMs: number;
   authFailureLimit: number;
   trustProxy: boolean;
@@ -299,6 +305,8 @@ export type Config = {
   bodyLimitBytes: number;
   sendBodyLimitBytes: number;
   signInRateLimit: number;
+  /** PROVIDER_EVENT_RATE_LIMIT: provider callbacks per minute per client address. */
+  providerEventRateLimit: number;
   templateRender: { budgetMs: number; threads: number; maxTags: number };
   resend: { apiKey?: string; baseUrl?: string; webhookSecret?: string };
   telnyx: { apiKey?: string; baseUrl?: string; publicKey?: string; messagingProfileId?: string };
@@ -452,6 +460,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dashboardSecureCookies: e.NODE_ENV === 'production' || new URL(e.PUBLIC_DASHBOARD_URL).protocol === 'https:',
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
+    orgRateLimitPerMinute: e.ORG_RATE_LIMIT_PER_MINUTE ?? e.RATE_LIMIT_PER_MINUTE * 10,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     trustProxy: e.TRUST_PROXY,
@@ -460,6 +469,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     sendBodyLimitBytes: e.SEND_BODY_LIMIT_BYTES,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
+    providerEventRateLimit: e.PROVIDER_EVENT_RATE_LIMIT,
     templateRender: { budgetMs: e.TEMPLATE_RENDER_BUDGET_MS, threads: e.TEMPLATE_RENDER_THREADS, maxTags: e.TEMPLATE_MAX_TAGS },
     resend: { apiKey: e.RESEND_API_KEY, baseUrl: e.RESEND_BASE_URL, webhookSecret: e.RESEND_WEBHOOK_SECRET },
     telnyx: { apiKey: e.TELNYX_API_KEY, baseUrl: e.TELNYX_BASE_URL, publicKey: e.TELNYX_PUBLIC_KEY, messagingProfileId: e.TELNYX_MESSAGING_PROFILE_ID },

@@ -40,6 +40,20 @@ export function isReservedHeader(name: string): boolean {
   return (RESERVED_HEADERS as readonly string[]).includes(lower) || lower.startsWith('content-');
 }
 
+/**
+ * Prefixes (lower case) of headers that instruct a sending service rather than the reader: SES (`X-SES-MESSAGE-TAGS`,
+ * `X-SES-CONFIGURATION-SET`, `X-SES-SOURCE-ARN`...), our own (`X-Tidings-Message-Id`), and the SMTP relays an operator
+ * may point SMTP_URL at (Resend, Postmark, Mailgun, SendGrid, Mandrill, SparkPost, Mailjet). A tenant setting one could
+ * change how another tenant's shared provider account tags, routes or reports the email.
+ */
+export const PROVIDER_CONTROL_HEADER_PREFIXES = ['x-ses-', 'x-tidings-', 'x-resend-', 'x-pm-', 'x-mailgun-', 'x-smtpapi', 'x-mc-', 'x-msys-', 'x-mj-', 'x-mailjet-'] as const;
+
+/** Whether a custom header name steers a sending service (see PROVIDER_CONTROL_HEADER_PREFIXES). */
+export function isProviderControlHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return PROVIDER_CONTROL_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
 export const ChannelType = z.enum(['email', 'sms']);
 export type ChannelType = z.infer<typeof ChannelType>;
 
@@ -77,6 +91,13 @@ function isBase64(value: string): boolean {
 const CONTROL_OR_SLASH = /[\u0000-\u001f/\\]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding line breaks and NUL is the point of this check
 const LINE_BREAK_OR_NUL = /[\r\n\u0000]/;
+/**
+ * Bidirectional controls (the right-to-left override and its kin): in a file name or a sender they make
+ * `invoice\u202Efdp.exe` read as `invoiceexe.pdf`, or one address look like another.
+ */
+export const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** Headers that name who sent an email: readers trust them as much as From. */
+const SENDER_HEADERS = ['sender', 'return-path'];
 
 /** One attachment: base64 `content` or an https `path` fetched at send time, exactly one of them. */
 export const SendAttachment = z
@@ -85,7 +106,8 @@ export const SendAttachment = z
       .trim()
       .min(1)
       .max(L.filename)
-      .refine((v) => !CONTROL_OR_SLASH.test(v), 'must not contain control characters or slashes'),
+      .refine((v) => !CONTROL_OR_SLASH.test(v), 'must not contain control characters or slashes')
+      .refine((v) => !BIDI_CONTROL.test(v), 'must not contain bidirectional control characters (such as the right-to-left override)'),
     content: z
       .string()
       .refine(isBase64, 'must be base64 (A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4)')
@@ -118,10 +140,16 @@ export const SendMessageBody = z
       description: "An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.",
       example: 'ada@example.com',
     }),
-    from: storableText().trim().min(1).max(L.address).optional().openapi({
-      description:
-        'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
-    }),
+    from: storableText()
+      .trim()
+      .min(1)
+      .max(L.address)
+      .refine((v) => !BIDI_CONTROL.test(v), 'must not contain bidirectional control characters (such as the right-to-left override)')
+      .optional()
+      .openapi({
+        description:
+          'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
+      }),
     cc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
     bcc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: blind copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
     replyTo: z
@@ -142,11 +170,23 @@ export const SendMessageBody = z
           if (!/^[!-9;-~]+$/.test(name) || name.length > L.headerName) {
             ctx.addIssue({ code: 'custom', path: [name], message: `must be a header field name (printable ASCII, no colon or space, at most ${L.headerName} characters)` });
           } else if (isReservedHeader(name)) ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set by Tidings and cannot be given as a custom header` });
+          else if (isProviderControlHeader(name))
+            ctx.addIssue({ code: 'custom', path: [name], message: `${name} instructs the sending provider and cannot be given as a custom header` });
+          else if (SENDER_HEADERS.includes(name.toLowerCase()) && BIDI_CONTROL.test(headers[name]!)) {
+            ctx.addIssue({ code: 'custom', path: [name], message: 'must not contain bidirectional control characters (such as the right-to-left override)' });
+          }
         }
       })
       .optional()
-      .openapi({ description: 'email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused.' }),
-    subject: storableText().min(1).max(L.subject).optional(),
+      .openapi({
+        description:
+          'email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused, and so are headers that instruct a sending provider (`X-SES-*`, `X-Tidings-*`, `X-Resend-*`, `X-PM-*`, `X-Mailgun-*`, `X-SMTPAPI`, `X-MC-*`, `X-MSYS-*`, `X-MJ-*`, `X-Mailjet-*`).',
+      }),
+    subject: storableText()
+      .min(1)
+      .max(L.subject)
+      .refine((v) => !LINE_BREAK_OR_NUL.test(v), 'must not contain line breaks')
+      .optional(),
     html: storableText().min(1).max(L.html).optional(),
     text: storableText().min(1).max(L.text).optional(),
     attachments: z

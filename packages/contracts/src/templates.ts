@@ -44,7 +44,11 @@ export const Template = z
 export type Template = z.infer<typeof Template>;
 
 const templateText = (max: number, description: string) => storableText().min(1).max(max).openapi({ description });
-const subject = templateText(998, 'Email subject; `{{name}}` placeholders, not HTML-escaped.');
+const subject = storableText()
+  .min(1)
+  .max(998)
+  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks')
+  .openapi({ description: 'Email subject, one line; `{{name}}` placeholders, not HTML-escaped.' });
 const html = templateText(512_000, 'Email HTML; values of placeholders are HTML-escaped.');
 const text = templateText(512_000, 'Email plain text; placeholders are not escaped.');
 const body = templateText(10_000, 'SMS text; placeholders are not escaped.');

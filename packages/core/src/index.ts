@@ -45,6 +45,7 @@ export * from './people/people.service.ts';
 export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
 export * from './people/members.service.ts';
+export * from './people/install-operators.service.ts';
 export * from './backoff.ts';
 export * from './attachments/attachment-store.ts';
 export * from './attachments/attachment-cleanup.ts';

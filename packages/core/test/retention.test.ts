@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { ulid } from 'ulid';
 import { migrate } from '@tidings/db';
-import { addMonthPartitions, applyRetention, ensurePartitions, getBroadcast, listPartitions, sendMessages } from '@tidings/core';
+import { addMonthPartitions, applyRetention, ensurePartitions, getBroadcast, listPartitions, PROVIDER_EVENT_RETENTION_DAYS, sendMessages } from '@tidings/core';
 import { createTestDeps, makeOrganization, recreateScratchDatabase, type TestDeps } from '@tidings/testing';
 
 // Retention on a database of its own (it removes whatever is old, whoever wrote it): 200 days of messages in monthly
@@ -164,6 +164,18 @@ describe('retention', () => {
     const never = await applyRetention({ ...deps, now: () => new Date(at.getTime() + 1000 * DAY) }, { messageDays: 0, webhookAttemptDays: 0 });
     expect(never.Message).toBeUndefined();
     expect((await sql.query(`SELECT count(*)::int AS n FROM "Message" WHERE "id" LIKE 'msg_old_%'`)).rows[0].n).toBe(expectedMessages.length);
+  });
+
+  it('forgets provider event ids after PROVIDER_EVENT_RETENTION_DAYS, whatever the other settings', async () => {
+    const kept = new Date(at.getTime() - (PROVIDER_EVENT_RETENTION_DAYS * DAY - 60_000));
+    const old = new Date(at.getTime() - (PROVIDER_EVENT_RETENTION_DAYS * DAY + 60_000));
+    await sql.query(`INSERT INTO "ProviderEvent" ("provider", "eventId", "createdAt") VALUES ('resend', 'msg_kept', $1::timestamp), ('ses', 'old', $2::timestamp)`, [
+      utc(kept),
+      utc(old),
+    ]);
+    const report = await applyRetention({ ...deps, now: () => at }, { messageDays: 0, webhookAttemptDays: 0 });
+    expect(report.ProviderEvent).toMatchObject({ deleted: 1 });
+    expect((await sql.query(`SELECT "eventId" FROM "ProviderEvent"`)).rows).toEqual([{ eventId: 'msg_kept' }]);
   });
 
   it('adds the months ahead once, moving rows the default partition caught for them', async () => {

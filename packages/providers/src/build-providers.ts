@@ -1,5 +1,6 @@
 import type { Config } from '@tidings/config';
 import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.ts';
+import { createSnsCertificateCache, type SnsCertificateCache } from './callbacks/sns-certificates.ts';
 import type { DomainProvider } from './domain-provider.ts';
 import type { NumberProvider } from './number-provider.ts';
 import type { EmailProvider, EmailProviderName, KeyMode, ProviderName, SmsProvider, SmsProviderName } from './provider.types.ts';
@@ -38,6 +39,8 @@ export type Providers = {
   domains(choice: ProviderChoice): DomainProvider;
   numbers(choice: ProviderChoice): NumberProvider;
   circuit: CircuitBreaker;
+  /** SES's SNS signing certificates, fetched for its callbacks: a bounded cache (SNS_CERTIFICATE_CACHE_SIZE). */
+  snsCertificates: SnsCertificateCache;
   /** Closes pooled connections (SMTP). */
   close(): void;
 };
@@ -148,9 +151,13 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
     domains,
     numbers,
     circuit,
+    snsCertificates: createSnsCertificateCache(SNS_CERTIFICATE_CACHE_SIZE),
     close: () => smtp?.close(),
   };
 }
+
+/** SNS certificates kept at once: SNS uses one per region and rotation, so a few serve every genuine message. */
+export const SNS_CERTIFICATE_CACHE_SIZE = 20;
 
 /** The URL Twilio posts status callbacks to, and signs: our public provider-events URL. */
 export function twilioCallbackUrl(config: Pick<Config, 'publicApiUrl'>): string {

@@ -1,9 +1,8 @@
-import { findUnsubscribeTarget, takeRateLimit, unsubscribe } from '@tidings/core';
+import { findUnsubscribeTarget, unsubscribe } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
-import { createMiddleware } from 'hono/factory';
-import { clientAddress } from '../client-address.ts';
 import type { AppEnv } from '../env.ts';
+import { limitPerClient } from '../middleware/client-rate-limit.ts';
 
 /** A small page that works without JavaScript or styles from elsewhere. */
 const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype html>
@@ -14,17 +13,12 @@ const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype ht
 
 const notFound = (c: Context<AppEnv>) => c.html(page('Link not valid', html`<h1>This link is not valid</h1><p>It may be incomplete. Nothing was changed.</p>`), 404);
 
-/** Unsubscribe requests per minute per client address, shared by every API replica (the counter lives in Redis). */
-const limitPerClient = createMiddleware<AppEnv>(async (c, next) => {
-  const address = clientAddress(c);
-  // without a socket there is no address to count against (lumping them together would lock everyone out)
-  if (!address) return next();
-  const { redis, config } = c.get('deps');
-  const result = await takeRateLimit(redis, `${config.redisPrefix}:rl:unsubscribe:${address}`, { limit: config.broadcasts.unsubscribeRateLimit, windowMs: 60_000 });
-  if (result.isAllowed) return next();
-  c.header('Retry-After', String(result.resetSeconds));
-  return c.html(page('Too many requests', html`<h1>Too many requests</h1><p>Please try again in a minute.</p>`), 429);
-});
+/** Unsubscribe requests per minute per client address (UNSUBSCRIBE_RATE_LIMIT). */
+const limitUnsubscribes = limitPerClient(
+  'unsubscribe',
+  (config) => config.broadcasts.unsubscribeRateLimit,
+  (c) => c.html(page('Too many requests', html`<h1>Too many requests</h1><p>Please try again in a minute.</p>`), 429),
+);
 
 /**
  * The unsubscribe link of every broadcast (no API key: the signed token is the authority). `GET /u/{token}` shows a
@@ -33,7 +27,7 @@ const limitPerClient = createMiddleware<AppEnv>(async (c, next) => {
  * nothing. Mail scanners that follow links only GET, so a GET never unsubscribes.
  */
 export const unsubscribeRoutes = new Hono<AppEnv>()
-  .use('/u/*', limitPerClient)
+  .use('/u/*', limitUnsubscribes)
   .get('/u/:token', async (c) => {
     const target = await findUnsubscribeTarget(c.get('deps'), c.req.param('token')).catch(() => null);
     if (!target) return notFound(c);

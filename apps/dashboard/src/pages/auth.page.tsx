@@ -30,8 +30,9 @@ function clientAddress(c: Context<DashEnv>): string | null {
 }
 
 /**
- * Counts a sign-in attempt per email address and per client address (sliding 15 minutes in Redis, shared by every
- * replica). Returns the minutes to wait when over the limit.
+ * Counts a sign-in attempt per (email address, client address) and per client address (sliding 15 minutes in Redis,
+ * shared by every replica). Returns the minutes to wait when over the limit. The account's count is per address, so
+ * someone guessing from one address never locks the real person out from theirs.
  */
 async function signInRetryMinutes(c: Context<DashEnv>, email: string): Promise<number | null> {
   const { redis, config } = c.var.deps;
@@ -40,7 +41,7 @@ async function signInRetryMinutes(c: Context<DashEnv>, email: string): Promise<n
   const base = `${config.redisPrefix}:dashboard:sign-in`;
   const window = { windowMs: SIGN_IN_WINDOW_MS };
   const results = await Promise.all([
-    takeRateLimit(redis, `${base}:email:${emailKey}`, { ...window, limit: config.signInRateLimit }),
+    takeRateLimit(redis, `${base}:email:${emailKey}:${address ?? 'unknown'}`, { ...window, limit: config.signInRateLimit }),
     // without a socket there is no address to count against (lumping them together would lock everyone out)
     ...(address ? [takeRateLimit(redis, `${base}:address:${address}`, { ...window, limit: config.signInRateLimit * 5 })] : []),
   ]);

@@ -118,7 +118,8 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
   const { members, invitations } = await listMembers(c.var.deps, membership.orgId);
   const reveal = takeReveal(c, BASE);
   const invited = reveal && invitations.find((i) => i.id === reveal.id);
-  const link = reveal && `${new URL(c.req.url).origin}/invite/${reveal.secret}`;
+  // the configured address, never the request's Host header (which whoever sent the request chose)
+  const link = reveal && `${c.var.deps.config.publicDashboardUrl.replace(/\/+$/, '')}/invite/${reveal.secret}`;
   return render(
     c,
     <Layout c={c} title="Members" flash={takeFlash(c)}>

@@ -17,7 +17,7 @@ function Sidebar({ c }: { c: Context<DashEnv> }) {
   const signedIn = c.var.signedIn!;
   const path = new URL(c.req.url).pathname;
   const roles = new Set(signedIn.memberships.map((m) => m.role));
-  const visible = c.var.nav.filter((entry) => !entry.roles || entry.roles.some((role) => roles.has(role)));
+  const visible = c.var.nav.filter((entry) => (!entry.roles || entry.roles.some((role) => roles.has(role))) && (!entry.isForInstallOperators || signedIn.isInstallOperator));
   const sections = (['main', 'settings', 'operations'] as const).filter((section) => visible.some((e) => e.section === section));
   return (
     <aside class="sidebar">

@@ -52,4 +52,18 @@ const resetPassword: Command = {
   },
 };
 
-export const users = [create, list, resetPassword];
+/** Install operators see every organization's queued jobs (Bull Board): granted here only, never by a role. */
+const installOperator = (grant: boolean): Command => ({
+  name: grant ? 'users grant-operator' : 'users revoke-operator',
+  summary: grant
+    ? 'Makes a person an install operator: Bull Board (the dashboard’s /admin/queues) with every organization’s jobs.'
+    : 'Takes Bull Board away from a person again; effective at their next request.',
+  options: { email: { type: 'string', required: true, description: 'the person’s email' } },
+  async run(ctx, values) {
+    const { deps, core } = await ctx.open();
+    ctx.out(json(await core.setInstallOperator(deps, String(values.email), grant)));
+    return 0;
+  },
+});
+
+export const users = [create, list, resetPassword, installOperator(true), installOperator(false)];

@@ -4,7 +4,8 @@ export type UnsubscribeSubject = { contactId: string; broadcastId: string };
 
 // Ids are [A-Za-z0-9_]; the token names the contact and the broadcast by id only, never an address.
 const ID = /^[A-Za-z0-9_]{1,64}$/;
-const SIGNATURE_LENGTH = 43; // a whole HMAC-SHA256 in base64url
+// a whole HMAC-SHA256 in base64url: checked as characters, so no other text reaches the byte comparison
+const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
 function signatureOf(secret: string, subject: UnsubscribeSubject): string {
   return createHmac('sha256', secret).update(`unsubscribe:${subject.contactId}:${subject.broadcastId}`).digest('base64url');
@@ -26,7 +27,7 @@ export function unsubscribeToken(secret: string, subject: UnsubscribeSubject): s
 export function readUnsubscribeToken(secret: string, token: string): UnsubscribeSubject | null {
   const [contactId, broadcastId, signature, ...rest] = token.split('.');
   if (rest.length > 0 || !contactId || !broadcastId || !signature || !ID.test(contactId) || !ID.test(broadcastId)) return null;
-  if (signature.length !== SIGNATURE_LENGTH) return null;
+  if (!SIGNATURE.test(signature)) return null;
   const expected = Buffer.from(signatureOf(secret, { contactId, broadcastId }));
   return timingSafeEqual(expected, Buffer.from(signature)) ? { contactId, broadcastId } : null;
 }

@@ -2,6 +2,7 @@ import { Prisma } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { deliveryJobs, eventsCte } from '../events.ts';
 import { newId } from '../ids.ts';
+import { claimProviderEventSql } from './provider-event-claim.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { messageJsonSql } from './message.mapper.ts';
 import { EVENT_OF_STATUS } from './message-status.ts';
@@ -20,7 +21,7 @@ export type EngagementReport = ReportedMessageRef & {
  * (`opened`, `clicked` with the link, `complained`, `delayed`; the status stays), sets `openedAt`/`clickedAt` on the
  * first open/click (a click counts as an open too), suppresses the address on a complaint (reason `complained`),
  * and records `message.opened|clicked|complained|delayed` (a click's event data carries `link`) with its webhook
- * deliveries. Only outbound messages are engaged with.
+ * deliveries. Only outbound messages are engaged with; a provider's event (`eventId`) only once.
  * @returns whether the message was found (an unknown one is acknowledged and ignored)
  * @example await recordEngagement(deps, { provider: 'resend', providerMessageId: 'e1...', kind: 'clicked', link: 'https://example.com/a' });
  */
@@ -39,9 +40,12 @@ export async function recordEngagement(deps: Deps, report: EngagementReport): Pr
           SELECT "orgId", "to", "mode", 'complained'::"SuppressionReason", ${at}::timestamp FROM engaged
           ON CONFLICT ("orgId", "recipient", "mode") DO UPDATE SET "reason" = 'complained' WHERE "Suppression"."reason" IN ('unsubscribed', 'manual')`
       : Prisma.sql`SELECT 1`;
+  // a provider's event is claimed in the same statement: a replay (or a concurrent twin, once the first commits) engages nothing
+  const claimed = report.eventId ? claimProviderEventSql(report.provider, report.eventId) : Prisma.sql`SELECT 1`;
   const [row] = await deps.db.$queryRaw<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null }[]>`
-    WITH engaged AS (
-      UPDATE "Message" SET ${Prisma.join(sets)} WHERE "id" = ${message.id} AND "direction" = 'outbound' RETURNING *),
+    WITH claimed AS (${claimed}),
+    engaged AS (
+      UPDATE "Message" SET ${Prisma.join(sets)} WHERE "id" = ${message.id} AND "direction" = 'outbound' AND EXISTS (SELECT 1 FROM claimed) RETURNING *),
     history AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "activity", "link", "createdAt")
       SELECT "id", "status", ${report.kind}::"MessageActivity", ${link}, ${at}::timestamp FROM engaged),

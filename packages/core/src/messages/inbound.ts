@@ -7,6 +7,7 @@ import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { toMessage } from './message.mapper.ts';
+import { claimProviderEvent } from './provider-event-claim.ts';
 import { parseEmail } from './recipients.ts';
 import type { KeyMode } from '@tidings/providers';
 import { countSmsSegments } from '../sms/segments.ts';
@@ -22,6 +23,8 @@ export type InboundMessage = {
   channelType: 'email' | 'sms';
   /** The provider's id of the inbound message: a repeated callback with it records nothing twice. */
   providerMessageId?: string | null;
+  /** The provider's id of the callback's event: a replay, even a concurrent one, records nothing. */
+  eventId?: string;
   /** The sender (their address or number). */
   from: string;
   /** Ours: the number or address it was sent to. */
@@ -39,12 +42,15 @@ export type InboundResult = { message: Message | null; keyword: SmsKeyword | nul
 const normalize = (channelType: 'email' | 'sms', address: string) =>
   channelType === 'email' ? (parseEmail(address.trim(), { allowName: true })?.address ?? address.trim().toLowerCase()) : (toE164(address) ?? address.trim());
 
-/** The organization that owns the number or the address's domain (a verified domain first). */
+/**
+ * The organization that owns the number, or that verified the address's domain: a domain only added (pending, or
+ * failed) receives nothing, so nobody can claim another's mail by adding its domain first.
+ */
 async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
   if (channelType === 'sms') return (await db.phoneNumber.findUnique({ where: { number: to }, select: { orgId: true } }))?.orgId ?? null;
   const domain = to.slice(to.lastIndexOf('@') + 1);
   const found = await db.emailDomain.findFirst({
-    where: { name: domain },
+    where: { name: domain, status: 'verified' },
     orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }],
     select: { orgId: true },
   });
@@ -58,7 +64,7 @@ async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms',
  * and `message.received` in one transaction; for SMS, a STOP-family keyword also suppresses the number (`stopped`,
  * `smsSubscribed` false, `contact.unsubscribed`) and a START-family one lifts that, in the same transaction; each
  * keyword (HELP/INFO too) gets one answer from the number written to, written in that transaction as well.
- * A message to a number or domain no organization owns is ignored; one the provider reports again (same
+ * A message to a number no organization owns, or a domain none verified, is ignored; one the provider reports again (same
  * `providerMessageId`) is recorded once.
  * @example const { message } = await receiveInboundMessage(deps, { provider: 'telnyx', channelType: 'sms', from: '+14155550123', to: '+15005550006', body: 'STOP' });
  */
@@ -74,6 +80,7 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
   const keyword = inbound.channelType === 'sms' ? smsKeywordOf(inbound.body) : null;
   const now = deps.now();
   const recorded = await deps.db.$transaction(async (tx) => {
+    if (inbound.eventId && !(await claimProviderEvent(tx, inbound.provider, inbound.eventId))) return null; // a replay
     if (providerMessageId) {
       // the same callback delivered twice at once: the second waits for the first's commit, then finds its message
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`inbound:${inbound.provider}:${providerMessageId}`}, 0))`;
@@ -112,6 +119,7 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     const reply = keyword ? await recordKeywordReply(deps, tx, { orgId, mode: modeOf(inbound), keyword, inbound: row }) : { events: [], jobs: [] };
     return { message, outbox: [...reply.jobs, ...(await recordEvents(tx, [...events, ...reply.events]))], isRepeat: false };
   });
+  if (!recorded) return { message: null, keyword: null }; // a replay of an event already recorded
   await dispatchOutbox(deps, recorded.outbox);
   return { message: recorded.message, keyword: recorded.isRepeat ? null : keyword };
 }

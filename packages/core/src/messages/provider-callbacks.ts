@@ -30,7 +30,14 @@ async function verify(deps: Deps, provider: CallbackProvider, rawBody: string, h
     case 'twilio':
       return verifyTwilioCallback(rawBody, headers, { authToken: config.twilio.authToken, url: twilioCallbackUrl(config) });
     case 'ses':
-      return verifySesCallback(rawBody, { urlPattern: config.ses.snsUrlPattern, topicArn: config.ses.snsTopicArn, nowMs: deps.now().getTime() });
+      // nothing is fetched for a server without SES: its route is not there
+      if (!deps.providers.email('ses')) throw new AppError('NOT_FOUND', 'SES is not configured on this server, so it takes no SES callbacks.');
+      return verifySesCallback(rawBody, {
+        urlPattern: config.ses.snsUrlPattern,
+        topicArn: config.ses.snsTopicArn,
+        nowMs: deps.now().getTime(),
+        certificates: deps.providers.snsCertificates,
+      });
   }
 }
 

@@ -2,6 +2,7 @@ import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
+import { claimProviderEvent } from './provider-event-claim.ts';
 import { recordMessageOutcome } from './message-outcome.ts';
 import { changeMessageStatus, type ChangedMessage } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
@@ -19,8 +20,9 @@ const STATUS_OF_KIND = { delivered: 'delivered', bounced: 'bounced', undelivered
 /**
  * THE status path for what providers report, used by every signed callback and by the sandbox alike: moves the
  * message forward (never backwards: a late `delivered` after `bounced` changes nothing), records a bounce in the
- * organization's suppression list of the message's mode, and an opt-out refusal (`isRecipientStopped`) as an SMS opt-out, in one
- * transaction. Engagement goes through `recordEngagement`, inbound messages through `receiveInboundMessage`.
+ * organization's suppression list of the message's mode, and an opt-out refusal (`isRecipientStopped`) as an SMS
+ * opt-out, in one transaction, once per provider event (`eventId`). Engagement goes through `recordEngagement`,
+ * inbound messages through `receiveInboundMessage`.
  * @returns whether the message was found, and whether its status changed
  * @example await applyProviderOutcome(deps, { provider: 'resend', providerMessageId: 'e1...', kind: 'bounced' });
  */
@@ -28,7 +30,8 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
   const message = await findReportedMessage(deps, outcome);
   if (!message) return { found: false, changed: false };
 
-  const result: { moved: ChangedMessage | null; optOut: OutboxItem[] } = await deps.db.$transaction(async (tx) => {
+  const result: { moved: ChangedMessage | null; optOut: OutboxItem[] } | null = await deps.db.$transaction(async (tx) => {
+    if (outcome.eventId && !(await claimProviderEvent(tx, outcome.provider, outcome.eventId))) return null; // a replay
     if (outcome.kind === 'bounced') {
       await tx.suppression.createMany({ data: [{ orgId: message.orgId, recipient: message.to, mode: message.mode, reason: 'bounced' }], skipDuplicates: true });
     }
@@ -41,6 +44,7 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
     });
     return { moved, optOut };
   });
+  if (!result) return { found: true, changed: false };
   await dispatchOutbox(deps, [...result.optOut, ...(result.moved?.outbox ?? [])]);
   if (!result.moved) return { found: true, changed: false };
   recordMessageOutcome(deps, result.moved.row, STATUS_OF_KIND[outcome.kind]);

@@ -1,19 +1,31 @@
 import type { Deps } from '../deps.ts';
 
-/** The message a provider report is about: found by our id when the provider echoes it, else by the provider's id. */
-export type ReportedMessageRef = { provider: string; messageId?: string; providerMessageId?: string };
+/**
+ * The message a report is about. A provider's report names it by `providerMessageId` (its own id, which only that
+ * provider's account can hold); `messageId` is then only a hint echoed from the tags it was sent with. The sandbox,
+ * which is us, names it by `messageId` alone.
+ */
+export type ReportedMessageRef = {
+  provider: string;
+  messageId?: string;
+  providerMessageId?: string;
+  /** The provider's id of this event (a callback's): its effect happens once, however often it is delivered. */
+  eventId?: string;
+};
 
 /**
- * Finds the message a provider report names, only if that provider handles it (a report from one provider can never
- * touch another's message). Null when there is none.
+ * Finds the message a report names, only if that provider handles it (a report from one provider can never touch
+ * another's message). A provider's report is found by the provider's own id; an echoed tag that names another
+ * message finds nothing (a tenant's own tags cannot point its events at someone else's message). Null when none.
  * @example const message = await findReportedMessage(deps, { provider: 'resend', providerMessageId: 'e1...' });
  */
 export async function findReportedMessage({ db }: Pick<Deps, 'db'>, ref: ReportedMessageRef) {
   const select = { id: true, orgId: true, to: true, provider: true, channelType: true, mode: true } as const;
-  const message = ref.messageId
-    ? await db.message.findUnique({ where: { id: ref.messageId }, select })
-    : ref.providerMessageId
-      ? await db.message.findFirst({ where: { providerMessageId: ref.providerMessageId, provider: ref.provider }, select })
+  const message = ref.providerMessageId
+    ? await db.message.findFirst({ where: { providerMessageId: ref.providerMessageId, provider: ref.provider }, select })
+    : ref.messageId
+      ? await db.message.findUnique({ where: { id: ref.messageId }, select })
       : null;
-  return message && message.provider === ref.provider ? message : null;
+  if (!message || message.provider !== ref.provider) return null;
+  return ref.messageId && ref.messageId !== message.id ? null : message;
 }

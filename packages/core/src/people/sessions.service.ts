@@ -14,6 +14,8 @@ export type SignedIn = {
   memberships: Membership[];
   /** The current organization; always one of `memberships`. */
   membership: Membership;
+  /** Granted by `tidings users grant-operator` only: sees the queues every organization shares. */
+  isInstallOperator: boolean;
 };
 
 /**
@@ -52,7 +54,7 @@ export async function findSession({ db, now }: Pick<Deps, 'db' | 'now'>, token: 
     return null;
   }
   const [user, memberships] = await Promise.all([
-    db.user.findUnique({ where: { id: session.userId }, select: { id: true, email: true, name: true } }),
+    db.user.findUnique({ where: { id: session.userId }, select: { id: true, email: true, name: true, isInstallOperator: true } }),
     listMemberships(db, session.userId),
   ]);
   if (!user || memberships.length === 0) return null;
@@ -61,7 +63,8 @@ export async function findSession({ db, now }: Pick<Deps, 'db' | 'now'>, token: 
     membership = memberships[0]!;
     await db.session.update({ where: { id: session.id }, data: { orgId: membership.orgId } });
   }
-  return { sessionId: session.id, user, memberships, membership };
+  const { isInstallOperator, ...person } = user;
+  return { sessionId: session.id, user: person, memberships, membership, isInstallOperator };
 }
 
 /**

@@ -59,7 +59,13 @@ async function dropOldPartitions(deps: RetentionDeps, table: PartitionedTable, c
 }
 
 // The key a batch of each table is picked and deleted by: a partitioned table's includes "createdAt".
-const batchKeys: Record<string, string[]> = { IdempotencyRecord: ['orgId', 'mode', 'key'], Event: ['id'] };
+const batchKeys: Record<string, string[]> = { IdempotencyRecord: ['orgId', 'mode', 'key'], Event: ['id'], ProviderEvent: ['provider', 'eventId'] };
+
+/**
+ * How long a provider event's id is remembered (ProviderEvent). Far beyond every provider's retries (Svix's last
+ * about a day and a half after the first try) and signature windows (5 minutes for Resend and Telnyx, an hour for SNS).
+ */
+export const PROVIDER_EVENT_RETENTION_DAYS = 7;
 
 /** Deletes the rows that `where` picks ($1: `cutoff`, then `params`) in batches of `batchSize`, each its own statement. */
 async function deleteInBatches(deps: RetentionDeps, table: string, where: string, cutoff: Date, batchSize: number, params: unknown[] = []): Promise<number> {
@@ -85,7 +91,8 @@ async function deleteInBatches(deps: RetentionDeps, table: string, where: string
  * Removes what is older than its retention: messages and their status events after MESSAGE_RETENTION_DAYS (0 keeps
  * them); webhook deliveries and attempts after WEBHOOK_ATTEMPT_RETENTION_DAYS (0 keeps them), each by its own age,
  * except a delivery still pending (a retry ahead, or a redelivery asked for); events (the webhook payloads) after
- * MESSAGE_RETENTION_DAYS once no delivery refers to them; idempotency records once expired and unlocked. Whole
+ * MESSAGE_RETENTION_DAYS once no delivery refers to them; idempotency records once expired and unlocked; provider
+ * event ids after PROVIDER_EVENT_RETENTION_DAYS. Whole
  * monthly partitions are dropped (a delivery partition only once none of it is pending); the rows of the month that
  * straddles the cutoff (and of the legacy, default and kept partitions, and events) are deleted in small batches.
  * Sends go on meanwhile: nothing holds a lock on a table for longer than one batch or one partition drop.
@@ -124,6 +131,8 @@ export async function applyRetention(deps: RetentionDeps, options: RetentionOpti
     const where = `"id" < $2 AND "createdAt" < $1::timestamp AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventId" = "Event"."id")`;
     record('Event', await deleteInBatches(deps, 'Event', where, messageCutoff, batch, [idsBefore('evt', messageCutoff)]));
   }
+  const providerEventCutoff = new Date(now.getTime() - PROVIDER_EVENT_RETENTION_DAYS * DAY_MS);
+  record('ProviderEvent', await deleteInBatches(deps, 'ProviderEvent', `"createdAt" < $1::timestamp`, providerEventCutoff, batch));
   record('IdempotencyRecord', await deleteInBatches(deps, 'IdempotencyRecord', `"expiresAt" < $1::timestamp AND "lockedUntil" < $1::timestamp`, now, batch));
   return report;
 }

@@ -1,6 +1,8 @@
 /** What a verified provider callback says about one message's status; null from a parser means "nothing to do". */
 export type CallbackOutcome = {
   providerMessageId: string;
+  /** The provider's id of this event, signed with it: the event is acted on once, however often it is posted. */
+  eventId?: string;
   /** Our message id when the provider echoes it back. */
   messageId?: string;
   kind: 'delivered' | 'bounced' | 'undelivered' | 'failed';
@@ -16,6 +18,8 @@ export type CallbackOutcome = {
 export type CallbackEngagement = {
   kind: 'opened' | 'clicked' | 'complained' | 'delayed';
   providerMessageId: string;
+  /** The provider's id of this event (see CallbackOutcome). */
+  eventId?: string;
   messageId?: string;
   /** The link of a click. */
   link?: string | null;
@@ -29,6 +33,8 @@ export type CallbackInbound = {
   kind: 'inbound';
   channelType: 'email' | 'sms';
   providerMessageId: string;
+  /** The provider's id of this event (see CallbackOutcome). */
+  eventId?: string;
   from: string;
   to: string;
   body?: string | null;

@@ -28,9 +28,11 @@ const header = (headers: Record<string, string | undefined>, name: string) => he
 export function verifyResendCallback(rawBody: string, headers: Record<string, string | undefined>, secret: string | undefined): CallbackReport | null {
   if (!secret) throw new CallbackSignatureError('RESEND_WEBHOOK_SECRET is not configured');
   let event: ResendEvent;
+  // Svix signs the id with the body: a replay carries the same one
+  const eventId = header(headers, 'svix-id') ?? header(headers, 'webhook-id') ?? '';
   try {
     event = new Webhook(secret).verify(rawBody, {
-      'webhook-id': header(headers, 'svix-id') ?? header(headers, 'webhook-id') ?? '',
+      'webhook-id': eventId,
       'webhook-timestamp': header(headers, 'svix-timestamp') ?? header(headers, 'webhook-timestamp') ?? '',
       'webhook-signature': header(headers, 'svix-signature') ?? header(headers, 'webhook-signature') ?? '',
     }) as ResendEvent;
@@ -42,11 +44,11 @@ export function verifyResendCallback(rawBody: string, headers: Record<string, st
   if (event.type === 'email.received') {
     const to = event.data?.to?.[0];
     if (!event.data?.from || !to) return null;
-    return { kind: 'inbound', channelType: 'email', providerMessageId, from: event.data.from, to, subject: event.data.subject ?? null };
+    return { kind: 'inbound', channelType: 'email', providerMessageId, eventId, from: event.data.from, to, subject: event.data.subject ?? null };
   }
   const tags = event.data?.tags;
   const messageId = Array.isArray(tags) ? tags.find((t) => t.name === RESEND_MESSAGE_TAG)?.value : tags?.[RESEND_MESSAGE_TAG];
-  const base = { providerMessageId, ...(messageId ? { messageId } : {}) };
+  const base = { providerMessageId, eventId, ...(messageId ? { messageId } : {}) };
   switch (event.type) {
     case 'email.delivered':
       return { ...base, kind: 'delivered' };

@@ -1,6 +1,7 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 import { SES_MESSAGE_TAG } from '../ses.provider.ts';
 import { CallbackSignatureError, CallbackStaleError, type CallbackReport } from './callback-outcome.ts';
+import type { SnsCertificateCache } from './sns-certificates.ts';
 
 /** An SNS message as posted to an HTTPS subscription. */
 type SnsMessage = {
@@ -32,6 +33,8 @@ export type SesCallback = { kind: 'subscription'; subscribeUrl: string } | Callb
 export type SnsOptions = {
   /** A regular expression every certificate and subscription URL must match (the SNS hosts, by default). */
   urlPattern: string;
+  /** The process's certificates (Providers.snsCertificates): bounded, shared by every callback. */
+  certificates: SnsCertificateCache;
   /** When set, notifications of other topics are refused. */
   topicArn?: string;
   /** Fetches a certificate; the default GETs it with a timeout and no redirects. */
@@ -49,8 +52,6 @@ export type SnsOptions = {
 export const SNS_MAX_AGE_MS = 60 * 60 * 1000;
 
 const CERTIFICATE_TIMEOUT_MS = 5000;
-// Certificates are public and few (one per region and rotation): kept for the life of the process, keyed by URL.
-const certificates = new Map<string, Promise<KeyObject>>();
 
 async function fetchText(url: string): Promise<string> {
   const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(CERTIFICATE_TIMEOUT_MS) });
@@ -79,15 +80,9 @@ async function checkSignature(message: SnsMessage, options: SnsOptions): Promise
     throw new CallbackSignatureError('The SNS certificate URL is not an SNS host');
   }
   const url = message.SigningCertURL;
-  let key = certificates.get(url);
-  if (!key) {
-    key = (options.fetchCertificate ?? fetchText)(url).then((pem) => createPublicKey(pem));
-    certificates.set(url, key);
-    key.catch(() => certificates.delete(url)); // a failed fetch is tried again next time
-  }
   let publicKey: KeyObject;
   try {
-    publicKey = await key;
+    publicKey = await options.certificates.get(url, options.fetchCertificate ?? fetchText);
   } catch {
     throw new CallbackSignatureError('The SNS certificate could not be fetched');
   }
@@ -97,7 +92,7 @@ async function checkSignature(message: SnsMessage, options: SnsOptions): Promise
 }
 
 /** Reads an SES event (event publishing's `eventType`, or an identity notification's `notificationType`). */
-function readSesEvent(text: string | undefined): CallbackReport | null {
+function readSesEvent(text: string | undefined, eventId: string | undefined): CallbackReport | null {
   let event: SesEvent;
   try {
     event = JSON.parse(text ?? '') as SesEvent;
@@ -107,7 +102,7 @@ function readSesEvent(text: string | undefined): CallbackReport | null {
   const providerMessageId = event.mail?.messageId;
   if (!providerMessageId) return null;
   const messageId = event.mail?.tags?.[SES_MESSAGE_TAG]?.[0];
-  const base = { providerMessageId, ...(messageId ? { messageId } : {}) };
+  const base = { providerMessageId, ...(eventId ? { eventId } : {}), ...(messageId ? { messageId } : {}) };
   switch (event.eventType ?? event.notificationType) {
     case 'Delivery':
       return { ...base, kind: 'delivered' };
@@ -160,7 +155,8 @@ export async function verifySesCallback(rawBody: string, options: SnsOptions): P
     return { kind: 'subscription', subscribeUrl: message.SubscribeURL };
   }
   if (message.Type !== 'Notification') return null;
-  return readSesEvent(message.Message);
+  // SNS signs MessageId and keeps it on every retry
+  return readSesEvent(message.Message, message.MessageId);
 }
 
 /**

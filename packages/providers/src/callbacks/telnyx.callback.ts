@@ -8,6 +8,8 @@ const TOLERANCE_SECONDS = 300;
 
 type TelnyxEvent = {
   data?: {
+    /** The event's id, the same on every retry. */
+    id?: string;
     event_type?: string;
     payload?: {
       id?: string;
@@ -46,11 +48,12 @@ export function verifyTelnyxCallback(rawBody: string, headers: Record<string, st
   }
   const payload = event.data?.payload;
   if (!payload?.id) return null;
+  const eventId = event.data?.id ?? `${event.data?.event_type}.${payload.id}`;
   if (event.data?.event_type === 'message.received') {
     const from = payload.from?.phone_number;
     const to = payload.to?.[0]?.phone_number;
     if (!from || !to) return null;
-    return { kind: 'inbound', channelType: 'sms', providerMessageId: payload.id, from, to, body: payload.text ?? '' };
+    return { kind: 'inbound', channelType: 'sms', providerMessageId: payload.id, eventId, from, to, body: payload.text ?? '' };
   }
   if (event.data?.event_type !== 'message.finalized') return null;
   const status = payload.to?.[0]?.status;
@@ -58,11 +61,11 @@ export function verifyTelnyxCallback(rawBody: string, headers: Record<string, st
   const error = { code: firstError?.code ?? 'UNDELIVERED', message: (firstError?.detail ?? firstError?.title ?? `Telnyx reported ${status}`).slice(0, 500) };
   switch (status) {
     case 'delivered':
-      return { providerMessageId: payload.id, kind: 'delivered' };
+      return { providerMessageId: payload.id, eventId, kind: 'delivered' };
     case 'delivery_failed':
-      return { providerMessageId: payload.id, kind: 'undelivered', error };
+      return { providerMessageId: payload.id, eventId, kind: 'undelivered', error };
     case 'sending_failed':
-      return { providerMessageId: payload.id, kind: 'failed', error, ...(firstError?.code === TELNYX_STOPPED_ERROR_CODE ? { isRecipientStopped: true } : {}) };
+      return { providerMessageId: payload.id, eventId, kind: 'failed', error, ...(firstError?.code === TELNYX_STOPPED_ERROR_CODE ? { isRecipientStopped: true } : {}) };
     default:
       return null;
   }

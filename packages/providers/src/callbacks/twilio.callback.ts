@@ -19,19 +19,22 @@ export function verifyTwilioCallback(rawBody: string, headers: Record<string, st
   const providerMessageId = params.MessageSid ?? params.SmsSid;
   if (!providerMessageId) return null;
   const status = params.MessageStatus ?? params.SmsStatus;
+  // Twilio's callbacks carry no signed event id (I-Twilio-Idempotency-Token is outside the signature): a message
+  // reaches each status once, so the two together name the event
+  const eventId = `${providerMessageId}.${status}`;
   const error = {
     code: params.ErrorCode ? `TWILIO_${params.ErrorCode}` : 'UNDELIVERED',
     message: `Twilio reported the message ${status}${params.ErrorCode ? ` (error ${params.ErrorCode})` : ''}`,
   };
   switch (status) {
     case 'received':
-      return { kind: 'inbound', channelType: 'sms', providerMessageId, from: params.From ?? '', to: params.To ?? '', body: params.Body ?? '' };
+      return { kind: 'inbound', channelType: 'sms', providerMessageId, eventId, from: params.From ?? '', to: params.To ?? '', body: params.Body ?? '' };
     case 'delivered':
-      return { providerMessageId, kind: 'delivered' };
+      return { providerMessageId, eventId, kind: 'delivered' };
     case 'undelivered':
-      return { providerMessageId, kind: 'undelivered', error };
+      return { providerMessageId, eventId, kind: 'undelivered', error };
     case 'failed':
-      return { providerMessageId, kind: 'failed', error };
+      return { providerMessageId, eventId, kind: 'failed', error };
     default:
       return null;
   }

@@ -36,6 +36,8 @@ export async function startFakeSns(): Promise<FakeSns> {
   const confirmedTokens: string[] = [];
   const routes = new Hono()
     .get('/SimpleNotificationService-test.pem', (c) => c.body(certificate, 200, { 'content-type': 'application/x-pem-file' }))
+    // the same certificate under any name, as a flood of distinct certificate URLs would find it
+    .get('/certs/:name', (c) => c.body(certificate, 200, { 'content-type': 'application/x-pem-file' }))
     .get('/confirm', (c) => {
       confirmedTokens.push(c.req.query('Token') ?? '');
       return c.body('<ConfirmSubscriptionResponse/>', 200, { 'content-type': 'text/xml' });

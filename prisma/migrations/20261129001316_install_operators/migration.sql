@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "User" ADD COLUMN     "isInstallOperator" BOOLEAN NOT NULL DEFAULT false;
