@@ -855,7 +855,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The endpoint has the mode of the calling key and receives only that mode's message and broadcast events; a key of the other mode cannot see or change it. The secret is in this response only. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
+         * @description Registers a URL for the given event types. The URL must be https in production and resolve to public addresses only. The endpoint has the mode of the calling key and receives only that mode's message and broadcast events; a key of the other mode cannot see or change it. An organization has at most 20 enabled endpoints (`WEBHOOK_ENDPOINTS_PER_ORG`): past it, 409. The secret is in this response only. Deliveries are signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library and this secret.
          */
         post: operations["webhook.create"];
         delete?: never;
@@ -887,7 +887,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes url (checked again), events, description or `enabled` (`true` re-enables a disabled endpoint).
+         * @description Changes url (checked again), events, description or `enabled` (`true` re-enables a disabled endpoint; 409 past the limit of enabled endpoints).
          */
         patch: operations["webhook.update"];
         trace?: never;
@@ -963,7 +963,7 @@ export interface paths {
         put?: never;
         /**
          * Re-deliver a range
-         * @description Re-delivers every delivery of this endpoint created in `[since, until)` (`status: "failed"`: only those that gave up), after an outage. The deliveries go out through the queue at the worker's normal pace, each with its original `webhook-id`. 400 when the endpoint is disabled.
+         * @description Re-delivers every delivery of this endpoint created in `[since, until)` (`status: "failed"`: only those that gave up), after an outage. The deliveries go out through the bulk lane (slots of their own, so live webhooks never wait behind them), each with its original `webhook-id`. 400 when the endpoint is disabled, or when the range holds more than 10,000 deliveries (`WEBHOOK_REPLAY_MAX`): narrow it and replay in parts.
          */
         post: operations["webhook.replay"];
         delete?: never;
@@ -1716,7 +1716,7 @@ export interface components {
             name: string;
             /** @description email: one address (`Name <address>` allowed) or up to 10, used as the Reply-To of sends with this template that give none. */
             replyTo?: string | string[];
-            /** @description Email subject; `{{name}}` placeholders, not HTML-escaped. */
+            /** @description Email subject, one line; `{{name}}` placeholders, not HTML-escaped. */
             subject?: string;
             /** @description Email plain text; placeholders are not escaped. */
             text?: string;
@@ -3046,7 +3046,7 @@ export interface components {
             contactId?: string;
             /** @description email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys. */
             from?: string;
-            /** @description email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused. */
+            /** @description email: custom headers, up to 50. `From`, `To`, `Cc`, `Bcc`, `Subject`, `Date`, `Message-ID`, `Reply-To` and `Content-*` are refused, and so are headers that instruct a sending provider (`X-SES-*`, `X-Tidings-*`, `X-Resend-*`, `X-PM-*`, `X-Mailgun-*`, `X-SMTPAPI`, `X-MC-*`, `X-MSYS-*`, `X-MJ-*`, `X-Mailjet-*`). */
             headers?: {
                 [key: string]: string;
             };
@@ -3388,7 +3388,7 @@ export interface components {
             name?: string;
             /** @description `null` removes the Reply-To. */
             replyTo?: string | string[] | null;
-            /** @description Email subject; `{{name}}` placeholders, not HTML-escaped. */
+            /** @description Email subject, one line; `{{name}}` placeholders, not HTML-escaped. */
             subject?: string;
             /** @description `null` removes the text part (html must remain). */
             text?: string | null;
@@ -5316,7 +5316,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.list and message.get"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7351,7 +7351,7 @@ export interface operations {
                      * @example {
                      *       "statusCode": 403,
                      *       "name": "invalid_access",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -7437,6 +7437,22 @@ export interface operations {
                     "application/json": components["schemas"]["ResendError"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "name": "validation_error",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
         };
     };
     "resend.emails.get": {
@@ -7501,7 +7517,7 @@ export interface operations {
                      * @example {
                      *       "statusCode": 403,
                      *       "name": "invalid_access",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -7550,6 +7566,22 @@ export interface operations {
                      *       "statusCode": 500,
                      *       "name": "internal_server_error",
                      *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "name": "validation_error",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -7623,7 +7655,7 @@ export interface operations {
                      * @example {
                      *       "statusCode": 403,
                      *       "name": "invalid_access",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -7725,6 +7757,22 @@ export interface operations {
                     "application/json": components["schemas"]["ResendError"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "name": "validation_error",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
         };
     };
     "resend.emails.cancel": {
@@ -7789,7 +7837,7 @@ export interface operations {
                      * @example {
                      *       "statusCode": 403,
                      *       "name": "invalid_access",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -7854,6 +7902,22 @@ export interface operations {
                      *       "statusCode": 500,
                      *       "name": "internal_server_error",
                      *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "name": "validation_error",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -7928,7 +7992,7 @@ export interface operations {
                      * @example {
                      *       "statusCode": 403,
                      *       "name": "invalid_access",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -8009,6 +8073,22 @@ export interface operations {
                      *       "statusCode": 500,
                      *       "name": "internal_server_error",
                      *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResendError"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "name": "validation_error",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
                     "application/json": components["schemas"]["ResendError"];
@@ -8609,7 +8689,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8809,7 +8889,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This organization is suspended"
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12250,6 +12330,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description BAD_REQUEST: the body is larger than the limit */
             413: {
                 headers: {
@@ -12660,6 +12755,21 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "Webhook not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,5 +1,14 @@
 import { PurchasePhoneNumberBody, SearchPhoneNumbersQuery, UpdatePhoneNumberBody, type AvailablePhoneNumber, type PhoneNumber } from '@tidings/contracts';
-import { getPhoneNumber, keywordReplyText, listPhoneNumbers, organizationMode, purchasePhoneNumber, releasePhoneNumber, searchAvailableNumbers, updatePhoneNumber } from '@tidings/core';
+import {
+  getPhoneNumber,
+  keywordReplyText,
+  listPhoneNumbers,
+  organizationMode,
+  purchasePhoneNumber,
+  releasePhoneNumber,
+  searchAvailableNumbers,
+  updatePhoneNumber,
+} from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
