@@ -56,7 +56,7 @@ describe('retention', () => {
     // an event every 12 hours for 200 days; every second one delivered to an endpoint that also takes the sends below,
     // with two attempts an hour apart; the delivery of 100 days ago still pending (its retries ahead)
     await sql.query(
-      `INSERT INTO "Webhook" ("id", "orgId", "url", "events", "secretCiphertext", "updatedAt") VALUES ('whk_r', $1, 'https://example.com', '{message.queued}', 'x', now())`,
+      `INSERT INTO "Webhook" ("id", "orgId", "mode", "url", "events", "secretCiphertext", "updatedAt") VALUES ('whk_r', $1, 'test', 'https://example.com', '{message.queued}', 'x', now())`,
       [orgId],
     );
     const eventTimes = Array.from({ length: 400 }, (_, i) => new Date(at.getTime() - (i + 1) * 12 * 3_600_000));
