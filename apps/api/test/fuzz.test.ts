@@ -1,6 +1,6 @@
 import { RESEND_COMPATIBLE_TAG } from '@tidings/contracts';
 import fc from 'fast-check';
-import { mutate, mutateQuery, queryString, sampleBody, sampleQuery, seededRandom, sweepMutations, sweepQueries, type OpenApiDocument } from './openapi-mutations.ts';
+import { mutate, mutateQuery, prefixOf, queryString, sampleBody, sampleQuery, seededRandom, sweepMutations, sweepQueries, type OpenApiDocument } from './openapi-mutations.ts';
 import { setupApi } from './setup.ts';
 
 // Every operation of the served OpenAPI document, hit with wrong bodies, queries, ids and headers: the answer is
@@ -9,9 +9,6 @@ const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_LOOPBACK: '
 afterAll(() => t.close());
 
 type Operation = { method: string; path: string; operationId: string; hasBody: boolean; queryNames: string[]; isResendCompatible: boolean };
-
-/** Where a documented operation is served: below /v1, or below its own server (the Resend-compatible ones at the root). */
-const prefixOf = (op: { servers?: { url: string }[] }) => (op.servers?.[0]?.url ?? '/v1').replace(/\/$/, '');
 
 async function operations(): Promise<Operation[]> {
   const doc = (await (await t.app.request('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, any>> };

@@ -16,6 +16,9 @@ export type Random = ReturnType<typeof seededRandom>;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = Record<string, unknown>;
+/** Where a documented operation is served: below /v1, or below its own server (the Resend-compatible ones at the root). */
+export const prefixOf = (op: { servers?: { url: string }[] }) => (op.servers?.[0]?.url ?? '/v1').replace(/\/$/, '');
+
 export type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
 export type OpenApiOperation = {
   operationId: string;

@@ -1,6 +1,6 @@
 import { newId, unsubscribeToken } from '@tidings/core';
 import { startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
-import { queryString, sampleBody, sampleQuery, type OpenApiDocument } from './openapi-mutations.ts';
+import { prefixOf, queryString, sampleBody, sampleQuery, type OpenApiDocument } from './openapi-mutations.ts';
 import { setupApi } from './setup.ts';
 
 // A test key reads test data and shared configuration, and changes nothing a live send reads or writes: it walks
@@ -105,6 +105,7 @@ async function liveState(o: Live) {
 function livePath(o: Live, path: string): string {
   const idOf: Record<string, string> = {
     messages: o.message.id,
+    emails: o.message.id, // the Resend-compatible routes name messages
     broadcasts: o.broadcast.id,
     webhooks: o.webhook.id,
     suppressions: o.bounced.id,
@@ -120,7 +121,7 @@ function livePath(o: Live, path: string): string {
 }
 
 // Resources that belong to one mode: another mode's id is not found.
-const MODAL = ['messages', 'broadcasts', 'webhooks', 'suppressions', 'api-keys'];
+const MODAL = ['messages', 'emails', 'broadcasts', 'webhooks', 'suppressions', 'api-keys'];
 // Reads of shared configuration a test key may do; every other operation on a live id is refused.
 const READS_OF_SHARED = new Set([
   'contact.get',
@@ -144,7 +145,7 @@ describe('a test key against live data', () => {
       for (const [method, op] of Object.entries(methods)) {
         const kind = template.split('/')[1]!;
         const hasId = template.includes('{');
-        const path = `/v1${livePath(o, template)}`;
+        const path = `${prefixOf(op)}${livePath(o, template)}`;
         const query = method === 'get' ? queryString(sampleQuery(doc, op)) : '';
         const body = sampleBody(doc, op);
         const res = await o.test.call(method.toUpperCase(), `${path}${query}`, body ?? undefined);
@@ -153,7 +154,12 @@ describe('a test key against live data', () => {
         expect({ context, leaked: liveIds.filter((id) => JSON.stringify(res.body ?? '').includes(id)) }).toEqual({ context, leaked: [] });
         if (hasId && MODAL.includes(kind)) expect({ context, status: res.status }).toEqual({ context, status: 404 });
         else if (hasId && READS_OF_SHARED.has(op.operationId)) expect({ context, status: res.status < 500 }).toEqual({ context, status: true });
-        else if (hasId || (method !== 'get' && !MODAL.includes(kind) && !['template.preview', 'sandbox.inbound', 'message.send', 'message.sendBatch'].includes(op.operationId)))
+        else if (
+          hasId ||
+          (method !== 'get' &&
+            !MODAL.includes(kind) &&
+            !['template.preview', 'sandbox.inbound', 'message.send', 'message.sendBatch', 'resend.emails.send', 'resend.batch.send'].includes(op.operationId))
+        )
           expect({ context, status: res.status }).toEqual({ context, status: 403 });
       }
     }
@@ -171,7 +177,7 @@ describe('a test key against live data', () => {
     for (const api of [other.api, otherTest]) {
       for (const [template, methods] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(methods)) {
-          const path = `/v1${livePath(o, template)}`;
+          const path = `${prefixOf(op)}${livePath(o, template)}`;
           const query = method === 'get' ? queryString(sampleQuery(doc, op)) : '';
           const res = await api.call(method.toUpperCase(), `${path}${query}`, sampleBody(doc, op) ?? undefined);
           const context = `${op.operationId} ${method.toUpperCase()} ${path}`;

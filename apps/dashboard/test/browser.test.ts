@@ -156,14 +156,14 @@ describe('the dashboard in a browser', () => {
     await page.fill('input[name=name]', 'Tom Teammate');
     await page.fill('input[name=password]', 'teammate password');
     await page.click('button:has-text("Join Acme")');
-    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+    await page.waitForURL((url) => url.pathname === '/overview');
     await expect(page.locator('.account .email').textContent()).resolves.toBe('teammate@acme.test');
     await expect(page.locator('.account .role').textContent()).resolves.toBe('operator');
     await page.click('button:has-text("Sign out")');
     await page.goto(link);
     await expect(page.locator('h1').textContent()).resolves.toBe('Invitation not found or no longer valid');
     await signIn(OWNER.email, OWNER.password);
-    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+    await page.waitForURL((url) => url.pathname === '/overview');
   });
 
   it('shows every queue in Bull Board to the owner once the command line made them an install operator, and its retry action works', async () => {
@@ -204,7 +204,7 @@ describe('the dashboard in a browser', () => {
     await expect(page.locator('#fav-logo').getAttribute('href')).resolves.toBe('/assets/favicon.svg');
     expect(refused).toEqual([]);
     await page.click('a.tidings-back');
-    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+    await page.waitForURL((url) => url.pathname === '/overview');
     await page.goBack();
 
     await page.goto(`${stack.dashboardUrl}/admin/queues/queue/email?status=failed`);
@@ -234,7 +234,7 @@ describe('the dashboard in a browser', () => {
     const orgId = (await stack.deps.db.membership.findFirstOrThrow({ where: { role: 'owner' } })).orgId;
     await createUser(stack.deps, { orgId, email: 'member@acme.test', password: 'a member password', role: 'member' });
     await signIn('member@acme.test', 'a member password');
-    await page.waitForURL((url) => url.pathname === '/settings/api-keys');
+    await page.waitForURL((url) => url.pathname === '/overview');
     await expect(page.locator('.sidebar a:has-text("Queues")').count()).resolves.toBe(0);
     const refused = await page.goto(`${stack.dashboardUrl}/admin/queues`);
     expect(refused!.status()).toBe(403);
@@ -246,10 +246,12 @@ describe('the dashboard in a browser', () => {
     await createUser(stack.deps, { orgId: organization.id, email: OWNER.email, password: OWNER.password, role: 'owner' });
     await page.click('button:has-text("Sign out")');
     await signIn(OWNER.email, OWNER.password);
+    await page.goto(`${stack.dashboardUrl}/settings/api-keys`);
     await expect(keyRow('Staging').count()).resolves.toBe(1);
     await page.selectOption('select[name=orgId]', organization.id); // app.js submits the switcher on change
-    await page.waitForURL(/settings\/api-keys/);
+    await page.waitForURL(/overview/); // the home page, as after signing in
     await expect(page.locator('.flash').textContent()).resolves.toContain('Globex');
+    await page.goto(`${stack.dashboardUrl}/settings/api-keys`);
     await expect(keyRow('Staging').count()).resolves.toBe(0);
     await expect(keyRow('Default key').count()).resolves.toBe(1);
     await shot('org-switcher');

@@ -129,12 +129,15 @@ export async function startStack(env: Record<string, string> = {}, { executableP
     if (!existsSync(executablePath)) throw new Error(missingBrowserMessage(executablePath));
     const database = await createEmptyDatabase();
     opened.push(() => database.drop());
-    const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', ...env });
+    // the dashboard listens first: its address is PUBLIC_DASHBOARD_URL, which invitation links name
+    let dashboardFetch: (request: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
+    const dashboard = await listen((request) => dashboardFetch(request));
+    opened.push(() => close(dashboard.server));
+    const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', PUBLIC_DASHBOARD_URL: dashboard.url, ...env });
     opened.push(() => deps.close());
     const api = await listen(createApp(deps).fetch);
     opened.push(() => close(api.server));
-    const dashboard = await listen(createDashboard(deps).fetch);
-    opened.push(() => close(dashboard.server));
+    dashboardFetch = createDashboard(deps).fetch;
     const browser = await launchBrowser(executablePath);
     opened.push(() => browser.close());
     return { deps, apiUrl: api.url, dashboardUrl: dashboard.url, browser: browser.browser, close: closeOpened };

@@ -47,7 +47,7 @@ describe('quiet hours', () => {
     windowEnd.setUTCHours(hour + 2, 0, 0, 0);
     for (const held of [messages['+14155550101']!, messages['+14155550103']!]) {
       expect(held).toMatchObject({ status: 'scheduled', scheduledAt: windowEnd.toISOString() });
-      const job = await h.deps.queues.sms.getJob(held.id);
+      const job = await h.deps.queues['sms-bulk'].getJob(held.id); // a broadcast's messages go in the bulk lane
       expect(await job?.getState()).toBe('delayed');
       expect(Math.abs(job!.timestamp + job!.delay - windowEnd.getTime())).toBeLessThan(5_000);
     }

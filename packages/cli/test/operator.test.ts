@@ -169,6 +169,7 @@ describe('tidings status', () => {
       DASHBOARD_METRICS_PORT: String(await freePort()),
       SEND_WORKER_METRICS_PORT: String(await freePort()),
       WEBHOOK_WORKER_METRICS_PORT: String(await freePort()),
+      SMTP_METRICS_PORT: String(await freePort()),
     };
   });
   afterAll(() => api.close());
@@ -187,12 +188,13 @@ describe('tidings status', () => {
     const asJson = await tidings(['status', '--json'], ports);
     const report = JSON.parse(asJson.stdout);
     expect(report).toMatchObject({ postgres: 'ok', redis: 'ok', migrations: { pending: [] }, providers: { email: ['sandbox'], sms: ['sandbox'] } });
-    expect(Object.keys(report.queues)).toEqual(['email', 'sms', 'webhooks', 'maintenance', 'broadcasts']);
+    expect(Object.keys(report.queues)).toEqual(['email', 'sms', 'webhooks', 'maintenance', 'broadcasts', 'email-bulk', 'sms-bulk', 'webhooks-bulk']);
     expect(report.apps.map((app: { app: string; state: string }) => [app.app, app.state])).toEqual([
       ['api', 'ready'],
       ['dashboard', 'not answering'],
       ['send-worker', 'not answering'],
       ['webhook-worker', 'not answering'],
+      ['smtp', 'not answering'],
     ]);
   });
 
@@ -202,9 +204,10 @@ describe('tidings status', () => {
       DASHBOARD_METRICS_PORT: ports.API_METRICS_PORT!,
       SEND_WORKER_METRICS_PORT: ports.API_METRICS_PORT!,
       WEBHOOK_WORKER_METRICS_PORT: ports.API_METRICS_PORT!,
+      SMTP_METRICS_PORT: ports.API_METRICS_PORT!,
     };
     const res = await tidings(['status'], everyAppHere);
-    expect([res.code, res.stdout.match(/ ready at /g)?.length]).toEqual([0, 4]);
+    expect([res.code, res.stdout.match(/ ready at /g)?.length]).toEqual([0, 5]);
   });
 
   it('says which store does not answer, within seconds, instead of hanging', async () => {

@@ -155,7 +155,7 @@ describe('retries through a proxy that answers 503', () => {
       .list()
       .page()
       .catch((e: unknown) => e)) as TidingsError;
-    expect(error).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', status: 503 });
+    expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
     expect(proxy.requests).toHaveLength(3);
     // exponential: the second wait's range (500..1000) lies above the first's (250..500)
     expect(timer.waits).toHaveLength(2);

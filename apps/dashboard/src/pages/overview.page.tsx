@@ -2,6 +2,7 @@ import { getDeliveryOverview, type DeliveryOverview, type DeliveryTotals } from 
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import type { DashEnv } from '../env.ts';
+import { takeFlash } from '../auth/cookies.ts';
 import { Layout } from '../views/layout.tsx';
 import { EmptyState, Table } from '../views/list.tsx';
 import { render } from '../views/render.tsx';
@@ -53,7 +54,7 @@ async function showOverview(c: Context<DashEnv>) {
   const isEmpty = overview.totals.all.sent + overview.totals.all.failed === 0;
   return render(
     c,
-    <Layout c={c} title="Overview">
+    <Layout c={c} title="Overview" flash={takeFlash(c)}>
       <hgroup class="page-title">
         <h1>Overview</h1>
         <p>Messages of {c.var.signedIn!.membership.orgName} over the last 30 days (UTC), by the day they were created and where they ended.</p>

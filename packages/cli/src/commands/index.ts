@@ -7,4 +7,4 @@ import { status } from './status.ts';
 import { users } from './users.ts';
 
 /** Every `tidings` command, in the order the usage lists them. A new command is a file here and a line below. */
-export const commands: readonly Command[] = [migrate, doctor, status, ...orgs, ...users, ...keys];
+export const commands: readonly Command[] = [migrate, status, doctor, ...orgs, ...users, ...keys];

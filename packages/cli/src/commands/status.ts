@@ -64,6 +64,7 @@ export const status: Command = {
       probe('dashboard', host, config.dashboardMetricsPort),
       probe('send-worker', host, config.sendWorker.metricsPort),
       probe('webhook-worker', host, config.webhooks.workerMetricsPort),
+      probe('smtp', host, config.smtpSubmission.metricsPort),
     ]);
     ctx.out(values.json ? json({ ...stores, apps }) : describe(stores, apps));
     const healthy = stores.postgres === 'ok' && stores.redis === 'ok' && stores.migrations?.pending.length === 0 && apps.every((app) => app.state === 'ready');
