@@ -14,7 +14,8 @@ beforeAll(async () => {
   // A's endpoint answers in 50 ms: a replay of thousands keeps delivery slots busy for a while
   abuserReceiver = await startWebhookReceiver();
   abuserReceiver.setDefault({ kind: 'slow', delayMs: 50 });
-  webhookId = (await createWebhook(rig.deps, abuser.orgId, { url: `${abuserReceiver.url}/hook`, events: ['message.sent'] })).id;
+  // a test endpoint: A's key is a test key, which sees only its own mode's endpoints
+  webhookId = (await createWebhook(rig.deps, abuser.orgId, { url: `${abuserReceiver.url}/hook`, events: ['message.sent'] }, 'test')).id;
   // CONTACTS past deliveries of A's endpoint, all succeeded an hour ago, each with its event
   const ids = Array.from({ length: CONTACTS }, () => newId('evt'));
   const at = new Date(Date.now() - 60 * 60_000);
