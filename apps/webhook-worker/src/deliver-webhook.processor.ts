@@ -1,12 +1,15 @@
-import { backoffDelayMs, loadDeliveryWork, recordAttempt, type Deps } from '@tidings/core';
-import type { JobData } from '@tidings/queue';
+import { backoffDelayMs, loadDeliveryWork, recordAttempt, releaseDeliveryClaim, type Deps } from '@tidings/core';
+import type { JobData, WebhookQueue } from '@tidings/queue';
 import { inSpan, SpanKind, traceHeaders } from '@tidings/runtime';
 import { postWebhook, signatureHeaders, type Resolver } from '@tidings/webhooks';
 import { DelayedError, type Job } from 'bullmq';
+import { endpointSlots, type EndpointSlots } from './endpoint-slots.ts';
 
 export type DeliverOptions = {
   /** DNS for the SSRF check; the system resolver unless a test plays DNS. */
   resolve?: Resolver;
+  /** The per-endpoint slots; by default those of `deps` (one set per worker process, shared by its lanes). */
+  slots?: EndpointSlots;
 };
 
 /**
@@ -15,11 +18,11 @@ export type DeliverOptions = {
  * delayed set until the next attempt is due (so one job per delivery, jobId = deliveryId, all the way).
  * @example new Worker('webhooks', deliverWebhook(deps), { connection, prefix });
  */
-export const deliverWebhook =
-  (deps: Deps, options: DeliverOptions = {}) =>
-  async (job: Job<JobData['webhooks']>, token?: string): Promise<void> => {
+export const deliverWebhook = (deps: Deps, options: DeliverOptions = {}) => {
+  const slots = options.slots ?? endpointSlots(deps);
+  return async (job: Job<JobData['webhooks']>, token?: string): Promise<void> => {
     try {
-      await attempt(deps, options, job, token);
+      await attempt(deps, options, slots, job, token);
     } catch (error) {
       if (error instanceof DelayedError) throw error;
       // Postgres unreachable, or similar: the delivery is still pending in the database; try again shortly rather
@@ -28,12 +31,13 @@ export const deliverWebhook =
       await delayUntil(job, new Date(Date.now() + backoffDelayMs(job.attemptsStarted, CRASH_BACKOFF)), token);
     }
   };
+};
 
 /** Our own failures come back soon (a dropped connection is usually back within seconds), then less often. */
 const CRASH_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const METRIC_OUTCOME = { succeeded: 'succeeded', retry: 'retrying', failed: 'failed', disabled: 'disabled' } as const;
 
-async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['webhooks']>, token?: string): Promise<void> {
+async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots, job: Job<JobData['webhooks']>, token?: string): Promise<void> {
   const { deliveryId } = job.data;
   const work = await loadDeliveryWork(deps, deliveryId, job.data.createdAt);
   if (work.kind === 'done') {
@@ -41,6 +45,26 @@ async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['we
     return;
   }
   if (work.kind === 'notYet') return delayUntil(job, work.at, token);
+
+  // the endpoint at its cap: give the claim back and park until a slot frees (or one lease, whichever comes first)
+  const slotId = job.id ?? deliveryId;
+  if (!(await slots.acquire(work.webhookId, job.queueName as WebhookQueue, slotId))) {
+    await releaseDeliveryClaim(deps, work);
+    deps.metrics.webhookDeliveries.inc({ outcome: 'parked' });
+    return delayUntil(job, new Date(Date.now() + slots.leaseMs), token);
+  }
+  let outcome: Awaited<ReturnType<typeof recordAttempt>>;
+  try {
+    outcome = await post(deps, options, work);
+  } finally {
+    await slots.release(work.webhookId, slotId).catch((error) => deps.logger.warn({ deliveryId, err: error }, 'freeing an endpoint slot failed; its lease ends it'));
+  }
+  if (outcome.kind === 'retry') return delayUntil(job, outcome.at, token);
+}
+
+/** Signs and POSTs one delivery, records the attempt, and returns its outcome. */
+async function post(deps: Deps, options: DeliverOptions, work: DeliverWork): Promise<Awaited<ReturnType<typeof recordAttempt>>> {
+  const { deliveryId } = work;
 
   const headers = signatureHeaders({
     secrets: work.secrets,
@@ -77,8 +101,10 @@ async function attempt(deps: Deps, options: DeliverOptions, job: Job<JobData['we
   } else {
     deps.logger.info({ ...context, outcome: outcome.kind, error: result.error, durationMs: result.durationMs }, 'webhook delivery attempt');
   }
-  if (outcome.kind === 'retry') return delayUntil(job, outcome.at, token);
+  return outcome;
 }
+
+type DeliverWork = Extract<Awaited<ReturnType<typeof loadDeliveryWork>>, { kind: 'deliver' }>;
 
 /** Parks this job until `at`; BullMQ runs it again then. DelayedError tells the worker the job is not finished. */
 async function delayUntil(job: Job, at: Date, token: string | undefined): Promise<never> {

@@ -169,6 +169,8 @@ const EnvSchema = z.object({
   WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   /** Deliveries of the bulk lane (webhook.replay) in flight per webhook-worker, beside WEBHOOK_WORKER_CONCURRENCY's. */
   WEBHOOK_WORKER_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(5),
+  /** Deliveries to one endpoint in flight at once, over every webhook-worker: a hanging endpoint holds only these. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(5),
   /** Webhook endpoints an organization may have (each multiplies every event it subscribes to). */
   WEBHOOK_ENDPOINTS_PER_ORG: z.coerce.number().int().min(1).max(1000).default(20),
   /** Deliveries one webhook.replay may re-deliver; a wider range is refused (400) and is to be narrowed. */
@@ -344,6 +346,7 @@ export type Config = {
     disableAfterFailingMs: number;
     workerConcurrency: number;
     bulkWorkerConcurrency: number;
+    endpointConcurrency: number;
     endpointsPerOrg: number;
     replayMax: number;
     lockMs: number;
@@ -511,6 +514,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableAfterFailingMs: e.WEBHOOK_DISABLE_AFTER_FAILING_MS,
       workerConcurrency: e.WEBHOOK_WORKER_CONCURRENCY,
       bulkWorkerConcurrency: e.WEBHOOK_WORKER_BULK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
       endpointsPerOrg: e.WEBHOOK_ENDPOINTS_PER_ORG,
       replayMax: e.WEBHOOK_REPLAY_MAX,
       lockMs: e.WEBHOOK_WORKER_LOCK_MS,

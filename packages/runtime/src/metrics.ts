@@ -59,7 +59,7 @@ export function createMetrics(sources: MetricSources) {
   });
   const webhookDeliveries = new Counter({
     name: 'tidings_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, disabled; refused: the URL was not allowed)',
+    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, disabled; refused: the URL was not allowed; parked: its endpoint was at WEBHOOK_ENDPOINT_CONCURRENCY, no request made)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

@@ -238,6 +238,17 @@ export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt
 }
 
 /**
+ * Gives back the claim `loadDeliveryWork` took, without an attempt (its endpoint was at its concurrency cap): the
+ * delivery's job, run again later, claims it anew. Only while still pending with the same attempts.
+ * @example await releaseDeliveryClaim(deps, work);
+ */
+export async function releaseDeliveryClaim({ db }: Pick<Deps, 'db'>, work: Extract<DeliveryWork, { kind: 'deliver' }>): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "WebhookDelivery" SET "claimedUntil" = NULL
+    WHERE "id" = ${work.deliveryId} AND "createdAt" = ${work.createdAt.toISOString()}::timestamp AND "status"::text = 'pending' AND "attempts" = ${work.attempts}::int`;
+}
+
+/**
  * The wait before the next try after failed attempt number `attemptNumber` (1-based): the schedule's step, or a
  * longer `Retry-After` (capped at 24 h); null when the schedule is used up.
  * @example retryDelayMs([5000, 300000], 1, null) // 5000

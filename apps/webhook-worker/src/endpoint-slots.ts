@@ -1,0 +1,80 @@
+import type { Deps } from '@tidings/core';
+import type { WebhookQueue } from '@tidings/queue';
+
+/**
+ * Per-endpoint concurrency over every webhook-worker (BullMQ's groups are a paid feature): a Redis semaphore per
+ * endpoint whose holders are leases (a sorted set scored by expiry, so a worker that dies frees its slot when the
+ * lease runs out), and a list of the jobs parked while the endpoint was at its cap. A delivery that finds its
+ * endpoint full parks (its job delayed for one lease) and the delivery that frees a slot wakes the first parked
+ * job, so an endpoint that hangs holds only its own slots, and its backlog waits without being worked again and again.
+ * Keys share the endpoint id as hash tag, so the scripts work on a Redis Cluster.
+ */
+export type EndpointSlots = {
+  /** Takes a slot of `webhookId` for `jobId`, or parks the job (the caller then delays it `leaseMs`): true when taken. */
+  acquire(webhookId: string, queue: WebhookQueue, jobId: string): Promise<boolean>;
+  /** Frees `jobId`'s slot and wakes the first parked job that is still waiting. */
+  release(webhookId: string, jobId: string): Promise<void>;
+  /** How long a slot is held at most (a delivery's timeout and the grace to record it), and a parked job waits. */
+  leaseMs: number;
+};
+
+// KEYS: held, parked. ARGV: now, leaseMs, cap, member, parked entry.
+const ACQUIRE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local lease = tonumber(ARGV[1]) + tonumber(ARGV[2])
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], lease, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+redis.call('RPUSH', KEYS[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) * 4)
+return 0`;
+
+// KEYS: held, parked. ARGV: member. Returns the first parked entry, or false.
+const RELEASE = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+return redis.call('LPOP', KEYS[2])`;
+
+/** Parked jobs tried per release: a parked entry whose job has run meanwhile (its lease ran out) is skipped. */
+const WAKE_TRIES = 5;
+/** A delivery has its POST's timeout plus this to record its outcome (as its claim in Postgres). */
+const RECORD_GRACE_MS = 10_000;
+
+/**
+ * The endpoint slots of `deps.config.webhooks.endpointConcurrency` per endpoint, on `deps.redis`.
+ * @example const slots = endpointSlots(deps); if (!(await slots.acquire(webhookId, job.queueName, job.id))) park();
+ */
+export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | 'logger'>): EndpointSlots {
+  const { redis, queues, config, logger } = deps;
+  const leaseMs = config.webhooks.timeoutMs + RECORD_GRACE_MS;
+  const cap = config.webhooks.endpointConcurrency;
+  const keys = (webhookId: string) => {
+    const base = `${config.redisPrefix}:endpoint-slots:{${webhookId}}`;
+    return [`${base}:held`, `${base}:parked`] as const;
+  };
+  return {
+    leaseMs,
+    async acquire(webhookId, queue, jobId) {
+      const taken = await redis.eval(ACQUIRE, 2, ...keys(webhookId), Date.now(), leaseMs, cap, jobId, `${queue}|${jobId}`);
+      return taken === 1;
+    },
+    async release(webhookId, jobId) {
+      let member = jobId;
+      for (let tries = 0; tries < WAKE_TRIES; tries++) {
+        const entry = (await redis.eval(RELEASE, 2, ...keys(webhookId), member)) as string | null;
+        if (!entry) return;
+        const [queue, parkedId] = entry.split('|') as [WebhookQueue, string];
+        const job = await queues[queue]?.getJob(parkedId);
+        // promote refuses a job that is not delayed (it ran meanwhile, or has not finished parking): try the next one
+        const woken = await job?.promote().then(
+          () => true,
+          () => false,
+        );
+        if (woken) return;
+        logger.debug({ webhookId, jobId: parkedId }, 'parked webhook job no longer delayed; waking the next');
+        member = '';
+      }
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { createWebhook, dispatchOutbox, recordEvents } from '@tidings/core';
+import { createTestDeps, makeOrganization, startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
+import { startWebhookWorker, type WebhookWorker } from '../src/index.ts';
+
+// One worker with 4 slots, at most 2 per endpoint, a 5 s timeout, and retries far off (each delivery is tried once here).
+const CAP = 2;
+const deps = createTestDeps({
+  WEBHOOK_ALLOW_LOOPBACK: 'true',
+  WEBHOOK_WORKER_CONCURRENCY: '4',
+  WEBHOOK_ENDPOINT_CONCURRENCY: String(CAP),
+  WEBHOOK_TIMEOUT_MS: '5000',
+  WEBHOOK_RETRY_SCHEDULE_MS: '600000',
+});
+let hanging: WebhookReceiver;
+let fast: WebhookReceiver;
+let worker: WebhookWorker | undefined;
+
+beforeAll(async () => {
+  hanging = await startWebhookReceiver();
+  hanging.setDefault({ kind: 'hang' });
+  fast = await startWebhookReceiver();
+});
+afterAll(async () => {
+  // the hanging requests end with the receiver, so the worker's close does not wait out their timeout
+  await hanging.close();
+  await fast.close();
+  await worker?.close();
+  await deps.close();
+});
+
+/** The most attempts of `webhookId` that were in flight at one moment, from the attempts' recorded ends and durations. */
+async function mostInFlight(webhookId: string): Promise<number> {
+  const attempts = await deps.db.webhookAttempt.findMany({ where: { delivery: { webhookId } }, select: { createdAt: true, durationMs: true } });
+  const edges = attempts.flatMap((a) => [
+    { at: a.createdAt.getTime() - a.durationMs, step: 1 },
+    { at: a.createdAt.getTime(), step: -1 },
+  ]);
+  // an end before a start at the same instant: the slot was freed first
+  edges.sort((x, y) => x.at - y.at || x.step - y.step);
+  let now = 0;
+  let most = 0;
+  for (const edge of edges) most = Math.max(most, (now += edge.step));
+  return most;
+}
+
+it("an endpoint that hangs holds only its own slots: another organization's deliveries go meanwhile, and the hanging one's are all tried", async () => {
+  const a = await makeOrganization(deps);
+  const b = await makeOrganization(deps);
+  const hangingHook = await createWebhook(deps, a.orgId, { url: `${hanging.url}/hook`, events: ['contact.created'] });
+  await createWebhook(deps, b.orgId, { url: `${fast.url}/hook`, events: ['contact.created'] });
+  // A's 8 deliveries are first in the queue, B's 6 behind them
+  const event = (orgId: string, i: number) => ({ orgId, type: 'contact.created' as const, data: { i } });
+  await dispatchOutbox(deps, await deps.db.$transaction((tx) => recordEvents(tx, Array.from({ length: 8 }, (_, i) => event(a.orgId, i)))));
+  await dispatchOutbox(deps, await deps.db.$transaction((tx) => recordEvents(tx, Array.from({ length: 6 }, (_, i) => event(b.orgId, i)))));
+
+  worker = startWebhookWorker(deps);
+  await fast.waitForRequests(6, 30_000);
+  // without the cap A's deliveries took all 4 slots, and B's waited for their timeouts
+  expect(hanging.requests.length).toBeLessThanOrEqual(CAP);
+
+  // every one of A's deliveries is tried (parked ones are woken as slots free), times out, and waits for its retry
+  await waitFor(
+    async () => (await deps.db.webhookDelivery.count({ where: { webhookId: hangingHook.id, attempts: 1, status: 'pending', nextAttemptAt: { not: null } } })) === 8,
+    120_000,
+    "each of A's deliveries tried once",
+  );
+  expect(hanging.requests.length).toBe(8);
+  expect(await mostInFlight(hangingHook.id)).toBeLessThanOrEqual(CAP);
+  const errors = await deps.db.webhookAttempt.findMany({ where: { delivery: { webhookId: hangingHook.id } }, select: { error: true } });
+  expect(errors.every((e) => /timed out|timeout/i.test(e.error ?? ''))).toBe(true);
+}, 180_000);
