@@ -43,7 +43,7 @@ beforeAll(async () => {
   ({ rig, abuser } = await startFairnessRig());
   abuserReceiver = await startWebhookReceiver();
   // A listens to its messages too: its broadcast's events are as many webhook deliveries
-  await createWebhook(rig.deps, abuser.orgId, { url: `${abuserReceiver.url}/hook`, events: ['message.sent'] });
+  await createWebhook(rig.deps, abuser.orgId, { url: `${abuserReceiver.url}/hook`, events: ['message.sent'] }, 'test');
   await addContacts(WARM_UP);
   await expectBroadcastSent(abuser.key, await startAbuserBroadcast(), WARM_UP);
   await addContacts(CONTACTS);

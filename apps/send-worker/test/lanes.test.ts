@@ -1,4 +1,4 @@
-import { newId } from '@tidings/core';
+import { createWebhook, newId } from '@tidings/core';
 import { broadcastJobId } from '@tidings/queue';
 import { startPipeline, waitFor } from './harness.ts';
 
@@ -9,7 +9,7 @@ let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
   // chunks of 2 and a window of 3: a second chunk waits while two messages of the organization wait; one chunk of a
   // broadcast released at a time (the chain's width is the fan-out's concurrency)
-  h = await startPipeline({ BROADCAST_CHUNK_SIZE: '2', BROADCAST_ORG_WINDOW: '3', BROADCAST_WORKER_CONCURRENCY: '1' });
+  h = await startPipeline({ BROADCAST_CHUNK_SIZE: '2', BROADCAST_ORG_WINDOW: '3', BROADCAST_WORKER_CONCURRENCY: '1', WEBHOOK_ALLOW_LOOPBACK: 'true' });
   await h.startWorker();
 });
 afterAll(() => h.close());
@@ -76,5 +76,41 @@ describe('lanes', () => {
     } finally {
       await h.deps.queues['email-bulk'].resume();
     }
+  });
+
+  it("a broadcast's message events are delivered in the bulk webhook lane, a single send's in the transactional one", async () => {
+    const org = await h.testOrg();
+    // no webhook-worker runs here: the delivery jobs stay where they were added (nothing listens on port 9 anyway)
+    const hook = await createWebhook(h.deps, org.orgId, { url: 'http://127.0.0.1:9/hook', events: ['message.queued', 'message.sent'] }, 'test');
+    const broadcastId = await broadcastTo(org, 2);
+    await untilSent(org, broadcastId);
+    const single = (await org.api.post('/v1/messages', { channelType: 'email', to: 'reset@example.com', subject: 'Reset', text: 'Your link' })).body;
+    await waitFor(async () => (await h.deps.db.message.findUnique({ where: { id: single.id } }))?.sentAt, 30_000, 'the single send');
+    // queued and sent of each of the three messages
+    const deliveries = await waitFor(
+      async () => {
+        const rows = await h.deps.db.webhookDelivery.findMany({ where: { webhookId: hook.id }, select: { id: true, eventId: true } });
+        return rows.length === 6 ? rows : null;
+      },
+      30_000,
+      'six deliveries',
+    );
+    const events = await h.deps.db.event.findMany({ where: { id: { in: deliveries.map((d) => d.eventId!) } }, select: { id: true, type: true, data: true } });
+    const lanes = await Promise.all(
+      deliveries.map(async (d) => {
+        const event = events.find((e) => e.id === d.eventId)!;
+        const [bulk, transactional] = await Promise.all([h.deps.queues['webhooks-bulk'].getJob(d.id), h.deps.queues.webhooks.getJob(d.id)]);
+        return { type: event.type, messageId: (event.data as { id: string }).id, bulk: Boolean(bulk), transactional: Boolean(transactional) };
+      }),
+    );
+    const expected = (messageId: string, isBulk: boolean) => ['message.queued', 'message.sent'].map((type) => ({ type, messageId, bulk: isBulk, transactional: !isBulk }));
+    const broadcastMessages = await h.deps.db.message.findMany({ where: { broadcastId }, select: { id: true } });
+    const key = (x: { type: string; messageId: string }) => `${x.messageId} ${x.type}`;
+    const sorted = <T extends { type: string; messageId: string }>(list: T[]) => [...list].sort((x, y) => key(x).localeCompare(key(y)));
+    expect(sorted(lanes)).toEqual(sorted([...broadcastMessages.flatMap((m) => expected(m.id, true)), ...expected(single.id, false)]));
+    // the outbox rows (if the relay ever needs them) name the same queues
+    const queueOf = new Map(deliveries.map((d, i) => [d.id, lanes[i]!.bulk ? 'webhooks-bulk' : 'webhooks']));
+    const outbox = await h.deps.db.outboxEntry.findMany({ where: { jobId: { in: deliveries.map((d) => d.id) } }, select: { queue: true, jobId: true } });
+    expect(outbox.map((row) => row.queue)).toEqual(outbox.map((row) => queueOf.get(row.jobId)));
   });
 });

@@ -1,5 +1,5 @@
 import { createWebhook, dispatchOutbox, recordEvents } from '@tidings/core';
-import { createTestDeps, makeOrganization, startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
+import { createTestDeps, makeOrganization, mostAttemptsInFlight, startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker, type WebhookWorker } from '../src/index.ts';
 
 // One worker with 4 slots, at most 2 per endpoint, a 5 s timeout, and retries far off (each delivery is tried once here).
@@ -28,21 +28,6 @@ afterAll(async () => {
   await deps.close();
 });
 
-/** The most attempts of `webhookId` that were in flight at one moment, from the attempts' recorded ends and durations. */
-async function mostInFlight(webhookId: string): Promise<number> {
-  const attempts = await deps.db.webhookAttempt.findMany({ where: { delivery: { webhookId } }, select: { createdAt: true, durationMs: true } });
-  const edges = attempts.flatMap((a) => [
-    { at: a.createdAt.getTime() - a.durationMs, step: 1 },
-    { at: a.createdAt.getTime(), step: -1 },
-  ]);
-  // an end before a start at the same instant: the slot was freed first
-  edges.sort((x, y) => x.at - y.at || x.step - y.step);
-  let now = 0;
-  let most = 0;
-  for (const edge of edges) most = Math.max(most, (now += edge.step));
-  return most;
-}
-
 it("an endpoint that hangs holds only its own slots: another organization's deliveries go meanwhile, and the hanging one's are all tried", async () => {
   const a = await makeOrganization(deps);
   const b = await makeOrganization(deps);
@@ -50,8 +35,24 @@ it("an endpoint that hangs holds only its own slots: another organization's deli
   await createWebhook(deps, b.orgId, { url: `${fast.url}/hook`, events: ['contact.created'] });
   // A's 8 deliveries are first in the queue, B's 6 behind them
   const event = (orgId: string, i: number) => ({ orgId, type: 'contact.created' as const, data: { i } });
-  await dispatchOutbox(deps, await deps.db.$transaction((tx) => recordEvents(tx, Array.from({ length: 8 }, (_, i) => event(a.orgId, i)))));
-  await dispatchOutbox(deps, await deps.db.$transaction((tx) => recordEvents(tx, Array.from({ length: 6 }, (_, i) => event(b.orgId, i)))));
+  await dispatchOutbox(
+    deps,
+    await deps.db.$transaction((tx) =>
+      recordEvents(
+        tx,
+        Array.from({ length: 8 }, (_, i) => event(a.orgId, i)),
+      ),
+    ),
+  );
+  await dispatchOutbox(
+    deps,
+    await deps.db.$transaction((tx) =>
+      recordEvents(
+        tx,
+        Array.from({ length: 6 }, (_, i) => event(b.orgId, i)),
+      ),
+    ),
+  );
 
   worker = startWebhookWorker(deps);
   await fast.waitForRequests(6, 30_000);
@@ -65,7 +66,7 @@ it("an endpoint that hangs holds only its own slots: another organization's deli
     "each of A's deliveries tried once",
   );
   expect(hanging.requests.length).toBe(8);
-  expect(await mostInFlight(hangingHook.id)).toBeLessThanOrEqual(CAP);
+  expect(await mostAttemptsInFlight(deps, hangingHook.id)).toBeLessThanOrEqual(CAP);
   const errors = await deps.db.webhookAttempt.findMany({ where: { delivery: { webhookId: hangingHook.id } }, select: { error: true } });
   expect(errors.every((e) => /timed out|timeout/i.test(e.error ?? ''))).toBe(true);
 }, 180_000);

@@ -1,4 +1,5 @@
 import { Prisma } from '@tidings/db';
+import { webhookQueueOf, type Lane, type WebhookQueue } from '@tidings/queue';
 import { newId } from './ids.ts';
 import type { OutboxItem } from './outbox.ts';
 
@@ -49,6 +50,21 @@ export function eventValues(events: NewEvent[]): Prisma.Sql {
 const deliveryModeSql = Prisma.raw(`CASE WHEN e."type" LIKE 'message.%' OR e."type" LIKE 'broadcast.%' THEN (e."data"->>'mode')::"ApiKeyMode" END`);
 
 /**
+ * The queue of an event's deliveries: a broadcast's message's events (its `message.sent` to every recipient, ...) go
+ * in the bulk lane, like the message itself; every other event in the transactional one. As `deliveryLaneOf`.
+ */
+const deliveryQueueSql = Prisma.raw(`CASE WHEN e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL THEN 'webhooks-bulk' ELSE 'webhooks' END`);
+
+/**
+ * The lane of the deliveries of a message's events: bulk for a broadcast's message (as its send job), else
+ * transactional; the same rule the statement of `eventsCte` writes into the outbox.
+ * @example deliveryLaneOf({ broadcastId: 'brd_1' }) // 'bulk'
+ */
+export function deliveryLaneOf(message: { broadcastId?: string | null }): Lane {
+  return message.broadcastId ? 'bulk' : 'transactional';
+}
+
+/**
  * The common table expressions that record events and fan them out to webhooks, set-based, for any number of events
  * and endpoints. `source` is a query yielding (id, orgId, type, data, webhookId): `eventValues(events)`, or rows of an
  * earlier CTE of the same statement. `recorded_events` inserts the events, `new_deliveries` creates one delivery per
@@ -79,20 +95,22 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
       RETURNING "id", "eventId", "createdAt"),
     delivery_outbox AS (
       INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
-      SELECT 'webhooks', "id", now() AT TIME ZONE 'UTC' FROM new_deliveries)`;
+      SELECT ${deliveryQueueSql}, d."id", now() AT TIME ZONE 'UTC' FROM new_deliveries d JOIN new_events e ON e."id" = d."eventId")`;
 }
 
 /**
  * The delivery jobs a statement built on `eventsCte` created, for dispatchOutbox after commit; with each delivery's
- * `createdAt` where the statement returned it, so the worker reads only its partition.
+ * `createdAt` where the statement returned it, so the worker reads only its partition. `lane`: that of their events
+ * (`deliveryLaneOf`), transactional unless they are about a broadcast's message.
  */
-export function deliveryJobs(rows: { id: string; createdAt?: Date | null }[]): OutboxItem[] {
-  return rows.map((row) => ({ queue: 'webhooks', jobId: row.id, createdAt: row.createdAt ?? undefined }));
+export function deliveryJobs(rows: { id: string; createdAt?: Date | null; queue?: WebhookQueue }[], lane: Lane = 'transactional'): OutboxItem[] {
+  const queue = webhookQueueOf(lane);
+  return rows.map((row) => ({ queue: row.queue ?? queue, jobId: row.id, createdAt: row.createdAt ?? undefined }));
 }
 
 /**
  * Records events in the caller's transaction (or on their own) and fans them out to webhooks in ONE statement. This
- * is the one place every change reports to. Returns the delivery jobs (queue `webhooks`, jobId = delivery id) to
+ * is the one place every change reports to. Returns the delivery jobs (queue `webhooks`, or `webhooks-bulk` for a broadcast's message, jobId = delivery id) to
  * dispatch after commit; the outbox relay enqueues them if that dispatch never happens.
  * @example
  * const outbox = await db.$transaction(async (tx) => { ...change...; return recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]); });
@@ -100,5 +118,10 @@ export function deliveryJobs(rows: { id: string; createdAt?: Date | null }[]): O
  */
 export async function recordEvents(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<OutboxItem[]> {
   if (events.length === 0) return [];
-  return deliveryJobs(await tx.$queryRaw<{ id: string; createdAt: Date }[]>`WITH ${eventsCte(eventValues(events))} SELECT "id", "createdAt" FROM new_deliveries`);
+  // each delivery's queue as the outbox row has it (a broadcast's message's event in the bulk lane)
+  return deliveryJobs(
+    await tx.$queryRaw<{ id: string; createdAt: Date; queue: WebhookQueue }[]>`
+      WITH ${eventsCte(eventValues(events))}
+      SELECT d."id", d."createdAt", ${deliveryQueueSql} AS "queue" FROM new_deliveries d JOIN new_events e ON e."id" = d."eventId"`,
+  );
 }

@@ -368,7 +368,14 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
     }
     const waitUntil = new Map(messages.messages.flatMap((m) => (m.scheduledAt ? [[m.id, new Date(m.scheduledAt)]] : [])));
     jobs = written.queuedIds.map((id) => ({ queue, jobId: id, runAt: waitUntil.get(id) ?? null }));
-    await dispatchOutbox(deps, deliveryJobs(written.deliveryIds.map((id) => ({ id }))));
+    // a broadcast's message events: the bulk lane, as the messages
+    await dispatchOutbox(
+      deps,
+      deliveryJobs(
+        written.deliveryIds.map((id) => ({ id })),
+        'bulk',
+      ),
+    );
   } else {
     const again = await deps.db.$queryRaw<{ id: string; scheduledAt: Date | null }[]>`
       SELECT m."id", m."scheduledAt" FROM "BroadcastRecipient" r

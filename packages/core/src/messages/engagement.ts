@@ -1,6 +1,6 @@
 import { Prisma } from '@tidings/db';
 import type { Deps } from '../deps.ts';
-import { deliveryJobs, eventsCte } from '../events.ts';
+import { deliveryJobs, deliveryLaneOf, eventsCte } from '../events.ts';
 import { newId } from '../ids.ts';
 import { claimProviderEventSql } from './provider-event-claim.ts';
 import { dispatchOutbox } from '../outbox.ts';
@@ -53,6 +53,12 @@ export async function recordEngagement(deps: Deps, report: EngagementReport): Pr
     ${eventsCte(Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${EVENT_OF_STATUS[report.kind]!}, ${data}, NULL::text FROM engaged m`)}
     SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt" FROM engaged`;
   if (!row) return { found: false };
-  await dispatchOutbox(deps, deliveryJobs(row.deliveryIds.map((id) => ({ id, createdAt: row.deliveriesCreatedAt }))));
+  await dispatchOutbox(
+    deps,
+    deliveryJobs(
+      row.deliveryIds.map((id) => ({ id, createdAt: row.deliveriesCreatedAt })),
+      deliveryLaneOf(message),
+    ),
+  );
   return { found: true };
 }

@@ -1,6 +1,6 @@
 import type { MessageHistoryStatus, MessageStatus } from '@tidings/contracts';
 import { Prisma, queryRows, type Message as MessageRow } from '@tidings/db';
-import { deliveryJobs, eventsCte, type EventType } from '../events.ts';
+import { deliveryJobs, deliveryLaneOf, eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
 import type { OutboxItem } from '../outbox.ts';
 import { messageJsonSql } from './message.mapper.ts';
@@ -128,7 +128,16 @@ export async function changeMessagesStatuses(db: Prisma.TransactionClient, parts
   const changed = parts.map(() => new Map<string, ChangedMessage>());
   for (const { _part, deliveryIds, deliveriesCreatedAt, _eventId, _provider, ...row } of rows) {
     const ownFollowUps = built[_part]!.followUps.filter((f) => f.messageId === row.id).map(({ messageId: _, ...job }) => job);
-    changed[_part]!.set(row.id, { row, outbox: [...deliveryJobs(deliveryIds.map((id) => ({ id, createdAt: deliveriesCreatedAt }))), ...ownFollowUps] });
+    changed[_part]!.set(row.id, {
+      row,
+      outbox: [
+        ...deliveryJobs(
+          deliveryIds.map((id) => ({ id, createdAt: deliveriesCreatedAt })),
+          deliveryLaneOf(row),
+        ),
+        ...ownFollowUps,
+      ],
+    });
   }
   return changed;
 }

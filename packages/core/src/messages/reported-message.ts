@@ -20,7 +20,7 @@ export type ReportedMessageRef = {
  * @example const message = await findReportedMessage(deps, { provider: 'resend', providerMessageId: 'e1...' });
  */
 export async function findReportedMessage({ db }: Pick<Deps, 'db'>, ref: ReportedMessageRef) {
-  const select = { id: true, orgId: true, to: true, provider: true, channelType: true, mode: true } as const;
+  const select = { id: true, orgId: true, to: true, provider: true, channelType: true, mode: true, broadcastId: true } as const;
   const message = ref.providerMessageId
     ? await db.message.findFirst({ where: { providerMessageId: ref.providerMessageId, provider: ref.provider }, select })
     : ref.messageId

@@ -1,3 +1,4 @@
+import { webhookQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 
 /**
@@ -9,16 +10,16 @@ import type { Deps } from '../deps.ts';
  */
 export async function requeueOverdueDeliveries(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { overdueMs?: number; batchSize?: number } = {}): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000));
-  const overdue = await deps.db.webhookDelivery.findMany({
-    where: { status: 'pending', nextAttemptAt: { lt: cutoff } },
-    select: { id: true, createdAt: true },
-    orderBy: { nextAttemptAt: 'asc' },
-    take: options.batchSize ?? 500,
-  });
-  const queue = deps.queues.webhooks;
+  // with each one's lane: a broadcast's message's events are in the bulk one (as eventsCte put them)
+  const overdue = await deps.db.$queryRaw<{ id: string; createdAt: Date; isBulk: boolean }[]>`
+    SELECT d."id", d."createdAt", coalesce(e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL, false) AS "isBulk"
+    FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e."id" = d."eventId"
+    WHERE d."status" = 'pending' AND d."nextAttemptAt" < ${cutoff.toISOString()}::timestamp
+    ORDER BY d."nextAttemptAt" LIMIT ${options.batchSize ?? 500}::int`;
   let requeued = 0;
   // One look per overdue delivery: these are exceptions (normally none), never the send path.
-  for (const { id, createdAt } of overdue) {
+  for (const { id, createdAt, isBulk } of overdue) {
+    const queue = deps.queues[webhookQueueOf(isBulk ? 'bulk' : 'transactional')];
     const job = await queue.getJob(id);
     const state = job ? await job.getState() : 'missing';
     if (state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') continue;
