@@ -1,7 +1,9 @@
+import { recountSegment } from '@tidings/core';
 import { setupApi } from './setup.ts';
 
-// The known-answer tests make about 70 requests with one key; the rate limit is not what they test.
-const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000' });
+// The known-answer tests make about 70 requests with one key; the rate limit is not what they test. Every stored
+// count is stale at once (SEGMENT_COUNT_MAX_AGE_MS 0): each read may ask for a recount; no worker runs here.
+const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000', SEGMENT_COUNT_MAX_AGE_MS: '0' });
 afterAll(() => t.close());
 
 type Api = Awaited<ReturnType<typeof t.org>>['api'];
@@ -230,6 +232,27 @@ describe('segment operations', () => {
     expect((await api.delete(`/v1/segments/${created.body.id}`)).status).toBe(204);
     expect((await api.get(`/v1/segments/${created.body.id}`)).status).toBe(404);
     expect((await api.delete(`/v1/segments/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('segment.get never counts: twelve concurrent reads answer the stored count and ask for one background recount', async () => {
+    const { api } = await people();
+    const created = await api.post('/v1/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } });
+    expect(created.body).toMatchObject({ contactCount: 1, countedAt: expect.any(String) });
+    for (const email of ['eve@example.com', 'fay@example.com']) expect((await api.post('/v1/contacts', { email, attributes: { plan: 'pro' } })).status).toBe(201);
+
+    // counting at each read made these twelve table scans (an expensive segment's starved every other organization)
+    const reads = await Promise.all(Array.from({ length: 12 }, () => api.get(`/v1/segments/${created.body.id}`)));
+    expect(reads.map((r) => [r.status, r.body.contactCount, r.body.countedAt])).toEqual(reads.map(() => [200, 1, created.body.countedAt]));
+    // one recount asked for, however many reads found the count stale
+    const queue = t.deps.queues['segment-counts'];
+    const asked = (await queue.getJobs(['waiting', 'active', 'delayed'])).filter((job) => job.data.segmentId === created.body.id);
+    expect(asked.map((job) => job.id)).toEqual([created.body.id]);
+
+    // the job (a send-worker runs it) stores the new count, which the next read answers
+    expect(await recountSegment(t.deps, created.body.id)).toEqual({ contactCount: 3 });
+    const after = await api.get(`/v1/segments/${created.body.id}`);
+    expect(after.body.contactCount).toBe(3);
+    expect(Date.parse(after.body.countedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.countedAt));
   });
 
   it('contact.list?segmentId applies the same criteria, with the other filters', async () => {

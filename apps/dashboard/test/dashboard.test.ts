@@ -387,7 +387,7 @@ describe('Bull Board', () => {
       JSON.parse(queues.html)
         .queues.map((q: { name: string }) => q.name)
         .sort(),
-    ).toEqual(['broadcasts', 'email', 'email-bulk', 'maintenance', 'sms', 'sms-bulk', 'webhooks', 'webhooks-bulk']);
+    ).toEqual(['broadcasts', 'email', 'email-bulk', 'maintenance', 'segment-counts', 'sms', 'sms-bulk', 'webhooks', 'webhooks-bulk']);
     const crossSite = await operator.browser.send('PUT', '/admin/queues/api/queues/email/retry/failed', undefined, { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
 

@@ -11,6 +11,7 @@ import {
   PARTITIONS_AND_RETENTION,
   REQUEUE_STRANDED_MESSAGES,
 } from './maintenance.processor.ts';
+import { segmentCountProcessor } from './segment-count.processor.ts';
 import { sendMessageProcessor } from './send-message.processor.ts';
 import { broadcastFanOutProcessor } from './broadcast-fan-out.processor.ts';
 
@@ -52,6 +53,8 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
     workers.push(new Worker('broadcasts', fanOut, { ...common, prefix: prefix('broadcasts'), concurrency: deps.config.broadcasts.workerConcurrency }));
   }
   workers.push(new Worker('maintenance', measureJobs(deps.metrics, maintenanceProcessor(deps)), { ...common, prefix: prefix('maintenance'), concurrency: 5 }));
+  // two counts at a time per worker: one organization's expensive segments wait for each other, not for anyone's sends
+  workers.push(new Worker('segment-counts', measureJobs(deps.metrics, segmentCountProcessor(deps)), { ...common, prefix: prefix('segment-counts'), concurrency: 2 }));
   for (const worker of workers) {
     worker.on('error', (error) => deps.logger.error({ err: error, queue: worker.name }, 'worker error'));
     // a job given up on (permanent provider error, or stalled too often) should be seen in the log

@@ -3,7 +3,7 @@ import type { JobData, WebhookQueue } from '@tidings/queue';
 import { inSpan, SpanKind, traceHeaders } from '@tidings/runtime';
 import { postWebhook, signatureHeaders, type Resolver } from '@tidings/webhooks';
 import { DelayedError, type Job } from 'bullmq';
-import { endpointSlots, type EndpointSlots } from './endpoint-slots.ts';
+import { endpointSlots, WAKE_DELAY_MS, type EndpointSlots } from './endpoint-slots.ts';
 
 export type DeliverOptions = {
   /** DNS for the SSRF check; the system resolver unless a test plays DNS. */
@@ -48,10 +48,13 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
 
   // the endpoint at its cap: give the claim back and park until a slot frees (or one lease, whichever comes first)
   const slotId = job.id ?? deliveryId;
-  if (!(await slots.acquire(work.webhookId, job.queueName as WebhookQueue, slotId))) {
+  if (!(await slots.acquire(work.webhookId, slotId))) {
     await releaseDeliveryClaim(deps, work);
     deps.metrics.webhookDeliveries.inc({ outcome: 'parked' });
-    return delayUntil(job, new Date(Date.now() + slots.leaseMs), token);
+    await job.moveToDelayed(Date.now() + slots.leaseMs, token);
+    // parked once delayed, so that the release that wakes it finds it delayed; a slot freed meanwhile: wake it now
+    if (!(await slots.park(work.webhookId, job.queueName as WebhookQueue, slotId))) await job.changeDelay(WAKE_DELAY_MS);
+    throw new DelayedError();
   }
   let outcome: Awaited<ReturnType<typeof recordAttempt>>;
   try {

@@ -10,32 +10,48 @@ import type { WebhookQueue } from '@tidings/queue';
  * Keys share the endpoint id as hash tag, so the scripts work on a Redis Cluster.
  */
 export type EndpointSlots = {
-  /** Takes a slot of `webhookId` for `jobId`, or parks the job (the caller then delays it `leaseMs`): true when taken. */
-  acquire(webhookId: string, queue: WebhookQueue, jobId: string): Promise<boolean>;
+  /** Takes a slot of `webhookId` for `jobId`: true when taken; when false, the caller delays the job and parks it. */
+  acquire(webhookId: string, jobId: string): Promise<boolean>;
+  /**
+   * Puts a job the caller has just delayed in the endpoint's parked list, to be woken by the next release; false when
+   * a slot freed meanwhile (nothing could wake it then): the caller wakes it itself.
+   */
+  park(webhookId: string, queue: WebhookQueue, jobId: string): Promise<boolean>;
   /** Frees `jobId`'s slot and wakes the first parked job that is still waiting. */
   release(webhookId: string, jobId: string): Promise<void>;
   /** How long a slot is held at most (a delivery's timeout and the grace to record it), and a parked job waits. */
   leaseMs: number;
 };
 
-// KEYS: held, parked. ARGV: now, leaseMs, cap, member, parked entry.
+// KEYS: held. ARGV: now, leaseMs, cap, member.
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local lease = tonumber(ARGV[1]) + tonumber(ARGV[2])
 if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], lease, ARGV[4])
+  redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[4])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
-redis.call('RPUSH', KEYS[2], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) * 4)
 return 0`;
+
+// KEYS: held, parked. ARGV: now, leaseMs, cap, parked entry. Parks only while the endpoint is still full: checked
+// and pushed at once, against RELEASE's free-and-pop, so no wake-up falls between the two.
+const PARK = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) * 4)
+return 1`;
 
 // KEYS: held, parked. ARGV: member. Returns the first parked entry, or false.
 const RELEASE = `
 redis.call('ZREM', KEYS[1], ARGV[1])
 return redis.call('LPOP', KEYS[2])`;
 
+/**
+ * A woken job runs this much later rather than at once: its own run that parked it may still be ending in this very
+ * worker, and BullMQ must not run one job id twice at once (the second run's lock would go unrenewed).
+ */
+export const WAKE_DELAY_MS = 100;
 /** Parked jobs tried per release: a parked entry whose job has run meanwhile (its lease ran out) is skipped. */
 const WAKE_TRIES = 5;
 /** A delivery has its POST's timeout plus this to record its outcome (as its claim in Postgres). */
@@ -43,7 +59,7 @@ const RECORD_GRACE_MS = 10_000;
 
 /**
  * The endpoint slots of `deps.config.webhooks.endpointConcurrency` per endpoint, on `deps.redis`.
- * @example const slots = endpointSlots(deps); if (!(await slots.acquire(webhookId, job.queueName, job.id))) park();
+ * @example const slots = endpointSlots(deps); if (!(await slots.acquire(webhookId, job.id))) { delay the job; await slots.park(webhookId, queue, job.id); }
  */
 export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | 'logger'>): EndpointSlots {
   const { redis, queues, config, logger } = deps;
@@ -55,9 +71,11 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
   };
   return {
     leaseMs,
-    async acquire(webhookId, queue, jobId) {
-      const taken = await redis.eval(ACQUIRE, 2, ...keys(webhookId), Date.now(), leaseMs, cap, jobId, `${queue}|${jobId}`);
-      return taken === 1;
+    async acquire(webhookId, jobId) {
+      return (await redis.eval(ACQUIRE, 1, keys(webhookId)[0], Date.now(), leaseMs, cap, jobId)) === 1;
+    },
+    async park(webhookId, queue, jobId) {
+      return (await redis.eval(PARK, 2, ...keys(webhookId), Date.now(), leaseMs, cap, `${queue}|${jobId}`)) === 1;
     },
     async release(webhookId, jobId) {
       let member = jobId;
@@ -66,8 +84,8 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
         if (!entry) return;
         const [queue, parkedId] = entry.split('|') as [WebhookQueue, string];
         const job = await queues[queue]?.getJob(parkedId);
-        // promote refuses a job that is not delayed (it ran meanwhile, or has not finished parking): try the next one
-        const woken = await job?.promote().then(
+        // changeDelay refuses a job that is not delayed (it ran meanwhile): try the next one
+        const woken = await job?.changeDelay(WAKE_DELAY_MS).then(
           () => true,
           () => false,
         );

@@ -188,7 +188,7 @@ describe('tidings status', () => {
     const asJson = await tidings(['status', '--json'], ports);
     const report = JSON.parse(asJson.stdout);
     expect(report).toMatchObject({ postgres: 'ok', redis: 'ok', migrations: { pending: [] }, providers: { email: ['sandbox'], sms: ['sandbox'] } });
-    expect(Object.keys(report.queues)).toEqual(['email', 'sms', 'webhooks', 'maintenance', 'broadcasts', 'email-bulk', 'sms-bulk', 'webhooks-bulk']);
+    expect(Object.keys(report.queues)).toEqual(['email', 'sms', 'webhooks', 'maintenance', 'broadcasts', 'email-bulk', 'sms-bulk', 'webhooks-bulk', 'segment-counts']);
     expect(report.apps.map((app: { app: string; state: string }) => [app.app, app.state])).toEqual([
       ['api', 'ready'],
       ['dashboard', 'not answering'],

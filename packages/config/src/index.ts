@@ -169,6 +169,8 @@ const EnvSchema = z.object({
   WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   /** Deliveries of the bulk lane (webhook.replay) in flight per webhook-worker, beside WEBHOOK_WORKER_CONCURRENCY's. */
   WEBHOOK_WORKER_BULK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(5),
+  /** A segment's cached contactCount older than this is counted again in the background when read (reads never count). */
+  SEGMENT_COUNT_MAX_AGE_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** Deliveries to one endpoint in flight at once, over every webhook-worker: a hanging endpoint holds only these. */
   WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(5),
   /** Webhook endpoints an organization may have (each multiplies every event it subscribes to). */
@@ -353,6 +355,8 @@ export type Config = {
     stalledIntervalMs: number;
     workerMetricsPort: number;
   };
+  /** SEGMENT_COUNT_MAX_AGE_MS. */
+  segmentCountMaxAgeMs: number;
   dnsServers?: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   broadcasts: { workerConcurrency: number; chunkSize: number; orgWindow: number; renderBatchSize: number; unsubscribeSecret: string; unsubscribeRateLimit: number };
@@ -507,6 +511,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,
     strandedSweepEveryMs: Math.min(60_000, Math.round(e.STRANDED_JOB_AFTER_MS / 2)),
     retention: { messageDays: e.MESSAGE_RETENTION_DAYS, webhookAttemptDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS },
+    segmentCountMaxAgeMs: e.SEGMENT_COUNT_MAX_AGE_MS,
     webhooks: {
       secretKey: e.WEBHOOK_SECRET_KEY ?? LOCAL_WEBHOOK_SECRET_KEY,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

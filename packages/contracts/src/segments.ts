@@ -222,8 +222,12 @@ export const Segment = z
 export type Segment = z.infer<typeof Segment>;
 
 export const SegmentWithCount = Segment.extend({
-  contactCount: z.number().int().openapi({ description: 'Contacts matching the criteria now.' }),
-}).openapi('SegmentWithCount', { example: { ...segmentExample, contactCount: 128 } });
+  contactCount: z.number().int().openapi({
+    description:
+      'Contacts matching the criteria when counted (`countedAt`): at create and update, then again in the background when a read finds the count older than SEGMENT_COUNT_MAX_AGE_MS (60 s); a read never counts.',
+  }),
+  countedAt: Timestamp.optional().openapi({ description: 'When `contactCount` was counted.' }),
+}).openapi('SegmentWithCount', { example: { ...segmentExample, contactCount: 128, countedAt: '2026-11-28T09:30:00.000Z' } });
 export type SegmentWithCount = z.infer<typeof SegmentWithCount>;
 
 export const CreateSegmentBody = z

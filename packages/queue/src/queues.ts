@@ -6,7 +6,7 @@ import type { Redis } from './redis.ts';
  * same work twice is a no-op. `email`, `sms` and `webhooks` are the transactional lanes, the `-bulk` ones the bulk
  * lanes (see lanes.ts): a row's lane never changes, so its job is in one queue only.
  */
-export const QUEUE_NAMES = ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts', 'email-bulk', 'sms-bulk', 'webhooks-bulk'] as const;
+export const QUEUE_NAMES = ['email', 'sms', 'webhooks', 'maintenance', 'broadcasts', 'email-bulk', 'sms-bulk', 'webhooks-bulk', 'segment-counts'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 type SendJob = { messageId: string };
@@ -26,6 +26,8 @@ export type JobData = {
   maintenance: Record<string, never>;
   /** One step of a broadcast's fan-out (see `broadcastJobId`). */
   broadcasts: BroadcastStep;
+  /** Count a segment's contacts again (jobId = the segment id: one waiting at a time per segment). */
+  'segment-counts': { segmentId: string };
 };
 
 /**
@@ -81,6 +83,8 @@ export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string, created
       return (createdAt ? { deliveryId: deliveryIdOfJob(jobId), createdAt: createdAt.toISOString() } : { deliveryId: deliveryIdOfJob(jobId) }) as JobData[Q];
     case 'broadcasts':
       return broadcastStepOf(jobId) as JobData[Q];
+    case 'segment-counts':
+      return { segmentId: jobId } as JobData[Q];
     default:
       return {} as JobData[Q];
   }

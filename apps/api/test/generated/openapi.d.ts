@@ -2880,12 +2880,19 @@ export interface components {
          *       },
          *       "createdAt": "2026-11-23T08:00:00.000Z",
          *       "updatedAt": "2026-11-23T08:00:00.000Z",
-         *       "contactCount": 128
+         *       "contactCount": 128,
+         *       "countedAt": "2026-11-28T09:30:00.000Z"
          *     }
          */
         SegmentWithCount: components["schemas"]["Segment"] & {
-            /** @description Contacts matching the criteria now. */
+            /** @description Contacts matching the criteria when counted (`countedAt`): at create and update, then again in the background when a read finds the count older than SEGMENT_COUNT_MAX_AGE_MS (60 s); a read never counts. */
             contactCount: number;
+            /**
+             * Format: date-time
+             * @description When `contactCount` was counted.
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            countedAt?: string;
         };
         SendAttachment: {
             /**

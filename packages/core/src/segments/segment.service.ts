@@ -22,10 +22,35 @@ export function toSegment(row: SegmentRow): Segment {
   };
 }
 
-/** The segment with how many contacts match it now (one COUNT in SQL). */
-async function withCount(deps: Pick<Deps, 'db'>, row: SegmentRow): Promise<SegmentWithCount> {
+/** The segment with its count as last stored, and when it was counted. */
+function withStoredCount(row: SegmentRow & { contactCount: number; countedAt: Date }): SegmentWithCount {
+  return { ...toSegment(row), contactCount: row.contactCount, countedAt: row.countedAt.toISOString() };
+}
+
+/**
+ * Counts the segment's contacts now (one COUNT in SQL, as costly as the criteria) and stores the count with its time.
+ * Run at create and update (the writer waits for it, bounded by the statement timeout) and by the `segment-counts`
+ * job; never by a read.
+ * @example await countSegment(deps, row) // { ...row, contactCount: 12, countedAt }
+ */
+export async function countSegment(deps: Pick<Deps, 'db'>, row: SegmentRow) {
+  const countedAt = new Date();
   const contactCount = await countContacts(deps, row.orgId, [compileCriteria(row.criteria as SegmentCriteria)]);
-  return { ...toSegment(row), contactCount };
+  // only while the criteria are those counted (an update meanwhile stores its own count); not an update of the
+  // segment itself, so "updatedAt" stays (Prisma's updateMany would set it)
+  await deps.db.$executeRaw`
+    UPDATE "Segment" SET "contactCount" = ${contactCount}::int, "countedAt" = ${countedAt.toISOString()}::timestamp
+    WHERE "id" = ${row.id} AND "updatedAt" = ${row.updatedAt.toISOString()}::timestamp`;
+  return { ...row, contactCount, countedAt };
+}
+
+/**
+ * The `segment-counts` job: counts the segment again (gone: nothing to do).
+ * @example await recountSegment(deps, 'seg_...')
+ */
+export async function recountSegment(deps: Pick<Deps, 'db'>, segmentId: string): Promise<{ contactCount: number | null }> {
+  const row = await deps.db.segment.findUnique({ where: { id: segmentId } });
+  return { contactCount: row ? (await countSegment(deps, row)).contactCount : null };
 }
 
 /**
@@ -34,7 +59,7 @@ async function withCount(deps: Pick<Deps, 'db'>, row: SegmentRow): Promise<Segme
  */
 export async function createSegment(deps: Pick<Deps, 'db'>, orgId: string, input: CreateSegmentBody): Promise<SegmentWithCount> {
   const row = await deps.db.segment.create({ data: { id: newId('seg'), orgId, name: input.name, criteria: input.criteria } });
-  return withCount(deps, row);
+  return withStoredCount(await countSegment(deps, row));
 }
 
 /**
@@ -46,11 +71,22 @@ export async function listSegments({ db }: Pick<Deps, 'db'>, orgId: string, quer
 }
 
 /**
- * segment.get: with `contactCount` evaluated now.
+ * segment.get: with `contactCount` as last counted and `countedAt`. A read never runs the segment's query (twelve
+ * concurrent reads of an expensive segment were twelve table scans, and starved every other organization): a count
+ * older than SEGMENT_COUNT_MAX_AGE_MS is refreshed by a `segment-counts` job, one waiting per segment however many
+ * reads ask. Only a segment never counted (made before counts were stored) is counted in place, once.
  * @example (await getSegment(deps, orgId, id)).contactCount
  */
-export async function getSegment(deps: Pick<Deps, 'db'>, orgId: string, id: string): Promise<SegmentWithCount> {
-  return withCount(deps, await findSegment(deps, orgId, id));
+export async function getSegment(deps: Pick<Deps, 'db' | 'queues' | 'config' | 'logger'>, orgId: string, id: string): Promise<SegmentWithCount> {
+  const row = await findSegment(deps, orgId, id);
+  if (row.contactCount === null || row.countedAt === null) return withStoredCount(await countSegment(deps, row));
+  if (Date.now() - row.countedAt.getTime() > deps.config.segmentCountMaxAgeMs) {
+    // removed once done, so that the next stale read can ask again; a Redis that does not answer leaves the old count
+    await deps.queues['segment-counts']
+      .add('segment-counts', { segmentId: row.id }, { jobId: row.id, removeOnComplete: true, removeOnFail: true })
+      .catch((error) => deps.logger.warn({ err: error, segmentId: row.id }, 'could not ask for a segment count'));
+  }
+  return withStoredCount({ ...row, contactCount: row.contactCount, countedAt: row.countedAt });
 }
 
 /**
@@ -60,7 +96,9 @@ export async function getSegment(deps: Pick<Deps, 'db'>, orgId: string, id: stri
 export async function updateSegment(deps: Pick<Deps, 'db'>, orgId: string, id: string, input: UpdateSegmentBody): Promise<SegmentWithCount> {
   const current = await findSegment(deps, orgId, id);
   const row = await deps.db.segment.update({ where: { id: current.id }, data: { name: input.name, criteria: input.criteria } });
-  return withCount(deps, row);
+  // a new name keeps the count; new criteria are counted now
+  if (!input.criteria && row.contactCount !== null && row.countedAt !== null) return withStoredCount({ ...row, contactCount: row.contactCount, countedAt: row.countedAt });
+  return withStoredCount(await countSegment(deps, row));
 }
 
 /**
