@@ -56,6 +56,11 @@ it(`org B's webhooks stay within the bound while org A's endpoint hangs and A se
     sending = false;
   });
   await producer;
+  // how often B's delivery jobs ran (a job run again waited for a slot of its endpoint, or for its claim)
+  const bJobs = await rig.deps.queues.webhooks.getJobs(['completed']);
+  const bDeliveries = new Set((await rig.deps.db.webhookDelivery.findMany({ where: { orgId: rig.org.orgId }, select: { id: true } })).map((d) => d.id));
+  const runs = bJobs.filter((j) => bDeliveries.has(j.data.deliveryId)).map((j) => `${j.attemptsStarted}/${j.stalledCounter}`);
+  console.log(`B's delivery jobs, runs/stalls: ${runs.join(' ')}`);
   expectWithinBound(`an endpoint hanging while its organization sends ${BURST}+`, baseline, during, ['webhook']);
   const deliveries = await rig.deps.db.webhookDelivery.count({ where: { webhookId } });
   expect(deliveries).toBe(2 * sent);

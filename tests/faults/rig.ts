@@ -47,8 +47,11 @@ export type RigOptions = {
   redisUrl?: string;
   /** A fan-out worker of its own (a send-worker consuming only `broadcasts`, `rig.fanOut`); the send-workers then consume email and sms only. */
   fanOutWorker?: boolean;
-  /** An SMTP submission process too (`rig.submission`, its STARTTLS port `rig.submissionPort`). */
-  smtpSubmission?: boolean;
+  /**
+   * SMTP submission processes too: true or 1 for one (`rig.submission`, its STARTTLS port `rig.submissionPort`), a
+   * number for that many replicas (all of them in `rig.submissions` and `rig.submissionPorts`).
+   */
+  smtpSubmission?: boolean | number;
   /** Environment of every process on top of the rig's fast timings. */
   env?: Record<string, string>;
 };
@@ -192,21 +195,26 @@ export async function startRig(options: RigOptions = {}) {
   const sendWorkers = Array.from({ length: options.sendWorkers ?? 2 }, (_, i) => start(`send-worker-${i}`, 'apps/send-worker/src/worker.ts', sendWorkerEnv));
   let fanOut = options.fanOutWorker ? start('fan-out', 'apps/send-worker/src/worker.ts', fanOutEnv) : null;
   for (let i = 0; i < (options.webhookWorkers ?? 1); i++) start(`webhook-worker-${i}`, 'apps/webhook-worker/src/worker.ts');
-  const submissionPort = options.smtpSubmission ? await freePort() : null;
-  const submission = submissionPort ? start('smtp', 'apps/smtp/src/server.ts', { SMTP_SUBMISSION_PORT: String(submissionPort), SMTPS_PORT: '0', SMTP_METRICS_PORT: '0' }) : null;
-  if (submissionPort) {
+  const submissionCount = options.smtpSubmission === true ? 1 : options.smtpSubmission || 0;
+  const submissionPorts = await Promise.all(Array.from({ length: submissionCount }, () => freePort()));
+  const submissions = submissionPorts.map((port, i) =>
+    start(i === 0 ? 'smtp' : `smtp-${i}`, 'apps/smtp/src/server.ts', { SMTP_SUBMISSION_PORT: String(port), SMTPS_PORT: '0', SMTP_METRICS_PORT: '0' }),
+  );
+  for (const [i, port] of submissionPorts.entries()) {
     await waitUntil(
       () =>
         new Promise<boolean>((resolve) => {
-          const socket = connect(submissionPort, '127.0.0.1', () => {
+          const socket = connect(port, '127.0.0.1', () => {
             socket.end();
             resolve(true);
           }).on('error', () => resolve(false));
         }),
       120_000,
-      () => `the SMTP app did not start (exit ${submission!.proc.exitCode} ${submission!.proc.signalCode}):\n${submission!.tail.join('\n')}`,
+      () => `the SMTP app did not start (exit ${submissions[i]!.proc.exitCode} ${submissions[i]!.proc.signalCode}):\n${submissions[i]!.tail.join('\n')}`,
     );
   }
+  const submission = submissions[0] ?? null;
+  const submissionPort = submissionPorts[0] ?? null;
   for (const [i, url] of apiUrls.entries()) {
     await waitUntil(
       async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true,
@@ -249,6 +257,8 @@ export async function startRig(options: RigOptions = {}) {
     apis,
     submission,
     submissionPort,
+    submissions,
+    submissionPorts,
     /** Sends `signal` to one of the processes and resolves with its exit code once it has exited. */
     async signal(app: AppProcess, signal: NodeJS.Signals): Promise<number | null> {
       const exited = new Promise<number | null>((resolve) => app.proc.once('exit', (code) => resolve(code)));

@@ -51,6 +51,7 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
   if (!(await slots.acquire(work.webhookId, slotId))) {
     await releaseDeliveryClaim(deps, work);
     deps.metrics.webhookDeliveries.inc({ outcome: 'parked' });
+    // woken by the release that hands it a slot; unwoken, it looks again after a lease, when every slot has freed
     await job.moveToDelayed(Date.now() + slots.leaseMs, token);
     // parked once delayed, so that the release that wakes it finds it delayed; a slot freed meanwhile: wake it now
     if (!(await slots.park(work.webhookId, job.queueName as WebhookQueue, slotId))) await job.changeDelay(WAKE_DELAY_MS);

@@ -17,7 +17,7 @@ export type EndpointSlots = {
    * a slot freed meanwhile (nothing could wake it then): the caller wakes it itself.
    */
   park(webhookId: string, queue: WebhookQueue, jobId: string): Promise<boolean>;
-  /** Frees `jobId`'s slot and wakes the first parked job that is still waiting. */
+  /** Frees `jobId`'s slot and hands it to the first parked job that is still waiting, which it wakes. */
   release(webhookId: string, jobId: string): Promise<void>;
   /** How long a slot is held at most (a delivery's timeout and the grace to record it), and a parked job waits. */
   leaseMs: number;
@@ -42,10 +42,17 @@ redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) * 4)
 return 1`;
 
-// KEYS: held, parked. ARGV: member. Returns the first parked entry, or false.
+// KEYS: held, parked. ARGV: now, leaseMs, member. Frees the member's slot and hands it to the first parked job (its
+// member is the job id after the '|'), so that a job queued meanwhile cannot take it and park the woken one again.
+// Returns that job's entry, or false.
 const RELEASE = `
-redis.call('ZREM', KEYS[1], ARGV[1])
-return redis.call('LPOP', KEYS[2])`;
+redis.call('ZREM', KEYS[1], ARGV[3])
+local entry = redis.call('LPOP', KEYS[2])
+if not entry then return false end
+local member = string.sub(entry, string.find(entry, '|', 1, true) + 1)
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return entry`;
 
 /**
  * A woken job runs this much later rather than at once: its own run that parked it may still be ending in this very
@@ -80,18 +87,18 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
     async release(webhookId, jobId) {
       let member = jobId;
       for (let tries = 0; tries < WAKE_TRIES; tries++) {
-        const entry = (await redis.eval(RELEASE, 2, ...keys(webhookId), member)) as string | null;
+        const entry = (await redis.eval(RELEASE, 2, ...keys(webhookId), Date.now(), leaseMs, member)) as string | null;
         if (!entry) return;
         const [queue, parkedId] = entry.split('|') as [WebhookQueue, string];
         const job = await queues[queue]?.getJob(parkedId);
-        // changeDelay refuses a job that is not delayed (it ran meanwhile): try the next one
+        // changeDelay refuses a job that is not delayed (it ran meanwhile): its slot goes on to the next one
         const woken = await job?.changeDelay(WAKE_DELAY_MS).then(
           () => true,
           () => false,
         );
         if (woken) return;
         logger.debug({ webhookId, jobId: parkedId }, 'parked webhook job no longer delayed; waking the next');
-        member = '';
+        member = parkedId;
       }
     },
   };
