@@ -37,9 +37,23 @@ export const deliverWebhook = (deps: Deps, options: DeliverOptions = {}) => {
 const CRASH_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const METRIC_OUTCOME = { succeeded: 'succeeded', retry: 'retrying', failed: 'failed', disabled: 'disabled' } as const;
 
-async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots, job: Job<JobData['webhooks']>, token?: string): Promise<void> {
+async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots, job: Job<JobData['webhooks'] & ParkedData>, token?: string): Promise<void> {
   const { deliveryId } = job.data;
-  const work = await loadDeliveryWork(deps, deliveryId, job.data.createdAt);
+  const slotId = job.id ?? deliveryId;
+  // a job parked before knows its endpoint: it looks at the slots first, in Redis only, so that an endpoint's
+  // backlog waking up again costs neither a claim nor its release in Postgres
+  const known = job.data.webhookId;
+  if (known && !(await slots.acquire(known, slotId))) return park(deps, slots, job, known, slotId, token);
+
+  let work: Awaited<ReturnType<typeof loadDeliveryWork>>;
+  try {
+    work = await loadDeliveryWork(deps, deliveryId, job.data.createdAt);
+  } catch (error) {
+    if (known) await freeSlot(deps, slots, known, slotId);
+    throw error;
+  }
+  // a slot taken above with nothing to deliver after all: free it at once (a delivery's endpoint never changes)
+  if (known && work.kind !== 'deliver') await freeSlot(deps, slots, known, slotId);
   if (work.kind === 'done') {
     deps.logger.debug({ deliveryId, reason: work.reason }, 'webhook delivery needs nothing');
     return;
@@ -47,23 +61,36 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
   if (work.kind === 'notYet') return delayUntil(job, work.at, token);
 
   // the endpoint at its cap: give the claim back and park until a slot frees (or one lease, whichever comes first)
-  const slotId = job.id ?? deliveryId;
-  if (!(await slots.acquire(work.webhookId, slotId))) {
+  if (!known && !(await slots.acquire(work.webhookId, slotId))) {
     await releaseDeliveryClaim(deps, work);
-    deps.metrics.webhookDeliveries.inc({ outcome: 'parked' });
-    // woken by the release that hands it a slot; unwoken, it looks again after a lease, when every slot has freed
-    await job.moveToDelayed(Date.now() + slots.leaseMs, token);
-    // parked once delayed, so that the release that wakes it finds it delayed; a slot freed meanwhile: wake it now
-    if (!(await slots.park(work.webhookId, job.queueName as WebhookQueue, slotId))) await job.changeDelay(WAKE_DELAY_MS);
-    throw new DelayedError();
+    return park(deps, slots, job, work.webhookId, slotId, token);
   }
   let outcome: Awaited<ReturnType<typeof recordAttempt>>;
   try {
     outcome = await post(deps, options, work);
   } finally {
-    await slots.release(work.webhookId, slotId).catch((error) => deps.logger.warn({ deliveryId, err: error }, 'freeing an endpoint slot failed; its lease ends it'));
+    await freeSlot(deps, slots, work.webhookId, slotId);
   }
   if (outcome.kind === 'retry') return delayUntil(job, outcome.at, token);
+}
+
+/** What a parked job keeps in its data: its endpoint, so that its next run checks the slots before Postgres. */
+type ParkedData = { webhookId?: string };
+
+/** Delays the job for one lease and parks it in its endpoint's list, where the release of a slot wakes it. */
+async function park(deps: Deps, slots: EndpointSlots, job: Job<JobData['webhooks'] & ParkedData>, webhookId: string, slotId: string, token?: string): Promise<never> {
+  deps.metrics.webhookDeliveries.inc({ outcome: 'parked' });
+  if (job.data.webhookId !== webhookId) await job.updateData({ ...job.data, webhookId });
+  // woken by the release that hands it a slot; unwoken, it looks again after a lease, when every slot has freed
+  await job.moveToDelayed(Date.now() + slots.leaseMs, token);
+  // parked once delayed, so that the release that wakes it finds it delayed; a slot freed meanwhile: wake it now
+  if (!(await slots.park(webhookId, job.queueName as WebhookQueue, slotId))) await job.changeDelay(WAKE_DELAY_MS);
+  throw new DelayedError();
+}
+
+/** Frees the slot (handing it to the first parked job); a failure is left to the lease. */
+async function freeSlot(deps: Deps, slots: EndpointSlots, webhookId: string, slotId: string): Promise<void> {
+  await slots.release(webhookId, slotId).catch((error) => deps.logger.warn({ slotId, err: error }, 'freeing an endpoint slot failed; its lease ends it'));
 }
 
 /** Signs and POSTs one delivery, records the attempt, and returns its outcome. */
