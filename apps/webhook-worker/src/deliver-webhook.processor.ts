@@ -71,7 +71,11 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
   } finally {
     await freeSlot(deps, slots, work.webhookId, slotId);
   }
-  if (outcome.kind === 'retry') return delayUntil(job, outcome.at, token);
+  if (outcome.kind === 'retry') {
+    // its retry, too, looks at the slots before Postgres (an endpoint that hangs is retried while it is full)
+    if (job.data.webhookId !== work.webhookId) await job.updateData({ ...job.data, webhookId: work.webhookId });
+    return delayUntil(job, outcome.at, token);
+  }
 }
 
 /** What a parked job keeps in its data: its endpoint, so that its next run checks the slots before Postgres. */
