@@ -37,7 +37,7 @@ export const deliverWebhook = (deps: Deps, options: DeliverOptions = {}) => {
 const CRASH_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 const METRIC_OUTCOME = { succeeded: 'succeeded', retry: 'retrying', failed: 'failed', disabled: 'disabled' } as const;
 
-async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots, job: Job<JobData['webhooks'] & ParkedData>, token?: string): Promise<void> {
+async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots, job: Job<JobData['webhooks']>, token?: string): Promise<void> {
   const { deliveryId } = job.data;
   const slotId = job.id ?? deliveryId;
   // a job parked before knows its endpoint: it looks at the slots first, in Redis only, so that an endpoint's
@@ -78,11 +78,8 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
   }
 }
 
-/** What a parked job keeps in its data: its endpoint, so that its next run checks the slots before Postgres. */
-type ParkedData = { webhookId?: string };
-
 /** Delays the job for one lease and parks it in its endpoint's list, where the release of a slot wakes it. */
-async function park(deps: Deps, slots: EndpointSlots, job: Job<JobData['webhooks'] & ParkedData>, webhookId: string, slotId: string, token?: string): Promise<never> {
+async function park(deps: Deps, slots: EndpointSlots, job: Job<JobData['webhooks']>, webhookId: string, slotId: string, token?: string): Promise<never> {
   deps.metrics.webhookDeliveries.inc({ outcome: 'parked' });
   if (job.data.webhookId !== webhookId) await job.updateData({ ...job.data, webhookId });
   // woken by the release that hands it a slot; unwoken, it looks again after a lease, when every slot has freed

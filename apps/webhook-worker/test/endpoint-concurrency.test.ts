@@ -69,4 +69,8 @@ it("an endpoint that hangs holds only its own slots: another organization's deli
   expect(await mostAttemptsInFlight(deps, hangingHook.id)).toBeLessThanOrEqual(CAP);
   const errors = await deps.db.webhookAttempt.findMany({ where: { delivery: { webhookId: hangingHook.id } }, select: { error: true } });
   expect(errors.every((e) => /timed out|timeout/i.test(e.error ?? ''))).toBe(true);
+  // parked and retried jobs carry their endpoint: their next run checks its slots in Redis before claiming in Postgres
+  const aDeliveries = await deps.db.webhookDelivery.findMany({ where: { webhookId: hangingHook.id }, select: { id: true } });
+  const jobs = await Promise.all(aDeliveries.map((d) => deps.queues.webhooks.getJob(d.id)));
+  expect(jobs.map((j) => j?.data.webhookId)).toEqual(aDeliveries.map(() => hangingHook.id));
 }, 180_000);

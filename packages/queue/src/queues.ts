@@ -13,8 +13,10 @@ type SendJob = { messageId: string };
 /**
  * `createdAt`, the delivery's partition key (ISO), lets the worker's statements read one month's partition rather
  * than probe each; absent from jobs of earlier versions and from the outbox relay's, which then probe them all.
+ * `webhookId`: set by the webhook-worker once it knows the endpoint (a parked or retried delivery), so that the job's
+ * next run looks at the endpoint's slots before it claims the delivery.
  */
-type DeliveryJob = { deliveryId: string; createdAt?: string };
+type DeliveryJob = { deliveryId: string; createdAt?: string; webhookId?: string };
 
 export type JobData = {
   email: SendJob;
