@@ -122,6 +122,9 @@ export async function migrate(databaseUrl: string, options: { through?: string }
 /**
  * The SQL that turns the schema of the last migration (its saved copy, `schema.prisma` beside it) into the current
  * prisma/schema.prisma. Empty when nothing changed. No database needed.
+ * Only the last migration keeps that copy. Deriving it instead (a diff from the migrations themselves, applied to a
+ * shadow database) fails in the WebAssembly engine: it cannot read back the columns of type "char" Postgres itself
+ * uses, so the copy stays, once.
  */
 export async function diffSchemaSinceLastMigration(): Promise<{ sql: string; current: string }> {
   const engine = await loadSchemaEngine();
