@@ -87,7 +87,8 @@ export async function retryFailedBroadcastMessages(deps: Deps, orgId: string, id
     reopened AS (
       UPDATE "Broadcast" SET "status" = 'sending', "completedAt" = NULL, "updatedAt" = ${now}::timestamp
       WHERE "id" = ${id} AND "status" = 'sent' AND EXISTS (SELECT 1 FROM queued)),
-    audit AS (${auditInsertSql(deps.actor, { orgId, action: 'broadcast.retriedFailed', targetId: id }, Prisma.sql`EXISTS (SELECT 1 FROM queued)`)})
+    -- the retry was asked for (and allowed) even when nothing had failed: audited either way
+    audit AS (${auditInsertSql(deps.actor, { orgId, action: 'broadcast.retriedFailed', targetId: id }, Prisma.sql`TRUE`)})
     SELECT "id" FROM queued`,
   );
   if (rows.length === 0) return { count: 0 };
