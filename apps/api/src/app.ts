@@ -9,6 +9,7 @@ import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
 import { jsonBody, limitBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
+import { auditRoutes } from './routes/audit.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
 import { contactRoutes } from './routes/contacts.routes.ts';
@@ -76,6 +77,7 @@ export function createApp(deps: Deps) {
   v1.route('/', suppressionRoutes);
   v1.route('/', sandboxRoutes);
   v1.route('/', providerEventRoutes);
+  v1.route('/', auditRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

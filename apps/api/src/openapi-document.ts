@@ -30,6 +30,7 @@ export const TAG_ORDER = [
   'Phone numbers',
   'Sandbox',
   RESEND_COMPATIBLE_TAG,
+  'Audit log',
   'API keys',
 ];
 

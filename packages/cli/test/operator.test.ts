@@ -153,6 +153,14 @@ describe('tidings keys create and rotate', () => {
     const foreign = await tidings(['keys', 'rotate', '--org', stranger.id, '--key', created.id]);
     expect([foreign.code, foreign.stderr]).toEqual([1, 'error: API key not found\n']);
     expect((await deps.db.apiKey.findUniqueOrThrow({ where: { id: created.id } })).keyHash).toBe(hashKey(again.key));
+
+    // audited as the CLI's doing; the refused rotation left no row
+    const audit = await deps.db.auditEvent.findMany({ where: { orgId: { in: [org.id, stranger.id] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect(audit.map((e) => [e.orgId, e.action, e.targetId, e.actorType, e.actorId, e.ip])).toEqual([
+      [org.id, 'apiKey.created', created.id, 'cli', null, null],
+      [org.id, 'apiKey.rotated', created.id, 'cli', null, null],
+      [org.id, 'apiKey.rotated', created.id, 'cli', null, null],
+    ]);
   });
 });
 

@@ -10,3 +10,4 @@ export * from './messages.ts';
 export * from './suppressions.ts';
 export * from './sandbox.ts';
 export * from './broadcasts.ts';
+export * from './audit.ts';

@@ -4,6 +4,7 @@ import type { Providers } from '@tidings/providers';
 import type { Queues, Redis } from '@tidings/queue';
 import type { Logger, Metrics, Readiness } from '@tidings/runtime';
 import type { KeyChanges } from './api-keys/key-changes.ts';
+import type { AuditActor } from './audit/audit-log.ts';
 import type { TemplateRenderer } from './templates/template-renderer.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
@@ -26,4 +27,9 @@ export type Deps = {
   keyChanges: KeyChanges;
   /** The current time; tests may pin it. */
   now: () => Date;
+  /**
+   * Who makes the changes these deps carry out, for the audit log: set per request by the API (the key) and the
+   * dashboard (the person), and by the CLI. Absent in the workers, whose own changes are not audited.
+   */
+  actor?: AuditActor;
 };

@@ -16,3 +16,4 @@ export * from './resources/segments.resource.ts';
 export * from './resources/suppressions.resource.ts';
 export * from './resources/sandbox.resource.ts';
 export * from './resources/broadcasts.resource.ts';
+export * from './resources/audit-events.resource.ts';

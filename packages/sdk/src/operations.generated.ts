@@ -8,6 +8,7 @@ export const operations = {
   'apiKey.enable': { method: 'POST', path: '/api-keys/{id}/enable', idempotent: false },
   'apiKey.list': { method: 'GET', path: '/api-keys', idempotent: false },
   'apiKey.rotate': { method: 'POST', path: '/api-keys/{id}/rotate', idempotent: false },
+  'audit.list': { method: 'GET', path: '/audit-events', idempotent: false },
   'broadcast.cancel': { method: 'POST', path: '/broadcasts/{id}/cancel', idempotent: false },
   'broadcast.create': { method: 'POST', path: '/broadcasts', idempotent: false },
   'broadcast.delete': { method: 'DELETE', path: '/broadcasts/{id}', idempotent: false },

@@ -11,6 +11,7 @@ import { Templates } from './resources/templates.resource.ts';
 import { Webhooks } from './resources/webhooks.resource.ts';
 import { Suppressions } from './resources/suppressions.resource.ts';
 import { Sandbox } from './resources/sandbox.resource.ts';
+import { AuditEvents } from './resources/audit-events.resource.ts';
 
 export type TidingsOptions = {
   /** `sk_live_...` or `sk_test_...`. Default: the `TIDINGS_API_KEY` environment variable. */
@@ -57,6 +58,7 @@ export class Tidings {
   readonly suppressions: Suppressions;
   readonly sandbox: Sandbox;
   readonly broadcasts: Broadcasts;
+  readonly auditEvents: AuditEvents;
   private readonly client: HttpClient;
 
   constructor(options: TidingsOptions = {}) {
@@ -85,6 +87,7 @@ export class Tidings {
     this.suppressions = new Suppressions(this.client);
     this.sandbox = new Sandbox(this.client);
     this.broadcasts = new Broadcasts(this.client);
+    this.auditEvents = new AuditEvents(this.client);
   }
 
   /**

@@ -104,6 +104,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Who changed what, newest first: every change to API keys, members and invitations, webhooks, email domains, phone numbers, suppressions, topics, broadcasts and organization settings, through the API (`apiKey`), the dashboard (`user`) or the CLI (`cli`), with the client address. Ids only, never a secret. A `test` key sees only the changes test keys made (in an organization made for testing, every change). Kept `AUDIT_RETENTION_DAYS` (365 by default).
+         */
+        get: operations["audit.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/broadcasts": {
         parameters: {
             query?: never;
@@ -1141,6 +1161,70 @@ export interface components {
             id: string;
             /** @description Decoded bytes; null for a `path` attachment (fetched at send time). */
             size: number | null;
+        };
+        /**
+         * @example {
+         *       "id": "aud_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "action": "apiKey.rotated",
+         *       "actor": {
+         *         "type": "apiKey",
+         *         "id": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5A"
+         *       },
+         *       "targetId": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5B",
+         *       "ip": "203.0.113.7",
+         *       "createdAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        AuditEvent: {
+            /**
+             * @description What changed, `<resource>.<what happened>`.
+             * @enum {string}
+             */
+            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+            actor: {
+                id: string | null;
+                /**
+                 * @description `apiKey`: a request with an API key (`id` is the key id); `user`: a person in the dashboard (`id` is their user id); `cli`: the `tidings` command on the server (`id` null).
+                 * @enum {string}
+                 */
+                type: "user" | "apiKey" | "cli";
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            /** @example aud_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            /** @description The client's address (behind `TRUST_PROXY`, the one the proxy saw); null for the CLI. */
+            ip: string | null;
+            /** @description The id of what changed (a key, a webhook, a user, the organization); never a secret. */
+            targetId: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "aud_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "action": "apiKey.rotated",
+         *           "actor": {
+         *             "type": "apiKey",
+         *             "id": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5A"
+         *           },
+         *           "targetId": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5B",
+         *           "ip": "203.0.113.7",
+         *           "createdAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /**
          * @example {
@@ -4518,6 +4602,144 @@ export interface operations {
                      * @example {
                      *       "code": "BAD_REQUEST",
                      *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "audit.list": {
+        parameters: {
+            query?: {
+                /** @description Only this kind of change. */
+                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+                /** @description Only changes by this key id or user id. */
+                actorId?: string;
+                /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
+                cursor?: string;
+                /** @description Items per page, 1..100. */
+                limit?: number;
+                /** @description Items to skip. Not together with `cursor`. */
+                offset?: number | null;
+                /** @description Only changes at or after this time (ISO 8601). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Actor not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,4 +1,5 @@
 import { apiKeysPage } from './api-keys.page.tsx';
+import { auditLogSettingsPage } from './audit-log.page.tsx';
 import { contactsPage } from './contacts.page.tsx';
 import { contactsImportPage } from './contacts-import.page.tsx';
 import { broadcastsPage } from './broadcasts.page.tsx';
@@ -23,6 +24,7 @@ export const pages: DashboardPage[] = [
   overviewDashboardPage,
   apiKeysPage,
   membersSettingsPage,
+  auditLogSettingsPage,
   invitePage,
   messagesPage,
   sandboxPage,

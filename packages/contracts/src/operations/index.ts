@@ -1,4 +1,5 @@
 import { apiKeyOperations } from './api-keys.operations.ts';
+import { auditOperations } from './audit.operations.ts';
 import { broadcastOperations } from './broadcasts.operations.ts';
 import { contactOperations } from './contacts.operations.ts';
 import { emailDomainOperations } from './email-domains.operations.ts';
@@ -11,6 +12,7 @@ import { templateOperations } from './templates.operations.ts';
 import { webhookOperations } from './webhooks.operations.ts';
 
 export * from './api-keys.operations.ts';
+export * from './audit.operations.ts';
 export * from './broadcasts.operations.ts';
 export * from './contacts.operations.ts';
 export * from './email-domains.operations.ts';
@@ -26,6 +28,7 @@ export * from './webhooks.operations.ts';
 /** Every operation of the public API, in one list: the API mounts each, the SDK has a method for each (tests hold both). */
 export const operations = [
   ...Object.values(apiKeyOperations),
+  ...Object.values(auditOperations),
   ...Object.values(broadcastOperations),
   ...Object.values(contactOperations),
   ...Object.values(emailDomainOperations),

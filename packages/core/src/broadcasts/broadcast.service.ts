@@ -9,6 +9,7 @@ import {
 } from '@tidings/contracts';
 import type { Broadcast as BroadcastRow } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
+import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
@@ -42,22 +43,25 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
     if (!version) throw new AppError('BAD_REQUEST', `templateVersion: the template has no version ${input.templateVersion}`);
   }
   senderOf({ channelType: input.channelType, from: input.from }); // throws 400 for a sender this organization may not use
-  const row = await deps.db.broadcast.create({
-    data: {
-      id: newId('brd'),
-      orgId,
-      name: input.name,
-      channelType: input.channelType,
-      templateId: template.id,
-      templateVersion: input.templateVersion ?? null,
-      segmentId: input.segmentId ?? null,
-      from: input.from ?? null,
-      variables: input.variables ?? {},
-      tags: input.tags ?? [],
-      ...(input.quietHours ? { quietHours: input.quietHours } : {}),
-      mode,
-    },
-  });
+  const id = newId('brd');
+  const row = await auditedChange(deps, { orgId, action: 'broadcast.created', targetId: id }, (tx) =>
+    tx.broadcast.create({
+      data: {
+        id,
+        orgId,
+        name: input.name,
+        channelType: input.channelType,
+        templateId: template.id,
+        templateVersion: input.templateVersion ?? null,
+        segmentId: input.segmentId ?? null,
+        from: input.from ?? null,
+        variables: input.variables ?? {},
+        tags: input.tags ?? [],
+        ...(input.quietHours ? { quietHours: input.quietHours } : {}),
+        mode,
+      },
+    }),
+  );
   return toBroadcast(row);
 }
 
@@ -162,8 +166,12 @@ export async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, 
  * broadcast.delete: drafts only (409 otherwise).
  * @example await deleteBroadcast(deps, orgId, id);
  */
-export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
-  const { count } = await deps.db.broadcast.deleteMany({ where: { id, orgId, ...ofMode(mode), status: 'draft' } });
+export async function deleteBroadcast(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
+  const count = await deps.db.$transaction(async (tx) => {
+    const deleted = await tx.broadcast.deleteMany({ where: { id, orgId, ...ofMode(mode), status: 'draft' } });
+    if (deleted.count > 0) await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.deleted', targetId: id });
+    return deleted.count;
+  });
   if (count === 0) await refuse(deps, orgId, id, 'Only draft broadcasts can be deleted', mode);
 }
 
@@ -190,7 +198,10 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
         "templateVersion" = coalesce(b."templateVersion", (SELECT t."version" FROM "Template" t WHERE t."id" = b."templateId" AND t."orgId" = b."orgId"))
       WHERE b."id" = ${id} AND b."orgId" = ${orgId} AND b."status" = 'draft' AND (${mode ?? null}::"ApiKeyMode" IS NULL OR b."mode" = ${mode ?? null}::"ApiKeyMode")
       RETURNING b.*`;
-    if (updated) await writeOutbox(tx, [start]);
+    if (updated) {
+      await writeOutbox(tx, [start]);
+      await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.sent', targetId: id });
+    }
     return updated;
   });
   if (!row) return refuse(deps, orgId, id, 'Only draft broadcasts can be sent', mode);
@@ -212,6 +223,7 @@ export async function cancelBroadcast(deps: Deps, orgId: string, id: string, mod
       data: { status: 'canceled', canceledAt: now, updatedAt: now },
     });
     if (!row) return null;
+    await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.canceled', targetId: id });
     const broadcast = toBroadcast(row);
     return { broadcast, outbox: await recordEvents(tx, [{ orgId, type: 'broadcast.canceled', data: broadcast }]) };
   });
