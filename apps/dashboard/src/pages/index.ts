@@ -1,3 +1,4 @@
+import { accountSettingsPage } from './account.page.tsx';
 import { apiKeysPage } from './api-keys.page.tsx';
 import { contactsPage } from './contacts.page.tsx';
 import { contactsImportPage } from './contacts-import.page.tsx';
@@ -23,6 +24,7 @@ export const pages: DashboardPage[] = [
   overviewDashboardPage,
   apiKeysPage,
   membersSettingsPage,
+  accountSettingsPage,
   invitePage,
   messagesPage,
   sandboxPage,

@@ -175,13 +175,7 @@ export async function resetPassword({ db }: Pick<Deps, 'db'>, email: string, pas
  * otherwise), and every other session of theirs ends (the one they are using, `keepSessionId`, stays).
  * @example const { signedOut } = await changePassword(deps, signedIn.user.id, form.currentPassword, form.password, signedIn.sessionId);
  */
-export async function changePassword(
-  { db }: Pick<Deps, 'db'>,
-  userId: string,
-  currentPassword: string,
-  password: string,
-  keepSessionId: string,
-): Promise<{ signedOut: number }> {
+export async function changePassword({ db }: Pick<Deps, 'db'>, userId: string, currentPassword: string, password: string, keepSessionId: string): Promise<{ signedOut: number }> {
   const row = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { passwordHash: true } });
   if (!(await verifyPassword(currentPassword, row.passwordHash))) throw new AppError('BAD_REQUEST', 'currentPassword: is not your current password');
   checkPassword(password);

@@ -20,7 +20,9 @@ function totpOf(secretBase32: string, label: string): TOTP {
 }
 
 function hashRecoveryCode(code: string): string {
-  return createHash('sha256').update(code.toLowerCase().replace(/[^a-z0-9]/g, '')).digest('hex');
+  return createHash('sha256')
+    .update(code.toLowerCase().replace(/[^a-z0-9]/g, ''))
+    .digest('hex');
 }
 
 function newRecoveryCode(): string {
