@@ -108,7 +108,7 @@ function TwoFactorRequirement({ c }: { c: Env }) {
   return (
     <FormCard c={c} id="require-two-factor-title" title="Two-factor sign-in" action={`${BASE}/two-factor-requirement`} errors={{}}>
       <label>
-        <input type="checkbox" name="required" value="on" role="switch" checked={membership.requiresTwoFactor} />
+        <input type="checkbox" name="required" value="on" checked={membership.requiresTwoFactor} />
         Require two-factor sign-in of every member (those without it enrol at their next sign-in, before anything else)
       </label>
       <button type="submit" class="outline small">
