@@ -222,7 +222,13 @@ describe('the organization requiring two-factor', () => {
 
     const { browser: ownerBrowser } = await signedIn(owner.email);
     expect((await ownerBrowser.get('/settings/members')).html).toContain('Require two-factor sign-in of every member');
+    // not before the owner has a second factor of their own
     expect((await ownerBrowser.post('/settings/members/two-factor-requirement', { required: 'on' })).status).toBe(303);
+    expect((await deps.db.organization.findUniqueOrThrow({ where: { id: owner.orgId } })).requireTwoFactor).toBe(false);
+    await enrol(ownerBrowser);
+    await ownerBrowser.get('/settings/members');
+    expect((await ownerBrowser.post('/settings/members/two-factor-requirement', { required: 'on' })).status).toBe(303);
+    expect((await deps.db.organization.findUniqueOrThrow({ where: { id: owner.orgId } })).requireTwoFactor).toBe(true);
 
     const { res } = await signedIn(member.email);
     expect(res.location).toBe('/');

@@ -243,6 +243,10 @@ confirmedAction(routes, 'remove', {
 routes.post('/two-factor-requirement', async (c) => {
   requireOwner(c);
   const isRequired = (await c.req.parseBody()).required === 'on';
+  // requiring it without one's own would send the owner straight to enrolment: they enrol first, knowingly
+  if (isRequired && !c.var.signedIn!.hasTwoFactor) {
+    return flashRedirect(c, 'Turn on two-factor sign-in for your own account first (Settings > Account), then require it of everyone.', BASE);
+  }
   await setOrganizationRequiresTwoFactor(c.var.deps, orgOf(c), isRequired);
   return flashRedirect(
     c,
