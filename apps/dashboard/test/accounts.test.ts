@@ -1,7 +1,7 @@
 // Forgot password, password change, two-factor sign-in and the organization's requirement, through the dashboard's
 // HTTP app over real Postgres and Redis. The clock is the deps' own, moved on by the tests: a TOTP code belongs to a
 // 30-second step, and the app refuses one whose step it has already seen.
-import { createUser } from '@tidings/core';
+import { createUser, deleteExpiredSessions } from '@tidings/core';
 import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
 import { Secret, TOTP } from 'otpauth';
 import { createDashboard } from '../src/app.ts';
@@ -106,6 +106,9 @@ describe('forgot password', () => {
     clock += 60 * 60 * 1000 + 1000;
     expect((await browser.get(expiring)).status).toBe(410);
     expect((await browser.post(expiring, { password: 'too late a password' })).status).toBe(410);
+    // the periodic clean-up of sessions removes links past their hour
+    await deleteExpiredSessions(deps);
+    expect(await deps.db.passwordReset.count({ where: { userId: user.id } })).toBe(0);
   });
 });
 

@@ -87,10 +87,14 @@ export async function deleteSession({ db }: Pick<Deps, 'db'>, token: string): Pr
 }
 
 /**
- * Removes expired sessions (for a periodic clean-up); returns how many.
+ * Removes expired sessions, and password reset links past their hour (used or not), for a periodic clean-up; returns
+ * how many sessions.
  * @example const removed = await deleteExpiredSessions(deps);
  */
 export async function deleteExpiredSessions({ db, now }: Pick<Deps, 'db' | 'now'>): Promise<number> {
-  const { count } = await db.session.deleteMany({ where: { expiresAt: { lte: now() } } });
+  const [{ count }] = await db.$transaction([
+    db.session.deleteMany({ where: { expiresAt: { lte: now() } } }),
+    db.passwordReset.deleteMany({ where: { expiresAt: { lte: now() } } }),
+  ]);
   return count;
 }
