@@ -14,6 +14,7 @@ export const AuditAction = z
     'apiKey.deleted',
     'member.roleChanged',
     'member.removed',
+    'member.twoFactorReset',
     'invitation.created',
     'invitation.revoked',
     'invitation.accepted',

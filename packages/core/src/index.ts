@@ -46,6 +46,8 @@ export * from './people/sessions.service.ts';
 export * from './people/invitations.service.ts';
 export * from './people/members.service.ts';
 export * from './people/install-operators.service.ts';
+export * from './people/password-reset.service.ts';
+export * from './people/two-factor.service.ts';
 export * from './backoff.ts';
 export * from './attachments/attachment-store.ts';
 export * from './attachments/attachment-cleanup.ts';

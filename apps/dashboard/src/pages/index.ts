@@ -1,3 +1,4 @@
+import { accountSettingsPage } from './account.page.tsx';
 import { apiKeysPage } from './api-keys.page.tsx';
 import { auditLogSettingsPage } from './audit-log.page.tsx';
 import { contactsPage } from './contacts.page.tsx';
@@ -25,6 +26,7 @@ export const pages: DashboardPage[] = [
   apiKeysPage,
   membersSettingsPage,
   auditLogSettingsPage,
+  accountSettingsPage,
   invitePage,
   messagesPage,
   sandboxPage,

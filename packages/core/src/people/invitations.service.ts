@@ -11,7 +11,8 @@ import { hashSessionToken } from './sessions.service.ts';
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type Invitation = { id: string; orgId: string; email: string; role: Role; expiresAt: string; createdAt: string };
-export type Member = { userId: string; email: string; name: string | null; role: Role; joinedAt: string };
+/** `hasTwoFactor`: signs in with a second factor (an owner may reset it). */
+export type Member = { userId: string; email: string; name: string | null; role: Role; joinedAt: string; hasTwoFactor: boolean };
 
 type InvitationRow = { id: string; orgId: string; email: string; role: Role; expiresAt: Date; createdAt: Date };
 
@@ -57,11 +58,18 @@ export async function createInvitation(
  */
 export async function listMembers({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
   const [memberships, invitations] = await Promise.all([
-    db.membership.findMany({ where: { orgId }, include: { user: { select: { email: true, name: true } } }, orderBy: { createdAt: 'asc' } }),
+    db.membership.findMany({ where: { orgId }, include: { user: { select: { email: true, name: true, totpEnabledAt: true } } }, orderBy: { createdAt: 'asc' } }),
     db.invitation.findMany({ where: { orgId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now() } }, orderBy: { createdAt: 'desc' } }),
   ]);
   return {
-    members: memberships.map((m) => ({ userId: m.userId, email: m.user.email, name: m.user.name, role: m.role, joinedAt: m.createdAt.toISOString() })),
+    members: memberships.map((m) => ({
+      userId: m.userId,
+      email: m.user.email,
+      name: m.user.name,
+      role: m.role,
+      joinedAt: m.createdAt.toISOString(),
+      hasTwoFactor: m.user.totpEnabledAt !== null,
+    })),
     invitations: invitations.map(toInvitation),
   };
 }
