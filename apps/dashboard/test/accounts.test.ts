@@ -230,6 +230,10 @@ describe('the organization requiring two-factor', () => {
     await ownerBrowser.get('/settings/members');
     expect((await ownerBrowser.post('/settings/members/two-factor-requirement', { required: 'on' })).status).toBe(303);
     expect((await deps.db.organization.findUniqueOrThrow({ where: { id: owner.orgId } })).requireTwoFactor).toBe(true);
+    // the refused and the not-yet-allowed attempts left no row; the change one, as its owner
+    expect(
+      await deps.db.auditEvent.findMany({ where: { orgId: owner.orgId, action: 'organization.updated' }, select: { actorType: true, actorId: true, targetId: true } }),
+    ).toEqual([{ actorType: 'user', actorId: owner.user.id, targetId: owner.orgId }]);
 
     const { res } = await signedIn(member.email);
     expect(res.location).toBe('/');
@@ -255,6 +259,9 @@ describe('the organization requiring two-factor', () => {
     const row = await deps.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
     expect(row).toMatchObject({ totpSecretCiphertext: null, totpEnabledAt: null, recoveryCodeHashes: [] });
     expect(await deps.db.session.count({ where: { userId: member.user.id } })).toBe(0);
+    expect(await deps.db.auditEvent.findMany({ where: { orgId: owner.orgId, action: 'member.twoFactorReset' }, select: { actorId: true, targetId: true } })).toEqual([
+      { actorId: owner.user.id, targetId: member.user.id },
+    ]);
     // their password alone signs them in again
     expect((await signedIn(member.email)).res.location).toBe('/');
   });
