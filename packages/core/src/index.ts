@@ -53,3 +53,4 @@ export * from './retention/partitions.ts';
 export * from './retention/retention.ts';
 export * from './broadcasts/index.ts';
 export * from './install-status.ts';
+export * from './topics/index.ts';
