@@ -55,6 +55,11 @@ const NOT_FOUND_OF_OPERATION: Record<string, string> = {
   'webhook.getEvent': 'Webhook delivery not found',
 };
 
+/** NOT_FOUND of operations without a path id whose body names ids deeper than its top level (`topics[].topicId`). */
+const NOT_FOUND_OF_NESTED_ID: Record<string, string> = {
+  'contact.create': 'topics: topic top_01JD8Z5Q9X4N7W2M3K6P0R1T5V not found',
+};
+
 /** The 409s an operation gives besides Idempotency-Key reuse, as the core words them. */
 const CONFLICTS: Record<string, string> = {
   'apiKey.create': 'An organization may have at most 100 API keys; delete one it no longer uses first',
@@ -169,6 +174,7 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   const referencedIds = [...idFieldsOf(body, document), ...(operation.parameters ?? []).filter((p) => p.in === 'query' && /^[a-z]+Id$/.test(p.name)).map((p) => p.name)];
   if (hasPathId && notFound) setExample(operation, '404', errorExample('NOT_FOUND', notFound));
   else if (referencedIds.length > 0) setExample(operation, '404', errorExample('NOT_FOUND', notFoundOfField(referencedIds[0]!)));
+  else if (NOT_FOUND_OF_NESTED_ID[id]) setExample(operation, '404', errorExample('NOT_FOUND', NOT_FOUND_OF_NESTED_ID[id]));
   else delete responses['404'];
 
   const conflict = CONFLICTS[id];

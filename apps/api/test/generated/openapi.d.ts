@@ -5987,6 +5987,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "topics: topic top_01JD8Z5Q9X4N7W2M3K6P0R1T5V not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
             409: {
                 headers: {
