@@ -4,7 +4,6 @@ import { setupApi } from './setup.ts';
 const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000000', UNSUBSCRIBE_RATE_LIMIT: '1000' });
 afterAll(() => t.close());
 
-type Api = Awaited<ReturnType<typeof t.org>>['api'];
 const form = (fields: [string, string][]) => ({
   method: 'POST',
   body: new URLSearchParams(fields).toString(),
