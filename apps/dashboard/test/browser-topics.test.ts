@@ -84,7 +84,7 @@ describe('topics in a browser', () => {
     await page.fill('input[name=name]', 'Digest of May');
     await page.selectOption('select[name=topicId]', digest.id);
     await page.click('button:has-text("Create draft")');
-    await expect(page.locator('.facts').textContent()).resolves.toContain('Weekly digest: its members only');
+    await expect(page.locator('.facts.card').textContent()).resolves.toContain('Weekly digest: its members only');
     expect(await stack.deps.db.broadcast.findFirstOrThrow({ where: { orgId, name: 'Digest of May' } })).toMatchObject({ topicId: digest.id });
   });
 

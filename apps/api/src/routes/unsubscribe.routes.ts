@@ -1,13 +1,16 @@
-import { findUnsubscribeTarget, preferencesUrl, readUnsubscribeToken, unsubscribe } from '@tidings/core';
+import { findUnsubscribeTarget, readUnsubscribeToken, unsubscribe, unsubscribeToken } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import type { AppEnv } from '../env.ts';
 import { linkNotValid, limitPublicPage, publicPage } from '../public-page.ts';
 
-/** The preference page of the same contact and broadcast as an unsubscribe token (already checked). */
+/**
+ * The preference page of the same contact and broadcast as an unsubscribe token (already checked), relative to the
+ * unsubscribe page: both are served here, whatever address or path prefix the reader reached us by.
+ */
 function preferencesLinkOf(c: Context<AppEnv>, token: string): string {
-  const { config } = c.get('deps');
-  return preferencesUrl(config.publicApiUrl, config.broadcasts.unsubscribeSecret, readUnsubscribeToken(config.broadcasts.unsubscribeSecret, token)!);
+  const secret = c.get('deps').config.broadcasts.unsubscribeSecret;
+  return `../p/${unsubscribeToken(secret, readUnsubscribeToken(secret, token)!, 'preferences')}`;
 }
 
 /**

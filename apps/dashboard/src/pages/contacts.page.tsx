@@ -150,9 +150,9 @@ function ContactTopics({ c, contact, topics, manage }: { c: Env; contact: Contac
         <label data-topic-id={topic.id}>
           <input type="hidden" name="shown" value={topic.id} />
           <input type="checkbox" name="topic" value={topic.id} checked={isInTopic(choices, topic)} disabled={!manage} /> {topic.name}{' '}
-          <small class="muted">
+          <span class="muted">
             {topic.id in choices ? (choices[topic.id] ? 'subscribed' : 'unsubscribed') : `never chose (${topic.defaultSubscription === 'opt_in' ? 'opt-in' : 'opt-out'})`}
-          </small>
+          </span>
         </label>
       ))}
       {manage && (
