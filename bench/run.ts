@@ -147,7 +147,7 @@ function printTable(r: {
   smtp: { messagesPerSecond: number; p99: number; httpRequestsPerSecond: number; ratio: number; errors: number; peakRssMiB: number; isBuilt: boolean };
   worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
   webhooks: { deliveriesPerSecond: number };
-  broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number };
+  broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number; topicMembers?: number; topicMessagesCreatedPerSecond?: number };
   contacts: { bulkCreateMs: number };
   list: { rows: number; p99: number; filteredStatus: string; filteredP99: number; errors: number };
   memory: { apiPeakRssMiB: number; sendWorkerPeakRssMiB: number; webhookWorkerPeakRssMiB: number };
@@ -177,6 +177,7 @@ function printTable(r: {
     'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),
     [`broadcast to ${r.broadcast.contacts}: messages created/s`]: row(r.broadcast.messagesCreatedPerSecond, '', '', '>= 10,000'),
     [`broadcast: s until ${r.broadcast.delivered} delivered (1 send-worker)`]: row(r.broadcast.deliverSeconds, '', '', ''),
+    [`broadcast to a topic of ${r.broadcast.topicMembers ?? '-'}: messages created/s`]: row(r.broadcast.topicMessagesCreatedPerSecond ?? '', '', '', 'as the segment broadcast'),
     'contact.bulkCreate 1,000 ms': row(r.contacts.bulkCreateMs, '', '', ''),
     [`message.list p99 ms (${r.list.rows} rows)`]: row(r.list.p99, '', '', '', r.list.errors),
     [`message.list status=${r.list.filteredStatus} p99 ms`]: row(r.list.filteredP99, '', '', ''),

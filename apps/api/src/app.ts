@@ -14,6 +14,8 @@ import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
 import { contactRoutes } from './routes/contacts.routes.ts';
 import { segmentRoutes } from './routes/segments.routes.ts';
+import { topicRoutes } from './routes/topics.routes.ts';
+import { preferenceRoutes } from './routes/preferences.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
@@ -54,6 +56,7 @@ export function createApp(deps: Deps) {
   app.route('/', healthRoutes(deps));
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
+  app.route('/', preferenceRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate, createAuthFailureLimiter(deps));
@@ -72,6 +75,7 @@ export function createApp(deps: Deps) {
   v1.route('/', contactRoutes);
   v1.route('/', templateRoutes);
   v1.route('/', segmentRoutes);
+  v1.route('/', topicRoutes);
   v1.route('/', broadcastRoutes);
   v1.route('/', messageRoutes);
   v1.route('/', suppressionRoutes);

@@ -24,6 +24,7 @@ export const TAG_ORDER = [
   'Contacts',
   'Templates',
   'Segments',
+  'Topics',
   'Suppressions',
   'Webhooks',
   'Email domains',
@@ -40,6 +41,7 @@ const NOUN_OF_GROUP: Record<string, string> = {
   contact: 'Contact',
   template: 'Template',
   segment: 'Segment',
+  topic: 'Topic',
   webhook: 'Webhook',
   emailDomain: 'Email domain',
   phoneNumber: 'Phone number',
@@ -52,6 +54,11 @@ const NOUN_OF_GROUP: Record<string, string> = {
 /** NOT_FOUND messages of operations whose last path id names something else than their group's noun. */
 const NOT_FOUND_OF_OPERATION: Record<string, string> = {
   'webhook.getEvent': 'Webhook delivery not found',
+};
+
+/** NOT_FOUND of operations without a path id whose body names ids deeper than its top level (`topics[].topicId`). */
+const NOT_FOUND_OF_NESTED_ID: Record<string, string> = {
+  'contact.create': 'topics: topic top_01JD8Z5Q9X4N7W2M3K6P0R1T5V not found',
 };
 
 /** The 409s an operation gives besides Idempotency-Key reuse, as the core words them. */
@@ -168,6 +175,7 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   const referencedIds = [...idFieldsOf(body, document), ...(operation.parameters ?? []).filter((p) => p.in === 'query' && /^[a-z]+Id$/.test(p.name)).map((p) => p.name)];
   if (hasPathId && notFound) setExample(operation, '404', errorExample('NOT_FOUND', notFound));
   else if (referencedIds.length > 0) setExample(operation, '404', errorExample('NOT_FOUND', notFoundOfField(referencedIds[0]!)));
+  else if (NOT_FOUND_OF_NESTED_ID[id]) setExample(operation, '404', errorExample('NOT_FOUND', NOT_FOUND_OF_NESTED_ID[id]));
   else delete responses['404'];
 
   const conflict = CONFLICTS[id];

@@ -85,6 +85,19 @@ describe('audit.list: a row for each change', () => {
     expect(stored).not.toContain(rotated.body.secret);
   });
 
+  it('topics: created, updated, deleted; an update of a topic that is not there leaves no row', async () => {
+    const org = await t.org();
+    const topic = (await org.api.post('/v1/topics', { name: 'Product news', defaultSubscription: 'opt_in' }, FROM)).body;
+    expect((await org.api.patch(`/v1/topics/${topic.id}`, { visibility: 'private' }, FROM)).status).toBe(200);
+    expect((await org.api.patch('/v1/topics/top_00000000000000000000000000', { visibility: 'private' }, FROM)).status).toBe(404);
+    expect((await org.api.delete(`/v1/topics/${topic.id}`, FROM)).status).toBe(204);
+    expect((await auditOf(org)).map((r) => [r.action, r.targetId, r.actor.id])).toEqual([
+      ['topic.created', topic.id, org.keyId],
+      ['topic.updated', topic.id, org.keyId],
+      ['topic.deleted', topic.id, org.keyId],
+    ]);
+  });
+
   it('broadcasts: created, sent, retried, canceled, deleted', async () => {
     const org = await t.org({ mode: 'test' });
     const template = (await org.api.post('/v1/templates', { name: 'News', channelType: 'email', subject: 'Hi', text: 'Hello' })).body;

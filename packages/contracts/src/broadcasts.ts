@@ -44,6 +44,7 @@ const broadcastExample = {
   templateId: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
   templateVersion: 3,
   segmentId: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  topicId: null,
   from: 'Acme <news@example.com>',
   variables: { month: 'November' },
   tags: ['newsletter'],
@@ -69,6 +70,7 @@ export const Broadcast = z
         'The template version it sends: the one named, else the latest when broadcast.send was called (sent or scheduled). Later template edits do not change it. Null only for a draft that names none.',
     }),
     segmentId: z.string().nullable().openapi({ description: 'Null: every contact of the organization.' }),
+    topicId: z.string().nullable().openapi({ description: "Only the topic's members when set; kept after the topic is deleted." }),
     from: z.string().nullable(),
     variables: z.record(z.string(), VariableValue),
     tags: z.array(z.string()),
@@ -108,9 +110,13 @@ export const CreateBroadcastBody = z
     templateId: storableText().min(1).max(64),
     templateVersion: messageFields.templateVersion,
     segmentId: storableText().min(1).max(64).optional().openapi({ description: 'Absent: every contact of the organization.' }),
+    topicId: storableText().min(1).max(64).optional().openapi({
+      description:
+        'Only contacts in the topic (of the segment, if one is named): subscribed, or never chose and the topic is `opt_out`. The List-Unsubscribe one-click POST then unsubscribes from this topic only.',
+    }),
     from: messageFields.from,
     variables: messageFields.variables.openapi({
-      description: 'Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.',
+      description: 'Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes), `unsubscribeUrl` and `preferencesUrl`.',
     }),
     tags: messageFields.tags,
     quietHours: QuietHours.optional(),

@@ -1,4 +1,5 @@
 import { ErrorCode, ListQuery, storableJsonProblem, StorableDateTime, storableText, Timestamp } from './common.ts';
+import { ContactTopic, ContactTopicChoices } from './topics.ts';
 import { z } from './z.ts';
 
 /** A query-string boolean: `true` or `false`. */
@@ -39,6 +40,7 @@ const contactExample = {
   attributes: { plan: 'pro', seats: 12 },
   emailSubscribed: true,
   smsSubscribed: false,
+  topics: [{ topicId: 'top_01JD8Z5Q9X4N7W2M3K6P0R1T5V', subscribed: true }],
   createdAt: '2026-11-23T08:00:00.000Z',
   updatedAt: '2026-11-23T08:05:00.000Z',
 } as const;
@@ -53,6 +55,9 @@ export const Contact = z
     attributes: ContactAttributes,
     emailSubscribed: z.boolean(),
     smsSubscribed: z.boolean(),
+    topics: z.array(ContactTopic).openapi({
+      description: 'The topics the contact chose. A contact is in a topic it subscribed to, or that it never chose and whose default is `opt_out`.',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -75,6 +80,7 @@ export const CreateContactBody = z
       .openapi({ description: 'A JSON object (top-level keys: letters, digits, _ and -); `null` values are ignored.' }),
     emailSubscribed: z.boolean().default(true),
     smsSubscribed: z.boolean().default(true),
+    topics: ContactTopicChoices.optional(),
   })
   .refine((c) => c.email !== undefined || c.phone !== undefined, { message: 'email or phone is required', path: ['email'] })
   .openapi('CreateContactBody', {
@@ -91,6 +97,7 @@ export const UpdateContactBody = z
     attributes: z.record(AttributeKey, AttributeValue).optional().openapi({ description: 'Merged key by key into the stored attributes; a `null` value removes that key.' }),
     emailSubscribed: z.boolean().optional(),
     smsSubscribed: z.boolean().optional(),
+    topics: ContactTopicChoices.optional(),
   })
   .refine((c) => Object.keys(c).length > 0, { message: 'give at least one field to change' })
   .openapi('UpdateContactBody', { example: { lastName: 'King', attributes: { plan: 'team', trial: null }, emailSubscribed: false } });

@@ -6,6 +6,7 @@ export * from './webhooks.ts';
 export * from './contacts.ts';
 export * from './templates.ts';
 export * from './segments.ts';
+export * from './topics.ts';
 export * from './messages.ts';
 export * from './suppressions.ts';
 export * from './sandbox.ts';

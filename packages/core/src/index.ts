@@ -56,3 +56,4 @@ export * from './retention/retention.ts';
 export * from './broadcasts/index.ts';
 export * from './install-status.ts';
 export * from './audit/audit-log.ts';
+export * from './topics/index.ts';

@@ -7,6 +7,7 @@ import { EmailDomains } from './resources/email-domains.resource.ts';
 import { Messages } from './resources/messages.resource.ts';
 import { PhoneNumbers } from './resources/phone-numbers.resource.ts';
 import { Segments } from './resources/segments.resource.ts';
+import { Topics } from './resources/topics.resource.ts';
 import { Templates } from './resources/templates.resource.ts';
 import { Webhooks } from './resources/webhooks.resource.ts';
 import { Suppressions } from './resources/suppressions.resource.ts';
@@ -55,6 +56,7 @@ export class Tidings {
   readonly contacts: Contacts;
   readonly templates: Templates;
   readonly segments: Segments;
+  readonly topics: Topics;
   readonly suppressions: Suppressions;
   readonly sandbox: Sandbox;
   readonly broadcasts: Broadcasts;
@@ -84,6 +86,7 @@ export class Tidings {
     this.contacts = new Contacts(this.client);
     this.templates = new Templates(this.client);
     this.segments = new Segments(this.client);
+    this.topics = new Topics(this.client);
     this.suppressions = new Suppressions(this.client);
     this.sandbox = new Sandbox(this.client);
     this.broadcasts = new Broadcasts(this.client);

@@ -860,6 +860,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List topics
+         * @description Newest first.
+         */
+        get: operations["topic.list"];
+        put?: never;
+        /**
+         * Create a topic
+         * @description A subscription category. `opt_in`: contacts are in it once they subscribe; `opt_out`: every contact is in it until it unsubscribes. `public` topics are listed on the preference page.
+         */
+        post: operations["topic.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topics/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a topic
+         * @description The topic.
+         */
+        get: operations["topic.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a topic
+         * @description Removes the topic and the contacts' choices about it. Broadcasts that named it keep their `topicId`, counts and messages.
+         */
+        delete: operations["topic.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a topic
+         * @description Any of name, description, defaultSubscription and visibility. A new default applies to every contact that never chose.
+         */
+        patch: operations["topic.update"];
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1180,7 +1232,7 @@ export interface components {
              * @description What changed, `<resource>.<what happened>`.
              * @enum {string}
              */
-            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
             actor: {
                 id: string | null;
                 /**
@@ -1306,6 +1358,7 @@ export interface components {
          *       "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "templateVersion": 3,
          *       "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "topicId": null,
          *       "from": "Acme <news@example.com>",
          *       "variables": {
          *         "month": "November"
@@ -1373,6 +1426,8 @@ export interface components {
             templateId: string;
             /** @description The template version it sends: the one named, else the latest when broadcast.send was called (sent or scheduled). Later template edits do not change it. Null only for a draft that names none. */
             templateVersion: number | null;
+            /** @description Only the topic's members when set; kept after the topic is deleted. */
+            topicId: string | null;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1412,6 +1467,7 @@ export interface components {
          *           "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *           "templateVersion": 3,
          *           "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "topicId": null,
          *           "from": "Acme <news@example.com>",
          *           "variables": {
          *             "month": "November"
@@ -1457,6 +1513,7 @@ export interface components {
          *       "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "templateVersion": 3,
          *       "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "topicId": null,
          *       "from": "Acme <news@example.com>",
          *       "variables": {
          *         "month": "November"
@@ -1533,6 +1590,12 @@ export interface components {
          *           },
          *           "emailSubscribed": true,
          *           "smsSubscribed": false,
+         *           "topics": [
+         *             {
+         *               "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *               "subscribed": true
+         *             }
+         *           ],
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
@@ -1563,6 +1626,12 @@ export interface components {
          *       },
          *       "emailSubscribed": true,
          *       "smsSubscribed": false,
+         *       "topics": [
+         *         {
+         *           "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "subscribed": true
+         *         }
+         *       ],
          *       "createdAt": "2026-11-23T08:00:00.000Z",
          *       "updatedAt": "2026-11-23T08:05:00.000Z"
          *     }
@@ -1604,6 +1673,8 @@ export interface components {
              */
             phone: string | null;
             smsSubscribed: boolean;
+            /** @description The topics the contact chose. A contact is in a topic it subscribed to, or that it never chose and whose default is `opt_out`. */
+            topics: components["schemas"]["ContactTopic"][];
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1625,6 +1696,12 @@ export interface components {
          *           },
          *           "emailSubscribed": true,
          *           "smsSubscribed": false,
+         *           "topics": [
+         *             {
+         *               "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *               "subscribed": true
+         *             }
+         *           ],
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
@@ -1638,6 +1715,17 @@ export interface components {
             hasMore: boolean;
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        /**
+         * @description A choice the contact made about a topic.
+         * @example {
+         *       "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "subscribed": true
+         *     }
+         */
+        ContactTopic: {
+            subscribed: boolean;
+            topicId: string;
         };
         /**
          * @example {
@@ -1683,8 +1771,10 @@ export interface components {
             templateId: string;
             /** @description A version of the template; the latest when absent. */
             templateVersion?: number;
+            /** @description Only contacts in the topic (of the segment, if one is named): subscribed, or never chose and the topic is `opt_out`. The List-Unsubscribe one-click POST then unsubscribes from this topic only. */
+            topicId?: string;
             /**
-             * @description Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.
+             * @description Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes), `unsubscribeUrl` and `preferencesUrl`.
              * @example {
              *       "firstName": "Ada",
              *       "order": {
@@ -1727,6 +1817,8 @@ export interface components {
             phone?: string;
             /** @default true */
             smsSubscribed?: boolean;
+            /** @description Up to 100 choices, merged by topic into the contact's: a topic not named keeps its choice (or its default). */
+            topics?: components["schemas"]["ContactTopic"][];
         };
         /**
          * @example {
@@ -1804,6 +1896,28 @@ export interface components {
             subject?: string;
             /** @description Email plain text; placeholders are not escaped. */
             text?: string;
+        };
+        /**
+         * @example {
+         *       "name": "Product news",
+         *       "description": "What we shipped this month",
+         *       "defaultSubscription": "opt_out"
+         *     }
+         */
+        CreateTopicBody: {
+            /**
+             * @description `opt_in`: a contact is in the topic only once it subscribes. `opt_out`: every contact is in it until it unsubscribes.
+             * @enum {string}
+             */
+            defaultSubscription: "opt_in" | "opt_out";
+            description?: string | null;
+            name: string;
+            /**
+             * @description `public` topics are listed on the preference page; `private` ones are not (a contact changes them only through the API).
+             * @default public
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
         };
         /**
          * @example {
@@ -2839,6 +2953,12 @@ export interface components {
          *           },
          *           "emailSubscribed": true,
          *           "smsSubscribed": false,
+         *           "topics": [
+         *             {
+         *               "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *               "subscribed": true
+         *             }
+         *           ],
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
@@ -3411,6 +3531,66 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "name": "Product news",
+         *       "description": "What we shipped this month",
+         *       "defaultSubscription": "opt_out",
+         *       "visibility": "public",
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        Topic: {
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description `opt_in`: a contact is in the topic only once it subscribes. `opt_out`: every contact is in it until it unsubscribes.
+             * @enum {string}
+             */
+            defaultSubscription: "opt_in" | "opt_out";
+            description: string | null;
+            /** @example top_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description `public` topics are listed on the preference page; `private` ones are not (a contact changes them only through the API).
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "name": "Product news",
+         *           "description": "What we shipped this month",
+         *           "defaultSubscription": "opt_out",
+         *           "visibility": "public",
+         *           "createdAt": "2026-11-23T08:00:00.000Z",
+         *           "updatedAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
+        TopicList: {
+            data: components["schemas"]["Topic"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
          *       "lastName": "King",
          *       "attributes": {
          *         "plan": "team",
@@ -3435,6 +3615,8 @@ export interface components {
              */
             phone?: string | null;
             smsSubscribed?: boolean;
+            /** @description Up to 100 choices, merged by topic into the contact's: a topic not named keeps its choice (or its default). */
+            topics?: components["schemas"]["ContactTopic"][];
         };
         /**
          * @example {
@@ -3476,6 +3658,25 @@ export interface components {
             subject?: string;
             /** @description `null` removes the text part (html must remain). */
             text?: string | null;
+        };
+        /**
+         * @example {
+         *       "visibility": "private"
+         *     }
+         */
+        UpdateTopicBody: {
+            /**
+             * @description `opt_in`: a contact is in the topic only once it subscribes. `opt_out`: every contact is in it until it unsubscribes.
+             * @enum {string}
+             */
+            defaultSubscription?: "opt_in" | "opt_out";
+            description?: string | null;
+            name?: string;
+            /**
+             * @description `public` topics are listed on the preference page; `private` ones are not (a contact changes them only through the API).
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
         };
         /**
          * @example {
@@ -4658,7 +4859,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this kind of change. */
-                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
                 /** @description Only changes by this key id or user id. */
                 actorId?: string;
                 /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
@@ -6003,6 +6204,21 @@ export interface operations {
                      * @example {
                      *       "code": "FORBIDDEN",
                      *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "topics: topic top_01JD8Z5Q9X4N7W2M3K6P0R1T5V not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12316,6 +12532,680 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "Template not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.list": {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
+                cursor?: string;
+                /** @description Items per page, 1..100. */
+                limit?: number;
+                /** @description Items to skip. Not together with `cursor`. */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of topics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicList"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTopicBody"];
+            };
+        };
+        responses: {
+            /** @description The new topic */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The topic */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Topic not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Topic not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTopicBody"];
+            };
+        };
+        responses: {
+            /** @description The updated topic */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "nickname: unknown field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Topic not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -15,6 +15,7 @@ import { templatesPage } from './templates.page.tsx';
 import { phoneNumbersPage } from './phone-numbers.page.tsx';
 import { segmentsPage } from './segments.page.tsx';
 import { suppressionsPage } from './suppressions.page.tsx';
+import { topicsPage } from './topics.page.tsx';
 import { webhooksPage } from './webhooks.page.tsx';
 
 /**
@@ -36,6 +37,7 @@ export const pages: DashboardPage[] = [
   contactsImportPage, // before contactsPage, whose /contacts/:id would take /contacts/import
   contactsPage,
   segmentsPage,
+  topicsPage,
   suppressionsPage,
   templatesPage,
   broadcastsPage,

@@ -9,6 +9,7 @@ import { sandboxOperations } from './sandbox.operations.ts';
 import { segmentOperations } from './segments.operations.ts';
 import { suppressionOperations } from './suppressions.operations.ts';
 import { templateOperations } from './templates.operations.ts';
+import { topicOperations } from './topics.operations.ts';
 import { webhookOperations } from './webhooks.operations.ts';
 
 export * from './api-keys.operations.ts';
@@ -23,6 +24,7 @@ export * from './sandbox.operations.ts';
 export * from './segments.operations.ts';
 export * from './suppressions.operations.ts';
 export * from './templates.operations.ts';
+export * from './topics.operations.ts';
 export * from './webhooks.operations.ts';
 
 /** Every operation of the public API, in one list: the API mounts each, the SDK has a method for each (tests hold both). */
@@ -38,5 +40,6 @@ export const operations = [
   ...Object.values(segmentOperations),
   ...Object.values(suppressionOperations),
   ...Object.values(templateOperations),
+  ...Object.values(topicOperations),
   ...Object.values(webhookOperations),
 ];

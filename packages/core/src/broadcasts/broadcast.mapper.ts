@@ -15,6 +15,7 @@ export function toBroadcast(row: BroadcastRow): Broadcast {
     templateId: row.templateId,
     templateVersion: row.templateVersion,
     segmentId: row.segmentId,
+    topicId: row.topicId,
     from: row.from,
     variables: (row.variables ?? {}) as Broadcast['variables'],
     tags: row.tags,

@@ -19,17 +19,19 @@ import { loadSenderResolver } from '../messages/resolve-sender.ts';
 import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { findSegment } from '../segments/find-segment.ts';
+import { findTopic } from '../topics/topic.service.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 
 /**
  * broadcast.create: a draft. The template (of the broadcast's channel, and the version if named) and the segment
- * must be the organization's (404 otherwise), and `from` must be a sender the organization may use (400).
+ * and topic must be the organization's (404 otherwise), and `from` must be a sender the organization may use (400).
  * @example await createBroadcast(deps, orgId, 'live', { name: 'News', channelType: 'email', templateId: 'tpl_...', segmentId: 'seg_...' })
  */
 export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, input: CreateBroadcastBody): Promise<Broadcast> {
-  const [template, , senderOf] = await Promise.all([
+  const [template, , , senderOf] = await Promise.all([
     deps.db.template.findFirst({ where: { id: input.templateId, orgId, deletedAt: null }, select: { id: true, channelType: true } }),
     input.segmentId ? findSegment(deps, orgId, input.segmentId) : null,
+    input.topicId ? findTopic(deps, orgId, input.topicId) : null,
     loadSenderResolver(deps, orgId, mode, [{ channelType: input.channelType, from: input.from }]),
   ]);
   if (!template) throw new AppError('NOT_FOUND', 'Template not found');
@@ -54,6 +56,7 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
         templateId: template.id,
         templateVersion: input.templateVersion ?? null,
         segmentId: input.segmentId ?? null,
+        topicId: input.topicId ?? null,
         from: input.from ?? null,
         variables: input.variables ?? {},
         tags: input.tags ?? [],

@@ -15,7 +15,8 @@ import { compileSimpleTemplate } from '../templates/simple-template.ts';
 import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 import { chunkJob, firstChunkJobs, lostChunks, nextChunkJobs, windowOf, WINDOW_RECHECK_MS } from './bulk-window.ts';
-import { unsubscribeUrl } from './unsubscribe-token.ts';
+import { inTopicSql } from '../topics/contact-topics.ts';
+import { preferencesUrl, unsubscribeUrl } from './unsubscribe-token.ts';
 
 /** What a fan-out step tells its job: finished, or run again at `runAt` (a scheduled start, a finish not yet due). */
 export type StepResult = { kind: 'done'; outcome: string } | { kind: 'not-yet'; runAt: Date };
@@ -46,8 +47,8 @@ async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string):
 
 /**
  * The start step: fixes the recipients in the database and cuts them into chunks, in one transaction whatever their
- * number (nothing is loaded into memory). The segment's contacts with an address for the channel are the
- * recipients; those unsubscribed from the channel or on the suppression list are counted `suppressed`; the rest are
+ * number (nothing is loaded into memory). The segment's contacts (in the topic, when it names one) with an address
+ * for the channel are the recipients; those unsubscribed from the channel or on the suppression list are counted `suppressed`; the rest are
  * numbered 1..n in BroadcastRecipient. Records `broadcast.sending` and promises the jobs of the first chunks (the
  * rest follow as a chain, bulk-window.ts) and the finish job (outbox), then adds them. A start that already happened, or a canceled broadcast, does nothing.
  * @example await startBroadcast(deps, 'brd_...') // { kind: 'done', outcome: 'started' }
@@ -59,17 +60,22 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
   if (row.status === 'scheduled' && row.scheduledAt && row.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
     return { kind: 'not-yet', runAt: row.scheduledAt };
   }
-  const [segment, template] = await Promise.all([
+  const [segment, topic, template] = await Promise.all([
     row.segmentId ? deps.db.segment.findFirst({ where: { id: row.segmentId, orgId: row.orgId } }) : null,
+    row.topicId ? deps.db.topic.findFirst({ where: { id: row.topicId, orgId: row.orgId } }) : null,
     deps.db.template.findFirst({ where: { id: row.templateId, orgId: row.orgId, deletedAt: null }, select: { version: true } }),
   ]);
   if (row.segmentId && !segment) return cancelUnstartable(deps, row, 'the segment was deleted');
+  if (row.topicId && !topic) return cancelUnstartable(deps, row, 'the topic was deleted');
   if (!template) return cancelUnstartable(deps, row, 'the template was deleted');
 
   const isEmail = row.channelType === 'email';
   const address = Prisma.raw(isEmail ? 'c."email"' : 'c."phone"');
   const subscribed = Prisma.raw(isEmail ? 'c."emailSubscribed"' : 'c."smsSubscribed"');
   const criteria = segment ? compileCriteria(segment.criteria as SegmentCriteria) : Prisma.sql`true`;
+  // a topic's non-members are not recipients at all (they chose, or the topic is opt-in); members unsubscribed from
+  // the channel are recipients counted `suppressed`, as without a topic
+  const inTopic = topic ? inTopicSql(topic) : Prisma.sql`true`;
   const chunkSize = deps.config.broadcasts.chunkSize;
   const at = now.toISOString();
   // Fixing a large audience takes seconds (100,000 contacts under load: more than Prisma's 5 s default for an
@@ -81,7 +87,7 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
         SELECT c."id", (${subscribed} AND NOT EXISTS (
           SELECT 1 FROM "Suppression" s WHERE s."orgId" = c."orgId" AND s."recipient" = ${address}
             AND (s."mode" = 'live' OR s."mode" = ${row.mode}::"ApiKeyMode"))) AS "isSendable"
-        FROM "Contact" c WHERE c."orgId" = ${row.orgId} AND ${address} IS NOT NULL AND ${criteria}),
+        FROM "Contact" c WHERE c."orgId" = ${row.orgId} AND ${address} IS NOT NULL AND ${criteria} AND ${inTopic}),
       started AS (
         UPDATE "Broadcast" SET "status" = 'sending', "startedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp,
           "templateVersion" = coalesce("templateVersion", ${template.version}),
@@ -118,8 +124,8 @@ function contactVariables(contact: RecipientContact) {
 }
 
 /**
- * What the template of `broadcast` sees for `contact`: the broadcast's variables, `contact` and `unsubscribeUrl`
- * (the fan-out and the dashboard's preview for one contact render with the same).
+ * What the template of `broadcast` sees for `contact`: the broadcast's variables, `contact`, `unsubscribeUrl` and
+ * `preferencesUrl` (the fan-out and the dashboard's preview for one contact render with the same).
  */
 export function broadcastVariables(config: Deps['config'], broadcast: Pick<BroadcastRow, 'id' | 'variables'>, contact: RecipientContact): Record<string, unknown> {
   const { publicApiUrl, broadcasts } = config;
@@ -127,6 +133,7 @@ export function broadcastVariables(config: Deps['config'], broadcast: Pick<Broad
     ...((broadcast.variables ?? {}) as Record<string, unknown>),
     contact: contactVariables(contact),
     unsubscribeUrl: unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
+    preferencesUrl: preferencesUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
   };
 }
 

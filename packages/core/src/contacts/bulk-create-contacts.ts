@@ -5,6 +5,7 @@ import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { normalizeEmail, toContact, toE164, withoutNulls } from './contact-fields.ts';
+import { unknownTopicIds } from '../topics/contact-topics.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
 
 type NewContact = {
@@ -17,6 +18,7 @@ type NewContact = {
   attributes: Record<string, JsonValue>;
   emailSubscribed: boolean;
   smsSubscribed: boolean;
+  topics: Record<string, boolean>;
 };
 
 /** Validates one row as contact.create would; returns the row to insert or the reason it cannot be. */
@@ -43,6 +45,7 @@ function prepareRow(orgId: string, raw: unknown): NewContact | string {
     attributes: withoutNulls(input.attributes),
     emailSubscribed: input.emailSubscribed,
     smsSubscribed: input.smsSubscribed,
+    topics: Object.fromEntries((input.topics ?? []).map((t) => [t.topicId, t.subscribed])),
   };
 }
 
@@ -56,13 +59,13 @@ async function insertContacts(tx: Prisma.TransactionClient, orgId: string, rows:
   if (rows.length === 0) return [];
   const column = <K extends keyof NewContact>(key: K) => rows.map((r) => r[key]);
   return tx.$queryRaw<ContactRow[]>`
-    INSERT INTO "Contact" ("id", "orgId", "email", "phone", "firstName", "lastName", "attributes", "emailSubscribed", "smsSubscribed", "createdAt", "updatedAt")
-    SELECT u.id, ${orgId}, u.email, u.phone, u.first_name, u.last_name, u.attributes::jsonb, u.email_subscribed, u.sms_subscribed,
+    INSERT INTO "Contact" ("id", "orgId", "email", "phone", "firstName", "lastName", "attributes", "emailSubscribed", "smsSubscribed", "topics", "createdAt", "updatedAt")
+    SELECT u.id, ${orgId}, u.email, u.phone, u.first_name, u.last_name, u.attributes::jsonb, u.email_subscribed, u.sms_subscribed, u.topics::jsonb,
            now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
     FROM unnest(${column('id')}::text[], ${column('email')}::text[], ${column('phone')}::text[], ${column('firstName')}::text[],
                 ${column('lastName')}::text[], ${rows.map((r) => JSON.stringify(r.attributes))}::text[],
-                ${column('emailSubscribed')}::boolean[], ${column('smsSubscribed')}::boolean[])
-      WITH ORDINALITY AS u(id, email, phone, first_name, last_name, attributes, email_subscribed, sms_subscribed, position)
+                ${column('emailSubscribed')}::boolean[], ${column('smsSubscribed')}::boolean[], ${rows.map((r) => JSON.stringify(r.topics))}::text[])
+      WITH ORDINALITY AS u(id, email, phone, first_name, last_name, attributes, email_subscribed, sms_subscribed, topics, position)
     ORDER BY u.position
     ON CONFLICT DO NOTHING
     RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
@@ -80,10 +83,23 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
   const errors: RowError[] = [];
   const candidates: { index: number; row: NewContact }[] = [];
   const firstIndexOf = new Map<string, number>();
-  for (const [index, raw] of rows.entries()) {
-    const row = prepareRow(orgId, raw);
+  const prepared = rows.map((raw) => prepareRow(orgId, raw));
+  // one query for the topics every row names; a row naming one that is not the organization's is refused
+  const unknownTopics = new Set(
+    await unknownTopicIds(
+      deps,
+      orgId,
+      prepared.flatMap((row) => (typeof row === 'string' ? [] : Object.keys(row.topics))),
+    ),
+  );
+  for (const [index, row] of prepared.entries()) {
     if (typeof row === 'string') {
       errors.push({ index, code: 'BAD_REQUEST', message: row });
+      continue;
+    }
+    const unknownTopic = Object.keys(row.topics).find((id) => unknownTopics.has(id));
+    if (unknownTopic !== undefined) {
+      errors.push({ index, code: 'NOT_FOUND', message: `topics: topic ${unknownTopic} not found` });
       continue;
     }
     const keys = [row.email && `email:${row.email}`, row.phone && `phone:${row.phone}`].filter((k): k is string => !!k);

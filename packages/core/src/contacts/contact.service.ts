@@ -8,6 +8,7 @@ import { dispatchOutbox } from '../outbox.ts';
 import type { Page } from '../pagination.ts';
 import { compileCriteria, utcTimestamp } from '../segments/criteria-sql.ts';
 import { findSegment } from '../segments/find-segment.ts';
+import { requireTopicChoices } from '../topics/contact-topics.ts';
 import { duplicateContact, normalizeEmail, requireE164, toContact, uniqueViolationField, withoutNulls } from './contact-fields.ts';
 import { queryContacts } from './query-contacts.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
@@ -31,6 +32,7 @@ async function conflictsAs409<T>(write: () => Promise<T>): Promise<T> {
  * @example await createContact(deps, orgId, { email: 'ada@example.com', emailSubscribed: true, smsSubscribed: true });
  */
 export async function createContact(deps: Deps, orgId: string, input: CreateContactBody): Promise<Contact> {
+  const topics = await requireTopicChoices(deps, orgId, input.topics ?? []);
   const data = {
     id: newId('con'),
     orgId,
@@ -41,6 +43,7 @@ export async function createContact(deps: Deps, orgId: string, input: CreateCont
     attributes: withoutNulls(input.attributes),
     emailSubscribed: input.emailSubscribed,
     smsSubscribed: input.smsSubscribed,
+    topics,
   };
   const { contact, outbox } = await conflictsAs409(() =>
     deps.db.$transaction(async (tx) => {
@@ -98,12 +101,13 @@ function mergeAttributes(stored: unknown, changes: Record<string, JsonValue>): R
 /**
  * contact.update: a partial update; `attributes` merges key by key. Locks the row so concurrent merges never lose a
  * key. A contact must keep an email or a phone. Setting a channel's flag to false suppresses its address; setting it
- * back to true lifts only that `unsubscribed` suppression.
+ * back to true lifts only that `unsubscribed` suppression. `topics` merges by topic; each must be the organization's.
  * @example await updateContact(deps, orgId, id, { attributes: { plan: 'pro', trial: null }, smsSubscribed: false })
  */
 export async function updateContact(deps: Deps, orgId: string, id: string, input: UpdateContactBody): Promise<Contact> {
   const email = input.email === undefined ? undefined : input.email === null ? null : normalizeEmail(input.email);
   const phone = input.phone === undefined ? undefined : input.phone === null ? null : requireE164(input.phone);
+  const topics = input.topics === undefined ? undefined : await requireTopicChoices(deps, orgId, input.topics);
   const { contact, outbox } = await conflictsAs409(() =>
     deps.db.$transaction(async (tx) => {
       const [current] = await tx.$queryRaw<ContactRow[]>`SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
@@ -121,6 +125,8 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
           attributes: input.attributes === undefined ? undefined : mergeAttributes(current.attributes, input.attributes),
           emailSubscribed: input.emailSubscribed,
           smsSubscribed: input.smsSubscribed,
+          // merged by topic: a topic not named keeps its choice (the row is locked, so no concurrent choice is lost)
+          topics: topics === undefined ? undefined : { ...(current.topics as Record<string, boolean>), ...topics },
         },
       });
       const resubscribed = [...(input.emailSubscribed === true && row.email ? [row.email] : []), ...(input.smsSubscribed === true && row.phone ? [row.phone] : [])];
