@@ -48,6 +48,7 @@ export * from './people/members.service.ts';
 export * from './people/install-operators.service.ts';
 export * from './backoff.ts';
 export * from './attachments/attachment-store.ts';
+export * from './tracking/index.ts';
 export * from './attachments/attachment-cleanup.ts';
 export * from './retention/partitions.ts';
 export * from './retention/retention.ts';
