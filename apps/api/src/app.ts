@@ -15,6 +15,7 @@ import { contactRoutes } from './routes/contacts.routes.ts';
 import { segmentRoutes } from './routes/segments.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
+import { trackingRoutes } from './routes/tracking.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
@@ -53,6 +54,7 @@ export function createApp(deps: Deps) {
   app.route('/', healthRoutes(deps));
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
+  app.route('/', trackingRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate, createAuthFailureLimiter(deps));
