@@ -35,7 +35,7 @@ const until = (api: Api, id: string, statuses: string[]) =>
     20_000,
     `message ${id} to be ${statuses.join('|')}`,
   );
-const activities = (m: { events: { status: string }[] }, kind: string) => m.events.filter((e) => e.status === kind);
+const activities = (m: { events: { status: string; link: string | null }[] }, kind: string) => m.events.filter((e) => e.status === kind);
 
 /** The email the provider was handed, built again by the same function the send-worker used. */
 async function handedToProvider(id: string) {
@@ -75,7 +75,7 @@ describe('through the sandbox (test key)', () => {
 
     const message = await get(org.api, sent.id);
     expect(activities(message, 'opened')).toHaveLength(1);
-    expect(activities(message, 'clicked').map((e: { link: string }) => e.link)).toEqual([SALE]);
+    expect(activities(message, 'clicked').map((e) => e.link)).toEqual([SALE]);
     expect(message.openedAt).not.toBeNull();
     expect(message.clickedAt).not.toBeNull();
     const clicked = await h.deps.db.event.findMany({ where: { orgId: org.orgId, type: 'message.clicked' } });
@@ -130,7 +130,7 @@ describe('through SMTP (live key, the domain setting)', () => {
 
     expect((await hit(hrefs[0]!)).headers.get('location')).toBe(SALE);
     const message = await get(org.api, tracked.id);
-    expect(activities(message, 'clicked').map((e: { link: string }) => e.link)).toEqual([SALE]);
+    expect(activities(message, 'clicked').map((e) => e.link)).toEqual([SALE]);
     expect(message.openedAt).not.toBeNull(); // a click is an open too
   });
 
