@@ -183,3 +183,56 @@ describe('the click redirect', () => {
     expect(await h.deps.db.messageStatusEvent.count({ where: { messageId: 'msg_gone' } })).toBe(0);
   });
 });
+
+describe('broadcast.links', () => {
+  it("counts each link's clicks across a broadcast sent from a tracked domain; unsubscribe links stay ours; 404 for another organization and a test key", async () => {
+    const org = await h.liveOrg();
+    const domain = (await org.api.get('/v1/email-domains')).body.data[0];
+    await org.api.patch(`/v1/email-domains/${domain.id}`, { clickTracking: true });
+    const contacts = [
+      { email: 'ann@example.com', firstName: 'Ann', attributes: { plan: 'pro' } },
+      { email: 'ben@example.com', firstName: 'Ben', attributes: { plan: 'pro' } },
+    ];
+    expect((await org.api.post('/v1/contacts/bulk', { contacts })).body.errors).toEqual([]);
+    const segment = (await org.api.post('/v1/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } })).body;
+    const template = (
+      await org.api.post('/v1/templates', {
+        name: 'Links',
+        channelType: 'email',
+        subject: 'Links for {{ contact.firstName }}',
+        html: '<a href="https://shop.example.com/sale">Sale</a> <a href="https://docs.example.com/">Docs</a> <a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+      })
+    ).body;
+    const broadcast = (await org.api.post('/v1/broadcasts', { name: 'Links', channelType: 'email', templateId: template.id, segmentId: segment.id })).body;
+    expect((await org.api.post(`/v1/broadcasts/${broadcast.id}/send`, {})).status).toBe(202);
+    const mails = await waitFor(
+      async () => {
+        const found = ['Ann', 'Ben'].map((name) => h.smtp.received.find((m) => m.parsed.subject === `Links for ${name}`));
+        return found.every(Boolean) ? found.map((m) => hrefsOf(String(m!.parsed.html))) : null;
+      },
+      60_000,
+      'both broadcast emails over SMTP',
+    );
+    for (const hrefs of mails) {
+      expect(hrefs.slice(0, 2).every((href) => href.startsWith(`${PUBLIC_API_URL}/c/`))).toBe(true);
+      expect(hrefs[2]!.startsWith(`${PUBLIC_API_URL}/u/`)).toBe(true);
+    }
+    const [ann, ben] = mails as [string[], string[]];
+    for (const link of [ann[0]!, ann[0]!, ben[0]!, ben[1]!]) expect((await hit(link)).status).toBe(302);
+
+    const links = await org.api.get(`/v1/broadcasts/${broadcast.id}/links`);
+    expect(links.status).toBe(200);
+    expect(links.body).toEqual([
+      { url: 'https://shop.example.com/sale', clicks: 2, uniqueClicks: 2 },
+      { url: 'https://docs.example.com/', clicks: 1, uniqueClicks: 1 },
+    ]);
+    expect((await org.api.get(`/v1/broadcasts/${broadcast.id}`)).body.counts.clicked).toBe(2);
+
+    const other = await h.liveOrg();
+    expect((await other.api.get(`/v1/broadcasts/${broadcast.id}/links`)).status).toBe(404);
+    const testKey = (await org.api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body;
+    const asTest = await h.anonymous.get(`/v1/broadcasts/${broadcast.id}/links`, { authorization: `Bearer ${testKey.key}` });
+    expect(asTest.status).toBe(404);
+    expect(JSON.stringify(asTest.body)).not.toContain('shop.example.com');
+  });
+});
