@@ -242,6 +242,30 @@ describe('engagement from Resend', () => {
   });
 });
 
+describe("Tidings' own click tracking beside Resend's", () => {
+  it('counts a click once when Resend reports the click on our redirect too', async () => {
+    const org = await h.liveOrg();
+    const hooks = await subscribe(org, ['message.clicked']);
+    const html = '<a href="https://example.com/offer">offer</a>';
+    const sent = (await org.api.post('/v1/messages', { channelType: 'email', to: 'reader2@example.com', subject: 'Offer', html, tracking: { clicks: true } })).body;
+    const atProvider = await until(org.api, sent.id, ['sent']);
+    const request = h.resend.requests.find((r) => r.path === '/emails' && r.body?.subject === 'Offer')!;
+    const tracked = /href="([^"]+)"/.exec(String(request.body.html))![1]!;
+    expect(tracked.startsWith(`${h.deps.config.publicApiUrl}/c/`)).toBe(true);
+
+    // the reader clicks Resend's wrapper, which goes through ours: both record it
+    const redirect = await h.app.request(tracked.slice(h.deps.config.publicApiUrl.length));
+    expect(redirect.headers.get('location')).toBe('https://example.com/offer');
+    const click = { link: tracked, ipAddress: '203.0.113.9', timestamp: new Date().toISOString(), userAgent: 'x' };
+    expect(await h.resend.emailEvent('email.clicked', atProvider.providerMessageId, { click })).toBe(200);
+
+    const message = await get(org.api, sent.id);
+    expect(message.events.filter((e: { status: string }) => e.status === 'clicked').map((e: { link: string }) => e.link)).toEqual(['https://example.com/offer']);
+    await hooks.waitForEvent('message.clicked');
+    expect(await h.deps.db.event.count({ where: { orgId: org.orgId, type: 'message.clicked' } })).toBe(1);
+  });
+});
+
 describe('the sandbox plays the other side for test keys', () => {
   it('sandbox.inbound runs the inbound path with keywords; a live key gets 403', async () => {
     const org = await h.testOrg();
