@@ -40,7 +40,7 @@ type Engagement = {
  * event data carries `link`) with its webhook deliveries. Only outbound messages are engaged with; a provider's event
  * (`eventId`) only once. Counted once whoever reports it: a message's first open only, and a click on a link only
  * when that link of that message has no click in the last SAME_CLICK_WINDOW_MINUTES.
- * @returns whether the message was found (an unknown one is acknowledged and ignored)
+ * @returns whether it changed anything (an unknown message, a replayed event or a repeat is acknowledged and ignored)
  * @example await recordEngagement(deps, { provider: 'resend', providerMessageId: 'e1...', kind: 'clicked', link: 'https://example.com/a' });
  */
 export async function recordEngagement(deps: Deps, report: EngagementReport): Promise<{ found: boolean }> {
@@ -48,13 +48,13 @@ export async function recordEngagement(deps: Deps, report: EngagementReport): Pr
   if (!message) return { found: false };
   // a provider that tracks clicks itself reports the link it saw: ours, when the email went out with our tracking
   const link = report.kind === 'clicked' ? linkBehindTracking(deps, report.link ?? null) : null;
-  await engage(deps, {
+  const engaged = await engage(deps, {
     messageId: message.id,
     kind: report.kind,
     link,
     claim: report.eventId ? { provider: report.provider, eventId: report.eventId } : undefined,
   });
-  return { found: true };
+  return { found: engaged };
 }
 
 /** The link a `/c/{token}` URL of ours stands for; any other link as it is. */
