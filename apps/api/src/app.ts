@@ -18,6 +18,7 @@ import { topicRoutes } from './routes/topics.routes.ts';
 import { preferenceRoutes } from './routes/preferences.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
+import { trackingRoutes } from './routes/tracking.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
@@ -57,6 +58,7 @@ export function createApp(deps: Deps) {
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
   app.route('/', preferenceRoutes);
+  app.route('/', trackingRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate, createAuthFailureLimiter(deps));

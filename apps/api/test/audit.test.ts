@@ -43,6 +43,7 @@ describe('audit.list: a row for each change', () => {
 
     const domain = (await post('/v1/email-domains', { name: 'audit.example.com' })).body;
     expect((await org.api.put(`/v1/email-domains/${domain.id}/default-sender`, { fromName: 'A', fromAddress: 'a@audit.example.com' }, FROM)).status).toBe(200);
+    expect((await org.api.patch(`/v1/email-domains/${domain.id}`, { clickTracking: true }, FROM)).status).toBe(200);
     expect((await org.api.delete(`/v1/email-domains/${domain.id}`, FROM)).status).toBe(204);
 
     const number = (await post('/v1/phone-numbers', { number: await searchOneNumber(org.api) })).body;
@@ -66,6 +67,7 @@ describe('audit.list: a row for each change', () => {
       ['webhook.deleted', hook.id],
       ['emailDomain.added', domain.id],
       ['emailDomain.defaultSenderSet', domain.id],
+      ['emailDomain.updated', domain.id],
       ['emailDomain.deleted', domain.id],
       ['phoneNumber.purchased', number.id],
       ['phoneNumber.updated', number.id],

@@ -26,6 +26,7 @@ export const AuditAction = z
     'webhook.eventRetried',
     'emailDomain.added',
     'emailDomain.defaultSenderSet',
+    'emailDomain.updated',
     'emailDomain.deleted',
     'phoneNumber.purchased',
     'phoneNumber.updated',

@@ -148,3 +148,15 @@ export const BroadcastRetry = z
   .object({ count: z.number().int().openapi({ description: 'Failed messages queued again (rendered again first where their rendering had failed).' }) })
   .openapi('BroadcastRetry', { example: { count: 335 } });
 export type BroadcastRetry = z.infer<typeof BroadcastRetry>;
+
+export const BroadcastLink = z
+  .object({
+    url: z.string().openapi({ description: 'The link as written in the email.', example: 'https://example.com/sale' }),
+    clicks: z.number().int().openapi({ description: 'Clicks recorded (a repeat on the same link of the same message within an hour counts once).' }),
+    uniqueClicks: z.number().int().openapi({ description: 'Messages (so recipients) with at least one click on it.' }),
+  })
+  .openapi('BroadcastLink');
+export type BroadcastLink = z.infer<typeof BroadcastLink>;
+
+export const BroadcastLinks = z.array(BroadcastLink).openapi('BroadcastLinks', { example: [{ url: 'https://example.com/sale', clicks: 412, uniqueClicks: 377 }] });
+export type BroadcastLinks = z.infer<typeof BroadcastLinks>;

@@ -133,6 +133,15 @@ export const SendAttachment = z
   .openapi('SendAttachment');
 export type SendAttachment = z.infer<typeof SendAttachment>;
 
+/** Tidings' own engagement tracking of one send: the open pixel and the click redirect. */
+export const MessageTracking = z
+  .strictObject({
+    opens: z.boolean().optional().openapi({ description: 'A 1x1 image `{PUBLIC_API_URL}/o/{token}` records the first open.' }),
+    clicks: z.boolean().optional().openapi({ description: 'Each http(s) link goes through `{PUBLIC_API_URL}/c/{token}`, which records the click and redirects to it.' }),
+  })
+  .openapi('MessageTracking');
+export type MessageTracking = z.infer<typeof MessageTracking>;
+
 export const SendMessageBody = z
   .strictObject({
     channelType: ChannelType,
@@ -211,6 +220,10 @@ export const SendMessageBody = z
       .refine((m) => Object.keys(m).length <= L.metadataKeys, `at most ${L.metadataKeys} keys`)
       .optional()
       .openapi({ description: 'A flat map of strings, up to 20 keys.' }),
+    tracking: MessageTracking.optional().openapi({
+      description:
+        "email: Tidings' own open and click tracking for this message, overriding its domain's `openTracking`/`clickTracking` (an option left out follows the domain; with an `sk_test_` key, off).",
+    }),
   })
   .openapi('SendMessageBody', {
     example: {

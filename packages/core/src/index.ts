@@ -50,6 +50,7 @@ export * from './people/password-reset.service.ts';
 export * from './people/two-factor.service.ts';
 export * from './backoff.ts';
 export * from './attachments/attachment-store.ts';
+export * from './tracking/index.ts';
 export * from './attachments/attachment-cleanup.ts';
 export * from './retention/partitions.ts';
 export * from './retention/retention.ts';

@@ -192,6 +192,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/broadcasts/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Clicks on the links of a broadcast
+         * @description Each link clicked in the broadcast's emails, most clicked first (at most 1,000): clicks through Tidings' own click tracking and those the provider reported, each counted once.
+         */
+        get: operations["broadcast.links"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/broadcasts/{id}/retry-failed": {
         parameters: {
             query?: never;
@@ -349,7 +369,11 @@ export interface paths {
         delete: operations["emailDomain.delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a sending domain
+         * @description `openTracking` and `clickTracking`: Tidings' own open pixel and click redirect in the html of email sent from this domain afterwards (default off; a send's `tracking` overrides them).
+         */
+        patch: operations["emailDomain.update"];
         trace?: never;
     };
     "/email-domains/{id}/default-sender": {
@@ -1232,7 +1256,7 @@ export interface components {
              * @description What changed, `<resource>.<what happened>`.
              * @enum {string}
              */
-            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
             actor: {
                 id: string | null;
                 /**
@@ -1457,6 +1481,27 @@ export interface components {
             /** @description Messages held by quiet hours until the window ends in the recipient's local time. */
             waiting: number;
         };
+        BroadcastLink: {
+            /** @description Clicks recorded (a repeat on the same link of the same message within an hour counts once). */
+            clicks: number;
+            /** @description Messages (so recipients) with at least one click on it. */
+            uniqueClicks: number;
+            /**
+             * @description The link as written in the email.
+             * @example https://example.com/sale
+             */
+            url: string;
+        };
+        /**
+         * @example [
+         *       {
+         *         "url": "https://example.com/sale",
+         *         "clicks": 412,
+         *         "uniqueClicks": 377
+         *       }
+         *     ]
+         */
+        BroadcastLinks: components["schemas"]["BroadcastLink"][];
         /**
          * @example {
          *       "data": [
@@ -2027,6 +2072,8 @@ export interface components {
          *         "fromAddress": "hello@example.com",
          *         "replyTo": "support@example.com"
          *       },
+         *       "openTracking": false,
+         *       "clickTracking": true,
          *       "verifiedAt": "2026-11-23T08:12:00.000Z",
          *       "lastCheckedAt": "2026-11-23T08:12:00.000Z",
          *       "createdAt": "2026-11-23T08:00:00.000Z",
@@ -2034,6 +2081,8 @@ export interface components {
          *     }
          */
         EmailDomain: {
+            /** @description Tidings' own click tracking (each http(s) link through the click redirect) of email sent from this domain; a send's `tracking.clicks` overrides it. */
+            clickTracking: boolean;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -2054,6 +2103,8 @@ export interface components {
             lastCheckedAt: string | null;
             /** @example example.com */
             name: string;
+            /** @description Tidings' own open tracking (a 1x1 image) of email sent from this domain; a send's `tracking.opens` overrides it. */
+            openTracking: boolean;
             /** @description `resend`, or `sandbox` for test keys and installs without Resend. */
             provider: string;
             records: components["schemas"]["DnsRecord"][];
@@ -2121,6 +2172,8 @@ export interface components {
          *             "fromAddress": "hello@example.com",
          *             "replyTo": "support@example.com"
          *           },
+         *           "openTracking": false,
+         *           "clickTracking": true,
          *           "verifiedAt": "2026-11-23T08:12:00.000Z",
          *           "lastCheckedAt": "2026-11-23T08:12:00.000Z",
          *           "createdAt": "2026-11-23T08:00:00.000Z",
@@ -2378,6 +2431,13 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled" | "received" | "opened" | "clicked" | "complained" | "delayed";
+        };
+        /** @description email: Tidings' own open and click tracking for this message, overriding its domain's `openTracking`/`clickTracking` (an option left out follows the domain; with an `sk_test_` key, off). */
+        MessageTracking: {
+            /** @description Each http(s) link goes through `{PUBLIC_API_URL}/c/{token}`, which records the click and redirects to it. */
+            clicks?: boolean;
+            /** @description A 1x1 image `{PUBLIC_API_URL}/o/{token}` records the first open. */
+            opens?: boolean;
         };
         /**
          * @example {
@@ -3280,6 +3340,7 @@ export interface components {
              * @example ada@example.com
              */
             to?: string;
+            tracking?: components["schemas"]["MessageTracking"];
             /**
              * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
              * @example {
@@ -3617,6 +3678,16 @@ export interface components {
             smsSubscribed?: boolean;
             /** @description Up to 100 choices, merged by topic into the contact's: a topic not named keeps its choice (or its default). */
             topics?: components["schemas"]["ContactTopic"][];
+        };
+        /**
+         * @example {
+         *       "openTracking": true,
+         *       "clickTracking": true
+         *     }
+         */
+        UpdateEmailDomainBody: {
+            clickTracking?: boolean;
+            openTracking?: boolean;
         };
         /**
          * @example {
@@ -4859,7 +4930,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this kind of change. */
-                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
                 /** @description Only changes by this key id or user id. */
                 actorId?: string;
                 /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
@@ -5628,6 +5699,133 @@ export interface operations {
                      * @example {
                      *       "code": "CONFLICT",
                      *       "message": "Only scheduled or sending broadcasts can be canceled; this one is sent."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clicked links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastLinks"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7432,6 +7630,167 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "emailDomain.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEmailDomainBody"];
+            };
+        };
+        responses: {
+            /** @description The domain */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailDomain"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "nickname: unknown field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Email domain not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -1,7 +1,8 @@
-import { SendBroadcastBody, TemplateVariables, type Broadcast, type BroadcastStatus, type BroadcastWithCounts } from '@tidings/contracts';
+import { SendBroadcastBody, TemplateVariables, type Broadcast, type BroadcastLinks, type BroadcastStatus, type BroadcastWithCounts } from '@tidings/contracts';
 import {
   AppError,
   areLiveKeysAllowed,
+  broadcastLinks,
   cancelBroadcast,
   retryFailedBroadcastMessages,
   createBroadcast,
@@ -313,6 +314,33 @@ function DraftActions({ c, broadcast, errors }: { c: Env; broadcast: Broadcast; 
   );
 }
 
+/** Each clicked link with its clicks and unique clicks (broadcast.links), most clicked first. */
+function LinksCard({ broadcast, links }: { broadcast: Broadcast; links: BroadcastLinks }) {
+  if (broadcast.channelType !== 'email' || broadcast.status === 'draft') return null;
+  return (
+    <section class="card" aria-labelledby="links-title" id="links">
+      <h2 id="links-title">Links</h2>
+      {links.length === 0 ? (
+        <p class="muted">No clicks yet. Clicks are counted when the provider reports them, or with click tracking on the sending domain.</p>
+      ) : (
+        <Table headers={['Link', 'Clicks', 'Unique clicks']}>
+          {links.map((link) => (
+            <tr data-link={link.url}>
+              <td class="break">
+                <a href={link.url} rel="noreferrer noopener" target="_blank">
+                  {link.url}
+                </a>
+              </td>
+              <td>{link.clicks}</td>
+              <td>{link.uniqueClicks}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </section>
+  );
+}
+
 type Contact = Awaited<ReturnType<typeof listContacts>>['data'][number];
 /** The contacts the preview offers (some of the broadcast's recipients), the one picked, and its rendering. */
 type ContactPreviewData = { contacts: Contact[]; picked: Contact; state: PreviewState } | null;
@@ -353,12 +381,13 @@ function ContactPreview({ broadcast, data }: { broadcast: Broadcast; data: Conta
 
 async function detailPage(c: Env, broadcast: BroadcastWithCounts, options: { errors?: FieldErrors; status?: 200 | 400 } = {}) {
   const deps = c.var.deps;
-  const [template, segment, topic, preview] = await Promise.all([
+  const [template, segment, topic, preview, links] = await Promise.all([
     getTemplate(deps, orgOf(c), broadcast.templateId, { includeDeleted: true }),
     // a segment or topic deleted since is named by its id
     broadcast.segmentId ? getSegment(deps, orgOf(c), broadcast.segmentId).catch(() => null) : null,
     broadcast.topicId ? getTopic(deps, orgOf(c), broadcast.topicId).catch(() => null) : null,
     contactPreviewOf(c, broadcast),
+    broadcast.channelType === 'email' && broadcast.status !== 'draft' ? broadcastLinks(deps, orgOf(c), broadcast.id) : [],
   ]);
   allowEmailStyles(c);
   const isManager = canManage(c.var.signedIn);
@@ -376,6 +405,7 @@ async function detailPage(c: Env, broadcast: BroadcastWithCounts, options: { err
       </hgroup>
       {isManager && broadcast.status === 'draft' && <DraftActions c={c} broadcast={broadcast} errors={options.errors ?? {}} />}
       <ProgressCard broadcast={broadcast} canCancel={isManager} />
+      <LinksCard broadcast={broadcast} links={links} />
       <Facts
         class="facts card"
         facts={[

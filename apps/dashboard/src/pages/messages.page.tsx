@@ -188,6 +188,8 @@ function MessageFacts({ message }: { message: MessageWithEvents }) {
     ['Sent', message.sentAt && <Time at={message.sentAt} />],
     ['Delivered', message.deliveredAt && <Time at={message.deliveredAt} />],
     ['Failed', message.failedAt && <Time at={message.failedAt} />],
+    ['Opened', message.openedAt && <Time at={message.openedAt} />],
+    ['First click', message.clickedAt && <Time at={message.clickedAt} />],
     ['Error', message.error && `${message.error.code}: ${message.error.message}`],
     ['Attempts', message.attempts],
     ['Segments', message.segments],
@@ -213,10 +215,42 @@ function StatusHistory({ message }: { message: MessageWithEvents }) {
             </time>
           </td>
           <td>{EVENT_OF_STATUS[event.status] ? <code>{EVENT_OF_STATUS[event.status]}</code> : <span class="muted">none</span>}</td>
-          <td>{event.error ? `${event.error.code}: ${event.error.message}` : ''}</td>
+          <td class="break">{event.error ? `${event.error.code}: ${event.error.message}` : (event.link ?? '')}</td>
         </tr>
       ))}
     </Table>
+  );
+}
+
+/** Opens and clicks of an email, from its history (Tidings' own tracking and the provider's, each counted once). */
+function Engagement({ message }: { message: MessageWithEvents }) {
+  const opens = message.events.filter((event) => event.status === 'opened').length;
+  const clicks = new Map<string, number>();
+  for (const event of message.events) if (event.status === 'clicked' && event.link) clicks.set(event.link, (clicks.get(event.link) ?? 0) + 1);
+  return (
+    <section class="card" aria-labelledby="engagement-title" id="engagement">
+      <h2 id="engagement-title">Opens and clicks</h2>
+      <dl class="counts">
+        <div data-count="opens">
+          <dt>Opens</dt>
+          <dd>{opens}</dd>
+        </div>
+        <div data-count="clicks">
+          <dt>Clicks</dt>
+          <dd>{[...clicks.values()].reduce((sum, n) => sum + n, 0)}</dd>
+        </div>
+      </dl>
+      {clicks.size > 0 && (
+        <Table headers={['Link', 'Clicks']}>
+          {[...clicks].map(([link, count]) => (
+            <tr data-link={link}>
+              <td class="break">{link}</td>
+              <td>{count}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </section>
   );
 }
 
@@ -252,6 +286,7 @@ async function detailPage(c: Env) {
           <MessageContent message={message} />
         </section>
       </div>
+      {message.channelType === 'email' && message.direction === 'outbound' && <Engagement message={message} />}
       <h2 class="section-heading">Status history</h2>
       <StatusHistory message={message} />
     </Layout>,

@@ -1,10 +1,10 @@
 import { defineOperation, json } from '../operation.ts';
-import { Broadcast, BroadcastListQuery, BroadcastRetry, BroadcastWithCounts, CreateBroadcastBody, idParam, listOf, SendBroadcastBody } from '../schemas.ts';
+import { Broadcast, BroadcastLinks, BroadcastListQuery, BroadcastRetry, BroadcastWithCounts, CreateBroadcastBody, idParam, listOf, SendBroadcastBody } from '../schemas.ts';
 
 const tags = ['Broadcasts'];
 const BroadcastIdParam = idParam('brd');
 
-/** The seven broadcast operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
+/** The eight broadcast operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
 export const broadcastOperations = {
   create: defineOperation({
     operationId: 'broadcast.create',
@@ -80,6 +80,19 @@ export const broadcastOperations = {
       "Its messages that ended `failed` for a reason that can pass (`PROVIDER_FAILED`, `PROVIDER_UNAVAILABLE`, `RENDER_FAILED`, `SENDER_REFUSED`, `INTERNAL_ERROR`; never `SUPPRESSED` or `BOUNCED`) are queued again as the same messages, one per contact still; a message whose rendering failed is rendered again first. Each message's history shows the retry (`failed`, then `queued`). A `sent` broadcast is `sending` again until they settle. Only a sending or sent broadcast (409 otherwise).",
     request: { params: BroadcastIdParam },
     responses: { 202: { description: 'How many messages were queued again', ...json(BroadcastRetry) } },
+  }),
+  links: defineOperation({
+    operationId: 'broadcast.links',
+    method: 'get',
+    path: '/broadcasts/{id}/links',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Clicks on the links of a broadcast',
+    description:
+      "Each link clicked in the broadcast's emails, most clicked first (at most 1,000): clicks through Tidings' own click tracking and those the provider reported, each counted once.",
+    request: { params: BroadcastIdParam },
+    responses: { 200: { description: 'The clicked links', ...json(BroadcastLinks) } },
   }),
   remove: defineOperation({
     operationId: 'broadcast.delete',

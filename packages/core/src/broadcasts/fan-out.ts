@@ -236,7 +236,7 @@ export function renderedProblem({ subject, html, text, body }: Rendered, isEmail
  * One chunk's messages, rendered per contact. A contact whose rendering fails gets a `failed` message carrying the
  * reason (`RENDER_FAILED`), so it is counted and the rest of the chunk still goes.
  */
-async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: RecipientContact[], attempt: number): Promise<{ from: string; messages: ChunkMessage[] }> {
+async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: RecipientContact[], attempt: number): Promise<ChunkMessages> {
   const [version, senderOf] = await Promise.all([
     deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion! } } }),
     loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
@@ -278,8 +278,12 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
     const { subject, html, text, body } = rendering as Rendered;
     return isEmail ? { ...message, subject, html, text } : { ...message, body, segments: countSmsSegments(body!).segments };
   });
-  return { from, messages };
+  // the domain's tracking settings (a test broadcast's sender is not one of the domains: off)
+  const tracking = isEmail && from ? senderOf.trackingOf(from) : { opens: false, clicks: false };
+  return { from, tracking, messages };
 }
+
+type ChunkMessages = { from: string; tracking: { opens: boolean; clicks: boolean }; messages: ChunkMessage[] };
 
 const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
 
@@ -296,7 +300,7 @@ async function writeChunk(
   deps: Deps,
   broadcast: BroadcastRow,
   chunk: number,
-  { from, messages }: { from: string; messages: ChunkMessage[] },
+  { from, tracking, messages }: ChunkMessages,
 ): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
   // message.queued of a broadcast's messages is recorded only when an endpoint of the organization subscribes to
   // it: 100,000 events nobody receives would double the fan-out's writes (broadcast.sending announces them all).
@@ -316,13 +320,13 @@ async function writeChunk(
     new_messages AS (
       INSERT INTO "Message" ("id", "orgId", "channelType", "direction", "to", "from", "subject", "html", "text", "body", "templateId",
         "templateVersion", "contactId", "broadcastId", "status", "segments", "provider", "mode", "errorCode", "errorMessage", "tags",
-        "scheduledAt", "failedAt", "createdAt", "updatedAt")
+        "scheduledAt", "failedAt", "trackOpens", "trackClicks", "createdAt", "updatedAt")
       -- once per contact: a contact is in one chunk, and a chunk written before has its BroadcastChunk row already
       SELECT m."id", ${broadcast.orgId}, ${broadcast.channelType}::"ChannelType", 'outbound', m."to", ${from}, m."subject", m."html",
         m."text", m."body", ${broadcast.templateId}, ${broadcast.templateVersion}::int, m."contactId", ${broadcast.id},
         (CASE WHEN m."errorCode" IS NOT NULL THEN 'failed' WHEN m."scheduledAt" IS NOT NULL THEN 'scheduled' ELSE 'queued' END)::"MessageStatus",
         m."segments", ${provider}, ${broadcast.mode}::"ApiKeyMode", m."errorCode", m."errorMessage", ${broadcast.tags}::text[], m."scheduledAt",
-        CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${now}::timestamp, ${now}::timestamp
+        CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${tracking.opens}, ${tracking.clicks}, ${now}::timestamp, ${now}::timestamp
       FROM json_to_recordset(${JSON.stringify(messages)}::json) AS m("id" text, "to" text, "contactId" text, "subject" text,
         "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text, "scheduledAt" timestamp)
       WHERE EXISTS (SELECT 1 FROM chunk_done)

@@ -1,4 +1,4 @@
-import type { AddEmailDomainBody, DnsRecord, EmailDomain, ListQuery, SetDefaultSenderBody } from '@tidings/contracts';
+import type { AddEmailDomainBody, DnsRecord, EmailDomain, ListQuery, SetDefaultSenderBody, UpdateEmailDomainBody } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
 import { ProviderError, type KeyMode } from '@tidings/providers';
 import { auditedChange } from '../audit/audit-log.ts';
@@ -21,6 +21,8 @@ export function toEmailDomain(row: EmailDomainRow): EmailDomain {
     provider: row.provider,
     records: row.records as DnsRecord[],
     defaultSender: row.defaultFromAddress ? { fromName: row.defaultFromName, fromAddress: row.defaultFromAddress, replyTo: row.defaultReplyTo } : null,
+    openTracking: row.openTracking,
+    clickTracking: row.clickTracking,
     verifiedAt: row.verifiedAt?.toISOString() ?? null,
     lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
@@ -104,6 +106,20 @@ export async function setDefaultSender(deps: Deps, orgId: string, id: string, in
       where: { id: domain.id },
       data: { defaultFromName: input.fromName, defaultFromAddress: fromAddress, defaultReplyTo: input.replyTo ?? null },
     }),
+  );
+  return toEmailDomain(row);
+}
+
+/**
+ * emailDomain.update: the domain's tracking settings, for messages accepted afterwards. A test key (`mode`) may not
+ * change a domain provisioned at a real provider (403).
+ * @example await updateEmailDomain(deps, orgId, id, { clickTracking: true });
+ */
+export async function updateEmailDomain(deps: Deps, orgId: string, id: string, input: UpdateEmailDomainBody, mode?: KeyMode): Promise<EmailDomain> {
+  const domain = await findEmailDomain(deps, orgId, id);
+  refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
+  const row = await auditedChange(deps, { orgId, action: 'emailDomain.updated', targetId: domain.id }, (tx) =>
+    tx.emailDomain.update({ where: { id: domain.id }, data: { openTracking: input.openTracking, clickTracking: input.clickTracking } }),
   );
   return toEmailDomain(row);
 }

@@ -12,7 +12,7 @@ export { getResendEmail, rescheduleResendEmail, cancelResendEmail, sendResendEma
 export { claimForSending, markSent, markFailed, recordAttemptError, recordProviderClaim, lastUnansweredProvider, type Claim } from './delivery.ts';
 export { sendThroughProviders, SendAttemptFailed, attemptErrorOf } from './send-through-providers.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
-export { recordEngagement, type EngagementReport } from './engagement.ts';
+export { recordEngagement, recordTrackingHit, SAME_CLICK_WINDOW_MINUTES, type EngagementReport } from './engagement.ts';
 export { receiveInboundMessage, type InboundMessage, type InboundResult } from './inbound.ts';
 export { receiveSandboxInbound } from './sandbox-inbound.ts';
 export { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';

@@ -5,6 +5,7 @@ import { FetchFailedError, fetchSafely, type Resolver } from '@tidings/webhooks'
 import { attachmentStore } from '../attachments/attachment-store.ts';
 import type { Deps } from '../deps.ts';
 import type { StoredAttachment } from './attachments.ts';
+import { trackHtml } from '../tracking/track-html.ts';
 
 /** An attachment that could not be read at send time; `isRetryable` for a timeout, 5xx or dropped connection. */
 export class AttachmentUnavailableError extends Error {
@@ -102,7 +103,8 @@ export async function dropSuppressedCopies({ db }: Pick<Deps, 'db'>, message: Me
 
 /**
  * What the provider is given for an email: content, recipients (suppressed copies dropped), the sender's headers
- * plus `extraHeaders` (a broadcast's List-Unsubscribe), and attachment streams.
+ * plus `extraHeaders` (a broadcast's List-Unsubscribe), and attachment streams. The html gets Tidings' open pixel
+ * and click redirects when the message is tracked: here, on the final html, so every provider sends them.
  * @example const email = await outgoingEmail(deps, messageRow, {}, null); await provider.sendEmail(email);
  */
 export async function outgoingEmail(
@@ -117,7 +119,7 @@ export async function outgoingEmail(
     from: message.from,
     to: message.to,
     subject: message.subject ?? '',
-    html: message.html,
+    html: message.html && (message.trackOpens || message.trackClicks) ? trackedHtml(deps, message, message.html) : message.html,
     text: message.text,
     cc,
     bcc,
@@ -125,6 +127,16 @@ export async function outgoingEmail(
     headers: { ...(message.headers as Record<string, string>), ...extraHeaders },
     attachments: await openAttachments(deps, message, options),
   };
+}
+
+function trackedHtml({ config }: Pick<Deps, 'config'>, message: MessageRow, html: string): string {
+  return trackHtml(html, {
+    opens: message.trackOpens,
+    clicks: message.trackClicks,
+    messageId: message.id,
+    publicApiUrl: config.publicApiUrl,
+    secret: config.broadcasts.unsubscribeSecret,
+  });
 }
 
 /** What the provider is given for an SMS (an MMS with `mediaUrls`). */

@@ -46,6 +46,9 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The options a send set (one left out follows the domain). */
+const definedOf = (tracking: SendMessageBody['tracking']) => Object.fromEntries(Object.entries(tracking ?? {}).filter(([, on]) => on !== undefined));
+
 /** `scheduledAt` as a time, or a 400 when it is further ahead than a message may be scheduled. */
 export function checkSchedule(item: { scheduledAt?: string }, now: Date): Date | null {
   const scheduledAt = item.scheduledAt ? new Date(item.scheduledAt) : null;
@@ -118,6 +121,8 @@ export async function sendMessages(
       const { attachments, contents: itemContents } = await prepareAttachments(item, orgId, pathPolicyOf(deps.config));
       contents.push(...itemContents);
       const isScheduled = scheduledAt !== null && scheduledAt > now;
+      // decided now (the send's choice, else its domain's); carried out at send time on the final html
+      const tracking = item.channelType === 'email' ? { ...senderOf.trackingOf(from), ...definedOf(item.tracking) } : null;
       rows[index] = {
         id: newId('msg'),
         orgId,
@@ -147,6 +152,8 @@ export async function sendMessages(
         failedAt: null,
         openedAt: null,
         clickedAt: null,
+        trackOpens: tracking?.opens ?? false,
+        trackClicks: tracking?.clicks ?? false,
         createdAt: now,
         updatedAt: now,
       };
