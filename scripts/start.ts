@@ -2,7 +2,8 @@
 // .env, when there is one) in one terminal, saying when each is ready. In production each app runs alone.
 import path from 'node:path';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from '@tidings/config';
-import { migrate } from '@tidings/db';
+// the migrator alone: the package's index also loads the Prisma client, which this process never uses
+import { migrate } from '@tidings/db/src/migrate.ts';
 import { buildApps, reportReadiness, type StartedApp } from './start-apps.ts';
 import { superviseApps } from './supervise.ts';
 
