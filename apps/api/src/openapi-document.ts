@@ -199,7 +199,13 @@ export function buildOpenApiDocument(v1: OpenAPIHono<AppEnv>): OpenApiDocument {
   // a copy: the generated document shares response objects between operations, and each is changed on its own
   const generated = v1.getOpenAPI31Document({
     openapi: '3.1.0',
-    info: { title: 'Tidings API', version: '1.0.0', description: API_INTRODUCTION, contact: { name: 'Tidings' }, license: { name: 'MIT', identifier: 'MIT' } },
+    info: {
+      title: 'Tidings API',
+      version: '1.0.0',
+      description: API_INTRODUCTION,
+      contact: { name: 'Tidings' },
+      license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+    },
     servers: [{ url: '/v1' }],
     tags: TAGS,
   });
