@@ -47,12 +47,11 @@ async function main() {
   const { applied } = await migrate(config.databaseUrl).catch((error: Error) => {
     console.error(`could not migrate ${new URL(config.databaseUrl).host}: ${error.message}`);
     console.error('Is PostgreSQL running there, and may the user in DATABASE_URL create databases? (the database itself is created when missing)');
-    build.cancel();
     process.exit(1);
   });
   console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
   if (!(await build.done)) {
-    console.error('could not build the apps (npm run build shows why)');
+    console.error('could not build the apps (the error is above)');
     process.exit(1);
   }
 
