@@ -8,6 +8,7 @@
 //   npm run bench:cpu-cost -- webhooks [events=5000]  the webhook-worker delivering as many contact.created events
 //   npm run bench:cpu-cost -- send-tracing [sends=3000]  message.send on an API with tracing off and one with it on,
 //                                                        alternating, with the spans exported per send
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { createOrganization } from '@tidings/core';

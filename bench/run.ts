@@ -4,6 +4,7 @@
 // Sizes by environment, for a quick run: BENCH_SECONDS (10), BENCH_DRAIN_MESSAGES (20000), BENCH_LIST_ROWS (1000000),
 // BENCH_WEBHOOK_EVENTS (5000), BENCH_CONTACT_RUNS (5), BENCH_CLICK_MESSAGES (5000), BENCH_BROADCAST_CONTACTS (100000). BENCH_CPU_PROF=1 writes the
 // child processes' CPU profiles.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

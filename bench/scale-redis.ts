@@ -4,6 +4,7 @@
 // final (sent/s). One Redis is measured again last, so the order's share shows. Both setups are the run's own and
 // persist alike (append-only file, fsync on every write): a redis-server on port 7113, a cluster on 7110-7112.
 // Prints and writes bench/results/scale-redis.json.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -18,21 +18,22 @@ type Operation = {
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 
 /** The sidebar of /docs: what a caller needs first at the top, the keys that back the dashboard last. */
-export const TAG_ORDER = [
-  'Messages',
-  'Broadcasts',
-  'Contacts',
-  'Templates',
-  'Segments',
-  'Topics',
-  'Suppressions',
-  'Webhooks',
-  'Email domains',
-  'Phone numbers',
-  'Sandbox',
-  RESEND_COMPATIBLE_TAG,
-  'Audit log',
-  'API keys',
+/** The sidebar's groups in order, each with the line /docs shows under its name. */
+export const TAGS: { name: string; description: string }[] = [
+  { name: 'Messages', description: 'Send email and SMS, one or in batches, and follow each message to delivery.' },
+  { name: 'Broadcasts', description: 'One message to a segment or every contact: scheduled, fanned out, unsubscribe links included.' },
+  { name: 'Contacts', description: 'The people you send to, with their fields and consent; bulk import.' },
+  { name: 'Templates', description: "Liquid templates of a subject and body, rendered with each message's variables." },
+  { name: 'Segments', description: 'Saved filters over contacts, the audience of broadcasts.' },
+  { name: 'Topics', description: 'Subscription categories contacts choose on their preference page; a broadcast may go to one.' },
+  { name: 'Suppressions', description: 'Addresses and numbers never sent to again: bounces, complaints, opt-outs.' },
+  { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) as messages change status.' },
+  { name: 'Email domains', description: 'Sending domains and the DNS records that verify them.' },
+  { name: 'Phone numbers', description: 'Numbers to send SMS from and receive replies on.' },
+  { name: 'Sandbox', description: 'What test keys sent: nothing leaves, every message lands here.' },
+  { name: RESEND_COMPATIBLE_TAG, description: "The routes of Resend's API, so its SDKs and tools work against Tidings unchanged." },
+  { name: 'Audit log', description: 'Who changed what, when and from where: keys, members, webhooks, domains, numbers and more.' },
+  { name: 'API keys', description: 'Keys for the API: full or sending-only, live or test, rotated without downtime.' },
 ];
 
 /** What each operation group's ids name in a NOT_FOUND message (`Message not found`). */
@@ -207,9 +208,15 @@ export function buildOpenApiDocument(v1: OpenAPIHono<AppEnv>): OpenApiDocument {
   // a copy: the generated document shares response objects between operations, and each is changed on its own
   const generated = v1.getOpenAPI31Document({
     openapi: '3.1.0',
-    info: { title: 'Tidings API', version: '1.0.0', description: API_INTRODUCTION, contact: { name: 'Tidings' } },
+    info: {
+      title: 'Tidings API',
+      version: '1.0.0',
+      description: API_INTRODUCTION,
+      contact: { name: 'Tidings' },
+      license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+    },
     servers: [{ url: '/v1' }],
-    tags: TAG_ORDER.map((name) => ({ name })),
+    tags: TAGS,
   });
   const document = structuredClone(generated);
   for (const pathItem of Object.values(document.paths ?? {})) {

@@ -30,6 +30,22 @@ describe('migrations', () => {
     expect(withCopy).toEqual([migrations.at(-1)]);
   });
 
+  it('leaves a failed migration to the engine, which refuses to go on, rather than calling the database up to date', async () => {
+    const client = new Client({ connectionString: scratch });
+    await client.connect();
+    try {
+      // what a migration that failed half-way leaves: a row neither finished nor rolled back
+      await client.query(
+        `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES ('failed-one', 'x', '99999999999999_failed', now(), 0)`,
+      );
+      await expect(migrate(scratch)).rejects.toThrow(/failed/i);
+    } finally {
+      await client.query(`DELETE FROM _prisma_migrations WHERE id = 'failed-one'`);
+      await client.end();
+    }
+    expect((await migrate(scratch)).applied).toEqual([]);
+  });
+
   it('schema.prisma has no change that a migration does not carry', async () => {
     const { sql } = await diffSchemaSinceLastMigration();
     expect(sql).toBe('');
