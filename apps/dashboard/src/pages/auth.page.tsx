@@ -35,15 +35,15 @@ function clientAddress(c: Context<DashEnv>): string | null {
  * someone guessing from one address never locks the real person out from theirs.
  */
 async function signInRetryMinutes(c: Context<DashEnv>, email: string): Promise<number | null> {
-  const { redis, config } = c.var.deps;
+  const { config } = c.var.deps;
   const emailKey = createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
   const address = clientAddress(c);
   const base = `${config.redisPrefix}:dashboard:sign-in`;
   const window = { windowMs: SIGN_IN_WINDOW_MS };
   const results = await Promise.all([
-    takeRateLimit(redis, `${base}:email:${emailKey}:${address ?? 'unknown'}`, { ...window, limit: config.signInRateLimit }),
+    takeRateLimit(c.var.deps, `${base}:email:${emailKey}:${address ?? 'unknown'}`, { ...window, limit: config.signInRateLimit }),
     // without a socket there is no address to count against (lumping them together would lock everyone out)
-    ...(address ? [takeRateLimit(redis, `${base}:address:${address}`, { ...window, limit: config.signInRateLimit * 5 })] : []),
+    ...(address ? [takeRateLimit(c.var.deps, `${base}:address:${address}`, { ...window, limit: config.signInRateLimit * 5 })] : []),
   ]);
   const refused = results.filter((r) => !r.isAllowed);
   if (refused.length === 0) return null;
