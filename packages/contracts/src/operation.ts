@@ -25,6 +25,12 @@ export type OperationDefinition = RouteConfig & {
    * gets 403, except in an organization made for testing.
    */
   changesShared?: true;
+  /**
+   * The operation's own error messages, where the shared wording does not say it: the 409 it gives besides an
+   * Idempotency-Key reused with another body (as the core words it), a 404 naming something else than its group's noun.
+   * The OpenAPI document's examples.
+   */
+  errors?: { 404?: string; 409?: string };
 };
 
 /**

@@ -63,6 +63,7 @@ export const messageOperations = {
     path: '/messages/{id}/cancel',
     permission: 'sending',
     idempotent: false,
+    errors: { 409: 'Message is sent: only scheduled or queued messages can be canceled' },
     tags,
     summary: 'Cancel a message',
     description: 'Only while `scheduled` or `queued` (409 otherwise). A canceled message is never sent, even when its job is already queued.',
