@@ -37,6 +37,16 @@ describe('core holds no module-level state', () => {
     expect(Object.keys(allowed).filter((entry) => !found.includes(entry))).toEqual([]);
   });
 
+  it('no `as Deps` casts: a function that needs less takes a Pick of the dependencies', () => {
+    const dirs = ['packages/core/src', ...readdirSync(path.join(root, 'apps')).map((app) => `apps/${app}/src`)];
+    const casts = dirs.flatMap((dir) =>
+      (readdirSync(path.join(root, dir), { recursive: true }) as string[])
+        .filter((file) => /\.tsx?$/.test(file) && /\bas Deps\b/.test(readFileSync(path.join(root, dir, file), 'utf8')))
+        .map((file) => `${dir}/${file}`),
+    );
+    expect(casts).toEqual([]);
+  });
+
   it('the check sees what it checks', () => {
     expect(files.length).toBeGreaterThan(50);
     expect(moduleStateOf(path.join(coreSrc, 'ids.ts'))).toEqual(['ids.ts: used']);
