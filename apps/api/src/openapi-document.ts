@@ -48,17 +48,6 @@ const NOUN_OF_GROUP: Record<string, string> = {
   resend: 'Message',
 };
 
-/** Answers of a body or query that are true for one operation but not in general (message.send answers `queued`). */
-const SUCCESS_EXAMPLES: Record<string, (example: Record<string, unknown>) => unknown> = {
-  'message.send': (message) => queued(message),
-  'message.sendBatch': (batch) => ({ ...batch, data: (batch.data as Record<string, unknown>[] | undefined)?.map((m) => (m ? queued(m) : m)) }),
-  'message.cancel': (message) => ({ ...message, status: 'canceled', sentAt: null, deliveredAt: null, providerMessageId: null }),
-};
-
-function queued(message: Record<string, unknown>) {
-  return { ...message, status: 'queued', sentAt: null, deliveredAt: null, failedAt: null, providerMessageId: null, attempts: 0, error: null };
-}
-
 /** Every operation's definition, by id: what the document states of each comes from there. */
 const DEFINITIONS = new Map<string, OperationDefinition>([...operations, ...Object.values(resendCompatibleOperations)].map((op) => [op.operationId, op]));
 
@@ -113,9 +102,9 @@ function setExample(operation: Operation, status: string, example: unknown): voi
 }
 
 /**
- * Makes each operation's documented answers its own: error examples worded as that operation words them, only the
- * errors it can give (no 404 without an id, no 400 without input, 409 where something can conflict), and success
- * examples in the state the operation leaves (message.send: `queued`).
+ * Makes each operation's documented errors its own: examples worded as that operation words them (its definition's
+ * `errors`), only the errors it can give (no 404 without an id, no 400 without input, 409 where something can
+ * conflict). Success examples particular to an operation are in its definition (message.send: `queued`).
  */
 function specializeOperation(operation: Operation, document: OpenApiDocument): void {
   const id = operation.operationId ?? '';
@@ -154,15 +143,6 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   // a sending key may call this operation: its only 403 is a suspended organization
   const forbidden = responses['403']?.content?.['application/json']?.example as { message?: string } | undefined;
   if (forbidden && definition?.permission === 'sending') setExample(operation, '403', errorExample('FORBIDDEN', ORGANIZATION_SUSPENDED_MESSAGE));
-
-  const success = Object.keys(responses).find((status) => status.startsWith('2'));
-  const successJson = success ? responses[success]?.content?.['application/json'] : undefined;
-  const specialize = SUCCESS_EXAMPLES[id];
-  if (specialize && successJson) {
-    const ref = successJson.schema?.$ref?.split('/').pop();
-    const base = successJson.example ?? (ref ? (document.components?.schemas?.[ref] as { example?: unknown } | undefined)?.example : undefined);
-    if (base && typeof base === 'object') successJson.example = specialize(base as Record<string, unknown>);
-  }
 }
 
 /**

@@ -47,7 +47,8 @@ export function defineOperation<const D extends OperationDefinition>(definition:
 }
 
 /**
- * A JSON body (request or response) of the given schema, in the OpenAPI shape.
+ * A JSON body (request or response) of the given schema, in the OpenAPI shape; `example` where this operation's
+ * answer differs from the schema's own example (message.send answers `queued`).
  * @example responses: { 200: { description: 'The contact', ...json(Contact) } }
  */
-export const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+export const json = <T>(schema: T, example?: unknown) => ({ content: { 'application/json': example === undefined ? { schema } : { schema, example } } });
