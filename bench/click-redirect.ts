@@ -1,6 +1,7 @@
 // The click redirect alone: npm run bench:click-redirect -- [messages=5000]
 // Seeds `messages` messages, loads message.list pages and then GET /c/{token} on the same API, and prints and writes
 // bench/results/click-redirect.json (requests/s of each and their ratio, goal >= 1).
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { createOrganization } from '@tidings/core';
 import { runOnePhase, startApi, stopProcess } from './harness.ts';
 import { measureClickRedirect } from './phases/click-redirect.ts';

@@ -11,7 +11,10 @@ const LINKS_PER_MESSAGE = 4;
 export async function measureClickRedirect(bench: Bench, api: Api, messageIds: string[], listPages: LoadResult) {
   const secret = bench.deps.config.broadcasts.unsubscribeSecret;
   const paths = messageIds.flatMap((messageId) =>
-    Array.from({ length: LINKS_PER_MESSAGE }, (_, link) => `/c/${trackingToken(secret, { kind: 'click', messageId, url: `https://example.com/landing/${link}?utm_source=bench` })}`),
+    Array.from(
+      { length: LINKS_PER_MESSAGE },
+      (_, link) => `/c/${trackingToken(secret, { kind: 'click', messageId, url: `https://example.com/landing/${link}?utm_source=bench` })}`,
+    ),
   );
   const first = await fetch(`${api.url}${paths[0]}`, { redirect: 'manual' });
   if (first.status !== 302 || !first.headers.get('location')?.startsWith('https://example.com/landing/0')) throw new Error(`click redirect: ${first.status}`);

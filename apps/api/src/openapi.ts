@@ -54,7 +54,7 @@ const bodyErrorResponses = {
  * @example export const thingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route(ops.get), async (c) => ...);
  */
 export function route<const D extends OperationDefinition>(definition: D) {
-  const { permission, idempotent: isIdempotent, changesShared, ...config } = definition;
+  const { permission, idempotent: isIdempotent, changesShared, errors: _ownErrors, ...config } = definition; // own errors: the document's (openapi-document.ts)
   return createRoute({
     ...config,
     security: [{ bearerAuth: [] }],

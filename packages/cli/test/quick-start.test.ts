@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, testDatabaseUrl } from '@tidings/testing';
+import { freePort, testDatabaseUrl, waitFor } from '@tidings/testing';
 import { Client } from 'pg';
 import { readmeCommands, withoutComment } from '../../../scripts/readme-commands.ts';
 
@@ -27,15 +27,20 @@ let env: NodeJS.ProcessEnv = {};
 let start: ChildProcess;
 let startLog = '';
 
-/** Polls `read` every 200 ms until it returns a value, or fails naming `what` after `timeoutMs`. */
+/** Polls `read` until it returns a value, or fails naming `what` (and what npm start said) after `timeoutMs`. */
 async function eventually<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; npm start said:\n${startLog.slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const found = await waitFor(
+    () =>
+      read().then(
+        (value) => (value === undefined ? null : { value }),
+        () => null,
+      ),
+    timeoutMs,
+    what,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; npm start said:\n${startLog.slice(-3000)}`);
+  });
+  return found.value;
 }
 
 const answers = (url: string) => fetch(url).then((res) => (res.ok ? true : undefined));

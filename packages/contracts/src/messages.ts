@@ -349,6 +349,21 @@ export const Message = z
   .openapi('Message', { example: messageExample });
 export type Message = z.infer<typeof Message>;
 
+/** A message as message.send answers it: accepted, not sent yet. */
+const queued = <M extends object>(message: M) => ({
+  ...message,
+  status: 'queued',
+  sentAt: null,
+  deliveredAt: null,
+  failedAt: null,
+  providerMessageId: null,
+  attempts: 0,
+  error: null,
+});
+export const queuedMessageExample = queued(messageExample);
+/** A message as message.cancel answers it. */
+export const canceledMessageExample = { ...messageExample, status: 'canceled', sentAt: null, deliveredAt: null, providerMessageId: null };
+
 export const MessageStatusEvent = z
   .object({
     status: MessageHistoryStatus.openapi({ description: 'The status reached, or engagement (`opened`, `clicked`, `complained`, `delayed`) that leaves the status as it was.' }),
@@ -405,13 +420,10 @@ export const SendBatchResponse = z
     data: z.array(z.union([Message, z.null()])).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
     errors: z.array(BatchItemError),
   })
-  .openapi('SendBatchResponse', {
-    example: {
-      data: [messageExample, null],
-      errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }],
-    },
-  });
+  .openapi('SendBatchResponse', { example: { data: [messageExample, null], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }] } });
 export type SendBatchResponse = z.infer<typeof SendBatchResponse>;
+/** message.sendBatch's answer: the accepted items queued. */
+export const sendBatchExample = { data: [queuedMessageExample, null], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }] };
 
 export const MessageListQuery = ListQuery.safeExtend({
   channelType: ChannelType.optional(),

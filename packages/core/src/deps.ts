@@ -5,6 +5,8 @@ import type { Queues, Redis } from '@tidings/queue';
 import type { Logger, Metrics, Readiness } from '@tidings/runtime';
 import type { KeyChanges } from './api-keys/key-changes.ts';
 import type { AuditActor } from './audit/audit-log.ts';
+import type { Batchers } from './batchers.ts';
+import type { RateLimits } from './rate-limit.ts';
 import type { TemplateRenderer } from './templates/template-renderer.ts';
 
 /** What the domain functions use, passed in so tests can build their own. */
@@ -25,6 +27,10 @@ export type Deps = {
   renderer: TemplateRenderer;
   /** Announces API key changes to every process's key cache (Redis pub/sub). */
   keyChanges: KeyChanges;
+  /** The statements concurrent calls share (group commit), made and closed with the rest. */
+  batchers: Batchers;
+  /** The auto-pipelined Redis connection rate limits are taken on. */
+  rateLimits: RateLimits;
   /** The current time; tests may pin it. */
   now: () => Date;
   /**

@@ -18,6 +18,7 @@ export * from './organizations/organization-admin.ts';
 export * from './organizations/organization-mode.ts';
 export * from './events.ts';
 export * from './outbox.ts';
+export * from './batchers.ts';
 export * from './email-domains/index.ts';
 export * from './phone-numbers/index.ts';
 export * from './webhooks/webhook.service.ts';

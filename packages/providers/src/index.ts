@@ -31,3 +31,4 @@ export { verifyResendCallback } from './callbacks/resend.callback.ts';
 export { verifyTelnyxCallback } from './callbacks/telnyx.callback.ts';
 export { verifyTwilioCallback } from './callbacks/twilio.callback.ts';
 export { verifySesCallback, confirmSnsSubscription, SNS_MAX_AGE_MS, type SesCallback } from './callbacks/ses.callback.ts';
+export { mayReachProvider, modeOfProvider, sendsToSandbox } from './key-mode.ts';

@@ -3,8 +3,7 @@ import type { EmailProviderName, SmsProviderName } from '@tidings/config';
 
 export type { EmailProviderName, SmsProviderName } from '@tidings/config';
 
-/** Which kind of API key made a request: `test` keys never reach a real provider. */
-export type KeyMode = 'live' | 'test';
+export type { KeyMode } from './key-mode.ts';
 
 /**
  * One attachment on its way to a provider: its bytes as a stream (read from the attachment store, or fetched from

@@ -23,3 +23,4 @@ export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-
 export { waitFor } from './wait-for.ts';
 export { makeTestCertificate } from './test-certificate.ts';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.ts';
+export { answersOn, startRedisServer } from './redis-server.ts';

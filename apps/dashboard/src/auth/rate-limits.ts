@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { takeRateLimit } from '@tidings/core';
+import { clientAddress } from '@tidings/runtime';
 import type { Context } from 'hono';
 import type { DashEnv } from '../env.ts';
 
@@ -11,14 +11,8 @@ const RESET_PER_EMAIL = 5;
 /** ...and per client address. */
 const RESET_PER_CLIENT = 20;
 
-/** The client's address, or null when not served by @hono/node-server (app.request in tests). */
-export function clientAddress(c: Context<DashEnv>): string | null {
-  try {
-    return getConnInfo(c).remote.address ?? null;
-  } catch {
-    return null; // not served by @hono/node-server (app.request in tests): no socket to ask
-  }
-}
+/** The client's address (behind a trusted proxy, the one it forwarded), or null without a socket (tests' app.request). */
+export const clientAddressOf = (c: Context<DashEnv>): string | null => clientAddress(c, c.var.deps.config.trustProxy);
 
 function emailKeyOf(email: string): string {
   return createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
@@ -26,7 +20,7 @@ function emailKeyOf(email: string): string {
 
 /** Takes one from each sliding window; the minutes to wait when any is over its limit, else null. */
 async function retryMinutes(c: Context<DashEnv>, windowMs: number, limits: { key: string; limit: number }[]): Promise<number | null> {
-  const results = await Promise.all(limits.map(({ key, limit }) => takeRateLimit(c.var.deps.redis, key, { windowMs, limit })));
+  const results = await Promise.all(limits.map(({ key, limit }) => takeRateLimit(c.var.deps, key, { windowMs, limit })));
   const refused = results.filter((r) => !r.isAllowed);
   if (refused.length === 0) return null;
   return Math.ceil(Math.max(...refused.map((r) => r.resetSeconds)) / 60);
@@ -39,7 +33,7 @@ async function retryMinutes(c: Context<DashEnv>, windowMs: number, limits: { key
  */
 export function signInRetryMinutes(c: Context<DashEnv>, email: string): Promise<number | null> {
   const { config } = c.var.deps;
-  const address = clientAddress(c);
+  const address = clientAddressOf(c);
   const base = `${config.redisPrefix}:dashboard:sign-in`;
   return retryMinutes(c, SIGN_IN_WINDOW_MS, [
     { key: `${base}:email:${emailKeyOf(email)}:${address ?? 'unknown'}`, limit: config.signInRateLimit },
@@ -53,7 +47,7 @@ export function signInRetryMinutes(c: Context<DashEnv>, email: string): Promise<
  * and per client address, over an hour. Returns the minutes to wait when over the limit.
  */
 export function passwordResetRetryMinutes(c: Context<DashEnv>, email: string): Promise<number | null> {
-  const address = clientAddress(c);
+  const address = clientAddressOf(c);
   const base = `${c.var.deps.config.redisPrefix}:dashboard:password-reset`;
   return retryMinutes(c, RESET_WINDOW_MS, [
     { key: `${base}:email:${emailKeyOf(email)}`, limit: RESET_PER_EMAIL },

@@ -49,6 +49,7 @@ export const broadcastOperations = {
     path: '/broadcasts/{id}/send',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only draft broadcasts can be sent; this one is sending.' },
     tags,
     summary: 'Send a broadcast',
     description:
@@ -62,6 +63,7 @@ export const broadcastOperations = {
     path: '/broadcasts/{id}/cancel',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only scheduled or sending broadcasts can be canceled; this one is sent.' },
     tags,
     summary: 'Cancel a broadcast',
     description: 'While `scheduled` or `sending` (409 otherwise): nothing more is sent; messages not yet handed to a provider are canceled.',
@@ -74,6 +76,7 @@ export const broadcastOperations = {
     path: '/broadcasts/{id}/retry-failed',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only sending or sent broadcasts have failed messages to retry; this one is draft.' },
     tags,
     summary: 'Retry the failed messages of a broadcast',
     description:
@@ -100,6 +103,7 @@ export const broadcastOperations = {
     path: '/broadcasts/{id}',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only draft broadcasts can be deleted; this one is sending.' },
     tags,
     summary: 'Delete a broadcast',
     description: 'Drafts only (409 otherwise).',

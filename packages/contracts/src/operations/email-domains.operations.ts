@@ -17,6 +17,7 @@ export const emailDomainOperations = {
     path: '/email-domains',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Email domain example.com is already added to this organization' },
     changesShared: true,
     tags,
     summary: 'Add a sending domain',

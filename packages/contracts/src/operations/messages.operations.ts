@@ -1,5 +1,17 @@
 import { defineOperation, json } from '../operation.ts';
-import { idParam, listOf, Message, MessageListQuery, MessageWithEvents, SendBatchBody, SendBatchResponse, SendMessageBody } from '../schemas.ts';
+import {
+  canceledMessageExample,
+  idParam,
+  listOf,
+  Message,
+  MessageListQuery,
+  MessageWithEvents,
+  queuedMessageExample,
+  SendBatchBody,
+  SendBatchResponse,
+  sendBatchExample,
+  SendMessageBody,
+} from '../schemas.ts';
 
 const tags = ['Messages'];
 const MessageIdParam = idParam('msg');
@@ -18,7 +30,7 @@ export const messageOperations = {
     summary: 'Send a message',
     description: `Accepts an email or SMS for delivery: 202 with status \`queued\`, or \`scheduled\` when \`scheduledAt\` is in the future (up to 30 days). Takes \`Idempotency-Key\`. ${limits}`,
     request: { body: { required: true, ...json(SendMessageBody) } },
-    responses: { 202: { description: 'The accepted message', ...json(Message) } },
+    responses: { 202: { description: 'The accepted message', ...json(Message, queuedMessageExample) } },
   }),
   sendBatch: defineOperation({
     operationId: 'message.sendBatch',
@@ -31,7 +43,7 @@ export const messageOperations = {
     description:
       'Each item is a message.send body, validated on its own: valid items are accepted even when others fail. `data[i]` is the message or null, `errors` lists the failed indexes. Takes `Idempotency-Key`. The whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default).',
     request: { body: { required: true, ...json(SendBatchBody) } },
-    responses: { 202: { description: 'Per-item results', ...json(SendBatchResponse) } },
+    responses: { 202: { description: 'Per-item results', ...json(SendBatchResponse, sendBatchExample) } },
   }),
   list: defineOperation({
     operationId: 'message.list',
@@ -63,10 +75,11 @@ export const messageOperations = {
     path: '/messages/{id}/cancel',
     permission: 'sending',
     idempotent: false,
+    errors: { 409: 'Message is sent: only scheduled or queued messages can be canceled' },
     tags,
     summary: 'Cancel a message',
     description: 'Only while `scheduled` or `queued` (409 otherwise). A canceled message is never sent, even when its job is already queued.',
     request: { params: MessageIdParam },
-    responses: { 200: { description: 'The canceled message', ...json(Message) } },
+    responses: { 200: { description: 'The canceled message', ...json(Message, canceledMessageExample) } },
   }),
 };

@@ -13,6 +13,7 @@ export { claimForSending, markSent, markFailed, recordAttemptError, recordProvid
 export { sendThroughProviders, SendAttemptFailed, attemptErrorOf } from './send-through-providers.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
 export { recordEngagement, recordTrackingHit, SAME_CLICK_WINDOW_MINUTES, type EngagementReport } from './engagement.ts';
+export { reportSandboxOutcome } from './sandbox-outcome.ts';
 export { receiveInboundMessage, type InboundMessage, type InboundResult } from './inbound.ts';
 export { receiveSandboxInbound } from './sandbox-inbound.ts';
 export { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';

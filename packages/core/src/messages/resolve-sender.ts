@@ -1,3 +1,4 @@
+import { sendsToSandbox, type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { parseE164, parseEmail } from './recipients.ts';
@@ -19,7 +20,7 @@ function formatMailbox(name: string | null, address: string): string {
  * item's `from` or throws BAD_REQUEST. `sk_test_` keys never touch the database: any from, sandbox defaults.
  * @example const senderOf = await loadSenderResolver(deps, orgId, 'live', items); const from = senderOf(items[0]);
  */
-export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live' | 'test', items: SenderRequest[]): Promise<SenderResolver> {
+export async function loadSenderResolver(deps: Deps, orgId: string, mode: KeyMode, items: SenderRequest[]): Promise<SenderResolver> {
   const parsedFrom = (item: SenderRequest): string | { address: string; name: string | null; domain: string } | undefined => {
     if (item.from === undefined) return undefined;
     if (item.channelType === 'sms') {
@@ -32,7 +33,7 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live'
     return mailbox;
   };
 
-  if (mode === 'test') {
+  if (sendsToSandbox(mode)) {
     return withTracking(new Map(), (item) => {
       const from = parsedFrom(item);
       if (from === undefined) return SANDBOX_DEFAULT_SENDERS[item.channelType];
