@@ -29,6 +29,7 @@ export const operations = {
   'emailDomain.verify': { method: 'POST', path: '/email-domains/{id}/verify', idempotent: false },
   'message.cancel': { method: 'POST', path: '/messages/{id}/cancel', idempotent: false },
   'message.get': { method: 'GET', path: '/messages/{id}', idempotent: false },
+  'message.getSource': { method: 'GET', path: '/messages/{id}/source', idempotent: false },
   'message.list': { method: 'GET', path: '/messages', idempotent: false },
   'message.send': { method: 'POST', path: '/messages', idempotent: true },
   'message.sendBatch': { method: 'POST', path: '/messages/batch', idempotent: true },

@@ -520,6 +520,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/{id}/source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the source of an email
+         * @description The RFC 5322 source (`message/rfc822`) of an outbound email as Tidings hands it to the SMTP provider and the sandbox: every header (`Message-ID`, `Date`, `List-Unsubscribe`...), the bodies and the attachments still kept (a `path` attachment, or bytes removed after sending, is an empty part with `X-Tidings-Content-Omitted`). Composed again from the stored message, with the same Message-ID, Date and MIME boundaries as when it was sent; Resend and SES compose their own MIME from the same fields. Bcc recipients are not among the headers. 404 for an SMS or an inbound message.
+         */
+        get: operations["message.getSource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages/batch": {
         parameters: {
             query?: never;
@@ -1062,7 +1082,7 @@ export interface components {
             mode: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource (and their Resend-compatible doors).
              * @enum {string}
              */
             permission: "full" | "sending";
@@ -1569,7 +1589,7 @@ export interface components {
             mode?: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource (and their Resend-compatible doors).
              * @default full
              * @enum {string}
              */
@@ -1967,6 +1987,9 @@ export interface components {
          *       "channelType": "email",
          *       "direction": "outbound",
          *       "to": "ada@example.com",
+         *       "toAll": [
+         *         "ada@example.com"
+         *       ],
          *       "from": "Acme <hello@example.com>",
          *       "cc": [],
          *       "bcc": [],
@@ -2097,7 +2120,10 @@ export interface components {
             templateId: string | null;
             templateVersion: number | null;
             text: string | null;
+            /** @description The recipient; for an email to several To recipients the first of them (`toAll` names every one). */
             to: string;
+            /** @description Every To recipient in order, `to` first (one entry unless `to` was an array). */
+            toAll: string[];
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -2116,6 +2142,9 @@ export interface components {
          *           "channelType": "email",
          *           "direction": "outbound",
          *           "to": "ada@example.com",
+         *           "toAll": [
+         *             "ada@example.com"
+         *           ],
          *           "from": "Acme <hello@example.com>",
          *           "cc": [],
          *           "bcc": [],
@@ -2187,6 +2216,9 @@ export interface components {
          *       "channelType": "email",
          *       "direction": "outbound",
          *       "to": "ada@example.com",
+         *       "toAll": [
+         *         "ada@example.com"
+         *       ],
          *       "from": "Acme <hello@example.com>",
          *       "cc": [],
          *       "bcc": [],
@@ -2616,7 +2648,7 @@ export interface components {
                 };
             };
             text?: string;
-            /** @description One address, as a string or an array of one: a Tidings message has one `to`; give copies in `cc` or `bcc`. */
+            /** @description One address, or several as an array: one message to all of them (`to`, `cc` and `bcc` together at most 50). */
             to: string | string[];
         };
         /** @description Kept as the message tag `name:value` (message.list filters on it with `tag`). */
@@ -2931,6 +2963,9 @@ export interface components {
          *           "channelType": "email",
          *           "direction": "outbound",
          *           "to": "ada@example.com",
+         *           "toAll": [
+         *             "ada@example.com"
+         *           ],
          *           "from": "Acme <hello@example.com>",
          *           "cc": [],
          *           "bcc": [],
@@ -3072,10 +3107,10 @@ export interface components {
             templateVersion?: number;
             text?: string;
             /**
-             * @description An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.
+             * @description An email address (email) or an E.164 number (sms). Email may name several To recipients as an array (one message; `to`, `cc` and `bcc` together at most 50). May be left out when `contactId` is given: the contact's email or phone is used.
              * @example ada@example.com
              */
-            to?: string;
+            to?: string | string[];
             /**
              * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
              * @example {
@@ -3818,7 +3853,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3932,7 +3967,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4087,7 +4122,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4214,7 +4249,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4341,7 +4376,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4472,7 +4507,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4636,7 +4671,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4750,7 +4785,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4907,7 +4942,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5032,7 +5067,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5174,7 +5209,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5316,7 +5351,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5462,7 +5497,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5651,7 +5686,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5780,7 +5815,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5937,7 +5972,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6062,7 +6097,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6193,7 +6228,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6367,7 +6402,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6529,7 +6564,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6643,7 +6678,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6803,7 +6838,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6928,7 +6963,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7062,7 +7097,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7219,7 +7254,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8266,6 +8301,9 @@ export interface operations {
                      *       "channelType": "email",
                      *       "direction": "outbound",
                      *       "to": "ada@example.com",
+                     *       "toAll": [
+                     *         "ada@example.com"
+                     *       ],
                      *       "from": "Acme <hello@example.com>",
                      *       "cc": [],
                      *       "bcc": [],
@@ -8609,6 +8647,9 @@ export interface operations {
                      *       "channelType": "email",
                      *       "direction": "outbound",
                      *       "to": "ada@example.com",
+                     *       "toAll": [
+                     *         "ada@example.com"
+                     *       ],
                      *       "from": "Acme <hello@example.com>",
                      *       "cc": [],
                      *       "bcc": [],
@@ -8772,6 +8813,133 @@ export interface operations {
             };
         };
     };
+    "message.getSource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email source */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "message.sendBatch": {
         parameters: {
             query?: never;
@@ -8799,6 +8967,9 @@ export interface operations {
                      *           "channelType": "email",
                      *           "direction": "outbound",
                      *           "to": "ada@example.com",
+                     *           "toAll": [
+                     *             "ada@example.com"
+                     *           ],
                      *           "from": "Acme <hello@example.com>",
                      *           "cc": [],
                      *           "bcc": [],
@@ -9051,7 +9222,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9165,7 +9336,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9325,7 +9496,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9450,7 +9621,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9584,7 +9755,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9751,7 +9922,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9868,7 +10039,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10015,7 +10186,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10129,7 +10300,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10271,7 +10442,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10396,7 +10567,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10527,7 +10698,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10691,7 +10862,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10828,7 +10999,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10942,7 +11113,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11097,7 +11268,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11234,7 +11405,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11348,7 +11519,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11495,7 +11666,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11620,7 +11791,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11751,7 +11922,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11912,7 +12083,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12078,7 +12249,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12210,7 +12381,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12324,7 +12495,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12481,7 +12652,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12608,7 +12779,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12739,7 +12910,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12920,7 +13091,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13048,7 +13219,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13176,7 +13347,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13307,7 +13478,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13464,7 +13635,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13591,7 +13762,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
