@@ -18,6 +18,7 @@ export const operations = {
   'contact.bulkCreate': { method: 'POST', path: '/contacts/bulk', idempotent: true },
   'contact.create': { method: 'POST', path: '/contacts', idempotent: true },
   'contact.delete': { method: 'DELETE', path: '/contacts/{id}', idempotent: false },
+  'contact.export': { method: 'GET', path: '/contacts/export', idempotent: false },
   'contact.get': { method: 'GET', path: '/contacts/{id}', idempotent: false },
   'contact.list': { method: 'GET', path: '/contacts', idempotent: false },
   'contact.update': { method: 'PATCH', path: '/contacts/{id}', idempotent: false },

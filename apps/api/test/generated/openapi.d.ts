@@ -284,6 +284,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export contacts as CSV
+         * @description The contacts matching contact.list's filters as CSV (`text/csv`, RFC 4180, newest first), streamed: any number of contacts in constant memory. Columns: `id`, `email`, `phone`, `firstName`, `lastName`, `emailSubscribed`, `smsSubscribed`, `createdAt`, `updatedAt`, then `attributes.<key>` for each attribute key any exported contact has (strings as they are, other values as JSON). An unknown `segmentId` is 404.
+         */
+        get: operations["contact.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/email-domains": {
         parameters: {
             query?: never;
@@ -1453,6 +1473,12 @@ export interface components {
          */
         BulkCreateContactsBody: {
             contacts: components["schemas"]["CreateContactBody"][];
+            /**
+             * @description A row whose email or phone a contact already has: `skip` reports it in `errors` (409), `update` changes that contact: the row's names, its attributes merged key by key (a `null` value removes the key), its email or phone, and `emailSubscribed`/`smsSubscribed` only when false (an import never resubscribes anyone).
+             * @default skip
+             * @enum {string}
+             */
+            onConflict?: "skip" | "update";
         };
         /**
          * @example {
@@ -1473,6 +1499,7 @@ export interface components {
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
          *       ],
+         *       "updated": [],
          *       "errors": [
          *         {
          *           "index": 1,
@@ -1485,6 +1512,8 @@ export interface components {
         BulkCreateContactsResult: {
             created: components["schemas"]["Contact"][];
             errors: components["schemas"]["RowError"][];
+            /** @description With `onConflict: "update"`: the existing contacts the rows changed, in request order. */
+            updated: components["schemas"]["Contact"][];
         };
         /**
          * @example {
@@ -6448,6 +6477,144 @@ export interface operations {
                      * @example {
                      *       "code": "BAD_REQUEST",
                      *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "contact.export": {
+        parameters: {
+            query?: {
+                createdAfter?: string;
+                createdBefore?: string;
+                /** @description Exact address (case-insensitive). */
+                email?: string;
+                /** @description Exact number, in any format libphonenumber reads. */
+                phone?: string;
+                /** @description Case-insensitive prefix of first name, last name, full name or email. */
+                q?: string;
+                /** @description Only contacts matching the segment's criteria now. */
+                segmentId?: string;
+                /** @description `true`: subscribed to email or SMS (or both). `false`: unsubscribed from both. */
+                subscribed?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
