@@ -1270,6 +1270,7 @@ export interface components {
          *         "newsletter"
          *       ],
          *       "quietHours": null,
+         *       "sendRate": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1315,6 +1316,8 @@ export interface components {
             scheduledAt: string | null;
             /** @description Null: every contact of the organization. */
             segmentId: string | null;
+            /** @description Messages per minute at most; null: no limit. */
+            sendRate: number | null;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1376,6 +1379,7 @@ export interface components {
          *             "newsletter"
          *           ],
          *           "quietHours": null,
+         *           "sendRate": null,
          *           "mode": "live",
          *           "status": "sending",
          *           "scheduledAt": null,
@@ -1421,6 +1425,7 @@ export interface components {
          *         "newsletter"
          *       ],
          *       "quietHours": null,
+         *       "sendRate": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1644,6 +1649,11 @@ export interface components {
             quietHours?: components["schemas"]["QuietHours"];
             /** @description Absent: every contact of the organization. */
             segmentId?: string;
+            /**
+             * @description Messages per minute the fan-out releases at most (warming up a new domain or number): recipient n is due n / sendRate minutes after the start, held across send-worker replicas and restarts. Absent: as fast as the bulk lane allows.
+             * @example 600
+             */
+            sendRate?: number;
             tags?: string[];
             templateId: string;
             /** @description A version of the template; the latest when absent. */

@@ -55,6 +55,7 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
       variables: input.variables ?? {},
       tags: input.tags ?? [],
       ...(input.quietHours ? { quietHours: input.quietHours } : {}),
+      sendRate: input.sendRate ?? null,
       mode,
     },
   });
