@@ -139,6 +139,14 @@ describe('messages and the sandbox inbox in a browser', () => {
     await expect(page.locator('.facts').textContent()).resolves.toContain(stored.providerMessageId!);
     await expect(page.frameLocator('iframe.email-frame').locator('#greeting').textContent()).resolves.toBe('Welcome to Acme, Ada!');
     await shot('message-detail');
+    // the Source tab: the email's RFC 5322 source, as message.getSource answers it
+    await page.click('details.email-source summary');
+    const source = await page.locator('details.email-source pre').textContent();
+    expect(source).toContain(`Message-ID: <${welcome.id}@`);
+    expect(source).toContain('Subject: Welcome to Acme');
+    expect(source).toBe(
+      (await fetch(`${stack.apiUrl}/v1/messages/${welcome.id}/source`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.text())).replaceAll('\r\n', '\n'),
+    );
   });
 
   it('fits the messages list in 1,280 px with long addresses, subjects and reasons, and filters by tag', async () => {
