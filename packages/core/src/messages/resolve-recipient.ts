@@ -61,7 +61,7 @@ export async function loadRecipientResolver({ db }: Pick<Deps, 'db'>, orgId: str
       return { to: own, additionalTo: [] };
     }
     const to = parseToList(item.channelType, item.to);
-    if (!own || !to.includes(own)) throw new AppError('BAD_REQUEST', `to: does not include the contact's ${kind} (give one of them, or both agreeing)`);
+    if (!own || !to.includes(own)) throw new AppError('BAD_REQUEST', `to: does not match the contact's ${kind} (give one of them, or both agreeing; an array must include it)`);
     return recipients(to);
   };
 }
