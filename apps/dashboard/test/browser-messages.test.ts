@@ -201,4 +201,22 @@ describe('messages and the sandbox inbox in a browser', () => {
     expect(refused).toEqual([]);
     await shot('overview');
   });
+
+  it('shows an inline cid: image in the message and sandbox views', async () => {
+    // a 1x1 PNG
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const sent = await send({
+      channelType: 'email',
+      to: 'ada@example.com',
+      subject: 'With a logo',
+      html: '<p><img id="logo" src="cid:logo" alt="logo"></p>',
+      attachments: [{ filename: 'logo.png', content: png, contentId: 'logo' }],
+    });
+    for (const path of [`/messages/${sent.id}`, `/sandbox/${sent.id}`]) {
+      await page.goto(`${stack.dashboardUrl}${path}`);
+      const logo = page.frameLocator('iframe.email-frame').locator('#logo');
+      await expect(logo.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).resolves.toBe(1);
+    }
+    await shot('inline-image');
+  });
 });

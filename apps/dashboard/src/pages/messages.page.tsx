@@ -1,5 +1,5 @@
 import { MessageListQuery, MessageStatus, type MessageWithEvents } from '@tidings/contracts';
-import { EVENT_OF_STATUS, getMessage, getMessageSource, listMessages } from '@tidings/core';
+import { EVENT_OF_STATUS, getMessage, getMessageSource, listMessages, withInlineImages } from '@tidings/core';
 import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
@@ -251,7 +251,7 @@ async function detailPage(c: Env) {
         </section>
         <section class="card" aria-labelledby="content-title">
           <h2 id="content-title">Content</h2>
-          <MessageContent message={message} />
+          <MessageContent message={{ ...message, html: await withInlineImages(c.var.deps, orgOf(c), message) }} />
         </section>
       </div>
       {source !== null && (

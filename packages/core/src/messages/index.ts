@@ -8,6 +8,7 @@ export { listMessages, listMessagesJson, getMessage, type MessageFilter } from '
 export { getDeliveryOverview, type DailyDeliveryCounts, type DeliveryOverview, type DeliveryTotals } from './delivery-overview.ts';
 export { cancelMessage } from './cancel-message.ts';
 export { getMessageSource } from './message-source.ts';
+export { withInlineImages, INLINE_IMAGE_PREVIEW_BYTES } from './inline-images.ts';
 export { rescheduleMessage } from './reschedule-message.ts';
 export { getResendEmail, rescheduleResendEmail, cancelResendEmail, sendResendEmail, sendResendEmails } from './resend-compatible.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, recordProviderClaim, lastUnansweredProvider, type Claim } from './delivery.ts';
