@@ -49,6 +49,7 @@ const broadcastExample = {
   variables: { month: 'November' },
   tags: ['newsletter'],
   quietHours: null,
+  sendRate: null,
   mode: 'live',
   status: 'sending',
   scheduledAt: null,
@@ -75,6 +76,7 @@ export const Broadcast = z
     variables: z.record(z.string(), VariableValue),
     tags: z.array(z.string()),
     quietHours: QuietHours.nullable(),
+    sendRate: z.number().int().nullable().openapi({ description: 'Messages per minute at most; null: no limit.' }),
     mode: z.enum(['live', 'test']).openapi({ description: "The mode of the key that created it; its messages carry it. A key sees only its own mode's broadcasts." }),
     status: BroadcastStatus,
     scheduledAt: Timestamp.nullable(),
@@ -120,6 +122,11 @@ export const CreateBroadcastBody = z
     }),
     tags: messageFields.tags,
     quietHours: QuietHours.optional(),
+    sendRate: z.number().int().min(1).max(1_000_000).optional().openapi({
+      description:
+        'Messages per minute the fan-out releases at most (warming up a new domain or number): recipient n is due n / sendRate minutes after the start, held across send-worker replicas and restarts. Absent: as fast as the bulk lane allows.',
+      example: 600,
+    }),
   })
   .refine((body) => body.quietHours === undefined || body.channelType === 'sms', { message: 'quietHours is for channelType sms', path: ['quietHours'] })
   .openapi('CreateBroadcastBody', {

@@ -114,6 +114,10 @@ export const BulkCreateContactsBody = z
       .min(1)
       .max(MAX_BULK_CONTACTS)
       .openapi({ items: { $ref: '#/components/schemas/CreateContactBody' } } as object),
+    onConflict: z.enum(['skip', 'update']).default('skip').openapi({
+      description:
+        "A row whose email or phone a contact already has: `skip` reports it in `errors` (409), `update` changes that contact: the row's names, its attributes merged key by key (a `null` value removes the key), its email or phone, and `emailSubscribed`/`smsSubscribed` only when false (an import never resubscribes anyone).",
+    }),
   })
   .openapi('BulkCreateContactsBody', {
     example: {
@@ -130,12 +134,19 @@ export const RowError = z
   .openapi('RowError', { description: 'Why the row at `index` of the request was not created.' });
 export type RowError = z.infer<typeof RowError>;
 
-export const BulkCreateContactsResult = z.object({ created: z.array(Contact), errors: z.array(RowError) }).openapi('BulkCreateContactsResult', {
-  example: { created: [contactExample], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'email: Invalid email address' }] },
-});
+export const BulkCreateContactsResult = z
+  .object({
+    created: z.array(Contact),
+    updated: z.array(Contact).openapi({ description: 'With `onConflict: "update"`: the existing contacts the rows changed, in request order.' }),
+    errors: z.array(RowError),
+  })
+  .openapi('BulkCreateContactsResult', {
+    example: { created: [contactExample], updated: [], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'email: Invalid email address' }] },
+  });
 export type BulkCreateContactsResult = z.infer<typeof BulkCreateContactsResult>;
 
-export const ContactListQuery = ListQuery.safeExtend({
+/** The filters of contact.list, which contact.export takes too. */
+const contactFilters = {
   email: z.email().optional().openapi({ description: 'Exact address (case-insensitive).' }),
   phone: phone.optional().openapi({ description: 'Exact number, in any format libphonenumber reads.' }),
   q: storableText().trim().min(1).max(100).optional().openapi({ description: 'Case-insensitive prefix of first name, last name, full name or email.' }),
@@ -145,5 +156,11 @@ export const ContactListQuery = ListQuery.safeExtend({
   }),
   createdAfter: StorableDateTime.optional(),
   createdBefore: StorableDateTime.optional(),
-});
+};
+
+export const ContactListQuery = ListQuery.safeExtend(contactFilters);
 export type ContactListQuery = z.infer<typeof ContactListQuery>;
+
+export const ContactExportQuery = z.strictObject(contactFilters);
+/** contact.list's filters without paging. */
+export type ContactFilterQuery = z.infer<typeof ContactExportQuery>;

@@ -145,10 +145,14 @@ export type MessageTracking = z.infer<typeof MessageTracking>;
 export const SendMessageBody = z
   .strictObject({
     channelType: ChannelType,
-    to: z.string().trim().min(1).max(L.address).optional().openapi({
-      description: "An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.",
-      example: 'ada@example.com',
-    }),
+    to: z
+      .union([z.string().trim().min(1).max(L.address), z.array(z.string().trim().min(1).max(L.address)).min(1).max(L.recipients)])
+      .optional()
+      .openapi({
+        description:
+          "An email address (email) or an E.164 number (sms). Email may name several To recipients as an array (one message; `to`, `cc` and `bcc` together at most 50). May be left out when `contactId` is given: the contact's email or phone is used.",
+        example: 'ada@example.com',
+      }),
     from: storableText()
       .trim()
       .min(1)
@@ -255,6 +259,7 @@ const messageExample = {
   channelType: 'email',
   direction: 'outbound',
   to: 'ada@example.com',
+  toAll: ['ada@example.com'],
   from: 'Acme <hello@example.com>',
   cc: [],
   bcc: [],
@@ -307,7 +312,8 @@ export const Message = z
     id: z.string().openapi({ example: 'msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
     channelType: ChannelType,
     direction: MessageDirection,
-    to: z.string(),
+    to: z.string().openapi({ description: 'The recipient; for an email to several To recipients the first of them (`toAll` names every one).' }),
+    toAll: z.array(z.string()).openapi({ description: 'Every To recipient in order, `to` first (one entry unless `to` was an array).' }),
     from: z.string(),
     cc: z.array(z.string()).openapi({ description: 'email only; empty for sms.' }),
     bcc: z.array(z.string()),

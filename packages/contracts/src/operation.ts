@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 
-/** Which API keys may call an operation: every key (`sending`: message.send, sendBatch, list, get, cancel) or full-access keys only. */
+/** Which API keys may call an operation: every key (`sending`: message.send, sendBatch, list, get, cancel, getSource) or full-access keys only. */
 export type Permission = 'full' | 'sending';
 
 /**

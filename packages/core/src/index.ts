@@ -31,6 +31,7 @@ export * from './contacts/contact-fields.ts';
 export * from './contacts/contact.service.ts';
 export * from './contacts/bulk-create-contacts.ts';
 export * from './contacts/query-contacts.ts';
+export * from './contacts/export-contacts.ts';
 export * from './templates/template.service.ts';
 export * from './templates/template-engine.ts';
 export * from './templates/render-for-send.ts';

@@ -25,6 +25,7 @@ export {
 } from './callbacks/callback-outcome.ts';
 export { fetchResendReceivedEmail, type ReceivedEmailContent } from './resend-inbound.ts';
 export { createSmtpProvider, smtpMessageId, SMTP_MESSAGE_ID_HEADER } from './smtp.provider.ts';
+export { composeEmailSource, mailOptionsOf } from './email-source.ts';
 export { createSesProvider, SES_MESSAGE_TAG } from './ses.provider.ts';
 export { createTwilioProvider, createTwilioClient } from './twilio.provider.ts';
 export { verifyResendCallback } from './callbacks/resend.callback.ts';

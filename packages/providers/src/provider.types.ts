@@ -16,8 +16,11 @@ export type OutgoingAttachment = { filename: string; contentType: string; conten
 export type OutgoingEmail = {
   messageId: string;
   from: string;
-  to: string;
+  /** The To recipient, or every one of several (one message to all of them). */
+  to: string | string[];
   subject: string;
+  /** The Date header where the provider takes one (SMTP): when the message was accepted, so its source can be rebuilt. */
+  date?: Date;
   html?: string | null;
   text?: string | null;
   cc?: string[];

@@ -324,6 +324,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export contacts as CSV
+         * @description The contacts matching contact.list's filters as CSV (`text/csv`, RFC 4180, newest first), streamed: any number of contacts in constant memory. Columns: `id`, `email`, `phone`, `firstName`, `lastName`, `emailSubscribed`, `smsSubscribed`, `createdAt`, `updatedAt`, then `attributes.<key>` for each attribute key any exported contact has (strings as they are, other values as JSON). An unknown `segmentId` is 404.
+         */
+        get: operations["contact.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/email-domains": {
         parameters: {
             query?: never;
@@ -558,6 +578,26 @@ export interface paths {
          * @description Only while `scheduled` or `queued` (409 otherwise). A canceled message is never sent, even when its job is already queued.
          */
         post: operations["message.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{id}/source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the source of an email
+         * @description The RFC 5322 source (`message/rfc822`) of an outbound email as Tidings hands it to the SMTP provider and the sandbox: every header (`Message-ID`, `Date`, `List-Unsubscribe`...), the bodies and the attachments still kept (a `path` attachment, or bytes removed after sending, is an empty part with `X-Tidings-Content-Omitted`). Composed again from the stored message, with the same Message-ID, Date and MIME boundaries as when it was sent; Resend and SES compose their own MIME from the same fields. Bcc recipients are not among the headers. 404 for an SMS or an inbound message.
+         */
+        get: operations["message.getSource"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1158,7 +1198,7 @@ export interface components {
             mode: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource (and their Resend-compatible doors).
              * @enum {string}
              */
             permission: "full" | "sending";
@@ -1391,6 +1431,7 @@ export interface components {
          *         "newsletter"
          *       ],
          *       "quietHours": null,
+         *       "sendRate": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1436,6 +1477,8 @@ export interface components {
             scheduledAt: string | null;
             /** @description Null: every contact of the organization. */
             segmentId: string | null;
+            /** @description Messages per minute at most; null: no limit. */
+            sendRate: number | null;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1521,6 +1564,7 @@ export interface components {
          *             "newsletter"
          *           ],
          *           "quietHours": null,
+         *           "sendRate": null,
          *           "mode": "live",
          *           "status": "sending",
          *           "scheduledAt": null,
@@ -1567,6 +1611,7 @@ export interface components {
          *         "newsletter"
          *       ],
          *       "quietHours": null,
+         *       "sendRate": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1619,6 +1664,12 @@ export interface components {
          */
         BulkCreateContactsBody: {
             contacts: components["schemas"]["CreateContactBody"][];
+            /**
+             * @description A row whose email or phone a contact already has: `skip` reports it in `errors` (409), `update` changes that contact: the row's names, its attributes merged key by key (a `null` value removes the key), its email or phone, and `emailSubscribed`/`smsSubscribed` only when false (an import never resubscribes anyone).
+             * @default skip
+             * @enum {string}
+             */
+            onConflict?: "skip" | "update";
         };
         /**
          * @example {
@@ -1645,6 +1696,7 @@ export interface components {
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
          *       ],
+         *       "updated": [],
          *       "errors": [
          *         {
          *           "index": 1,
@@ -1657,6 +1709,8 @@ export interface components {
         BulkCreateContactsResult: {
             created: components["schemas"]["Contact"][];
             errors: components["schemas"]["RowError"][];
+            /** @description With `onConflict: "update"`: the existing contacts the rows changed, in request order. */
+            updated: components["schemas"]["Contact"][];
         };
         /**
          * @example {
@@ -1786,7 +1840,7 @@ export interface components {
             mode?: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource (and their Resend-compatible doors).
              * @default full
              * @enum {string}
              */
@@ -1812,6 +1866,11 @@ export interface components {
             quietHours?: components["schemas"]["QuietHours"];
             /** @description Absent: every contact of the organization. */
             segmentId?: string;
+            /**
+             * @description Messages per minute the fan-out releases at most (warming up a new domain or number): recipient n is due n / sendRate minutes after the start, held across send-worker replicas and restarts. Absent: as fast as the bulk lane allows.
+             * @example 600
+             */
+            sendRate?: number;
             tags?: string[];
             templateId: string;
             /** @description A version of the template; the latest when absent. */
@@ -2218,6 +2277,9 @@ export interface components {
          *       "channelType": "email",
          *       "direction": "outbound",
          *       "to": "ada@example.com",
+         *       "toAll": [
+         *         "ada@example.com"
+         *       ],
          *       "from": "Acme <hello@example.com>",
          *       "cc": [],
          *       "bcc": [],
@@ -2348,7 +2410,10 @@ export interface components {
             templateId: string | null;
             templateVersion: number | null;
             text: string | null;
+            /** @description The recipient; for an email to several To recipients the first of them (`toAll` names every one). */
             to: string;
+            /** @description Every To recipient in order, `to` first (one entry unless `to` was an array). */
+            toAll: string[];
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -2367,6 +2432,9 @@ export interface components {
          *           "channelType": "email",
          *           "direction": "outbound",
          *           "to": "ada@example.com",
+         *           "toAll": [
+         *             "ada@example.com"
+         *           ],
          *           "from": "Acme <hello@example.com>",
          *           "cc": [],
          *           "bcc": [],
@@ -2445,6 +2513,9 @@ export interface components {
          *       "channelType": "email",
          *       "direction": "outbound",
          *       "to": "ada@example.com",
+         *       "toAll": [
+         *         "ada@example.com"
+         *       ],
          *       "from": "Acme <hello@example.com>",
          *       "cc": [],
          *       "bcc": [],
@@ -2874,7 +2945,7 @@ export interface components {
                 };
             };
             text?: string;
-            /** @description One address, as a string or an array of one: a Tidings message has one `to`; give copies in `cc` or `bcc`. */
+            /** @description One address, or several as an array: one message to all of them (`to`, `cc` and `bcc` together at most 50). */
             to: string | string[];
         };
         /** @description Kept as the message tag `name:value` (message.list filters on it with `tag`). */
@@ -3195,6 +3266,9 @@ export interface components {
          *           "channelType": "email",
          *           "direction": "outbound",
          *           "to": "ada@example.com",
+         *           "toAll": [
+         *             "ada@example.com"
+         *           ],
          *           "from": "Acme <hello@example.com>",
          *           "cc": [],
          *           "bcc": [],
@@ -3336,10 +3410,10 @@ export interface components {
             templateVersion?: number;
             text?: string;
             /**
-             * @description An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.
+             * @description An email address (email) or an E.164 number (sms). Email may name several To recipients as an array (one message; `to`, `cc` and `bcc` together at most 50). May be left out when `contactId` is given: the contact's email or phone is used.
              * @example ada@example.com
              */
-            to?: string;
+            to?: string | string[];
             tracking?: components["schemas"]["MessageTracking"];
             /**
              * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
@@ -4174,7 +4248,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4288,7 +4362,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4443,7 +4517,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4570,7 +4644,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4697,7 +4771,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4828,7 +4902,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4996,7 +5070,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5130,7 +5204,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5244,7 +5318,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5401,7 +5475,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5526,7 +5600,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5668,7 +5742,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5810,7 +5884,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5937,7 +6011,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6083,7 +6157,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6272,7 +6346,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6401,7 +6475,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6573,7 +6647,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6698,7 +6772,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6829,7 +6903,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7003,7 +7077,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7049,6 +7123,144 @@ export interface operations {
                      * @example {
                      *       "code": "BAD_REQUEST",
                      *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "contact.export": {
+        parameters: {
+            query?: {
+                createdAfter?: string;
+                createdBefore?: string;
+                /** @description Exact address (case-insensitive). */
+                email?: string;
+                /** @description Exact number, in any format libphonenumber reads. */
+                phone?: string;
+                /** @description Case-insensitive prefix of first name, last name, full name or email. */
+                q?: string;
+                /** @description Only contacts matching the segment's criteria now. */
+                segmentId?: string;
+                /** @description `true`: subscribed to email or SMS (or both). `false`: unsubscribed from both. */
+                subscribed?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7165,7 +7377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7279,7 +7491,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7439,7 +7651,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7564,7 +7776,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7698,7 +7910,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7859,7 +8071,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8016,7 +8228,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9063,6 +9275,9 @@ export interface operations {
                      *       "channelType": "email",
                      *       "direction": "outbound",
                      *       "to": "ada@example.com",
+                     *       "toAll": [
+                     *         "ada@example.com"
+                     *       ],
                      *       "from": "Acme <hello@example.com>",
                      *       "cc": [],
                      *       "bcc": [],
@@ -9406,6 +9621,9 @@ export interface operations {
                      *       "channelType": "email",
                      *       "direction": "outbound",
                      *       "to": "ada@example.com",
+                     *       "toAll": [
+                     *         "ada@example.com"
+                     *       ],
                      *       "from": "Acme <hello@example.com>",
                      *       "cc": [],
                      *       "bcc": [],
@@ -9569,6 +9787,133 @@ export interface operations {
             };
         };
     };
+    "message.getSource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email source */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "message.sendBatch": {
         parameters: {
             query?: never;
@@ -9596,6 +9941,9 @@ export interface operations {
                      *           "channelType": "email",
                      *           "direction": "outbound",
                      *           "to": "ada@example.com",
+                     *           "toAll": [
+                     *             "ada@example.com"
+                     *           ],
                      *           "from": "Acme <hello@example.com>",
                      *           "cc": [],
                      *           "bcc": [],
@@ -9848,7 +10196,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9962,7 +10310,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10122,7 +10470,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10247,7 +10595,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10381,7 +10729,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10548,7 +10896,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10665,7 +11013,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10812,7 +11160,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10926,7 +11274,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11068,7 +11416,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11193,7 +11541,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11324,7 +11672,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11488,7 +11836,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11625,7 +11973,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11739,7 +12087,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11894,7 +12242,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12031,7 +12379,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12145,7 +12493,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12292,7 +12640,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12417,7 +12765,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12548,7 +12896,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12709,7 +13057,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12875,7 +13223,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13007,7 +13355,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13121,7 +13469,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13263,7 +13611,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13388,7 +13736,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13519,7 +13867,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13681,7 +14029,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13795,7 +14143,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13952,7 +14300,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14079,7 +14427,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14210,7 +14558,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14391,7 +14739,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14519,7 +14867,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14647,7 +14995,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14778,7 +15126,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -14935,7 +15283,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -15062,7 +15410,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

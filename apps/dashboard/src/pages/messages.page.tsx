@@ -1,5 +1,5 @@
 import { MessageListQuery, MessageStatus, type MessageWithEvents } from '@tidings/contracts';
-import { EVENT_OF_STATUS, getMessage, listMessages } from '@tidings/core';
+import { EVENT_OF_STATUS, getMessage, getMessageSource, listMessages, withInlineImages } from '@tidings/core';
 import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
@@ -257,6 +257,8 @@ function Engagement({ message }: { message: MessageWithEvents }) {
 async function detailPage(c: Env) {
   const message = await getMessage(c.var.deps, orgOf(c), c.req.param('id')!);
   const title = message.channelType === 'email' ? message.subject || '(no subject)' : `SMS to ${message.to}`;
+  // an outbound email's RFC 5322 source, as message.getSource answers it
+  const source = message.channelType === 'email' && message.direction === 'outbound' ? (await getMessageSource(c.var.deps, orgOf(c), message.id)).toString('utf8') : null;
   if (message.html) allowEmailStyles(c);
   return render(
     c,
@@ -283,10 +285,16 @@ async function detailPage(c: Env) {
         </section>
         <section class="card" aria-labelledby="content-title">
           <h2 id="content-title">Content</h2>
-          <MessageContent message={message} />
+          <MessageContent message={{ ...message, html: await withInlineImages(c.var.deps, orgOf(c), message) }} />
         </section>
       </div>
       {message.channelType === 'email' && message.direction === 'outbound' && <Engagement message={message} />}
+      {source !== null && (
+        <details class="card email-source">
+          <summary>Source</summary>
+          <pre>{source}</pre>
+        </details>
+      )}
       <h2 class="section-heading">Status history</h2>
       <StatusHistory message={message} />
     </Layout>,

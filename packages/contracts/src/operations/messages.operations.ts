@@ -1,4 +1,5 @@
 import { defineOperation, json } from '../operation.ts';
+import { z } from '../z.ts';
 import {
   canceledMessageExample,
   idParam,
@@ -18,7 +19,7 @@ const MessageIdParam = idParam('msg');
 const limits =
   'Limits: `to`/`from` 320 chars, `subject` 998, `html` 512 KiB, `text` 256 KiB, `body` 1600, `tags` 10 of 100 chars, `metadata` 20 keys (40 chars) of 500-char values, `to`+`cc`+`bcc` 50 recipients, `replyTo` 10, `headers` 50, `attachments` 20 and 40 MiB decoded, `mediaUrls` 10, `variables` any JSON object nested at most 5 levels with at most 100 keys in all and 64 KiB; the whole request at most SEND_BODY_LIMIT_BYTES (48 MiB by default). Every problem is a 400 naming the field and index (`cc.3`, `attachments.0.path`), and nothing is stored.';
 
-/** The five message operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
+/** The message operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
 export const messageOperations = {
   send: defineOperation({
     operationId: 'message.send',
@@ -81,5 +82,23 @@ export const messageOperations = {
     description: 'Only while `scheduled` or `queued` (409 otherwise). A canceled message is never sent, even when its job is already queued.',
     request: { params: MessageIdParam },
     responses: { 200: { description: 'The canceled message', ...json(Message, canceledMessageExample) } },
+  }),
+  getSource: defineOperation({
+    operationId: 'message.getSource',
+    method: 'get',
+    path: '/messages/{id}/source',
+    permission: 'sending',
+    idempotent: false,
+    tags,
+    summary: 'Get the source of an email',
+    description:
+      'The RFC 5322 source (`message/rfc822`) of an outbound email as Tidings hands it to the SMTP provider and the sandbox: every header (`Message-ID`, `Date`, `List-Unsubscribe`...), the bodies and the attachments still kept (a `path` attachment, or bytes removed after sending, is an empty part with `X-Tidings-Content-Omitted`). Composed again from the stored message, with the same Message-ID, Date and MIME boundaries as when it was sent; Resend and SES compose their own MIME from the same fields. Bcc recipients are not among the headers. 404 for an SMS or an inbound message.',
+    request: { params: MessageIdParam },
+    responses: {
+      200: {
+        description: 'The email source',
+        content: { 'message/rfc822': { schema: z.string().openapi({ example: 'From: hello@example.com\r\nTo: ada@example.com\r\nSubject: Hi\r\n...' }) } },
+      },
+    },
   }),
 };

@@ -20,6 +20,7 @@ export function toBroadcast(row: BroadcastRow): Broadcast {
     variables: (row.variables ?? {}) as Broadcast['variables'],
     tags: row.tags,
     quietHours: row.quietHours as Broadcast['quietHours'],
+    sendRate: row.sendRate,
     mode: row.mode,
     status: row.status,
     scheduledAt: iso(row.scheduledAt),

@@ -114,8 +114,28 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
   return { kind: 'done', outcome: 'started' };
 }
 
-/** What a template sees of a contact (and all the fan-out reads of one). */
-export type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>;
+/** What a template sees of a contact (and all the fan-out reads of one); `position`: its number among the recipients. */
+export type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'> & { position?: number };
+
+/** How far ahead of its first message's time a chunk of a broadcast with `sendRate` is written. */
+export const SEND_RATE_LEAD_MS = 60_000;
+
+/**
+ * How long after the start the first message of a broadcast with `sendRate` is due: time to write the first chunk,
+ * so that its first messages are not already late (and sent together) when they reach the queue.
+ */
+export const SEND_RATE_START_DELAY_MS = 5_000;
+
+/**
+ * When recipient `position` (1..n) of a broadcast with `sendRate` is due: SEND_RATE_START_DELAY_MS after the start
+ * plus (position - 1) / sendRate minutes. Derived from what is stored alone, so any send-worker, before or after a
+ * restart, holds the same pace.
+ * @example dueAt({ startedAt, sendRate: 600 }, 11) // startedAt + 6 s
+ */
+export function dueAt(broadcast: Pick<BroadcastRow, 'startedAt' | 'sendRate'>, position: number): Date | null {
+  if (!broadcast.sendRate || !broadcast.startedAt) return null;
+  return new Date(broadcast.startedAt.getTime() + SEND_RATE_START_DELAY_MS + Math.floor(((position - 1) * 60_000) / broadcast.sendRate));
+}
 
 /** The contact as templates see it: `{{ contact.firstName }}`, `{{ contact.attributes.plan }}`. */
 function contactVariables(contact: RecipientContact) {
@@ -265,7 +285,11 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
   const now = deps.now();
   const quietHours = broadcast.quietHours as QuietHours | null;
   const messages = contacts.map((contact, index): ChunkMessage => {
-    const waitUntil = quietHours && quietUntil(now, quietHours, zonesOf(contact));
+    // the later of the broadcast's pace and the recipient's quiet hours (counted from when it is due)
+    const due = contact.position === undefined ? null : dueAt(broadcast, contact.position);
+    const from = due && due > now ? due : now;
+    const quietEnd = quietHours && quietUntil(from, quietHours, zonesOf(contact));
+    const waitUntil = quietEnd && quietEnd > from ? quietEnd : due;
     const message = {
       id: newId('msg'),
       to: (isEmail ? contact.email : contact.phone)!,
@@ -360,9 +384,14 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
   const window = await windowOf(deps, broadcast.orgId, broadcastId, chunk);
   if (!window.written && window.full) return { kind: 'not-yet', runAt: new Date(deps.now().getTime() + WINDOW_RECHECK_MS * (1 + Math.random())) };
   const size = deps.config.broadcasts.chunkSize;
+  // with a sendRate, a chunk is written shortly before its first message is due: its jobs wait in Redis a minute, not hours
+  const firstDue = dueAt(broadcast, chunk * size + 1);
+  if (!window.written && firstDue && firstDue.getTime() - deps.now().getTime() > SEND_RATE_LEAD_MS) {
+    return { kind: 'not-yet', runAt: new Date(firstDue.getTime() - SEND_RATE_LEAD_MS) };
+  }
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
   const contacts = await deps.db.$queryRaw<RecipientContact[]>`
-    SELECT c."id", c."email", c."phone", c."firstName", c."lastName", c."attributes"
+    SELECT c."id", c."email", c."phone", c."firstName", c."lastName", c."attributes", r."position"
     FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
   const messages = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way

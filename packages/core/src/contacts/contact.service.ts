@@ -1,4 +1,4 @@
-import type { Contact, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
+import type { Contact, ContactFilterQuery, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
 import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
@@ -66,10 +66,11 @@ export async function getContact({ db }: Pick<Deps, 'db'>, orgId: string, id: st
 }
 
 /**
- * contact.list: newest first, with the filters of API.md; `segmentId` applies the segment's criteria in SQL.
- * @example await listContacts(deps, orgId, { limit: 20, offset: 0, segmentId: 'seg_...', subscribed: true })
+ * The contact.list filters as SQL conditions over the alias `c` (contact.export applies the same); an unknown
+ * `segmentId` is NOT_FOUND.
+ * @example const where = await contactFilters(deps, orgId, { subscribed: true });
  */
-export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
+export async function contactFilters(deps: Pick<Deps, 'db'>, orgId: string, query: ContactFilterQuery): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = [];
   if (query.email !== undefined) where.push(Prisma.sql`c."email" = ${normalizeEmail(query.email)}`);
   if (query.phone !== undefined) where.push(Prisma.sql`c."phone" = ${requireE164(query.phone)}`);
@@ -87,7 +88,15 @@ export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query:
     const segment = await findSegment(deps, orgId, query.segmentId);
     where.push(compileCriteria(segment.criteria as SegmentCriteria));
   }
-  return queryContacts(deps, orgId, where, query);
+  return where;
+}
+
+/**
+ * contact.list: newest first, with the filters of contactFilters; `segmentId` applies the segment's criteria in SQL.
+ * @example await listContacts(deps, orgId, { limit: 20, offset: 0, segmentId: 'seg_...', subscribed: true })
+ */
+export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
+  return queryContacts(deps, orgId, await contactFilters(deps, orgId, query), query);
 }
 
 /** Stored attributes merged key by key with `changes`; a null value removes its key. */

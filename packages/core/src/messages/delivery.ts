@@ -34,7 +34,7 @@ const EARLY_TOLERANCE_MS = 1000;
 /**
  * The worker's first step for a job: decides whether to call the provider - for a queued message, in one statement.
  * A message past `sending` (or canceled) is done, so a repeated job never sends twice from our side; a suppressed
- * recipient ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
+ * recipient (every To recipient of an email to several) ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
  * `scheduled` through `queued`) and `attempts` counts this attempt.
  * @example const claim = await claimForSending(deps, job.data.messageId); if (claim.kind !== 'send') return;
  */
@@ -51,7 +51,9 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
     SELECT m."status", m."scheduledAt",
            EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = m."orgId" AND o."suspendedAt" IS NOT NULL) AS "isOrgSuspended",
            (m."keywordReply" IS NULL OR m."keywordReply" = 'start')
-             AND EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to" AND (s."mode" = 'live' OR s."mode" = m."mode")) AS "isSuppressed",
+             -- every To recipient suppressed (the claim above already found the first one is)
+             AND NOT EXISTS (SELECT 1 FROM unnest(array_prepend(m."to", m."additionalTo")) AS r("recipient") WHERE NOT EXISTS (
+               SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = r."recipient" AND (s."mode" = 'live' OR s."mode" = m."mode"))) AS "isSuppressed",
            EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
     FROM "Message" m WHERE m."id" = ${messageId}`;
   if (!current) return { kind: 'done', reason: 'missing' };

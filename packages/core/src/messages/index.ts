@@ -7,6 +7,8 @@ export { sendMessages, sendMessage, type BatchResult } from './send-messages.ts'
 export { listMessages, listMessagesJson, getMessage, type MessageFilter } from './query-messages.ts';
 export { getDeliveryOverview, type DailyDeliveryCounts, type DeliveryOverview, type DeliveryTotals } from './delivery-overview.ts';
 export { cancelMessage } from './cancel-message.ts';
+export { getMessageSource } from './message-source.ts';
+export { withInlineImages, INLINE_IMAGE_PREVIEW_BYTES } from './inline-images.ts';
 export { rescheduleMessage } from './reschedule-message.ts';
 export { getResendEmail, rescheduleResendEmail, cancelResendEmail, sendResendEmail, sendResendEmails } from './resend-compatible.ts';
 export { claimForSending, markSent, markFailed, recordAttemptError, recordProviderClaim, lastUnansweredProvider, type Claim } from './delivery.ts';
@@ -24,7 +26,7 @@ export {
   AttachmentUnavailableError,
   attachmentFailure,
   openAttachments,
-  dropSuppressedCopies,
+  dropSuppressedRecipients,
   outgoingEmail,
   outgoingSms,
   type AttachmentFetchOptions,

@@ -109,9 +109,9 @@ export async function sendMessages(
   for (const [index, item] of parsed.entries()) {
     if (!item) continue;
     try {
-      const to = recipientOf(item);
+      const { to, additionalTo } = recipientOf(item);
       const scheduledAt = checkSchedule(item, now);
-      const envelope = resolveEnvelope(item);
+      const envelope = resolveEnvelope(item, 1 + additionalTo.length);
       const from = senderOf(item);
       const rendering = renderingOf.get(item);
       const content = resolveContent(item, rendering);
@@ -129,6 +129,7 @@ export async function sendMessages(
         channelType: item.channelType,
         direction: 'outbound',
         to,
+        additionalTo,
         from,
         ...envelope,
         ...content,
