@@ -10,13 +10,20 @@ export const EXPORT_BATCH_SIZE = 1000;
 const FIXED_COLUMNS = ['id', 'email', 'phone', 'firstName', 'lastName', 'emailSubscribed', 'smsSubscribed', 'createdAt', 'updatedAt'] as const;
 
 /**
- * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a string as it is, anything else
- * as JSON; absent is empty.
+ * A text a spreadsheet would run as a formula (=, @, a tab or CR first, or + or - before anything but a number, so
+ * E.164 phones stay as they are) gets a leading apostrophe, as OWASP advises for CSV files opened in spreadsheets.
+ */
+const FORMULA_START = /^(?:[=@\t\r]|[+-](?!\d+(?:\.\d+)?$))/;
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a string as it is (defused when a
+ * spreadsheet would read it as a formula), anything else as JSON; absent is empty.
  * @example csvField('Lovelace, Ada') // '"Lovelace, Ada"'
  */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : JSON.stringify(value);
+  const raw = typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : JSON.stringify(value);
+  const text = typeof value === 'string' && FORMULA_START.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
