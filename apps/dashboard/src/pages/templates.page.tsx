@@ -43,7 +43,10 @@ function sampleVariables(template: Template, contact: SampleContact = SAMPLE_CON
     const path = name.split('.');
     if (path[0] === 'contact') continue;
     let at = sample;
-    for (const key of path.slice(0, -1)) at = (at[key] && typeof at[key] === 'object' ? at[key] : (at[key] = {})) as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) {
+      if (!at[key] || typeof at[key] !== 'object') at[key] = {};
+      at = at[key] as Record<string, unknown>;
+    }
     at[path.at(-1)!] = `[${name}]`;
   }
   if (template.variables.some((name) => name === 'contact' || name.startsWith('contact.'))) sample.contact = { ...contact, attributes: contact.attributes ?? {} };
