@@ -1,5 +1,6 @@
 // The broadcast phase of `npm run bench` on its own: npm run bench:broadcast -- [contacts=100000]
 // Prints and writes bench/results/broadcast.json.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { runOnePhase } from './harness.ts';
 import { measureBroadcast } from './phases/broadcast.ts';
 

@@ -1,6 +1,7 @@
 // Times contact.bulkCreate of 1,000 contacts through the HTTP app (in process, real Postgres and Redis):
 // `npm run bench:contacts-bulk [-- runs]`. Works in its own database beside DATABASE_URL's (`<name>_bench`, created
 // and migrated here) with a fresh organization per run, so it never touches real data.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { loadConfig } from '@tidings/config';
 import { makeOrganization, apiClient } from '@tidings/testing';
 import { migrate } from '@tidings/db';

@@ -8,11 +8,12 @@
 //   npm run bench:cpu-cost -- webhooks [events=5000]  the webhook-worker delivering as many contact.created events
 //   npm run bench:cpu-cost -- send-tracing [sends=3000]  message.send on an API with tracing off and one with it on,
 //                                                        alternating, with the spans exported per send
-import { spawn, type ChildProcess } from 'node:child_process';
+import './env.ts'; // first: .env fills the environment before anything reads it
+import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
-import { startFakeResend, startOtlpReceiver, type OtlpReceiver } from '@tidings/testing';
+import { startFakeResend, startOtlpReceiver, startRedisServer, type OtlpReceiver } from '@tidings/testing';
 import { BATCH_BODY } from './phases/batch.ts';
 import { seedMessages } from './phases/list.ts';
 import { measureWebhooks } from './phases/webhooks.ts';
@@ -320,9 +321,8 @@ async function measureSendTracing(bench: Bench) {
 
 async function main() {
   const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], { stdio: 'ignore' });
+  const redis = await startRedisServer(port);
   process.on('exit', () => redis.kill('SIGKILL'));
-  await new Promise((resolve) => setTimeout(resolve, 300));
   try {
     // the webhook phase's endpoint is a loopback receiver
     const env = { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '100000000', ...(phase === 'webhooks' && { WEBHOOK_ALLOW_LOOPBACK: 'true' }) };

@@ -174,7 +174,13 @@ export async function load(options: {
   timeoutSeconds?: number;
   /** Unmeasured seconds first (3): a process already warmed by an earlier load may take 0. */
   warmupSeconds?: number;
+  /** Paths requested in turn on `url`'s server instead of `url`'s own. */
+  paths?: string[];
+  /** Count 3xx answers as successes (a redirect endpoint). */
+  redirectsAreOk?: boolean;
 }): Promise<LoadResult> {
+  let next = 0;
+  const { paths } = options;
   const run = (seconds: number) =>
     autocannon({
       url: options.url,
@@ -184,8 +190,10 @@ export async function load(options: {
       connections: options.connections,
       duration: seconds,
       timeout: options.timeoutSeconds ?? 10,
+      ...(paths ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: paths[next++ % paths.length] }) }] } : {}),
       // Latency of successful answers only; `errors` below counts the rest (autocannon's `errors` includes timeouts).
-      excludeErrorStats: true,
+      // autocannon counts only 2xx as successes there: a redirect endpoint's latency includes every answer.
+      excludeErrorStats: !options.redirectsAreOk,
     });
   // Unmeasured warm-up, for floor and API alike: a fresh process spends its first seconds loading modules lazily and
   // compiling hot code (measured cold, the API's send did half its warm rate).
@@ -195,11 +203,12 @@ export async function load(options: {
   // autocannon drops its connections at the end, not the requests the server is still working on: let those finish,
   // so they neither weigh on the next phase nor fail when the server is stopped.
   await new Promise((resolve) => setTimeout(resolve, Math.min(5000, result.latency.max + 500)));
+  const redirects = options.redirectsAreOk ? result['3xx'] : 0;
   return {
-    requestsPerSecond: Math.round(result['2xx'] / result.duration),
+    requestsPerSecond: Math.round((result['2xx'] + redirects) / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.non2xx + result.errors,
+    errors: result.non2xx - redirects + result.errors,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, stat.count ?? 0])),
   };
 }

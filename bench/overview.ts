@@ -3,6 +3,7 @@
 // `npm run bench:overview`. Works in its own database beside DATABASE_URL's (`<name>_bench_overview`, created and
 // migrated here). Reports the first view (which counts and keeps the settled days), the median of 7 later views, and
 // the median of 7 views that count all 30 days from the messages, so the figures come from the same machine and data.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { loadConfig } from '@tidings/config';
 import { createOrganization, getDeliveryOverview, openDeps, type Deps } from '@tidings/core';
 import { migrate } from '@tidings/db';

@@ -5,6 +5,7 @@
 // process's VmHWM (the kernel's high-water mark of its RSS) from /proc/<pid>/status. Its own database and Redis
 // prefix; cleans up after itself. Linux only (/proc). The apps get the NODE_OPTIONS of the image (Dockerfile).
 //   npm run bench:peak-rss -- [messages=5000] [parallelRequests=4]
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

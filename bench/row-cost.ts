@@ -1,6 +1,7 @@
 // What Postgres alone spends (CPU of its backend, per 1,000 messages) on the rows message.sendBatch writes, in
 // batches of 100: the Message row alone, with its first status-history entry, and with the outbox row inserted and
 // deleted, against the floor's one-row insert. npm run bench:row-cost [messages=20000]
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { Client } from 'pg';
 import { cpuSecondsOf, freshBenchDatabase, progress } from './harness.ts';
 

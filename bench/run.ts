@@ -1,9 +1,10 @@
 // npm run bench: the real apps against the floor (bench/floor), in one run, over loopback, on a fresh database:
 // message.send and message.sendBatch throughput, send-worker drain, webhook fan-out, contact.bulkCreate, message.list
-// at 1M messages, a broadcast's fan-out and delivery, and the processes' peak RSS. Writes bench/results/latest.json and prints a table.
+// at 1M messages, the click redirect against message.list pages, a broadcast's fan-out and delivery, and the processes' peak RSS. Writes bench/results/latest.json and prints a table.
 // Sizes by environment, for a quick run: BENCH_SECONDS (10), BENCH_DRAIN_MESSAGES (20000), BENCH_LIST_ROWS (1000000),
-// BENCH_WEBHOOK_EVENTS (5000), BENCH_CONTACT_RUNS (5), BENCH_BROADCAST_CONTACTS (100000). BENCH_CPU_PROF=1 writes the
+// BENCH_WEBHOOK_EVENTS (5000), BENCH_CONTACT_RUNS (5), BENCH_CLICK_MESSAGES (5000), BENCH_BROADCAST_CONTACTS (100000). BENCH_CPU_PROF=1 writes the
 // child processes' CPU profiles.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { measureBroadcast } from './phases/broadcast.ts';
 import { BATCH_CONNECTIONS, measureBatch } from './phases/batch.ts';
 import { measureContacts } from './phases/contacts.ts';
 import { LIST_CONNECTIONS, measureList } from './phases/list.ts';
+import { measureClickRedirect } from './phases/click-redirect.ts';
 import { measureApiSend, measureFloor, SEND_CONNECTIONS } from './phases/send.ts';
 import { measureTracedSend } from './phases/send-traced.ts';
 import { ATTACHMENT_CONNECTIONS, measureSendWithAttachment } from './phases/send-attachment.ts';
@@ -28,6 +30,7 @@ const LIST_ROWS = setting('BENCH_LIST_ROWS', 1_000_000);
 const WEBHOOK_EVENTS = setting('BENCH_WEBHOOK_EVENTS', 5_000);
 const CONTACT_RUNS = setting('BENCH_CONTACT_RUNS', 5);
 const BROADCAST_CONTACTS = setting('BENCH_BROADCAST_CONTACTS', 100_000);
+const CLICK_MESSAGES = setting('BENCH_CLICK_MESSAGES', 5_000);
 async function main() {
   progress('preparing a fresh database');
   // its own database on DATABASE_URL's server, dropped and created again at each run
@@ -48,6 +51,9 @@ async function main() {
     const batch = await measureBatch(bench, api, apiKey.key);
     const contacts = await measureContacts(bench, api, apiKey.key, CONTACT_RUNS);
     const list = await measureList(bench, api, LIST_ROWS);
+    // the list phase's messages (ids msg_list0000000001...) are the ones clicked
+    const clickedIds = Array.from({ length: Math.min(LIST_ROWS, CLICK_MESSAGES) }, (_, i) => `msg_list${String(i + 1).padStart(10, '0')}`);
+    const clickRedirect = await measureClickRedirect(bench, api, clickedIds, list.all);
     await stopProcess(api.child);
     const drain = await measureWorkerDrain(bench, DRAIN_MESSAGES);
     const webhooks = await measureWebhooks(bench, WEBHOOK_EVENTS);
@@ -126,6 +132,8 @@ async function main() {
         filteredThroughput: list.filtered.requestsPerSecond,
         errors: list.all.errors + list.filtered.errors,
       },
+      // GET /c/{token}, each a first click (one insert), on the list's connections (goal: at least message.list's pages/s)
+      clickRedirect,
       memory: { apiPeakRssMiB: send.peakRssMiB, sendWorkerPeakRssMiB: drain.real.peakRssMiB, webhookWorkerPeakRssMiB: webhooks.peakRssMiB },
       machine: { cpus: os.cpus().length, node: process.version, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) },
     };
@@ -147,9 +155,10 @@ function printTable(r: {
   smtp: { messagesPerSecond: number; p99: number; httpRequestsPerSecond: number; ratio: number; errors: number; peakRssMiB: number; isBuilt: boolean };
   worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
   webhooks: { deliveriesPerSecond: number };
-  broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number };
+  broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number; topicMembers?: number; topicMessagesCreatedPerSecond?: number };
   contacts: { bulkCreateMs: number };
   list: { rows: number; p99: number; filteredStatus: string; filteredP99: number; errors: number };
+  clickRedirect: { throughput: number; p99: number; listThroughput: number; ratio: number; errors: number };
   memory: { apiPeakRssMiB: number; sendWorkerPeakRssMiB: number; webhookWorkerPeakRssMiB: number };
 }) {
   const row = (value: number | string, floor: number | string, ratioToFloor: number | string, goal: string, errors: number | string = '') => ({
@@ -177,9 +186,12 @@ function printTable(r: {
     'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),
     [`broadcast to ${r.broadcast.contacts}: messages created/s`]: row(r.broadcast.messagesCreatedPerSecond, '', '', '>= 10,000'),
     [`broadcast: s until ${r.broadcast.delivered} delivered (1 send-worker)`]: row(r.broadcast.deliverSeconds, '', '', ''),
+    [`broadcast to a topic of ${r.broadcast.topicMembers ?? '-'}: messages created/s`]: row(r.broadcast.topicMessagesCreatedPerSecond ?? '', '', '', 'as the segment broadcast'),
     'contact.bulkCreate 1,000 ms': row(r.contacts.bulkCreateMs, '', '', ''),
     [`message.list p99 ms (${r.list.rows} rows)`]: row(r.list.p99, '', '', '', r.list.errors),
     [`message.list status=${r.list.filteredStatus} p99 ms`]: row(r.list.filteredP99, '', '', ''),
+    'click redirect req/s (ratio: to message.list pages)': row(r.clickRedirect.throughput, r.clickRedirect.listThroughput, r.clickRedirect.ratio, '>= 1', r.clickRedirect.errors),
+    'click redirect p99 ms': row(r.clickRedirect.p99, '', '', ''),
     'API peak RSS MiB (send load)': row(r.memory.apiPeakRssMiB, '', '', ''),
     'send-worker peak RSS MiB': row(r.memory.sendWorkerPeakRssMiB, '', '', ''),
     'webhook-worker peak RSS MiB': row(r.memory.webhookWorkerPeakRssMiB, '', '', ''),

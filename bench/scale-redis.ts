@@ -4,13 +4,12 @@
 // final (sent/s). One Redis is measured again last, so the order's share shows. Both setups are the run's own and
 // persist alike (append-only file, fsync on every write): a redis-server on port 7113, a cluster on 7110-7112.
 // Prints and writes bench/results/scale-redis.json.
-import { spawn } from 'node:child_process';
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createOrganization } from '@tidings/core';
-import { startRedisCluster, waitFor } from '@tidings/testing';
-import { createRedis } from '@tidings/queue';
+import { startRedisCluster, startRedisServer } from '@tidings/testing';
 import { drain, freePort, progress, runOnePhase, sendBatches, startProcess, stopProcess, waitForOk, type Bench } from './harness.ts';
 
 const total = Number(process.argv[2] ?? 4000);
@@ -39,21 +38,7 @@ async function measure(bench: Bench, label: string, redisUrl: string) {
 /** One redis-server of the run's own on `port`, persisting as the cluster's nodes do. */
 async function startSingleRedis(port: number) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tidings-redis-single-'));
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], {
-    stdio: 'ignore',
-  });
-  const probe = createRedis(`redis://127.0.0.1:${port}`, { lazyConnect: true });
-  probe.on('error', () => undefined);
-  await waitFor(
-    () =>
-      probe.ping().then(
-        () => true,
-        () => false,
-      ),
-    10_000,
-    `redis-server on ${port}`,
-  );
-  probe.disconnect();
+  const server = await startRedisServer(port, ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always']);
   return {
     url: `redis://127.0.0.1:${port}`,
     close() {

@@ -2,6 +2,7 @@
 // spread over 12 monthly partitions (the oldest holding `dropRows` of them), then retention dropping that oldest month
 // while a writer and a reader run, timing the run and the longest either waited. Prints and writes
 // bench/results/scale.json.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { addMonthPartitions, applyRetention, createOrganization } from '@tidings/core';
 import { load, progress, runOnePhase, startApi, stopProcess, type Bench } from './harness.ts';
 

@@ -1,5 +1,6 @@
 // The `message.send` with a 1 MiB attachment phase of `npm run bench` on its own: npm run bench:send-attachment.
 // Prints and writes bench/results/send-attachment.json.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { createOrganization } from '@tidings/core';
 import { runOnePhase, startApi, stopProcess } from './harness.ts';
 import { ATTACHMENT_CONNECTIONS, measureSendWithAttachment } from './phases/send-attachment.ts';

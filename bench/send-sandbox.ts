@@ -2,6 +2,7 @@
 // -> Postgres + outbox -> BullMQ -> a send-worker PROCESS -> sandbox -> delivered. Uses its own database and Redis
 // prefix, cleans up after itself.
 //   npm run bench:send -- [messages=5000] [parallelRequests=4]
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';

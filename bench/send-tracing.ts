@@ -1,5 +1,6 @@
 // The tracing phase of `npm run bench` on its own: message.send on an untraced API and on an API exporting every
 // span to a loopback collector, loaded in turns. npm run bench:send-tracing; writes bench/results/send-tracing.json.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { createOrganization } from '@tidings/core';
 import { runOnePhase, startApi, stopProcess } from './harness.ts';
 import { measureTracedSend } from './phases/send-traced.ts';

@@ -1,5 +1,6 @@
 // The SMTP submission phase of `npm run bench` on its own: npm run bench:smtp (`npm run build` first to measure the
 // built app's memory). Prints and writes bench/results/smtp.json.
+import './env.ts'; // first: .env fills the environment before anything reads it
 import { createOrganization } from '@tidings/core';
 import { runOnePhase, startApi, stopProcess } from './harness.ts';
 import { measureSmtpSubmission } from './phases/smtp.ts';

@@ -2,7 +2,8 @@
 // .env, when there is one) in one terminal, saying when each is ready. In production each app runs alone.
 import path from 'node:path';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from '@tidings/config';
-import { migrate } from '@tidings/db';
+// the migrator alone: the package's index also loads the Prisma client, which this process never uses
+import { migrate } from '@tidings/db/src/migrate.ts';
 import { buildApps, reportReadiness, type StartedApp } from './start-apps.ts';
 import { superviseApps } from './supervise.ts';
 
@@ -46,12 +47,11 @@ async function main() {
   const { applied } = await migrate(config.databaseUrl).catch((error: Error) => {
     console.error(`could not migrate ${new URL(config.databaseUrl).host}: ${error.message}`);
     console.error('Is PostgreSQL running there, and may the user in DATABASE_URL create databases? (the database itself is created when missing)');
-    build.cancel();
     process.exit(1);
   });
   console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
   if (!(await build.done)) {
-    console.error('could not build the apps (npm run build shows why)');
+    console.error('could not build the apps (the error is above)');
     process.exit(1);
   }
 

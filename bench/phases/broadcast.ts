@@ -1,6 +1,6 @@
 // Broadcast fan-out: BENCH_BROADCAST_CONTACTS contacts (sandbox organization) in a segment, broadcast.send, then
 // one fan-out process (a send-worker consuming only `broadcasts`) fixes the recipients and writes the messages in
-// chunks. Timed from broadcast.send until every message is created and its job is in the email queue: messages
+// chunks. Timed from broadcast.send until every message is created and its job is in the bulk email queue: messages
 // created per second. Then one send-worker process (email only) delivers them all: the time until all delivered.
 // broadcast.get is read while they are in flight, to show its counts stay cheap. BENCH_BROADCAST_DELIVERY_SECONDS
 // caps the delivery wait (default 1800): past it, the figures are the messages delivered so far and their rate.
@@ -27,6 +27,9 @@ export type BroadcastResult = {
   fanOutCpuPerThousand: number;
   postgresCpuPerThousand: number;
   redisCpuPerThousand: number;
+  /** The same organization's broadcast to an opt-out topic that every second contact left, in the same run. */
+  topicMembers: number;
+  topicMessagesCreatedPerSecond: number;
 };
 
 /** CPU seconds so far of the Postgres backends connected to the bench database (ours: it is a database of its own). */
@@ -38,6 +41,33 @@ async function postgresCpuSeconds(db: Bench['deps']['db']): Promise<number> {
 async function redisCpuSeconds(redis: Bench['deps']['redis']): Promise<number> {
   const info = await redis.info('cpu');
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
+}
+
+/**
+ * A broadcast to an opt-out topic that every second contact left (one UPDATE of their choices), fanned out by the
+ * same fan-out process once the segment broadcast is delivered: messages created per second, timed as the segment's,
+ * so the two rates compare (the topic's members are one more condition in the same recipient statement).
+ */
+async function measureTopicFanOut(
+  deps: Bench['deps'] & { queues: ReturnType<typeof createQueues> },
+  orgId: string,
+  templateId: string,
+  contacts: number,
+): Promise<{ topicMembers: number; topicMessagesCreatedPerSecond: number }> {
+  const { db, queues } = deps;
+  const topic = await db.topic.create({ data: { id: `top_bench_${Date.now()}`, orgId, name: 'Bench news', defaultSubscription: 'opt_out' } });
+  await db.$executeRaw`UPDATE "Contact" SET "topics" = jsonb_build_object(${topic.id}::text, false) WHERE "orgId" = ${orgId} AND ("attributes" ->> 'n')::int % 2 = 0`;
+  const members = contacts - Math.floor(contacts / 2);
+  const draft = await createBroadcast(deps, orgId, 'test', { name: 'Bench topic', channelType: 'email', templateId, topicId: topic.id, variables: { month: 'December' } });
+  const waitingBefore = await queues['email-bulk'].getWaitingCount();
+  progress(`broadcast: fan-out to a topic of ${members} members`);
+  const started = performance.now();
+  await sendBroadcast(deps, orgId, draft.id, {});
+  await drain('topic broadcast fan-out', members, async () => {
+    const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), queues['email-bulk'].getWaitingCount()]);
+    return Math.min(created, waiting - waitingBefore);
+  });
+  return { topicMembers: members, topicMessagesCreatedPerSecond: Math.round(members / ((performance.now() - started) / 1000)) };
 }
 
 export async function measureBroadcast(bench: Bench, contacts: number): Promise<BroadcastResult> {
@@ -101,7 +131,7 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     await sendBroadcast(benchDeps, orgId, draft.id, {});
     // created and enqueued: every message row exists and its job is waiting in the email queue
     await drain('broadcast fan-out', contacts, async () => {
-      const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), queues.email.getWaitingCount()]);
+      const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), queues['email-bulk'].getWaitingCount()]);
       return Math.min(created, waiting);
     });
     const createSeconds = (performance.now() - started) / 1000;
@@ -139,6 +169,9 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     }
     const deliverSeconds = (performance.now() - delivering) / 1000;
     getTimes.sort((a, b) => a - b);
+    await stopProcess(sender);
+    sender = null;
+    const topic = await measureTopicFanOut(benchDeps, orgId, template.id, contacts);
     return {
       contacts,
       messagesCreatedPerSecond: Math.round(contacts / createSeconds),
@@ -151,6 +184,7 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
       fanOutPeakRssMiB,
       fanOutConcurrency,
       ...cpu,
+      ...topic,
     };
   } finally {
     await stopProcess(fanOut);

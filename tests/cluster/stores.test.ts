@@ -63,7 +63,7 @@ describe('on a Redis Cluster', () => {
 
   it('keeps the rate limit exact when two processes take from it at once', async () => {
     const key = `${one.config.redisPrefix}:rate:key_cluster`;
-    const takes = Array.from({ length: 60 }, (_, i) => takeRateLimit(i % 2 ? one.redis : two.redis, key, { limit: 25, windowMs: 60_000 }));
+    const takes = Array.from({ length: 60 }, (_, i) => takeRateLimit(i % 2 ? one : two, key, { limit: 25, windowMs: 60_000 }));
     const results = await Promise.all(takes);
     expect(results.filter((r) => r.isAllowed)).toHaveLength(25);
     expect(Math.min(...results.map((r) => r.remaining))).toBe(0);

@@ -11,7 +11,9 @@ import {
   startFakeTwilio,
   startSmtpServer,
   startTcpProxy,
+  startRedisServer,
   startWebhookReceiver,
+  waitFor,
   type FakeResend,
   type TcpProxy,
   type WebhookReceiver,
@@ -68,30 +70,10 @@ async function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A redis-server child keeping nothing on disk (like CI's Redis): a restart loses every key. */
-async function startRedisServer(port: number): Promise<ChildProcess> {
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await waitUntil(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.end();
-          resolve(true);
-        }).on('error', () => resolve(false));
-      }),
-    10_000,
-    () => `redis-server on port ${port} did not start`,
-  );
-  return server;
-}
-
 /** Polls `check` until it returns true, or fails after `timeoutMs` with `describe()`'s text. */
 export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, describe: () => string | Promise<string>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${await describe()}`);
-    await sleep(100);
-  }
+  const met = await waitFor(check, timeoutMs).catch(() => false);
+  if (!met) throw new Error(`timed out after ${timeoutMs} ms: ${await describe()}`);
 }
 
 /**

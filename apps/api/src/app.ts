@@ -9,12 +9,16 @@ import { handleError, notFoundOrWrongMethod } from './middleware/errors.ts';
 import { jsonBody, limitBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { apiKeyRoutes } from './routes/api-keys.routes.ts';
+import { auditRoutes } from './routes/audit.routes.ts';
 import { emailDomainRoutes } from './routes/email-domains.routes.ts';
 import { docsRoutes } from './routes/docs.routes.ts';
 import { contactRoutes } from './routes/contacts.routes.ts';
 import { segmentRoutes } from './routes/segments.routes.ts';
+import { topicRoutes } from './routes/topics.routes.ts';
+import { preferenceRoutes } from './routes/preferences.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
+import { trackingRoutes } from './routes/tracking.routes.ts';
 import { templateRoutes } from './routes/templates.routes.ts';
 import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
@@ -53,6 +57,8 @@ export function createApp(deps: Deps) {
   app.route('/', healthRoutes(deps));
   app.route('/', docsRoutes);
   app.route('/', unsubscribeRoutes);
+  app.route('/', preferenceRoutes);
+  app.route('/', trackingRoutes);
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const authenticated = auth(authenticate, createAuthFailureLimiter(deps));
@@ -71,11 +77,13 @@ export function createApp(deps: Deps) {
   v1.route('/', contactRoutes);
   v1.route('/', templateRoutes);
   v1.route('/', segmentRoutes);
+  v1.route('/', topicRoutes);
   v1.route('/', broadcastRoutes);
   v1.route('/', messageRoutes);
   v1.route('/', suppressionRoutes);
   v1.route('/', sandboxRoutes);
   v1.route('/', providerEventRoutes);
+  v1.route('/', auditRoutes);
 
   v1.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

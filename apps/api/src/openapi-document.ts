@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { operations, RESEND_COMPATIBLE_TAG, resendCompatibleOperations, type ErrorBody } from '@tidings/contracts';
+import { operations, RESEND_COMPATIBLE_TAG, resendCompatibleOperations, type ErrorBody, type OperationDefinition } from '@tidings/contracts';
 import { ORGANIZATION_SUSPENDED_MESSAGE } from '@tidings/core';
 import type { AppEnv } from './env.ts';
 import { toResendError } from './middleware/resend-errors.ts';
@@ -18,19 +18,22 @@ type Operation = {
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 
 /** The sidebar of /docs: what a caller needs first at the top, the keys that back the dashboard last. */
-export const TAG_ORDER = [
-  'Messages',
-  'Broadcasts',
-  'Contacts',
-  'Templates',
-  'Segments',
-  'Suppressions',
-  'Webhooks',
-  'Email domains',
-  'Phone numbers',
-  'Sandbox',
-  RESEND_COMPATIBLE_TAG,
-  'API keys',
+/** The sidebar's groups in order, each with the line /docs shows under its name. */
+export const TAGS: { name: string; description: string }[] = [
+  { name: 'Messages', description: 'Send email and SMS, one or in batches, and follow each message to delivery.' },
+  { name: 'Broadcasts', description: 'One message to a segment or every contact: scheduled, fanned out, unsubscribe links included.' },
+  { name: 'Contacts', description: 'The people you send to, with their fields and consent; bulk import.' },
+  { name: 'Templates', description: "Liquid templates of a subject and body, rendered with each message's variables." },
+  { name: 'Segments', description: 'Saved filters over contacts, the audience of broadcasts.' },
+  { name: 'Topics', description: 'Subscription categories contacts choose on their preference page; a broadcast may go to one.' },
+  { name: 'Suppressions', description: 'Addresses and numbers never sent to again: bounces, complaints, opt-outs.' },
+  { name: 'Webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) as messages change status.' },
+  { name: 'Email domains', description: 'Sending domains and the DNS records that verify them.' },
+  { name: 'Phone numbers', description: 'Numbers to send SMS from and receive replies on.' },
+  { name: 'Sandbox', description: 'What test keys sent: nothing leaves, every message lands here.' },
+  { name: RESEND_COMPATIBLE_TAG, description: "The routes of Resend's API, so its SDKs and tools work against Tidings unchanged." },
+  { name: 'Audit log', description: 'Who changed what, when and from where: keys, members, webhooks, domains, numbers and more.' },
+  { name: 'API keys', description: 'Keys for the API: full or sending-only, live or test, rotated without downtime.' },
 ];
 
 /** What each operation group's ids name in a NOT_FOUND message (`Message not found`). */
@@ -39,6 +42,7 @@ const NOUN_OF_GROUP: Record<string, string> = {
   contact: 'Contact',
   template: 'Template',
   segment: 'Segment',
+  topic: 'Topic',
   webhook: 'Webhook',
   emailDomain: 'Email domain',
   phoneNumber: 'Phone number',
@@ -48,43 +52,13 @@ const NOUN_OF_GROUP: Record<string, string> = {
   resend: 'Message',
 };
 
-/** NOT_FOUND messages of operations whose last path id names something else than their group's noun. */
-const NOT_FOUND_OF_OPERATION: Record<string, string> = {
-  'webhook.getEvent': 'Webhook delivery not found',
+/** NOT_FOUND of operations without a path id whose body names ids deeper than its top level (`topics[].topicId`). */
+const NOT_FOUND_OF_NESTED_ID: Record<string, string> = {
+  'contact.create': 'topics: topic top_01JD8Z5Q9X4N7W2M3K6P0R1T5V not found',
 };
 
-/** The 409s an operation gives besides Idempotency-Key reuse, as the core words them. */
-const CONFLICTS: Record<string, string> = {
-  'apiKey.create': 'An organization may have at most 100 API keys; delete one it no longer uses first',
-  'contact.create': 'email: another contact in this organization has this email',
-  'contact.update': 'phone: another contact in this organization has this phone',
-  'emailDomain.add': 'Email domain example.com is already added to this organization',
-  'phoneNumber.purchase': 'Phone number +14155550123 is no longer available; search again and pick another',
-  'message.cancel': 'Message is sent: only scheduled or queued messages can be canceled',
-  'resend.emails.cancel': 'Message is sent: only scheduled or queued messages can be canceled',
-  'resend.emails.update': 'Message is queued: only scheduled messages can be rescheduled',
-  'suppression.create': 'ada@example.com is already suppressed',
-  'broadcast.send': 'Only draft broadcasts can be sent; this one is sending.',
-  'broadcast.cancel': 'Only scheduled or sending broadcasts can be canceled; this one is sent.',
-  'broadcast.delete': 'Only draft broadcasts can be deleted; this one is sending.',
-  'broadcast.retryFailed': 'Only sending or sent broadcasts have failed messages to retry; this one is draft.',
-  'webhook.create': 'This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.',
-  'webhook.update': 'This organization already has 20 enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.',
-};
-
-/** Answers of a body or query that are true for one operation but not in general (message.send answers `queued`). */
-const SUCCESS_EXAMPLES: Record<string, (example: Record<string, unknown>) => unknown> = {
-  'message.send': (message) => queued(message),
-  'message.sendBatch': (batch) => ({ ...batch, data: (batch.data as Record<string, unknown>[] | undefined)?.map((m) => (m ? queued(m) : m)) }),
-  'message.cancel': (message) => ({ ...message, status: 'canceled', sentAt: null, deliveredAt: null, providerMessageId: null }),
-};
-
-function queued(message: Record<string, unknown>) {
-  return { ...message, status: 'queued', sentAt: null, deliveredAt: null, failedAt: null, providerMessageId: null, attempts: 0, error: null };
-}
-
-/** The operations a `sending` key may call: their only 403 is a suspended organization. */
-const SENDING_OPERATIONS = new Set<string>([...operations, ...Object.values(resendCompatibleOperations)].filter((op) => op.permission === 'sending').map((op) => op.operationId));
+/** Every operation's definition, by id: what the document states of each comes from there. */
+const DEFINITIONS = new Map<string, OperationDefinition>([...operations, ...Object.values(resendCompatibleOperations)].map((op) => [op.operationId, op]));
 
 /** The longest id a path takes (`idParam`). */
 const MAX_ID_LENGTH = 64;
@@ -137,9 +111,9 @@ function setExample(operation: Operation, status: string, example: unknown): voi
 }
 
 /**
- * Makes each operation's documented answers its own: error examples worded as that operation words them, only the
- * errors it can give (no 404 without an id, no 400 without input, 409 where something can conflict), and success
- * examples in the state the operation leaves (message.send: `queued`).
+ * Makes each operation's documented errors its own: examples worded as that operation words them (its definition's
+ * `errors`), only the errors it can give (no 404 without an id, no 400 without input, 409 where something can
+ * conflict). Success examples particular to an operation are in its definition (message.send: `queued`).
  */
 function specializeOperation(operation: Operation, document: OpenApiDocument): void {
   const id = operation.operationId ?? '';
@@ -148,7 +122,7 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   const hasPathId = operation.parameters?.some((p) => p.in === 'path') ?? false;
   const hasQuery = operation.parameters?.some((p) => p.in === 'query') ?? false;
   const body = operation.requestBody?.content?.['application/json']?.schema;
-  const isIdempotent = /Idempotency-Key/.test(operation.description ?? '');
+  const definition = DEFINITIONS.get(id);
 
   if (body && resolveSchema(body, document)?.type === 'array') {
     setExample(operation, '400', errorExample('BAD_REQUEST', 'body: Invalid input: expected array, received object'));
@@ -162,31 +136,23 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   } else delete responses['400'];
 
   const noun = NOUN_OF_GROUP[group];
-  const notFound = NOT_FOUND_OF_OPERATION[id] ?? (noun && `${noun} not found`);
+  const notFound = definition?.errors?.[404] ?? (noun && `${noun} not found`);
   // ids in the body or query (templateId, segmentId, ...) are 404 too when they are not the organization's
   const referencedIds = [...idFieldsOf(body, document), ...(operation.parameters ?? []).filter((p) => p.in === 'query' && /^[a-z]+Id$/.test(p.name)).map((p) => p.name)];
   if (hasPathId && notFound) setExample(operation, '404', errorExample('NOT_FOUND', notFound));
   else if (referencedIds.length > 0) setExample(operation, '404', errorExample('NOT_FOUND', notFoundOfField(referencedIds[0]!)));
+  else if (NOT_FOUND_OF_NESTED_ID[id]) setExample(operation, '404', errorExample('NOT_FOUND', NOT_FOUND_OF_NESTED_ID[id]));
   else delete responses['404'];
 
-  const conflict = CONFLICTS[id];
+  const conflict = definition?.errors?.[409];
   if (conflict) setExample(operation, '409', errorExample('CONFLICT', conflict));
-  else if (isIdempotent) {
+  else if (definition?.idempotent) {
     setExample(operation, '409', errorExample('CONFLICT', 'Idempotency-Key was already used with a different request body'));
   } else delete responses['409'];
 
   // a sending key may call this operation: its only 403 is a suspended organization
   const forbidden = responses['403']?.content?.['application/json']?.example as { message?: string } | undefined;
-  if (forbidden && SENDING_OPERATIONS.has(id)) setExample(operation, '403', errorExample('FORBIDDEN', ORGANIZATION_SUSPENDED_MESSAGE));
-
-  const success = Object.keys(responses).find((status) => status.startsWith('2'));
-  const successJson = success ? responses[success]?.content?.['application/json'] : undefined;
-  const specialize = SUCCESS_EXAMPLES[id];
-  if (specialize && successJson) {
-    const ref = successJson.schema?.$ref?.split('/').pop();
-    const base = successJson.example ?? (ref ? (document.components?.schemas?.[ref] as { example?: unknown } | undefined)?.example : undefined);
-    if (base && typeof base === 'object') successJson.example = specialize(base as Record<string, unknown>);
-  }
+  if (forbidden && definition?.permission === 'sending') setExample(operation, '403', errorExample('FORBIDDEN', ORGANIZATION_SUSPENDED_MESSAGE));
 }
 
 /**
@@ -198,9 +164,15 @@ export function buildOpenApiDocument(v1: OpenAPIHono<AppEnv>): OpenApiDocument {
   // a copy: the generated document shares response objects between operations, and each is changed on its own
   const generated = v1.getOpenAPI31Document({
     openapi: '3.1.0',
-    info: { title: 'Tidings API', version: '1.0.0', description: API_INTRODUCTION, contact: { name: 'Tidings' } },
+    info: {
+      title: 'Tidings API',
+      version: '1.0.0',
+      description: API_INTRODUCTION,
+      contact: { name: 'Tidings' },
+      license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+    },
     servers: [{ url: '/v1' }],
-    tags: TAG_ORDER.map((name) => ({ name })),
+    tags: TAGS,
   });
   const document = structuredClone(generated);
   for (const pathItem of Object.values(document.paths ?? {})) {

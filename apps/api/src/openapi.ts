@@ -19,7 +19,10 @@ export const errorResponses = {
   },
   403: {
     description: 'FORBIDDEN: the key may not do this, or the organization is suspended',
-    content: errorContent('FORBIDDEN', 'This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel'),
+    content: errorContent(
+      'FORBIDDEN',
+      'This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource',
+    ),
   },
   404: { description: 'NOT_FOUND: no such resource in this organization', content: errorContent('NOT_FOUND', 'API key not found') },
   409: { description: 'CONFLICT: duplicate, or Idempotency-Key reuse', content: errorContent('CONFLICT', 'Idempotency-Key was already used with a different request body') },
@@ -54,7 +57,7 @@ const bodyErrorResponses = {
  * @example export const thingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route(ops.get), async (c) => ...);
  */
 export function route<const D extends OperationDefinition>(definition: D) {
-  const { permission, idempotent: isIdempotent, changesShared, ...config } = definition;
+  const { permission, idempotent: isIdempotent, changesShared, errors: _ownErrors, ...config } = definition; // own errors: the document's (openapi-document.ts)
   return createRoute({
     ...config,
     security: [{ bearerAuth: [] }],

@@ -86,7 +86,20 @@ const FIRST_ROUND_OPERATION_IDS = [...API_KEY_OPERATION_IDS, ...OPERATION_IDS_OF
 // The second round's groups.
 const BROADCAST_OPERATION_IDS = ['broadcast.create', 'broadcast.list', 'broadcast.get', 'broadcast.send', 'broadcast.cancel', 'broadcast.delete', 'broadcast.retryFailed'];
 const TWO_WAY_OPERATION_IDS = ['suppression.list', 'suppression.create', 'suppression.delete', 'webhook.getEvent', 'webhook.retryEvent', 'webhook.replay', 'sandbox.inbound'];
-const ALL_OPERATION_IDS = [...FIRST_ROUND_OPERATION_IDS, ...BROADCAST_OPERATION_IDS, ...TWO_WAY_OPERATION_IDS];
+// The third round's audit log, topics, engagement tracked by Tidings itself, and "Sending, rounded off".
+const AUDIT_OPERATION_IDS = ['audit.list'];
+const TOPIC_OPERATION_IDS = ['topic.create', 'topic.list', 'topic.get', 'topic.update', 'topic.delete'];
+const TRACKING_OPERATION_IDS = ['emailDomain.update', 'broadcast.links'];
+const SENDING_ROUNDED_OFF_OPERATION_IDS = ['message.getSource', 'contact.export'];
+const ALL_OPERATION_IDS = [
+  ...FIRST_ROUND_OPERATION_IDS,
+  ...BROADCAST_OPERATION_IDS,
+  ...TWO_WAY_OPERATION_IDS,
+  ...AUDIT_OPERATION_IDS,
+  ...TOPIC_OPERATION_IDS,
+  ...TRACKING_OPERATION_IDS,
+  ...SENDING_ROUNDED_OFF_OPERATION_IDS,
+];
 // The third round's Resend-compatible doors: documented under their own tag, at the root, not /v1 operations.
 const RESEND_COMPATIBLE_OPERATION_IDS = ['resend.emails.send', 'resend.batch.send', 'resend.emails.get', 'resend.emails.update', 'resend.emails.cancel'];
 /**

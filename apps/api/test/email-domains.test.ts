@@ -138,7 +138,7 @@ describe('email domains across organizations', () => {
 });
 
 describe('OpenAPI document', () => {
-  it('carries the six emailDomain and six phoneNumber operations', async () => {
+  it('carries the seven emailDomain and six phoneNumber operations', async () => {
     const doc = (await t.anonymous.get('/v1/openapi.json')).body;
     const operationIds = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
     const ours = operationIds.filter((id) => id.startsWith('emailDomain.') || id.startsWith('phoneNumber.')).sort();
@@ -148,6 +148,7 @@ describe('OpenAPI document', () => {
       'emailDomain.get',
       'emailDomain.list',
       'emailDomain.setDefault',
+      'emailDomain.update',
       'emailDomain.verify',
       'phoneNumber.get',
       'phoneNumber.list',

@@ -160,16 +160,18 @@ describe('OpenAPI-driven fuzzing', () => {
     const contact = await api.post('/v1/contacts', { email: 'fuzz@example.com' });
     const template = await api.post('/v1/templates', { name: 'fuzz', channelType: 'sms', body: 'Hi {{ name }}' });
     const segment = await api.post('/v1/segments', { name: 'fuzz', criteria: { all: [{ field: 'email', op: 'exists' }] } });
+    const topic = await api.post('/v1/topics', { name: 'fuzz', defaultSubscription: 'opt_in' });
     const webhook = await api.post('/v1/webhooks', { url: LOOPBACK_URL, events: ['message.sent'] });
     const key = await api.post('/v1/api-keys', { name: 'fuzz target', permission: 'full' });
     const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
     const message = await api.post('/v1/messages', { channelType: 'sms', to: '+14155550123', body: 'hi', scheduledAt });
     const email = await api.post('/v1/messages', { channelType: 'email', to: 'fuzz@example.com', subject: 'hi', text: 'hi', scheduledAt });
-    for (const res of [contact, template, segment, webhook, key, message, email]) expect(res.status).toBeLessThan(300);
+    for (const res of [contact, template, segment, topic, webhook, key, message, email]) expect(res.status).toBeLessThan(300);
     return {
       '/contacts/': contact.body.id,
       '/templates/': template.body.id,
       '/segments/': segment.body.id,
+      '/topics/': topic.body.id,
       '/webhooks/': webhook.body.id,
       '/api-keys/': key.body.id,
       '/messages/': message.body.id,

@@ -200,11 +200,14 @@ describe('message.send', () => {
     const batch = await sender.post('/v1/messages/batch', { messages: [email()] }, auth);
     expect(batch.status).toBe(202);
     expect(batch.body.errors).toEqual([]);
+    expect((await sender.get(`/v1/messages/${sent.body.id}/source`, auth)).status).toBe(200);
     const canceled = await sender.post(`/v1/messages/${sent.body.id}/cancel`, undefined, auth);
     expect([canceled.status, canceled.body.status]).toEqual([200, 'canceled']);
     const contacts = await sender.get('/v1/contacts', auth);
     expect(contacts.status).toBe(403);
-    expect(contacts.body.message).toBe('This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel');
+    expect(contacts.body.message).toBe(
+      'This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource',
+    );
   });
 });
 

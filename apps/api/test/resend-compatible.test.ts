@@ -164,12 +164,16 @@ describe('the resend SDK against Tidings', () => {
 });
 
 describe('POST /emails and friends, beside /v1', () => {
-  it('refuses several addresses in `to` with a validation_error that says what to do, and stores nothing', async () => {
+  it('sends one email to several addresses in `to` (GET answers them all), and refuses more than 50 recipients with a validation_error, storing nothing', async () => {
     const { orgId, api } = await t.org({ mode: 'test' });
-    const res = await api.post('/emails', { from: 'hello@acme.example', to: ['ada@example.com', 'grace@example.com'], subject: 'Hi', text: 'Hi' });
+    const sent = await api.post('/emails', { from: 'hello@acme.example', to: ['ada@example.com', 'Grace@example.com'], subject: 'Hi', text: 'Hi' });
+    expect(sent.status).toBe(200);
+    expect((await api.get(`/emails/${sent.body.id}`)).body.to).toEqual(['ada@example.com', 'grace@example.com']);
+    const many = Array.from({ length: 50 }, (_, i) => `r${i}@example.com`);
+    const res = await api.post('/emails', { from: 'hello@acme.example', to: many, cc: ['one@example.com'], subject: 'Hi', text: 'Hi' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, name: 'validation_error', message: expect.stringContaining('to: must be one address') });
-    expect(await countMessages(orgId)).toBe(0);
+    expect(res.body).toEqual({ statusCode: 400, name: 'validation_error', message: expect.stringContaining('at most 50 recipients') });
+    expect(await countMessages(orgId)).toBe(1);
   });
 
   it('honours Idempotency-Key: the same body replays the same id, another body is invalid_idempotent_request', async () => {

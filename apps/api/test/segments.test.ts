@@ -151,6 +151,8 @@ describe('bad criteria are 400 naming the path of the bad condition, and nothing
     ['an unknown key in a condition', { all: [{ field: 'email', op: 'exists', extra: 1 }] }, 'criteria.all.0: extra: unknown field'],
     ['a group that is neither all nor any', { every: [] }, 'criteria: must be { "all": [...] } or { "any": [...] }'],
     ['an empty group', { all: [{ any: [] }] }, 'criteria.all.0.any: must be a list of 1 to 100'],
+    // found by the OpenAPI fuzz test: a null item was a 500 (read before it was checked)
+    ['a null in a group', { all: [{ field: 'email', op: 'exists' }, null] }, 'criteria.all.1: '],
     [
       'nesting deeper than 5',
       { all: [{ any: [{ all: [{ any: [{ all: [{ any: [{ field: 'email', op: 'exists' }] }] }] }] }] }] },

@@ -263,7 +263,7 @@ describe('contactId as the recipient', () => {
 
     const disagreeing = await api.post('/v1/messages', { channelType: 'email', to: 'bo@example.com', contactId: contact.id, subject: 'Hi', text: 'x' });
     expect(disagreeing.status).toBe(400);
-    expect(disagreeing.body.message).toBe("to: does not match the contact's email address (give one of them, or both agreeing)");
+    expect(disagreeing.body.message).toBe("to: does not match the contact's email address (give one of them, or both agreeing; an array must include it)");
   });
 
   it("refuses a contact without that channel, a send with neither, and another organization's contact (404, nothing stored)", async () => {

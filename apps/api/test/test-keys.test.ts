@@ -41,8 +41,11 @@ async function liveOrganization() {
   const unsubscribed = (await live.post('/v1/contacts', { email: 'gus@example.com', emailSubscribed: false })).body;
   const template = (await live.post('/v1/templates', { name: 'News', channelType: 'email', subject: 'News for {{ month }}', text: 'The live text' })).body;
   const segment = (await live.post('/v1/segments', { name: 'Ada', criteria: { all: [{ field: 'firstName', op: 'eq', value: 'Ada' }] } })).body;
-  const broadcast = (await live.post('/v1/broadcasts', { name: 'Live news', channelType: 'email', templateId: template.id, segmentId: segment.id, variables: { month: 'May' } }))
-    .body;
+  const topic = (await live.post('/v1/topics', { name: 'Product news', defaultSubscription: 'opt_out' })).body;
+  await live.patch(`/v1/contacts/${contact.id}`, { topics: [{ topicId: topic.id, subscribed: true }] });
+  const broadcast = (
+    await live.post('/v1/broadcasts', { name: 'Live news', channelType: 'email', templateId: template.id, segmentId: segment.id, topicId: topic.id, variables: { month: 'May' } })
+  ).body;
   await live.post(`/v1/broadcasts/${broadcast.id}/send`, { scheduledAt: inAnHour() });
   const webhook = (await live.post('/v1/webhooks', { url: `${receiver.url}/live`, events: ['message.queued', 'message.sent', 'contact.created'] })).body;
   const message = (await live.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Code', text: 'Your live code is 424242' })).body;
@@ -70,6 +73,7 @@ async function liveOrganization() {
     unsubscribed,
     template,
     segment,
+    topic,
     broadcast,
     webhook,
     message,
@@ -90,6 +94,7 @@ async function liveState(o: Live) {
     template: await get(`/v1/templates/${o.template.id}`),
     versions: await get(`/v1/templates/${o.template.id}/versions`),
     segment: await get(`/v1/segments/${o.segment.id}`),
+    topics: await get('/v1/topics'),
     broadcasts: await get('/v1/broadcasts'),
     messages: await get('/v1/messages'),
     webhook: { ...webhook, recentEvents: webhook.recentEvents.map((d: { id: string; status: string }) => [d.id, d.status]) },
@@ -113,6 +118,7 @@ function livePath(o: Live, path: string): string {
     contacts: o.contact.id,
     templates: o.template.id,
     segments: o.segment.id,
+    topics: o.topic.id,
     'email-domains': o.domain.id,
     'phone-numbers': o.number.id,
   };
@@ -130,6 +136,7 @@ const READS_OF_SHARED = new Set([
   'template.preview',
   'segment.get',
   'segment.listContacts',
+  'topic.get',
   'emailDomain.get',
   'phoneNumber.get',
 ]);
@@ -171,7 +178,7 @@ describe('a test key against live data', () => {
     const o = await liveOrganization();
     const doc = (await (await t.app.request('/v1/openapi.json')).json()) as OpenApiDocument;
     const before = await liveState(o);
-    const ownIds = [o.message.id, o.broadcast.id, o.webhook.id, o.delivery.id, o.bounced.id, o.contact.id, o.template.id, o.segment.id, o.domain.id, o.number.id];
+    const ownIds = [o.message.id, o.broadcast.id, o.webhook.id, o.delivery.id, o.bounced.id, o.contact.id, o.template.id, o.segment.id, o.topic.id, o.domain.id, o.number.id];
     const other = await t.org({ mode: 'live' });
     const otherTest = t.client((await other.api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
     for (const api of [other.api, otherTest]) {

@@ -1,5 +1,5 @@
 import { dispatchOutbox, recordEvents } from '@tidings/core';
-import { startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
+import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import type { Resolver } from '@tidings/webhooks';
 import pino from 'pino';
@@ -41,14 +41,15 @@ async function endpoint(events = ['contact.created']) {
 
 /** Waits until the delivery leaves `pending`, and returns it as the API shows it. */
 async function settled(api: Awaited<ReturnType<typeof endpoint>>['api'], webhookId: string, deliveryId: string, timeoutMs = 8_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await api.get(`/v1/webhooks/${webhookId}/events?limit=100`);
-    const delivery = body.data.find((d: { id: string }) => d.id === deliveryId);
-    if (delivery && delivery.status !== 'pending') return delivery;
-    if (Date.now() > until) throw new Error(`delivery ${deliveryId} still pending`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return waitFor(
+    async () => {
+      const { body } = await api.get(`/v1/webhooks/${webhookId}/events?limit=100`);
+      const delivery = body.data.find((d: { id: string }) => d.id === deliveryId);
+      return delivery && delivery.status !== 'pending' ? delivery : null;
+    },
+    timeoutMs,
+    `delivery ${deliveryId} to leave pending`,
+  );
 }
 
 const attemptsOf = (deliveryId: string) => t.deps.db.webhookAttempt.findMany({ where: { deliveryId }, orderBy: { number: 'asc' } });
@@ -242,12 +243,6 @@ describe('webhook delivery by the webhook-worker', () => {
   });
 });
 
-async function waitForAttempt(deliveryId: string, timeoutMs = 5_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const attempt = await t.deps.db.webhookAttempt.findFirst({ where: { deliveryId } });
-    if (attempt) return attempt;
-    if (Date.now() > until) throw new Error(`no attempt for ${deliveryId}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function waitForAttempt(deliveryId: string, timeoutMs = 5_000) {
+  return waitFor(() => t.deps.db.webhookAttempt.findFirst({ where: { deliveryId } }), timeoutMs, `an attempt for ${deliveryId}`);
 }

@@ -9,10 +9,13 @@ import { CONTENT_SECURITY_POLICY } from './csp.ts';
 import type { DashEnv, NavEntry } from './env.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { requireSignedIn } from './middleware/require.ts';
+import { enrolWhenRequired } from './middleware/two-factor-required.ts';
 import { loadSession } from './middleware/session.ts';
 import { refuseUnstorableInput } from './middleware/storable-input.ts';
 import { authRoutes } from './pages/auth.page.tsx';
 import { pages } from './pages/index.ts';
+import { passwordResetRoutes } from './pages/password-reset.routes.tsx';
+import { twoFactorSignInRoutes } from './pages/two-factor-sign-in.routes.tsx';
 import { renderError } from './views/render.tsx';
 
 /** The largest request body the dashboard reads: a 10 MB CSV import and its form around it. */
@@ -52,6 +55,7 @@ export function createDashboard(deps: Deps) {
   app.use('*', bodyLimit({ maxSize: MAX_REQUEST_BYTES, onError: (c) => renderError(c, 413, 'Too large', 'A request may carry at most 11 MB: split the file.') }));
   app.use('*', refuseUnstorableInput);
   app.use('*', loadSession);
+  app.use('*', enrolWhenRequired);
   app.use(BULL_BOARD_PATH, guardBullBoard);
   app.use(`${BULL_BOARD_PATH}/*`, guardBullBoard);
   app.use(`${BULL_BOARD_PATH}/*`, ownBullBoardPage); // matches the bare path too
@@ -63,6 +67,8 @@ export function createDashboard(deps: Deps) {
     return c.redirect((await isSignUpOpen(deps)) ? '/sign-up' : '/sign-in', 303);
   });
   app.route('/', authRoutes);
+  app.route('/', twoFactorSignInRoutes);
+  app.route('/', passwordResetRoutes);
   app.post('/organization', requireSignedIn, async (c) => {
     const form = await c.req.parseBody();
     await switchSessionOrg(deps, c.var.signedIn!, String(form.orgId ?? ''));

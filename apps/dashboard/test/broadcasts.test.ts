@@ -1,6 +1,6 @@
 // The Broadcasts pages through HTTP (app.request) over real Postgres and Redis; sending is followed by the browser
 // test (browser-broadcasts), which runs a real send-worker.
-import { createContact, createSegment, createTemplate, expandBroadcastChunk, getBroadcast, previewBroadcast, startBroadcast } from '@tidings/core';
+import { createContact, createSegment, createTemplate, expandBroadcastChunk, getBroadcast, previewBroadcast, recordTrackingHit, startBroadcast } from '@tidings/core';
 import { createTestDeps } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { signedIn } from './signed-in.ts';
@@ -184,5 +184,21 @@ describe('broadcasts pages', () => {
     expect(detail.html).toContain('Failed: 1 RENDER_FAILED');
     expect(detail.html).toContain(`href="/broadcasts/${id}/retry-failed"`);
     expect((await browser.get('/broadcasts')).html).toContain('sending, 1 failed');
+  });
+
+  it('shows the links table of a sent broadcast: each clicked link with its clicks and unique clicks', async () => {
+    const { browser, orgId } = await owner();
+    const { template, segment } = await setUp(orgId, 'Links news');
+    const id = await createDraft(browser, { templateId: template.id, segmentId: segment.id });
+    expect((await browser.get(`/broadcasts/${id}`)).html).not.toContain('id="links"'); // a draft has none
+    expect((await browser.post(`/broadcasts/${id}/send`, {})).status).toBe(303);
+    expect(await startBroadcast(deps, id)).toEqual({ kind: 'done', outcome: 'started' });
+    await expandBroadcastChunk(deps, id, 0);
+    expect((await browser.get(`/broadcasts/${id}`)).html).toContain('No clicks yet');
+    const [message] = await deps.db.message.findMany({ where: { orgId, broadcastId: id }, select: { id: true } });
+    await recordTrackingHit(deps, { kind: 'click', messageId: message!.id, url: 'https://example.com/a?x=<b>' }, null);
+    const links = (await browser.get(`/broadcasts/${id}`)).html;
+    const row = links.slice(links.indexOf('data-link="https://example.com/a?x=&lt;b&gt;"')).split('</tr>')[0]!;
+    expect(row).toMatch(/<td>1<\/td><td>1<\/td>$/);
   });
 });

@@ -58,6 +58,27 @@ describe('contacts, segments and suppressions in a browser', () => {
     await shot('contacts-list');
   });
 
+  it('imports a CSV again with "is updated from the row": existing contacts change instead of being listed', async () => {
+    await page.goto(`${stack.dashboardUrl}/contacts/import`);
+    const csv = 'email,lastName\nperson5@northwind.example.com,Fifth\nperson6@northwind.example.com,Sixth\n';
+    await page.setInputFiles('input[name=file]', { name: 'again.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.selectOption('select[name=onConflict]', 'update');
+    await page.click('button:has-text("Import")');
+    const status = page.locator('#import-status', { hasText: 'contacts imported' });
+    await status.waitFor({ timeout: 30_000 });
+    await expect(status.textContent()).resolves.toBe('2 of 2 contacts imported (2 updated).');
+    const updated = await stack.deps.db.contact.findMany({
+      where: { orgId, email: { in: ['person5@northwind.example.com', 'person6@northwind.example.com'] } },
+      orderBy: { email: 'asc' },
+    });
+    expect(updated.map((c) => [c.lastName, c.attributes])).toEqual([
+      ['Fifth', { plan: 'free', seats: 5 }],
+      ['Sixth', { plan: 'pro', seats: 6 }],
+    ]);
+    expect(await stack.deps.db.contact.count({ where: { orgId } })).toBe(1998);
+    await shot('contacts-import-update');
+  });
+
   it('edits a contact’s attributes as rows', async () => {
     await page.goto(`${stack.dashboardUrl}/contacts?q=person42%40`);
     await page.click('tr[data-contact-id] a');

@@ -90,7 +90,7 @@ describe('one organization for the CLI and the dashboard', () => {
     const beta = await createOrgFromCli('Beta');
     await sendEmail(beta.key, 'grace@example.com');
     const created = JSON.parse(await tidings('users', 'create', '--org', beta.orgId, '--email', 'bob@beta.test', '--password', 'a long enough password'));
-    expect(created.membership).toEqual({ orgId: beta.orgId, orgName: 'Beta', role: 'owner' });
+    expect(created.membership).toEqual({ orgId: beta.orgId, orgName: 'Beta', role: 'owner', requiresTwoFactor: false });
 
     await page.goto(`${stack.dashboardUrl}/sign-in`);
     await page.fill('input[name=email]', 'bob@beta.test');

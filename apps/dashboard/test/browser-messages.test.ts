@@ -139,6 +139,14 @@ describe('messages and the sandbox inbox in a browser', () => {
     await expect(page.locator('.facts').textContent()).resolves.toContain(stored.providerMessageId!);
     await expect(page.frameLocator('iframe.email-frame').locator('#greeting').textContent()).resolves.toBe('Welcome to Acme, Ada!');
     await shot('message-detail');
+    // the Source tab: the email's RFC 5322 source, as message.getSource answers it
+    await page.click('details.email-source summary');
+    const source = await page.locator('details.email-source pre').textContent();
+    expect(source).toContain(`Message-ID: <${welcome.id}@`);
+    expect(source).toContain('Subject: Welcome to Acme');
+    expect(source).toBe(
+      (await fetch(`${stack.apiUrl}/v1/messages/${welcome.id}/source`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.text())).replaceAll('\r\n', '\n'),
+    );
   });
 
   it('fits the messages list in 1,280 px with long addresses, subjects and reasons, and filters by tag', async () => {
@@ -192,5 +200,23 @@ describe('messages and the sandbox inbox in a browser', () => {
     expect(requested).toContain(`${stack.dashboardUrl}/assets/uplot.min.js`);
     expect(refused).toEqual([]);
     await shot('overview');
+  });
+
+  it('shows an inline cid: image in the message and sandbox views', async () => {
+    // a 1x1 PNG
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const sent = await send({
+      channelType: 'email',
+      to: 'ada@example.com',
+      subject: 'With a logo',
+      html: '<p><img id="logo" src="cid:logo" alt="logo"></p>',
+      attachments: [{ filename: 'logo.png', content: png, contentId: 'logo' }],
+    });
+    for (const path of [`/messages/${sent.id}`, `/sandbox/${sent.id}`]) {
+      await page.goto(`${stack.dashboardUrl}${path}`);
+      const logo = page.frameLocator('iframe.email-frame').locator('#logo');
+      await expect(logo.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).resolves.toBe(1);
+    }
+    await shot('inline-image');
   });
 });

@@ -3,7 +3,7 @@
 import { createOrganization, createUser, getEmailDomain } from '@tidings/core';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { spawnService, startFakeDns, startWebhookReceiver, type FakeDns, type WebhookReceiver } from '@tidings/testing';
+import { spawnService, startFakeDns, startWebhookReceiver, waitFor, type FakeDns, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import type { Page } from 'playwright-core';
 import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
@@ -40,11 +40,15 @@ const shot = (name: string) => page.screenshot({ path: screenshotPath(name), ful
 
 /** Reloads until `selector` is on the page (at most 10 s unless told): for what the worker changes after a click. */
 async function reloadUntil(selector: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while ((await page.locator(selector).count()) === 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await page.reload();
-  }
+  await waitFor(
+    async () => {
+      if ((await page.locator(selector).count()) > 0) return true;
+      await page.reload();
+      return false;
+    },
+    timeoutMs,
+    selector,
+  );
 }
 
 async function addEndpoint(path: string, description: string) {

@@ -139,11 +139,11 @@ describe('contacts pages', () => {
       });
     const res = await chunk(501, 'email,phone\nc@example.com,\n,12\n');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ created: 1, errors: [{ row: 502, message: expect.stringMatching(/^phone: /) }] });
+    expect(await res.json()).toEqual({ created: 1, updated: 0, errors: [{ row: 502, message: expect.stringMatching(/^phone: /) }] });
     expect(await deps.db.contact.count({ where: { orgId } })).toBe(1);
     // text Postgres cannot hold is a row error, never a 500
     const nul = await chunk(1, 'email,firstName,note\ne@example.com,A\u0000,x\nf@example.com,F,y\u0000\n');
-    expect(await nul.json()).toEqual({ created: 0, errors: [expect.objectContaining({ row: 1 }), expect.objectContaining({ row: 2 })] });
+    expect(await nul.json()).toEqual({ created: 0, updated: 0, errors: [expect.objectContaining({ row: 1 }), expect.objectContaining({ row: 2 })] });
     expect((await chunk(1, 'email\nd@example.com\n', 'forged')).status).toBe(403);
     expect(await deps.db.contact.count({ where: { orgId } })).toBe(1);
   });

@@ -7,20 +7,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '@tidings/api/src/app.ts';
-import { createTestDeps, testDatabaseUrl, type TestDeps } from '@tidings/testing';
+import { createTestDeps, testDatabaseUrl, waitFor as pollFor, type TestDeps } from '@tidings/testing';
 import { Client } from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createDashboard } from '../src/app.ts';
 
-/** Polls `read` until `isDone` (at most 10 s) and returns the last value, for state that changes in the background. */
+/** Polls `read` until `isDone` accepts its value (at most 10 s) and returns it, for state that changes in the background. */
 export async function waitFor<T>(read: () => Promise<T>, isDone: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  let value = await read();
-  while (!isDone(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
-  }
-  return value;
+  const found = await pollFor(async () => {
+    const value = await read();
+    return isDone(value) ? { value } : null;
+  }, 10_000);
+  return found.value;
 }
 
 /** Debian's chromium (`CHROMIUM_PATH` points elsewhere) with the flags that work offline and in a container. */

@@ -1,5 +1,5 @@
 // Messages and the sandbox inbox through HTTP (app.request), over real Postgres and Redis.
-import { claimForSending, createUser, markFailed, newId, receiveInboundMessage, sendMessage, sendMessages } from '@tidings/core';
+import { claimForSending, createUser, markFailed, newId, receiveInboundMessage, recordTrackingHit, sendMessage, sendMessages } from '@tidings/core';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { dashboardClient } from './client.ts';
@@ -258,5 +258,30 @@ describe('recipients and attachments', () => {
 
     const stranger = await signedInOrg();
     expect((await stranger.browser.get(`/sandbox/${message.id}/attachments/${attachment.id}`)).status).toBe(404);
+  });
+});
+
+describe('opens and clicks on the message page', () => {
+  it('shows the first open and each clicked link with its clicks, escaped', async () => {
+    const { orgId, browser } = await signedInOrg();
+    const link = 'https://shop.example.com/sale?a=1&b=<x>';
+    const sent = await sendMessage(deps, orgId, 'test', {
+      channelType: 'email',
+      to: 'ada@example.com',
+      subject: 'Sale',
+      html: `<a href="${link}">Sale</a>`,
+      tracking: { clicks: true },
+    });
+    expect(await recordTrackingHit(deps, { kind: 'open', messageId: sent.id }, 'test agent')).toBe(true);
+    expect(await recordTrackingHit(deps, { kind: 'click', messageId: sent.id, url: link }, 'test agent')).toBe(true);
+    expect(await recordTrackingHit(deps, { kind: 'click', messageId: sent.id, url: link }, 'test agent')).toBe(false); // the same click
+    const page = await browser.get(`/messages/${sent.id}`);
+    expect(page.status).toBe(200);
+    const engagement = page.html.slice(page.html.indexOf('id="engagement"'));
+    expect(engagement).toMatch(/<dt>Opens<\/dt><dd>1<\/dd>/);
+    expect(engagement).toMatch(/<dt>Clicks<\/dt><dd>1<\/dd>/);
+    expect(engagement).toContain('https://shop.example.com/sale?a=1&amp;b=&lt;x&gt;');
+    expect(page.html).not.toContain('b=<x>');
+    expect(page.html).toContain('First click');
   });
 });

@@ -42,6 +42,24 @@ describe('templates pages', () => {
     expect((await browser.post('/templates', { name: ' ', channelType: 'sms' })).status).toBe(400);
   });
 
+  it('preview of a broadcast template fills contact.* from the newest contact, or ?contactId=, or a sample one', async () => {
+    const { browser, orgId } = await owner();
+    const template = await createTemplate(deps, orgId, {
+      name: 'news',
+      channelType: 'email',
+      subject: 'News for {{ contact.firstName }}',
+      text: 'Hi {{ contact.firstName }}, {{ plan }}',
+    });
+    const sample = await browser.get(`/templates/${template.id}`);
+    expect(sample.html).not.toContain(': missing');
+    expect(sample.html).toContain('Hi Ada, [plan]');
+    const grace = await deps.db.contact.create({ data: { id: 'con_grace_preview', orgId, email: 'grace@example.com', firstName: 'Grace' } });
+    await deps.db.contact.create({ data: { id: 'con_alan_preview', orgId, email: 'alan@example.com', firstName: 'Alan', createdAt: new Date(Date.now() - 60_000) } });
+    expect((await browser.get(`/templates/${template.id}`)).html).toContain('Hi Grace, [plan]');
+    expect((await browser.get(`/templates/${template.id}?contactId=con_alan_preview`)).html).toContain('Hi Alan, [plan]');
+    expect(grace.id).toBe('con_grace_preview');
+  });
+
   it('preview of unsaved changes: rendered with the sample variables, nothing written', async () => {
     const { browser, orgId } = await owner();
     const template = await emailTemplate(orgId);

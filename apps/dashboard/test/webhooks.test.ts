@@ -4,6 +4,7 @@ import { createWebhook } from '@tidings/core';
 import { createTestDeps, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import { createDashboard } from '../src/app.ts';
+import { waitFor } from './harness.ts';
 import { signedIn } from './signed-in.ts';
 
 // Retries after 100 and 200 ms instead of 5 s ... 10 h.
@@ -31,16 +32,6 @@ async function addEndpoint(browser: Awaited<ReturnType<typeof owner>>['browser']
   const page = await browser.get(res.location!);
   const secret = /id="new-secret" readonly="" value="([^"]+)"/.exec(page.html)?.[1];
   return { id: res.location!.split('/')[2]!, secret: secret!, page };
-}
-
-/** Polls until `read` gives a value `isDone` accepts (at most 10 s). */
-async function waitFor<T>(read: () => Promise<T>, isDone: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (isDone(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('webhooks pages', () => {

@@ -1,18 +1,16 @@
 import type { Job } from 'bullmq';
 import {
-  applyProviderOutcome,
   applyRetention,
   ensurePartitions,
   requeueStrandedBroadcasts,
   deleteExpiredSessions,
-  recordEngagement,
   recheckPendingDomains,
   relayOutbox,
   removeUnneededAttachments,
+  reportSandboxOutcome,
   requeueStrandedMessages,
   type Deps,
 } from '@tidings/core';
-import { sandboxEngagementFor, sandboxOutcomeFor } from '@tidings/providers';
 
 const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
 
@@ -34,45 +32,26 @@ export const REMOVE_UNNEEDED_ATTACHMENTS = 'remove-unneeded-attachments';
 /** The scheduler id (and job name) of the hourly partition upkeep: months ahead added, data past retention removed. */
 export const PARTITIONS_AND_RETENTION = 'partitions-and-retention';
 
-const SANDBOX_ERRORS = {
-  bounced: { code: 'BOUNCED', message: 'The sandbox bounces every message to bounce@...' },
-  failed: { code: 'PROVIDER_FAILED', message: 'The sandbox fails every message to fail@...' },
-  undelivered: { code: 'UNDELIVERED', message: 'The sandbox does not deliver to numbers ending in 0000' },
-} as const;
-
-/** The link the sandbox reports clicked for click@... recipients. */
-const SANDBOX_CLICKED_LINK = 'https://example.com/sandbox-click';
-
-async function reportSandboxOutcome(deps: Deps, messageId: string) {
-  const message = await deps.db.message.findUnique({ where: { id: messageId }, select: { to: true } });
-  if (!message) return { outcome: 'missing' };
-  const kind = sandboxOutcomeFor(message.to);
-  const result = await applyProviderOutcome(deps, { provider: 'sandbox', messageId, kind, ...(kind === 'delivered' ? {} : { error: SANDBOX_ERRORS[kind] }) });
-  // open@, click@ and complain@ then engage, through the same path as a provider's engagement callbacks
-  if (kind === 'delivered' && result.changed) {
-    for (const engagement of sandboxEngagementFor(message.to)) {
-      await recordEngagement(deps, { provider: 'sandbox', messageId, kind: engagement, ...(engagement === 'clicked' ? { link: SANDBOX_CLICKED_LINK } : {}) });
-    }
-  }
-  return { outcome: kind, changed: result.changed };
-}
-
-/**
- * The `maintenance` queue's jobs, told apart by scheduler name or job id prefix: the outbox relay (a job scheduler)
- * and the sandbox's delayed outcomes. Other periodic work adds a branch here.
- */
-export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
-  if (job.name === OUTBOX_RELAY) return { relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) };
-  if (job.name === RECHECK_PENDING_DOMAINS) return { rechecked: await recheckPendingDomains(deps) };
-  if (job.name === REQUEUE_STRANDED_MESSAGES) {
+/** One processor per scheduler, by its name: each runs one piece of periodic work and says what it did. */
+const schedulerProcessors: Record<string, (deps: Deps) => Promise<object>> = {
+  [OUTBOX_RELAY]: async (deps) => ({ relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) }),
+  [RECHECK_PENDING_DOMAINS]: async (deps) => ({ rechecked: await recheckPendingDomains(deps) }),
+  [REQUEUE_STRANDED_MESSAGES]: async (deps) => {
     const overdue = { overdueMs: deps.config.strandedJobAfterMs };
     return { requeued: await requeueStrandedMessages(deps, overdue), broadcasts: await requeueStrandedBroadcasts(deps, overdue) };
-  }
-  if (job.name === DELETE_EXPIRED_SESSIONS) return { deleted: await deleteExpiredSessions(deps) };
-  if (job.name === REMOVE_UNNEEDED_ATTACHMENTS) return { removed: await removeUnneededAttachments(deps) };
-  if (job.name === PARTITIONS_AND_RETENTION) {
-    return { added: await ensurePartitions(deps), retention: await applyRetention(deps, deps.config.retention) };
-  }
+  },
+  [DELETE_EXPIRED_SESSIONS]: async (deps) => ({ deleted: await deleteExpiredSessions(deps) }),
+  [REMOVE_UNNEEDED_ATTACHMENTS]: async (deps) => ({ removed: await removeUnneededAttachments(deps) }),
+  [PARTITIONS_AND_RETENTION]: async (deps) => ({ added: await ensurePartitions(deps), retention: await applyRetention(deps, deps.config.retention) }),
+};
+
+/**
+ * The `maintenance` queue's jobs: a scheduler's job goes to that scheduler's processor (by its name), a sandbox
+ * outcome (by its job id's prefix) to core's report of it. A new periodic job adds its processor to the table.
+ */
+export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
+  const processor = schedulerProcessors[job.name];
+  if (processor) return processor(deps);
   if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));
   deps.logger.warn({ jobId: job.id, name: job.name }, 'unknown maintenance job');
   return { outcome: 'unknown job' };

@@ -1,5 +1,6 @@
 import IORedis from 'ioredis';
 import { createApp } from '@tidings/api/src/app.ts';
+import { createBatchers } from '@tidings/core';
 import { createQueues } from '@tidings/queue';
 import { apiClient } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
@@ -19,7 +20,9 @@ describe('the outbox relay', () => {
     deadRedis.disconnect();
     const deadQueues = createQueues(deadRedis, h.deps.config.redisPrefix);
     for (const queue of Object.values(deadQueues)) queue.on('error', () => {});
-    const appWithRedisDown = createApp({ ...h.deps, queues: deadQueues });
+    // its own batchers: the shared statements enqueue on the queues of the dependencies they were made with
+    const deadDeps = { ...h.deps, queues: deadQueues };
+    const appWithRedisDown = createApp({ ...deadDeps, batchers: createBatchers(deadDeps) });
     const org = await h.testOrg();
     const api = apiClient(appWithRedisDown, org.key);
 

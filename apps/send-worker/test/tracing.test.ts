@@ -13,6 +13,7 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
   type WebhookReceiver,
+  waitFor,
 } from '@tidings/testing';
 
 // The three processes as operators run them (API, send-worker, webhook-worker), each exporting its spans to an
@@ -61,16 +62,6 @@ const sendEmail = (url: string, key: string, to: string, headers: Record<string,
     body: JSON.stringify({ channelType: 'email', to, subject: 'Traced', text: 'traced' }),
   });
 
-async function until<T>(find: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 beforeAll(async () => {
   [otlp, resend, receiver] = await Promise.all([startOtlpReceiver(), startFakeResend(), startWebhookReceiver()]);
   const port = await freePort();
@@ -79,9 +70,9 @@ beforeAll(async () => {
   start('api', '../../api/src/server.ts', { API_PORT: String(port), ...providers });
   start('send-worker', '../src/worker.ts', { SEND_WORKER_QUEUES: 'email', ...providers });
   start('webhook-worker', '../../webhook-worker/src/worker.ts', { WEBHOOK_ALLOW_LOOPBACK: 'true' });
-  await until(async () => (await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok, 150_000, 'the API to start');
-  await until(() => logs['send-worker']!.some((l) => l.includes('send-worker consuming')), 150_000, 'the send-worker to start');
-  await until(() => logs['webhook-worker']!.some((l) => l.includes('webhook-worker consuming')), 150_000, 'the webhook-worker to start');
+  await waitFor(async () => (await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok, 150_000, 'the API to start');
+  await waitFor(() => logs['send-worker']!.some((l) => l.includes('send-worker consuming')), 150_000, 'the send-worker to start');
+  await waitFor(() => logs['webhook-worker']!.some((l) => l.includes('webhook-worker consuming')), 150_000, 'the webhook-worker to start');
 }, 180_000);
 
 afterAll(async () => {
@@ -107,10 +98,10 @@ it('one trace holds the API request, the send job, the provider call and the web
   const { id: messageId } = (await response.json()) as { id: string };
   const [delivered] = await receiver.waitForRequests(1, 60_000);
 
-  const request = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name === 'POST /v1/messages'), 30_000, 'the API request span');
+  const request = await waitFor(() => otlp.spans.find((s) => s.kind === SERVER && s.name === 'POST /v1/messages'), 30_000, 'the API request span');
   const inTrace = (match: (s: ReceivedSpan) => boolean) => otlp.spans.find((s) => s.traceId === request.traceId && match(s));
-  const provider = await until(() => inTrace((s) => s.name === 'provider.send'), 30_000, 'the provider call in the trace');
-  const delivery = await until(() => inTrace((s) => s.name === 'webhook.deliver'), 30_000, 'the webhook delivery in the trace');
+  const provider = await waitFor(() => inTrace((s) => s.name === 'provider.send'), 30_000, 'the provider call in the trace');
+  const delivery = await waitFor(() => inTrace((s) => s.name === 'webhook.deliver'), 30_000, 'the webhook delivery in the trace');
 
   expect(request).toMatchObject({ service: 'tidings-api', attributes: expect.objectContaining({ 'http.route': '/v1/messages' }) });
   // a path names the route, never what is in it (an unsubscribe token, an address); a query is left out
@@ -120,17 +111,17 @@ it('one trace holds the API request, the send job, the provider call and the web
     headers: { traceparent: `00-${callerTrace.traceId}-${callerTrace.spanId}-01` },
   });
   expect(unsubscribe.status).toBeGreaterThanOrEqual(400);
-  const unsubscribeSpan = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name.startsWith('GET /u/')), 30_000, 'the unsubscribe request span');
+  const unsubscribeSpan = await waitFor(() => otlp.spans.find((s) => s.kind === SERVER && s.name.startsWith('GET /u/')), 30_000, 'the unsubscribe request span');
   expect(unsubscribeSpan.attributes).toMatchObject({ 'url.path': '/u/:token', 'url.query': '[redacted]' });
   expect(unsubscribeSpan).toMatchObject({ traceId: callerTrace.traceId, parentSpanId: callerTrace.spanId });
   // the job crosses the queue: a producer span in the API, a consumer span in the send-worker
   // (a job's span ends after the spans inside it: wait for it to arrive)
-  const enqueue = await until(() => inTrace((s) => s.service === 'tidings-api' && s.kind === PRODUCER), 5000, 'the API adding the send job');
-  const run = await until(() => inTrace((s) => s.service === 'tidings-send-worker' && s.kind === CONSUMER), 5000, 'the send job run');
+  const enqueue = await waitFor(() => inTrace((s) => s.service === 'tidings-api' && s.kind === PRODUCER), 5000, 'the API adding the send job');
+  const run = await waitFor(() => inTrace((s) => s.service === 'tidings-send-worker' && s.kind === CONSUMER), 5000, 'the send job run');
   expect(run.parentSpanId).toBe(enqueue.spanId);
   // the enqueue's span says what was added; the Redis script call under it is no span of its own
   expect(otlp.spans.filter((s) => s.parentSpanId === enqueue.spanId && s.service === 'tidings-api')).toEqual([]);
-  await until(() => inTrace((s) => s.service === 'tidings-webhook-worker' && s.kind === CONSUMER), 5000, 'the delivery job run');
+  await waitFor(() => inTrace((s) => s.service === 'tidings-webhook-worker' && s.kind === CONSUMER), 5000, 'the delivery job run');
   expect(provider).toMatchObject({
     service: 'tidings-send-worker',
     kind: CLIENT,
@@ -159,7 +150,7 @@ it('one trace holds the API request, the send job, the provider call and the web
   expect(delivered!.headers.traceparent).toBe(`00-${request.traceId}-${delivery.spanId}-01`);
 
   // the send-worker's log line about this message carries the trace
-  const sentLine = await until(
+  const sentLine = await waitFor(
     () => logs['send-worker']!.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'sent' && l.messageId === messageId),
     5000,
     'the sent log line',
@@ -190,11 +181,11 @@ it("sends that share one statement and one enqueue (group commit) each continue 
   expect(responses.map((r) => r.status)).toEqual(callers.map(() => 202));
   const callerTraces = new Set(callers.map((c) => c.traceId));
   // the requests were added together: at least one addBulk carried several of them
-  await until(() => otlp.spans.some((s) => s.service === 'tidings-api' && s.name === 'addBulk email' && callerTraces.has(s.traceId)), 30_000, 'a grouped enqueue');
-  const providerSpans = await until(
+  await waitFor(() => otlp.spans.some((s) => s.service === 'tidings-api' && s.name === 'addBulk email' && callerTraces.has(s.traceId)), 30_000, 'a grouped enqueue');
+  const providerSpans = await waitFor(
     () => {
       const found = messageIds.map((id) => otlp.spans.find((s) => s.name === 'provider.send' && s.attributes['tidings.message_id'] === id));
-      return found.every(Boolean) && (found as ReceivedSpan[]);
+      return found.every(Boolean) ? (found as ReceivedSpan[]) : null;
     },
     60_000,
     'every provider call',
@@ -206,13 +197,17 @@ it("with OTEL_API_STATEMENT_SPANS=true, the API's Postgres calls are spans of th
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   start('api-statements', '../../api/src/server.ts', { API_PORT: String(port), OTEL_API_STATEMENT_SPANS: 'true' });
-  await until(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 150_000, 'the second API to start');
+  await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 150_000, 'the second API to start');
   const org = await makeOrganization(deps, { mode: 'test' });
   const sent = (await (await sendEmail(url, org.key, 'statements@example.com')).json()) as { id: string };
   const read = await fetch(`${url}/v1/messages/${sent.id}`, { headers: { authorization: `Bearer ${org.key}` } });
   expect(read.status).toBe(200);
-  const request = await until(() => otlp.spans.find((s) => s.kind === SERVER && s.name === 'GET /v1/messages/:id' && s.service === 'tidings-api'), 30_000, 'the read request span');
-  const statement = await until(
+  const request = await waitFor(
+    () => otlp.spans.find((s) => s.kind === SERVER && s.name === 'GET /v1/messages/:id' && s.service === 'tidings-api'),
+    30_000,
+    'the read request span',
+  );
+  const statement = await waitFor(
     () => otlp.spans.find((s) => s.traceId === request.traceId && s.attributes['db.system.name'] === 'postgresql'),
     30_000,
     'a statement span in the request',
@@ -221,7 +216,7 @@ it("with OTEL_API_STATEMENT_SPANS=true, the API's Postgres calls are spans of th
   // the default API (no statement spans) made none for the same read
   const read2 = await fetch(`${apiUrl}/v1/messages/${sent.id}`, { headers: { authorization: `Bearer ${org.key}` } });
   expect(read2.status).toBe(200);
-  const plainRequest = await until(
+  const plainRequest = await waitFor(
     () => otlp.spans.find((s) => s.kind === SERVER && s.name === 'GET /v1/messages/:id' && s.traceId !== request.traceId),
     30_000,
     "the default API's read span",

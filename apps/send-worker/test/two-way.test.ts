@@ -211,12 +211,13 @@ describe('engagement from Resend', () => {
         click: { link: 'https://example.com/a', ipAddress: '203.0.113.9', timestamp: new Date().toISOString(), userAgent: 'x' },
       }),
     ).toBe(200);
+    // a second open is the same reader again: counted once (the first open per message)
     expect(await h.resend.emailEvent('email.opened', emailId)).toBe(200);
     expect(await h.resend.emailEvent('email.complained', emailId)).toBe(200);
 
     const message = await get(org.api, sent.id);
     expect(message.status).toBe('delivered');
-    expect(history(message)).toEqual(['queued', 'sending', 'sent', 'delayed', 'delivered', 'opened', 'clicked', 'opened', 'complained']);
+    expect(history(message)).toEqual(['queued', 'sending', 'sent', 'delayed', 'delivered', 'opened', 'clicked', 'complained']);
     expect(message.events.find((e: { status: string }) => e.status === 'clicked').link).toBe('https://example.com/a');
     const opens = message.events.filter((e: { status: string }) => e.status === 'opened');
     expect(message.openedAt).toBe(opens[0].createdAt); // the first open
@@ -226,7 +227,7 @@ describe('engagement from Resend', () => {
     await hooks.waitForEvent('message.opened');
     await hooks.waitForEvent('message.complained');
     await hooks.waitForEvent('message.delayed');
-    expect(hooks.received().filter((r) => r.event.type === 'message.opened')).toHaveLength(2);
+    expect(hooks.received().filter((r) => r.event.type === 'message.opened')).toHaveLength(1);
     expect((await org.api.get('/v1/suppressions?reason=complained')).body.data).toEqual([expect.objectContaining({ address: 'reader@example.com', channelType: 'email' })]);
   });
 
@@ -238,6 +239,30 @@ describe('engagement from Resend', () => {
     expect((await h.anonymous.post('/v1/provider-events/resend', forged.body, forged.headers)).status).toBe(401);
     expect(history(await get(org.api, sent.id))).toEqual(['queued', 'sending', 'sent']);
     expect((await org.api.get('/v1/suppressions')).body.data).toEqual([]);
+  });
+});
+
+describe("Tidings' own click tracking beside Resend's", () => {
+  it('counts a click once when Resend reports the click on our redirect too', async () => {
+    const org = await h.liveOrg();
+    const hooks = await subscribe(org, ['message.clicked']);
+    const html = '<a href="https://example.com/offer">offer</a>';
+    const sent = (await org.api.post('/v1/messages', { channelType: 'email', to: 'reader2@example.com', subject: 'Offer', html, tracking: { clicks: true } })).body;
+    const atProvider = await until(org.api, sent.id, ['sent']);
+    const request = h.resend.requests.find((r) => r.path === '/emails' && r.body?.subject === 'Offer')!;
+    const tracked = /href="([^"]+)"/.exec(String(request.body.html))![1]!;
+    expect(tracked.startsWith(`${h.deps.config.publicApiUrl}/c/`)).toBe(true);
+
+    // the reader clicks Resend's wrapper, which goes through ours: both record it
+    const redirect = await h.app.request(tracked.slice(h.deps.config.publicApiUrl.length));
+    expect(redirect.headers.get('location')).toBe('https://example.com/offer');
+    const click = { link: tracked, ipAddress: '203.0.113.9', timestamp: new Date().toISOString(), userAgent: 'x' };
+    expect(await h.resend.emailEvent('email.clicked', atProvider.providerMessageId, { click })).toBe(200);
+
+    const message = await get(org.api, sent.id);
+    expect(message.events.filter((e: { status: string }) => e.status === 'clicked').map((e: { link: string }) => e.link)).toEqual(['https://example.com/offer']);
+    await hooks.waitForEvent('message.clicked');
+    expect(await h.deps.db.event.count({ where: { orgId: org.orgId, type: 'message.clicked' } })).toBe(1);
   });
 });
 

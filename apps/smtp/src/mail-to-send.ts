@@ -55,7 +55,7 @@ function attachment(a: Attachment, index: number): NonNullable<SendMessageBody['
 /**
  * A submitted mail as the body of message.send: From, To, Cc, Reply-To, Subject, text, html, attachments (inline ones
  * with their Content-ID) and the other headers under the API's rules. Envelope recipients that the headers do not name
- * are Bcc. message.send takes one `to`: further To addresses go to `cc` (both are shown to every recipient).
+ * are Bcc. Several To addresses stay To recipients of the one message.
  * Throws an SmtpReply for a mail that cannot be one message (no To, more than 50 recipients).
  * @example const body = mailToSend(await simpleParser(raw, { keepCidLinks: true }), ['ada@example.com']);
  */
@@ -64,10 +64,10 @@ export function mailToSend(mail: ParsedMail, envelopeRecipients: string[]): Send
   const cc = mailboxes(mail.cc).map((m) => m.address);
   const named = new Set([...to, ...cc]);
   const bcc = [...new Set(envelopeRecipients.map((r) => r.toLowerCase()))].filter((r) => !named.has(r));
-  const [first, ...moreTo] = [...new Set(to)];
-  if (first === undefined) throw new SmtpReply(554, '5.6.0', 'The message has no To header: name at least one recipient in To');
-  const copies = [...new Set([...moreTo, ...cc])].filter((a) => a !== first);
-  if (1 + copies.length + bcc.length > MESSAGE_LIMITS.recipients) {
+  const toList = [...new Set(to)];
+  if (toList.length === 0) throw new SmtpReply(554, '5.6.0', 'The message has no To header: name at least one recipient in To');
+  const copies = [...new Set(cc)].filter((a) => !toList.includes(a));
+  if (toList.length + copies.length + bcc.length > MESSAGE_LIMITS.recipients) {
     throw new SmtpReply(452, '4.5.3', `Too many recipients: To, Cc and Bcc together may name at most ${MESSAGE_LIMITS.recipients}`);
   }
   const [from] = mailboxes(mail.from);
@@ -75,7 +75,7 @@ export function mailToSend(mail: ParsedMail, envelopeRecipients: string[]): Send
   const headers = customHeaders(mail);
   return {
     channelType: 'email',
-    to: first,
+    to: toList.length === 1 ? toList[0]! : toList,
     ...(from ? { from: mailbox(from) } : {}),
     ...(copies.length > 0 ? { cc: copies } : {}),
     ...(bcc.length > 0 ? { bcc } : {}),

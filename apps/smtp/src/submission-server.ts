@@ -87,7 +87,7 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
     onMailFrom(_address, session, callback) {
       if (isStopping) return callback(shuttingDown());
       const { keyId } = principalOf(session);
-      within(() => takeRateLimit(deps.redis, `${config.redisPrefix}:rate:${keyId}`, { limit: config.rateLimitPerMinute, windowMs: config.rateLimitWindowMs }), STORE_WAIT_MS).then(
+      within(() => takeRateLimit(deps, `${config.redisPrefix}:rate:${keyId}`, { limit: config.rateLimitPerMinute, windowMs: config.rateLimitWindowMs }), STORE_WAIT_MS).then(
         (taken) => {
           if (!taken.ok) return callback(storesUnavailable());
           if (!taken.value.isAllowed) {

@@ -100,6 +100,13 @@ describe('SMTP submission through nodemailer', () => {
     expect(message).toMatchObject({ to: 'ada@example.com', cc: ['bo@example.com'], bcc: ['cy@example.com', 'di@example.com'] });
   });
 
+  it('keeps several To addresses as To recipients of one message', async () => {
+    const { key } = await t.org({ mode: 'test' });
+    const info = await t.client(key).sendMail({ from: 'hi@acme.test', to: ['ada@example.com', 'Grace@example.com'], cc: 'bo@example.com', subject: 'Hi', text: 'x' });
+    const message = await t.deps.db.message.findUniqueOrThrow({ where: { id: queuedId(info.response) } });
+    expect(message).toMatchObject({ to: 'ada@example.com', additionalTo: ['grace@example.com'], cc: ['bo@example.com'], bcc: [] });
+  });
+
   it('queues 100 mails over one pooled connection, each its own message', async () => {
     const { orgId, key } = await t.org({ mode: 'test' });
     const pool = t.client(key, { pool: true, maxConnections: 1 });

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createWebhook, sendTestEvent } from '@tidings/core';
-import { createTestDeps, freePort, makeOrganization, sampleValue, spawnService, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
+import { createTestDeps, freePort, makeOrganization, sampleValue, spawnService, startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
 
 // The webhook-worker process as operators run it, scraped on its metrics port after deliveries to a real receiver.
 const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
@@ -23,14 +23,15 @@ afterAll(async () => {
 
 const get = (pathname: string) => fetch(`http://127.0.0.1:${port}${pathname}`);
 
-async function settled(deliveryId: string) {
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
-    if (delivery.status !== 'pending') return delivery;
-    if (Date.now() > until) throw new Error(`delivery ${deliveryId} still pending`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function settled(deliveryId: string) {
+  return waitFor(
+    async () => {
+      const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+      return delivery.status !== 'pending' ? delivery : null;
+    },
+    30_000,
+    `delivery ${deliveryId} to leave pending`,
+  );
 }
 
 describe('the webhook-worker process', () => {

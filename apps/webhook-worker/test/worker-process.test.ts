@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createWebhook, sendTestEvent } from '@tidings/core';
-import { createTestDeps, makeOrganization, spawnService, startWebhookReceiver, type WebhookReceiver } from '@tidings/testing';
+import { createTestDeps, makeOrganization, spawnService, startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
 
 // A real webhook-worker process (the same entry point `npm start` and docker-compose run), under this file's Redis
 // prefix, with a 2 s lock and a 5 s request timeout so a crashed worker's job and its delivery's claim (the timeout
@@ -34,14 +34,15 @@ const exited = (child: ChildProcess) =>
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 
-async function deliveryWhenSettled(id: string, timeoutMs = 30_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } });
-    if (delivery.status !== 'pending') return delivery;
-    if (Date.now() > until) throw new Error(`delivery ${id} still pending`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function deliveryWhenSettled(id: string, timeoutMs = 30_000) {
+  return waitFor(
+    async () => {
+      const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } });
+      return delivery.status !== 'pending' ? delivery : null;
+    },
+    timeoutMs,
+    `delivery ${id} to leave pending`,
+  );
 }
 
 async function testDelivery() {

@@ -36,8 +36,10 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
     if (!opened) {
       // loaded here, not at the top: help and usage errors answer without the domain code and its clients
       const core = await import('@tidings/core');
-      const deps = core.openDeps(config, 'cli', { runsJobs: true });
-      opened = { deps, core, close: () => deps.close() };
+      const base = core.openDeps(config, 'cli', { runsJobs: true });
+      // what a command changes is audited as the CLI's doing
+      const deps = { ...base, actor: core.CLI_ACTOR };
+      opened = { deps, core, close: () => base.close() };
     }
     return opened;
   };

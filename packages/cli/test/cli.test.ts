@@ -139,7 +139,7 @@ describe('tidings users create', () => {
     expect(created.code).toBe(0);
     const parsed = JSON.parse(created.stdout);
     expect(parsed.user).toMatchObject({ id: expect.stringMatching(/^usr_/), email });
-    expect(parsed.membership).toEqual({ orgId: org.id, orgName: 'People', role: 'operator' });
+    expect(parsed.membership).toEqual({ orgId: org.id, orgName: 'People', role: 'operator', requiresTwoFactor: false });
     expect(parsed.password).toMatch(/^[A-Za-z0-9_-]{20}$/);
 
     const again = await tidings('users', 'create', '--org', org.id, '--email', email);

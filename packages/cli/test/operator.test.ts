@@ -4,7 +4,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createSession, hashKey, verifyCredentials } from '@tidings/core';
+import { beginTwoFactorEnrolment, confirmTwoFactorEnrolment, createSession, hashKey, verifyCredentials } from '@tidings/core';
+import { Secret, TOTP } from 'otpauth';
 import { opsRoutes } from '@tidings/runtime';
 import { createTestDeps, freePort, serveHttp, type RunningServer, type TestDeps } from '@tidings/testing';
 import { Hono } from 'hono';
@@ -77,7 +78,13 @@ describe('tidings users list and reset-password', () => {
 
     const ofOrg = (await ok('users', 'list', '--org', org.id)).data;
     expect(ofOrg).toEqual([
-      { id: expect.stringMatching(/^usr_/), email, name: null, createdAt: expect.any(String), memberships: [{ orgId: org.id, orgName: 'People list', role: 'owner' }] },
+      {
+        id: expect.stringMatching(/^usr_/),
+        email,
+        name: null,
+        createdAt: expect.any(String),
+        memberships: [{ orgId: org.id, orgName: 'People list', role: 'owner', requiresTwoFactor: false }],
+      },
     ]);
     expect(JSON.stringify(ofOrg)).not.toMatch(/passwordHash|scrypt/);
     const all = (await ok('users', 'list')).data as { email: string }[];
@@ -107,6 +114,21 @@ describe('tidings users list and reset-password', () => {
     const short = await tidings(['users', 'reset-password', '--email', email, '--password', 'short']);
     expect([short.code, short.stderr]).toEqual([1, 'error: password: must be at least 10 characters\n']);
     const nobody = await tidings(['users', 'reset-password', '--email', 'nobody@example.com']);
+    expect([nobody.code, nobody.stderr]).toEqual([1, 'error: User not found\n']);
+  });
+
+  it('reset-2fa turns a person’s second factor off and signs them out everywhere', async () => {
+    const org = (await ok('orgs', 'create', '--name', 'Lost phone')).organization;
+    const email = `lost-phone-${Date.now()}@example.com`;
+    const { user } = await ok('users', 'create', '--org', org.id, '--email', email, '--password', 'the old password');
+    const { secret } = await beginTwoFactorEnrolment(deps, user.id);
+    await confirmTwoFactorEnrolment(deps, user.id, new TOTP({ secret: Secret.fromBase32(secret) }).generate());
+    await createSession(deps, user.id, org.id);
+
+    expect(await ok('users', 'reset-2fa', '--email', email)).toEqual({ userId: user.id, wasEnabled: true, signedOut: 1 });
+    expect(await deps.db.user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({ totpSecretCiphertext: null, totpEnabledAt: null, recoveryCodeHashes: [] });
+    expect(await deps.db.session.count({ where: { userId: user.id } })).toBe(0);
+    const nobody = await tidings(['users', 'reset-2fa', '--email', 'nobody@example.com']);
     expect([nobody.code, nobody.stderr]).toEqual([1, 'error: User not found\n']);
   });
 });
@@ -153,6 +175,14 @@ describe('tidings keys create and rotate', () => {
     const foreign = await tidings(['keys', 'rotate', '--org', stranger.id, '--key', created.id]);
     expect([foreign.code, foreign.stderr]).toEqual([1, 'error: API key not found\n']);
     expect((await deps.db.apiKey.findUniqueOrThrow({ where: { id: created.id } })).keyHash).toBe(hashKey(again.key));
+
+    // audited as the CLI's doing; the refused rotation left no row
+    const audit = await deps.db.auditEvent.findMany({ where: { orgId: { in: [org.id, stranger.id] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect(audit.map((e) => [e.orgId, e.action, e.targetId, e.actorType, e.actorId, e.ip])).toEqual([
+      [org.id, 'apiKey.created', created.id, 'cli', null, null],
+      [org.id, 'apiKey.rotated', created.id, 'cli', null, null],
+      [org.id, 'apiKey.rotated', created.id, 'cli', null, null],
+    ]);
   });
 });
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, testDatabaseUrl } from '@tidings/testing';
+import { freePort, testDatabaseUrl, waitFor } from '@tidings/testing';
 import { Client } from 'pg';
 import { readmeCommands, withoutComment } from '../../../scripts/readme-commands.ts';
 
@@ -27,15 +27,20 @@ let env: NodeJS.ProcessEnv = {};
 let start: ChildProcess;
 let startLog = '';
 
-/** Polls `read` every 200 ms until it returns a value, or fails naming `what` after `timeoutMs`. */
+/** Polls `read` until it returns a value, or fails naming `what` (and what npm start said) after `timeoutMs`. */
 async function eventually<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; npm start said:\n${startLog.slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const found = await waitFor(
+    () =>
+      read().then(
+        (value) => (value === undefined ? null : { value }),
+        () => null,
+      ),
+    timeoutMs,
+    what,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; npm start said:\n${startLog.slice(-3000)}`);
+  });
+  return found.value;
 }
 
 const answers = (url: string) => fetch(url).then((res) => (res.ok ? true : undefined));
@@ -62,16 +67,25 @@ async function shell(lines: string[]): Promise<{ outputs: string[]; vars: Record
 
 beforeAll(async () => {
   [apiPort, dashboardPort] = [await freePort(), await freePort()];
+  // every ops port a real one: npm start asks each app's /readyz there and says when it is ready
+  const ports = [
+    'API_METRICS_PORT',
+    'DASHBOARD_METRICS_PORT',
+    'SEND_WORKER_METRICS_PORT',
+    'WEBHOOK_WORKER_METRICS_PORT',
+    'SMTP_METRICS_PORT',
+    'SMTP_SUBMISSION_PORT',
+    'SMTPS_PORT',
+  ];
+  const free: Record<string, string> = {};
+  for (const name of ports) free[name] = String(await freePort());
   env = {
     ...process.env,
     DATABASE_URL: database.url,
     REDIS_PREFIX: `quickstart-${randomUUID().slice(0, 8)}`,
     API_PORT: String(apiPort),
     DASHBOARD_PORT: String(dashboardPort),
-    API_METRICS_PORT: '0',
-    DASHBOARD_METRICS_PORT: '0',
-    SEND_WORKER_METRICS_PORT: '0',
-    WEBHOOK_WORKER_METRICS_PORT: '0',
+    ...free,
     PUBLIC_API_URL: `http://localhost:${apiPort}`,
     LOG_LEVEL: 'warn',
   };
@@ -82,7 +96,8 @@ beforeAll(async () => {
   start.stderr!.on('data', (chunk) => (startLog += chunk));
   await eventually(() => answers(`http://127.0.0.1:${apiPort}/readyz`), 'the API to be ready', 120_000);
   await eventually(() => answers(`http://127.0.0.1:${dashboardPort}/healthz`), 'the dashboard to answer', 60_000);
-}, 200_000);
+  await eventually(async () => (startLog.includes('every app is ready') ? true : undefined), 'npm start to say every app is ready', 120_000);
+}, 300_000);
 
 afterAll(async () => {
   if (start?.pid && start.exitCode === null) {
@@ -99,6 +114,13 @@ afterAll(async () => {
 }, 60_000);
 
 describe("the README's quick start", () => {
+  it('npm start says when each app is ready, and then that all are, with the time since it began', () => {
+    for (const app of ['api', 'webhook-worker', 'send-worker', 'dashboard', 'smtp']) {
+      expect(startLog).toMatch(new RegExp(`\\[start\\] \\S+ ${app} is ready \\([\\d.]+ s after npm start\\)`));
+    }
+    expect(startLog).toMatch(/\[start\] \S+ every app is ready, [\d.]+ s after npm start/);
+  });
+
   it('created the database, and the start banner links the API reference', async () => {
     expect(startLog).toContain('applying migrations...');
     expect(startLog).toContain(`reference: http://localhost:${apiPort}/docs`);

@@ -1,13 +1,11 @@
 // npm start's supervisor with a process that always crashes: each restart waits longer, and each step is logged.
+import { waitFor } from '@tidings/testing';
 import { superviseApps } from '../../../scripts/supervise.ts';
 
 const crasher = { name: 'crasher', command: process.execPath, args: ['-e', 'process.exit(3)'] };
 
 /** Polls until `isDone` (at most 20 s). */
-async function until(isDone: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!isDone() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const until = (isDone: () => boolean) => waitFor(isDone, 20_000, 'the supervisor to get there');
 
 it('restarts a crashing app with a wait that doubles for each crash in a row, and logs every step', async () => {
   const lines: string[] = [];

@@ -14,8 +14,8 @@ describe('loadConfig', () => {
   });
 
   it('keeps messages 90 days and webhook attempts 30 by default; 0 keeps them forever, a negative number is refused', () => {
-    expect(loadConfig({}).retention).toEqual({ messageDays: 90, webhookAttemptDays: 30 });
-    expect(loadConfig({ MESSAGE_RETENTION_DAYS: '0', WEBHOOK_ATTEMPT_RETENTION_DAYS: '7' }).retention).toEqual({ messageDays: 0, webhookAttemptDays: 7 });
+    expect(loadConfig({}).retention).toEqual({ messageDays: 90, webhookAttemptDays: 30, auditDays: 365 });
+    expect(loadConfig({ MESSAGE_RETENTION_DAYS: '0', WEBHOOK_ATTEMPT_RETENTION_DAYS: '7' }).retention).toEqual({ messageDays: 0, webhookAttemptDays: 7, auditDays: 365 });
     expect(() => loadConfig({ MESSAGE_RETENTION_DAYS: '-1' })).toThrow(/MESSAGE_RETENTION_DAYS/);
   });
 

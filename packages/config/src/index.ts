@@ -274,6 +274,8 @@ const EnvSchema = z.object({
   MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
   /** Days finished webhook deliveries and their attempts are kept; 0 keeps them forever. */
   WEBHOOK_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /** Days audit events (who changed what) are kept; 0 keeps them forever. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(365),
 });
 
 export type Config = {
@@ -339,8 +341,8 @@ export type Config = {
   /** See STRANDED_JOB_AFTER_MS; `strandedSweepEveryMs` is how often the sweeps run. */
   strandedJobAfterMs: number;
   strandedSweepEveryMs: number;
-  /** MESSAGE_RETENTION_DAYS and WEBHOOK_ATTEMPT_RETENTION_DAYS (0: forever). */
-  retention: { messageDays: number; webhookAttemptDays: number };
+  /** MESSAGE_RETENTION_DAYS, WEBHOOK_ATTEMPT_RETENTION_DAYS and AUDIT_RETENTION_DAYS (0: forever). */
+  retention: { messageDays: number; webhookAttemptDays: number; auditDays: number };
   webhooks: {
     secretKey: string;
     timeoutMs: number;
@@ -510,7 +512,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     strandedJobAfterMs: e.STRANDED_JOB_AFTER_MS,
     strandedSweepEveryMs: Math.min(60_000, Math.round(e.STRANDED_JOB_AFTER_MS / 2)),
-    retention: { messageDays: e.MESSAGE_RETENTION_DAYS, webhookAttemptDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS },
+    retention: { messageDays: e.MESSAGE_RETENTION_DAYS, webhookAttemptDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS, auditDays: e.AUDIT_RETENTION_DAYS },
     segmentCountMaxAgeMs: e.SEGMENT_COUNT_MAX_AGE_MS,
     webhooks: {
       secretKey: e.WEBHOOK_SECRET_KEY ?? LOCAL_WEBHOOK_SECRET_KEY,

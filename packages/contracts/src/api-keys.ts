@@ -2,7 +2,8 @@ import { storableText, Timestamp } from './common.ts';
 import { z } from './z.ts';
 
 export const ApiKeyPermission = z.enum(['full', 'sending']).openapi({
-  description: '`full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).',
+  description:
+    '`full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource (and their Resend-compatible doors).',
 });
 export const ApiKeyMode = z.enum(['live', 'test']).openapi({
   description: '`live` keys send through the real providers; `test` keys only ever reach the sandbox.',

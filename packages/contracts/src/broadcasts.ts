@@ -44,10 +44,12 @@ const broadcastExample = {
   templateId: 'tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
   templateVersion: 3,
   segmentId: 'seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V',
+  topicId: null,
   from: 'Acme <news@example.com>',
   variables: { month: 'November' },
   tags: ['newsletter'],
   quietHours: null,
+  sendRate: null,
   mode: 'live',
   status: 'sending',
   scheduledAt: null,
@@ -69,10 +71,12 @@ export const Broadcast = z
         'The template version it sends: the one named, else the latest when broadcast.send was called (sent or scheduled). Later template edits do not change it. Null only for a draft that names none.',
     }),
     segmentId: z.string().nullable().openapi({ description: 'Null: every contact of the organization.' }),
+    topicId: z.string().nullable().openapi({ description: "Only the topic's members when set; kept after the topic is deleted." }),
     from: z.string().nullable(),
     variables: z.record(z.string(), VariableValue),
     tags: z.array(z.string()),
     quietHours: QuietHours.nullable(),
+    sendRate: z.number().int().nullable().openapi({ description: 'Messages per minute at most; null: no limit.' }),
     mode: z.enum(['live', 'test']).openapi({ description: "The mode of the key that created it; its messages carry it. A key sees only its own mode's broadcasts." }),
     status: BroadcastStatus,
     scheduledAt: Timestamp.nullable(),
@@ -108,12 +112,21 @@ export const CreateBroadcastBody = z
     templateId: storableText().min(1).max(64),
     templateVersion: messageFields.templateVersion,
     segmentId: storableText().min(1).max(64).optional().openapi({ description: 'Absent: every contact of the organization.' }),
+    topicId: storableText().min(1).max(64).optional().openapi({
+      description:
+        'Only contacts in the topic (of the segment, if one is named): subscribed, or never chose and the topic is `opt_out`. The List-Unsubscribe one-click POST then unsubscribes from this topic only.',
+    }),
     from: messageFields.from,
     variables: messageFields.variables.openapi({
-      description: 'Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.',
+      description: 'Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes), `unsubscribeUrl` and `preferencesUrl`.',
     }),
     tags: messageFields.tags,
     quietHours: QuietHours.optional(),
+    sendRate: z.number().int().min(1).max(1_000_000).optional().openapi({
+      description:
+        'Messages per minute the fan-out releases at most (warming up a new domain or number): recipient n is due n / sendRate minutes after the start, held across send-worker replicas and restarts. Absent: as fast as the bulk lane allows.',
+      example: 600,
+    }),
   })
   .refine((body) => body.quietHours === undefined || body.channelType === 'sms', { message: 'quietHours is for channelType sms', path: ['quietHours'] })
   .openapi('CreateBroadcastBody', {
@@ -142,3 +155,15 @@ export const BroadcastRetry = z
   .object({ count: z.number().int().openapi({ description: 'Failed messages queued again (rendered again first where their rendering had failed).' }) })
   .openapi('BroadcastRetry', { example: { count: 335 } });
 export type BroadcastRetry = z.infer<typeof BroadcastRetry>;
+
+export const BroadcastLink = z
+  .object({
+    url: z.string().openapi({ description: 'The link as written in the email.', example: 'https://example.com/sale' }),
+    clicks: z.number().int().openapi({ description: 'Clicks recorded (a repeat on the same link of the same message within an hour counts once).' }),
+    uniqueClicks: z.number().int().openapi({ description: 'Messages (so recipients) with at least one click on it.' }),
+  })
+  .openapi('BroadcastLink');
+export type BroadcastLink = z.infer<typeof BroadcastLink>;
+
+export const BroadcastLinks = z.array(BroadcastLink).openapi('BroadcastLinks', { example: [{ url: 'https://example.com/sale', clicks: 412, uniqueClicks: 377 }] });
+export type BroadcastLinks = z.infer<typeof BroadcastLinks>;

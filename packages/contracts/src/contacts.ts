@@ -1,4 +1,5 @@
 import { ErrorCode, ListQuery, storableJsonProblem, StorableDateTime, storableText, Timestamp } from './common.ts';
+import { ContactTopic, ContactTopicChoices } from './topics.ts';
 import { z } from './z.ts';
 
 /** A query-string boolean: `true` or `false`. */
@@ -39,6 +40,7 @@ const contactExample = {
   attributes: { plan: 'pro', seats: 12 },
   emailSubscribed: true,
   smsSubscribed: false,
+  topics: [{ topicId: 'top_01JD8Z5Q9X4N7W2M3K6P0R1T5V', subscribed: true }],
   createdAt: '2026-11-23T08:00:00.000Z',
   updatedAt: '2026-11-23T08:05:00.000Z',
 } as const;
@@ -53,6 +55,9 @@ export const Contact = z
     attributes: ContactAttributes,
     emailSubscribed: z.boolean(),
     smsSubscribed: z.boolean(),
+    topics: z.array(ContactTopic).openapi({
+      description: 'The topics the contact chose. A contact is in a topic it subscribed to, or that it never chose and whose default is `opt_out`.',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -75,6 +80,7 @@ export const CreateContactBody = z
       .openapi({ description: 'A JSON object (top-level keys: letters, digits, _ and -); `null` values are ignored.' }),
     emailSubscribed: z.boolean().default(true),
     smsSubscribed: z.boolean().default(true),
+    topics: ContactTopicChoices.optional(),
   })
   .refine((c) => c.email !== undefined || c.phone !== undefined, { message: 'email or phone is required', path: ['email'] })
   .openapi('CreateContactBody', {
@@ -91,6 +97,7 @@ export const UpdateContactBody = z
     attributes: z.record(AttributeKey, AttributeValue).optional().openapi({ description: 'Merged key by key into the stored attributes; a `null` value removes that key.' }),
     emailSubscribed: z.boolean().optional(),
     smsSubscribed: z.boolean().optional(),
+    topics: ContactTopicChoices.optional(),
   })
   .refine((c) => Object.keys(c).length > 0, { message: 'give at least one field to change' })
   .openapi('UpdateContactBody', { example: { lastName: 'King', attributes: { plan: 'team', trial: null }, emailSubscribed: false } });
@@ -107,6 +114,10 @@ export const BulkCreateContactsBody = z
       .min(1)
       .max(MAX_BULK_CONTACTS)
       .openapi({ items: { $ref: '#/components/schemas/CreateContactBody' } } as object),
+    onConflict: z.enum(['skip', 'update']).default('skip').openapi({
+      description:
+        "A row whose email or phone a contact already has: `skip` reports it in `errors` (409), `update` changes that contact: the row's names, its attributes merged key by key (a `null` value removes the key), its email or phone, and `emailSubscribed`/`smsSubscribed` only when false (an import never resubscribes anyone).",
+    }),
   })
   .openapi('BulkCreateContactsBody', {
     example: {
@@ -123,12 +134,19 @@ export const RowError = z
   .openapi('RowError', { description: 'Why the row at `index` of the request was not created.' });
 export type RowError = z.infer<typeof RowError>;
 
-export const BulkCreateContactsResult = z.object({ created: z.array(Contact), errors: z.array(RowError) }).openapi('BulkCreateContactsResult', {
-  example: { created: [contactExample], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'email: Invalid email address' }] },
-});
+export const BulkCreateContactsResult = z
+  .object({
+    created: z.array(Contact),
+    updated: z.array(Contact).openapi({ description: 'With `onConflict: "update"`: the existing contacts the rows changed, in request order.' }),
+    errors: z.array(RowError),
+  })
+  .openapi('BulkCreateContactsResult', {
+    example: { created: [contactExample], updated: [], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'email: Invalid email address' }] },
+  });
 export type BulkCreateContactsResult = z.infer<typeof BulkCreateContactsResult>;
 
-export const ContactListQuery = ListQuery.safeExtend({
+/** The filters of contact.list, which contact.export takes too. */
+const contactFilters = {
   email: z.email().optional().openapi({ description: 'Exact address (case-insensitive).' }),
   phone: phone.optional().openapi({ description: 'Exact number, in any format libphonenumber reads.' }),
   q: storableText().trim().min(1).max(100).optional().openapi({ description: 'Case-insensitive prefix of first name, last name, full name or email.' }),
@@ -138,5 +156,11 @@ export const ContactListQuery = ListQuery.safeExtend({
   }),
   createdAfter: StorableDateTime.optional(),
   createdBefore: StorableDateTime.optional(),
-});
+};
+
+export const ContactListQuery = ListQuery.safeExtend(contactFilters);
 export type ContactListQuery = z.infer<typeof ContactListQuery>;
+
+export const ContactExportQuery = z.strictObject(contactFilters);
+/** contact.list's filters without paging. */
+export type ContactFilterQuery = z.infer<typeof ContactExportQuery>;

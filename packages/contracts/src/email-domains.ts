@@ -40,6 +40,8 @@ const emailDomainExample = {
   provider: 'resend',
   records: [...dnsRecordExamples],
   defaultSender: { fromName: 'Acme', fromAddress: 'hello@example.com', replyTo: 'support@example.com' },
+  openTracking: false,
+  clickTracking: true,
   verifiedAt: '2026-11-23T08:12:00.000Z',
   lastCheckedAt: '2026-11-23T08:12:00.000Z',
   createdAt: '2026-11-23T08:00:00.000Z',
@@ -59,6 +61,10 @@ export const EmailDomain = z
       .object({ fromName: z.string().nullable(), fromAddress: z.string(), replyTo: z.string().nullable() })
       .nullable()
       .openapi({ description: 'Used by message.send when `from` is absent; set with emailDomain.setDefault.' }),
+    openTracking: z.boolean().openapi({ description: "Tidings' own open tracking (a 1x1 image) of email sent from this domain; a send's `tracking.opens` overrides it." }),
+    clickTracking: z.boolean().openapi({
+      description: "Tidings' own click tracking (each http(s) link through the click redirect) of email sent from this domain; a send's `tracking.clicks` overrides it.",
+    }),
     verifiedAt: Timestamp.nullable(),
     lastCheckedAt: Timestamp.nullable(),
     createdAt: Timestamp,
@@ -76,6 +82,14 @@ export const AddEmailDomainBody = z
   })
   .openapi('AddEmailDomainBody', { example: { name: 'example.com' } });
 export type AddEmailDomainBody = z.infer<typeof AddEmailDomainBody>;
+
+export const UpdateEmailDomainBody = z
+  .strictObject({
+    openTracking: z.boolean().optional(),
+    clickTracking: z.boolean().optional(),
+  })
+  .openapi('UpdateEmailDomainBody', { example: { openTracking: true, clickTracking: true } });
+export type UpdateEmailDomainBody = z.infer<typeof UpdateEmailDomainBody>;
 
 export const SetDefaultSenderBody = z
   .strictObject({

@@ -133,13 +133,26 @@ export const SendAttachment = z
   .openapi('SendAttachment');
 export type SendAttachment = z.infer<typeof SendAttachment>;
 
+/** Tidings' own engagement tracking of one send: the open pixel and the click redirect. */
+export const MessageTracking = z
+  .strictObject({
+    opens: z.boolean().optional().openapi({ description: 'A 1x1 image `{PUBLIC_API_URL}/o/{token}` records the first open.' }),
+    clicks: z.boolean().optional().openapi({ description: 'Each http(s) link goes through `{PUBLIC_API_URL}/c/{token}`, which records the click and redirects to it.' }),
+  })
+  .openapi('MessageTracking');
+export type MessageTracking = z.infer<typeof MessageTracking>;
+
 export const SendMessageBody = z
   .strictObject({
     channelType: ChannelType,
-    to: z.string().trim().min(1).max(L.address).optional().openapi({
-      description: "An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.",
-      example: 'ada@example.com',
-    }),
+    to: z
+      .union([z.string().trim().min(1).max(L.address), z.array(z.string().trim().min(1).max(L.address)).min(1).max(L.recipients)])
+      .optional()
+      .openapi({
+        description:
+          "An email address (email) or an E.164 number (sms). Email may name several To recipients as an array (one message; `to`, `cc` and `bcc` together at most 50). May be left out when `contactId` is given: the contact's email or phone is used.",
+        example: 'ada@example.com',
+      }),
     from: storableText()
       .trim()
       .min(1)
@@ -211,6 +224,10 @@ export const SendMessageBody = z
       .refine((m) => Object.keys(m).length <= L.metadataKeys, `at most ${L.metadataKeys} keys`)
       .optional()
       .openapi({ description: 'A flat map of strings, up to 20 keys.' }),
+    tracking: MessageTracking.optional().openapi({
+      description:
+        "email: Tidings' own open and click tracking for this message, overriding its domain's `openTracking`/`clickTracking` (an option left out follows the domain; with an `sk_test_` key, off).",
+    }),
   })
   .openapi('SendMessageBody', {
     example: {
@@ -242,6 +259,7 @@ const messageExample = {
   channelType: 'email',
   direction: 'outbound',
   to: 'ada@example.com',
+  toAll: ['ada@example.com'],
   from: 'Acme <hello@example.com>',
   cc: [],
   bcc: [],
@@ -294,7 +312,8 @@ export const Message = z
     id: z.string().openapi({ example: 'msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V' }),
     channelType: ChannelType,
     direction: MessageDirection,
-    to: z.string(),
+    to: z.string().openapi({ description: 'The recipient; for an email to several To recipients the first of them (`toAll` names every one).' }),
+    toAll: z.array(z.string()).openapi({ description: 'Every To recipient in order, `to` first (one entry unless `to` was an array).' }),
     from: z.string(),
     cc: z.array(z.string()).openapi({ description: 'email only; empty for sms.' }),
     bcc: z.array(z.string()),
@@ -335,6 +354,21 @@ export const Message = z
   })
   .openapi('Message', { example: messageExample });
 export type Message = z.infer<typeof Message>;
+
+/** A message as message.send answers it: accepted, not sent yet. */
+const queued = <M extends object>(message: M) => ({
+  ...message,
+  status: 'queued',
+  sentAt: null,
+  deliveredAt: null,
+  failedAt: null,
+  providerMessageId: null,
+  attempts: 0,
+  error: null,
+});
+export const queuedMessageExample = queued(messageExample);
+/** A message as message.cancel answers it. */
+export const canceledMessageExample = { ...messageExample, status: 'canceled', sentAt: null, deliveredAt: null, providerMessageId: null };
 
 export const MessageStatusEvent = z
   .object({
@@ -392,13 +426,10 @@ export const SendBatchResponse = z
     data: z.array(z.union([Message, z.null()])).openapi({ description: 'One entry per item, in order; null where the item failed.' }),
     errors: z.array(BatchItemError),
   })
-  .openapi('SendBatchResponse', {
-    example: {
-      data: [messageExample, null],
-      errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }],
-    },
-  });
+  .openapi('SendBatchResponse', { example: { data: [messageExample, null], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }] } });
 export type SendBatchResponse = z.infer<typeof SendBatchResponse>;
+/** message.sendBatch's answer: the accepted items queued. */
+export const sendBatchExample = { data: [queuedMessageExample, null], errors: [{ index: 1, code: 'BAD_REQUEST', message: 'to: must be an E.164 phone number' }] };
 
 export const MessageListQuery = ListQuery.safeExtend({
   channelType: ChannelType.optional(),

@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 
-/** Which API keys may call an operation: every key (`sending`: message.send, sendBatch, list, get, cancel) or full-access keys only. */
+/** Which API keys may call an operation: every key (`sending`: message.send, sendBatch, list, get, cancel, getSource) or full-access keys only. */
 export type Permission = 'full' | 'sending';
 
 /**
@@ -25,6 +25,12 @@ export type OperationDefinition = RouteConfig & {
    * gets 403, except in an organization made for testing.
    */
   changesShared?: true;
+  /**
+   * The operation's own error messages, where the shared wording does not say it: the 409 it gives besides an
+   * Idempotency-Key reused with another body (as the core words it), a 404 naming something else than its group's noun.
+   * The OpenAPI document's examples.
+   */
+  errors?: { 404?: string; 409?: string };
 };
 
 /**
@@ -41,7 +47,8 @@ export function defineOperation<const D extends OperationDefinition>(definition:
 }
 
 /**
- * A JSON body (request or response) of the given schema, in the OpenAPI shape.
+ * A JSON body (request or response) of the given schema, in the OpenAPI shape; `example` where this operation's
+ * answer differs from the schema's own example (message.send answers `queued`).
  * @example responses: { 200: { description: 'The contact', ...json(Contact) } }
  */
-export const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+export const json = <T>(schema: T, example?: unknown) => ({ content: { 'application/json': example === undefined ? { schema } : { schema, example } } });

@@ -35,12 +35,9 @@ export type ResendTag = z.infer<typeof ResendTag>;
 export const ResendSendEmailBody = z
   .strictObject({
     from: storableText().trim().min(1).max(MESSAGE_LIMITS.address).optional().openapi({ description: 'Absent: the default sender of the verified domain.' }),
-    to: OneOrMore(MESSAGE_LIMITS.recipients)
-      .refine(
-        (to) => typeof to === 'string' || to.length === 1,
-        'must be one address: a Tidings message has one `to`; give the others in `cc` or `bcc`, or send one email each with /emails/batch',
-      )
-      .openapi({ description: 'One address, as a string or an array of one: a Tidings message has one `to`; give copies in `cc` or `bcc`.' }),
+    to: OneOrMore(MESSAGE_LIMITS.recipients).openapi({
+      description: 'One address, or several as an array: one message to all of them (`to`, `cc` and `bcc` together at most 50).',
+    }),
     subject: storableText().optional(),
     cc: OneOrMore(MESSAGE_LIMITS.recipients).optional(),
     bcc: OneOrMore(MESSAGE_LIMITS.recipients).optional(),

@@ -143,7 +143,7 @@ function checkGroup(value: unknown, path: (string | number)[], depth: number, ct
     }
     budget.conditions += 1;
     if (budget.conditions === MAX_CONDITIONS + 1) ctx.addIssue({ code: 'custom', path: at, message: `at most ${MAX_CONDITIONS} conditions` });
-    const { op, value: text } = item as { op?: unknown; value?: unknown };
+    const { op, value: text } = (item ?? {}) as { op?: unknown; value?: unknown }; // null is refused below, not read
     if ((op === 'contains' || op === 'startsWith') && typeof text === 'string') {
       const before = budget.patternChars;
       budget.patternChars += text.length;

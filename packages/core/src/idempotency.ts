@@ -22,7 +22,13 @@ export function requestFingerprint(method: string, path: string, body: string): 
  * request keeps alive with `holdIdempotentRequest`; a reservation whose lease ran out (its request died) and an
  * expired record (24 h) are taken over.
  */
-export async function beginIdempotentRequest({ db, now, config }: Deps, orgId: string, mode: KeyMode, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+export async function beginIdempotentRequest(
+  { db, now, config }: Pick<Deps, 'db' | 'now' | 'config'>,
+  orgId: string,
+  mode: KeyMode,
+  key: string,
+  fingerprint: string,
+): Promise<IdempotencyOutcome> {
   const at = now();
   const lockedUntil = new Date(at.getTime() + config.idempotencyLeaseMs);
   const expiresAt = new Date(at.getTime() + RETENTION_MS);
@@ -42,13 +48,13 @@ export async function beginIdempotentRequest({ db, now, config }: Deps, orgId: s
   } catch (error) {
     // The reservation may have committed with its reply lost (a dropped connection): free it, or every retry would
     // be refused as still in progress until the lock ran out.
-    await releaseIdempotentRequest({ db } as Deps, orgId, mode, key, at).catch(() => undefined);
+    await releaseIdempotentRequest({ db }, orgId, mode, key, at).catch(() => undefined);
     throw error;
   }
   if (reserved.length > 0) return { kind: 'first', reservedAt: at };
 
   const existing = await db.idempotencyRecord.findUnique({ where: { orgId_mode_key: { orgId, mode, key } } });
-  if (!existing) return beginIdempotentRequest({ db, now, config } as Deps, orgId, mode, key, fingerprint); // deleted meanwhile
+  if (!existing) return beginIdempotentRequest({ db, now, config }, orgId, mode, key, fingerprint); // deleted meanwhile
   if (existing.requestHash !== fingerprint) {
     throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request body');
   }
@@ -64,7 +70,13 @@ export async function beginIdempotentRequest({ db, now, config }: Deps, orgId: s
  * a lease. Returns the function that stops renewing; call it when the request ends, whatever the outcome.
  * @example const stop = holdIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt); try { ... } finally { stop(); }
  */
-export function holdIdempotentRequest({ db, now, config, logger }: Deps, orgId: string, mode: KeyMode, key: string, reservedAt: Date): () => void {
+export function holdIdempotentRequest(
+  { db, now, config, logger }: Pick<Deps, 'db' | 'now' | 'config' | 'logger'>,
+  orgId: string,
+  mode: KeyMode,
+  key: string,
+  reservedAt: Date,
+): () => void {
   const leaseMs = config.idempotencyLeaseMs;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -97,7 +109,7 @@ export function holdIdempotentRequest({ db, now, config, logger }: Deps, orgId: 
  * the record would be taken over once its lock ran out and the caller's retry would do the work a second time, so
  * a passing database failure (a dropped connection, a failover) is waited out rather than given up on.
  */
-export async function completeIdempotentRequest({ db }: Deps, orgId: string, mode: KeyMode, key: string, status: number, body: string): Promise<void> {
+export async function completeIdempotentRequest({ db }: Pick<Deps, 'db'>, orgId: string, mode: KeyMode, key: string, status: number, body: string): Promise<void> {
   // a write that stored its answer itself (storeIdempotentAnswers) has nothing left to do here
   await retryWrite(() => db.idempotencyRecord.updateMany({ where: { orgId, mode, key, responseStatus: null }, data: { responseStatus: status, responseBody: body } }));
 }
@@ -139,7 +151,7 @@ async function retryWrite(write: () => Promise<unknown>): Promise<void> {
  * Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. Waited out like
  * `completeIdempotentRequest` when the database is away: otherwise the key stays in flight (409) for a minute.
  */
-export async function releaseIdempotentRequest({ db }: Deps, orgId: string, mode: KeyMode, key: string, reservedAt: Date): Promise<void> {
+export async function releaseIdempotentRequest({ db }: Pick<Deps, 'db'>, orgId: string, mode: KeyMode, key: string, reservedAt: Date): Promise<void> {
   // only this request's reservation: another may have taken the key over since
   await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, mode, key, responseStatus: null, createdAt: reservedAt } }));
 }

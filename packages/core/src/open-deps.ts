@@ -1,7 +1,8 @@
 import type { Config } from '@tidings/config';
 import type { Deps } from './deps.ts';
 import { createKeyChanges } from './api-keys/key-changes.ts';
-import { deleteDispatched } from './outbox.ts';
+import { createBatchers } from './batchers.ts';
+import { createRateLimits } from './rate-limit.ts';
 import { createTemplateRenderer } from './templates/template-renderer.ts';
 import { closeDb, createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
@@ -31,7 +32,7 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
   const renderer = createTemplateRenderer(config.templateRender);
   const keyChanges = createKeyChanges(redis, config.redisPrefix, logger);
   for (const queue of Object.values(queues)) queue.on('error', (error: Error) => logger.warn({ err: error, queue: queue.name }, 'queue error'));
-  return {
+  const base = {
     db,
     redis,
     queues,
@@ -49,12 +50,18 @@ export function openDeps(config: Config, name: string, options: { providers?: Pr
     readiness: () => checkReadiness({ postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() }),
     renderer,
     keyChanges,
+    rateLimits: createRateLimits(redis),
     now: () => new Date(),
+  };
+  const batchers = createBatchers(base);
+  return {
+    ...base,
+    batchers,
     async close() {
-      await deleteDispatched({ db, logger });
+      await batchers.close();
       await closeQueues(queues).catch(() => {}); // closing is best effort; the connection quits next
       providers.close();
-      await Promise.allSettled([closeDb(db), redis.quit(), renderer.close(), keyChanges.close()]);
+      await Promise.allSettled([closeDb(db), base.rateLimits.close(), redis.quit(), renderer.close(), keyChanges.close()]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { jobDataFor, type QueueName } from '@tidings/queue';
 import { Prisma, queryPrepared } from '@tidings/db';
 import { jobTelemetry, untraced, withTrace, type RequestTrace } from '@tidings/runtime';
+import type { Batchers } from './batchers.ts';
 import type { Deps } from './deps.ts';
 
 /**
@@ -58,12 +59,15 @@ export async function addJobs({ queues, now }: Pick<Deps, 'queues' | 'now'>, ite
   );
 }
 
+/** What dispatching needs: the queues, and the process's outbox deletes (which wait for other dispatches' rows). */
+export type DispatchDeps = Pick<Deps, 'queues' | 'now' | 'logger'> & { batchers: Pick<Batchers, 'outboxDeletes'> };
+
 /**
  * After commit: adds the jobs (one call per queue); their outbox rows are deleted a moment later, together with
- * other dispatches' (`deleteDispatchedSoon`). When Redis is down this fails quietly, leaving the rows for the relay;
+ * other dispatches' (`OutboxDeletes`). When Redis is down this fails quietly, leaving the rows for the relay;
  * the caller's request still succeeds because the work is committed.
  */
-export async function dispatchOutbox(deps: Pick<Deps, 'db' | 'queues' | 'now' | 'logger'>, items: OutboxItem[]): Promise<void> {
+export async function dispatchOutbox(deps: DispatchDeps, items: OutboxItem[]): Promise<void> {
   if (items.length === 0) return;
   try {
     await addJobs(deps, items);
@@ -71,55 +75,52 @@ export async function dispatchOutbox(deps: Pick<Deps, 'db' | 'queues' | 'now' | 
     deps.logger.warn({ err: error, count: items.length }, 'enqueue after commit failed; the outbox relay will retry');
     return;
   }
-  deleteDispatchedSoon(deps, items);
+  deps.batchers.outboxDeletes.deleteSoon(items);
 }
 
 /** How long the rows of added jobs wait for other dispatches' before one DELETE removes them all. */
 const DELETE_AFTER_MS = 20;
 
-type Dispatched = { items: OutboxItem[]; timer: NodeJS.Timeout | null };
-const dispatched = new WeakMap<Deps['db'], Dispatched>();
+/**
+ * The outbox rows of jobs just added, deleted within `DELETE_AFTER_MS` by one statement for every dispatch of that
+ * time (a DELETE after each write was a tenth of message.send's CPU). `flush` deletes the waiting rows now (closing
+ * does, so a stopping process leaves none behind). A row that outlives its job's add only makes the relay add that
+ * job again after its grace period, harmlessly (jobId dedupes; a finished job finds its work done).
+ */
+export type OutboxDeletes = { deleteSoon(items: OutboxItem[]): void; flush(): Promise<void> };
 
 /**
- * The outbox rows of jobs just added are deleted within `DELETE_AFTER_MS`, by one statement for every dispatch of
- * that time: a DELETE after each write was a tenth of message.send's CPU, and the caller's answer waited for it. A
- * row that outlives its job's add (the process stopped before the delete, or the delete failed) only makes the relay
- * add that job again after its grace period: a job still kept is not added twice (jobId), and one already finished
- * and removed finds its message or delivery done and does nothing.
+ * One process's outbox deletes, made with its dependencies and flushed when they close.
+ * @example const deletes = createOutboxDeletes({ db, logger }); deletes.deleteSoon(items); await deletes.flush();
  */
-function deleteDispatchedSoon(deps: Pick<Deps, 'db' | 'logger'>, items: OutboxItem[]): void {
-  let pending = dispatched.get(deps.db);
-  if (!pending) {
-    pending = { items: [], timer: null };
-    dispatched.set(deps.db, pending);
-  }
-  pending.items.push(...items);
-  // unref: a process that exits meanwhile leaves its rows to the relay
-  pending.timer ??= setTimeout(() => void deleteDispatched(deps), DELETE_AFTER_MS).unref();
-}
-
-/**
- * Deletes the outbox rows of the jobs dispatched so far, now (`close` does, so a stopping process leaves none
- * behind). A failure leaves them to the relay.
- */
-export async function deleteDispatched(deps: Pick<Deps, 'db' | 'logger'>): Promise<void> {
-  const pending = dispatched.get(deps.db);
-  if (!pending) return;
-  if (pending.timer) clearTimeout(pending.timer);
-  pending.timer = null;
-  const items = pending.items.splice(0);
-  if (items.length === 0) return;
-  try {
-    // bookkeeping, no span of its own; through pg, prepared by name (Prisma's raw-query plumbing costs more than it)
-    await untraced(() =>
-      queryPrepared(
-        deps.db,
-        Prisma.sql`DELETE FROM "OutboxEntry" WHERE ("queue", "jobId") IN (SELECT * FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[]))`,
-      ),
-    );
-  } catch (error) {
-    deps.logger.warn({ err: error, count: items.length }, 'could not delete the outbox rows of added jobs; the relay will add them again, harmlessly');
-  }
+export function createOutboxDeletes(deps: Pick<Deps, 'db' | 'logger'>): OutboxDeletes {
+  const pending: OutboxItem[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const flush = async () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const items = pending.splice(0);
+    if (items.length === 0) return;
+    try {
+      // bookkeeping, no span of its own; through pg, prepared by name (Prisma's raw-query plumbing costs more than it)
+      await untraced(() =>
+        queryPrepared(
+          deps.db,
+          Prisma.sql`DELETE FROM "OutboxEntry" WHERE ("queue", "jobId") IN (SELECT * FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[]))`,
+        ),
+      );
+    } catch (error) {
+      deps.logger.warn({ err: error, count: items.length }, 'could not delete the outbox rows of added jobs; the relay will add them again, harmlessly');
+    }
+  };
+  return {
+    deleteSoon(items) {
+      pending.push(...items);
+      // unref: a process that exits meanwhile leaves its rows to the relay
+      timer ??= setTimeout(() => void flush(), DELETE_AFTER_MS).unref();
+    },
+    flush,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { KeyMode } from '@tidings/providers';
+import { mayReachProvider, type KeyMode } from '@tidings/providers';
 import { AppError } from './errors.ts';
 
 /**
@@ -7,7 +7,7 @@ import { AppError } from './errors.ts';
  * @example refuseTestKeyOnProviderBacked('test', number.provider, `Phone number ${number.number}`);
  */
 export function refuseTestKeyOnProviderBacked(mode: KeyMode | undefined, provider: string, what: string): void {
-  if (mode === 'test' && provider !== 'sandbox') {
+  if (!mayReachProvider(mode, provider)) {
     throw new AppError('FORBIDDEN', `${what} is provisioned at ${provider}: an sk_test_ key cannot change it (test keys never reach a real provider); use an sk_live_ key`);
   }
 }

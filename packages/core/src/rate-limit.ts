@@ -25,26 +25,30 @@ if oldest[2] then resetMs = tonumber(oldest[2]) + window - now end
 return {allowed, limit - count, resetMs}
 `;
 
-const pipelined = new WeakMap<Redis, RedisWithSlidingWindow>();
-
 /**
  * A connection like `redis` that sends the commands of one event-loop turn in one write (ioredis's auto-pipelining):
  * every request takes a rate limit, and on loopback a socket write costs tens of microseconds of kernel time. Its own
- * connection, since BullMQ's commands are not to be pipelined that way; it closes when `redis` does. It carries the
- * sliding-window script as a command.
+ * connection, since BullMQ's commands are not to be pipelined that way; it connects at its first command (a process
+ * that takes no rate limit opens none) and closes with the dependencies. It carries the sliding-window script.
  */
-function pipelinedOf(redis: Redis): RedisWithSlidingWindow {
-  let client = pipelined.get(redis);
-  if (!client) {
-    const created = (
-      redis.isCluster ? (redis as Cluster).duplicate(undefined, { enableAutoPipelining: true }) : (redis as IORedis).duplicate({ enableAutoPipelining: true })
-    ) as RedisWithSlidingWindow;
-    created.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
-    redis.once('end', () => void created.quit().catch(() => {}));
-    pipelined.set(redis, created);
-    client = created;
-  }
-  return client;
+export type RateLimits = { connection: RedisWithSlidingWindow; close(): Promise<void> };
+
+/**
+ * One process's rate-limit connection, made with its dependencies.
+ * @example const rateLimits = createRateLimits(redis); ...; await rateLimits.close();
+ */
+export function createRateLimits(redis: Redis): RateLimits {
+  const options = { enableAutoPipelining: true, lazyConnect: true };
+  const connection = (redis.isCluster ? (redis as Cluster).duplicate(undefined, options) : (redis as IORedis).duplicate(options)) as RedisWithSlidingWindow;
+  connection.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+  return {
+    connection,
+    async close() {
+      // never connected: nothing to say goodbye to
+      if (connection.status === 'wait') connection.disconnect();
+      else await connection.quit().catch(() => {}); // closing is best effort
+    },
+  };
 }
 
 export type RateLimitResult = { isAllowed: boolean; limit: number; remaining: number; resetSeconds: number };
@@ -55,10 +59,10 @@ type RedisWithSlidingWindow = Redis & {
 
 /**
  * Counts a request against `limit` per rolling `windowMs` for `key`; a refused request is not counted.
- * @example const result = await takeRateLimit(redis, `tidings:rl:${keyId}`, { limit: 100, windowMs: 60_000 });
+ * @example const result = await takeRateLimit(deps, `tidings:rl:${keyId}`, { limit: 100, windowMs: 60_000 });
  */
-export async function takeRateLimit(redis: Redis, key: string, options: { limit: number; windowMs: number }): Promise<RateLimitResult> {
-  const client = pipelinedOf(redis);
+export async function takeRateLimit({ rateLimits }: { rateLimits: RateLimits }, key: string, options: { limit: number; windowMs: number }): Promise<RateLimitResult> {
+  const client = rateLimits.connection;
   // every request takes one: a span of it would cost the SDK's work per request and show on-call nothing
   const [allowed, remaining, resetMs] = await untraced(() => client.slidingWindow(key, options.windowMs, options.limit, randomUUID()));
   return { isAllowed: allowed === 1, limit: options.limit, remaining: Math.max(0, remaining), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };

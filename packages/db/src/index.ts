@@ -1,5 +1,5 @@
 export { closeDb, createDb, pgPoolOf, queryPrepared, queryRows, type Db } from './client.ts';
-export { migrate, ensureDatabase, diffSchemaSinceLastMigration, listMigrations } from './migrate.ts';
+export { migrate, ensureDatabase, diffSchemaSinceLastMigration, listMigrations, prismaDir } from './migrate.ts';
 export { Prisma } from './generated/client.ts';
 export type * from './generated/client.ts';
 export { columnsOf } from './columns.ts';

@@ -85,15 +85,40 @@ export async function listMigrations(): Promise<string[]> {
 }
 
 /**
+ * Whether the database records each of `names` as applied (finished, not rolled back) and no migration as failed:
+ * then the schema engine, whose WebAssembly costs most of a second of CPU to load, would apply nothing. Anything else
+ * (no history table yet, a migration missing or failed) is left to the engine, which applies or says what is wrong.
+ */
+async function allRecorded(databaseUrl: string, names: string[]): Promise<boolean> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ migration_name: string; finished_at: Date | null }>(
+      `SELECT migration_name, finished_at FROM _prisma_migrations WHERE rolled_back_at IS NULL`,
+    );
+    if (rows.some((row) => row.finished_at === null)) return false;
+    const recorded = new Set(rows.map((row) => row.migration_name));
+    return names.every((name) => recorded.has(name));
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return false; // 42P01: no _prisma_migrations yet
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Applies the migrations under prisma/migrations that the database has not seen yet; a second run applies nothing.
  * Works offline: the schema engine is WebAssembly. `through` stops at that migration (a test of an upgrade).
  * @example const { applied } = await migrate(config.databaseUrl);
  */
 export async function migrate(databaseUrl: string, options: { through?: string } = {}): Promise<{ applied: string[] }> {
   await ensureDatabase(databaseUrl);
+  const names = (await listMigrations()).filter((name) => !options.through || name <= options.through);
+  // the common case, every start of every process: nothing to apply, answered without the engine
+  if (await allRecorded(databaseUrl, names)) return { applied: [] };
   const engine = await loadSchemaEngine(databaseUrl);
   try {
-    const names = (await listMigrations()).filter((name) => !options.through || name <= options.through);
     const migrationDirectories = await Promise.all(
       names.map(async (name) => ({
         path: name,
@@ -122,6 +147,9 @@ export async function migrate(databaseUrl: string, options: { through?: string }
 /**
  * The SQL that turns the schema of the last migration (its saved copy, `schema.prisma` beside it) into the current
  * prisma/schema.prisma. Empty when nothing changed. No database needed.
+ * Only the last migration keeps that copy. Deriving it instead (a diff from the migrations themselves, applied to a
+ * shadow database) fails in the WebAssembly engine: it cannot read back the columns of type "char" Postgres itself
+ * uses, so the copy stays, once.
  */
 export async function diffSchemaSinceLastMigration(): Promise<{ sql: string; current: string }> {
   const engine = await loadSchemaEngine();

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { testDatabaseUrl } from '@tidings/testing';
+import { testDatabaseUrl, waitFor } from '@tidings/testing';
 import { closeDb, createDb, pgPoolOf, Prisma, queryPrepared, queryRows, type Db } from '../src/index.ts';
 
 /** The statements the one pooled connection has prepared by name (pg_prepared_statements is per session). */
@@ -90,8 +90,7 @@ describe('prepared statements', () => {
     expect(await sessions()).toBe(2);
     await closeDb(db);
     // both pools' connections are gone
-    for (const deadline = Date.now() + 5_000; (await sessions()) > 0 && Date.now() < deadline; ) await new Promise((resolve) => setImmediate(resolve));
-    expect(await sessions()).toBe(0);
+    await waitFor(async () => (await sessions()) === 0, 5_000, 'both pools to close their connections');
   });
 
   it('outlives idle connections that Postgres ends (a restart, a terminated backend), and connects again', async () => {

@@ -3,6 +3,7 @@ import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.ts'
 import { createSnsCertificateCache, type SnsCertificateCache } from './callbacks/sns-certificates.ts';
 import type { DomainProvider } from './domain-provider.ts';
 import type { NumberProvider } from './number-provider.ts';
+import { sendsToSandbox } from './key-mode.ts';
 import type { EmailProvider, EmailProviderName, KeyMode, ProviderName, SmsProvider, SmsProviderName } from './provider.types.ts';
 import { createResendDomainProvider } from './resend-domain.provider.ts';
 import { createResendProvider } from './resend.provider.ts';
@@ -124,7 +125,7 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
   // an existing one to the provider that holds it. The sandbox when neither is configured.
   const holderOf = <T>(available: Partial<Record<string, T>>, list: string[], choice: ProviderChoice): T | undefined => {
     if ('name' in choice) return available[choice.name];
-    if (choice.mode === 'test') return undefined;
+    if (sendsToSandbox(choice.mode)) return undefined;
     const name = list.find((n) => available[n]);
     return name ? available[name] : undefined;
   };
@@ -135,10 +136,10 @@ export function buildProviders(config: Config, overrides: ProviderOverrides = {}
   const domains = overrides.domains ?? ((choice: ProviderChoice) => holderOf(domainProviders, lists.email, choice) ?? sandboxDomains);
   const numbers =
     overrides.numbers ??
-    ((choice: ProviderChoice) => holderOf(numberProviders, lists.sms, choice) ?? ('mode' in choice && choice.mode === 'test' ? fictionalNumbers : sandboxNumbers));
+    ((choice: ProviderChoice) => holderOf(numberProviders, lists.sms, choice) ?? ('mode' in choice && sendsToSandbox(choice.mode) ? fictionalNumbers : sandboxNumbers));
 
   return {
-    plannedFor: (mode, channelType) => (mode === 'test' ? 'sandbox' : lists[channelType][0]!),
+    plannedFor: (mode, channelType) => (sendsToSandbox(mode) ? 'sandbox' : lists[channelType][0]!),
     sendingOrder(channelType, recorded) {
       if (recorded === 'sandbox') return ['sandbox'];
       const list: ProviderName[] = lists[channelType];

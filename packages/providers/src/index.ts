@@ -25,9 +25,11 @@ export {
 } from './callbacks/callback-outcome.ts';
 export { fetchResendReceivedEmail, type ReceivedEmailContent } from './resend-inbound.ts';
 export { createSmtpProvider, smtpMessageId, SMTP_MESSAGE_ID_HEADER } from './smtp.provider.ts';
+export { composeEmailSource, mailOptionsOf } from './email-source.ts';
 export { createSesProvider, SES_MESSAGE_TAG } from './ses.provider.ts';
 export { createTwilioProvider, createTwilioClient } from './twilio.provider.ts';
 export { verifyResendCallback } from './callbacks/resend.callback.ts';
 export { verifyTelnyxCallback } from './callbacks/telnyx.callback.ts';
 export { verifyTwilioCallback } from './callbacks/twilio.callback.ts';
 export { verifySesCallback, confirmSnsSubscription, SNS_MAX_AGE_MS, type SesCallback } from './callbacks/ses.callback.ts';
+export { mayReachProvider, modeOfProvider, sendsToSandbox } from './key-mode.ts';

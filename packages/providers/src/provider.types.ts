@@ -3,8 +3,7 @@ import type { EmailProviderName, SmsProviderName } from '@tidings/config';
 
 export type { EmailProviderName, SmsProviderName } from '@tidings/config';
 
-/** Which kind of API key made a request: `test` keys never reach a real provider. */
-export type KeyMode = 'live' | 'test';
+export type { KeyMode } from './key-mode.ts';
 
 /**
  * One attachment on its way to a provider: its bytes as a stream (read from the attachment store, or fetched from
@@ -17,8 +16,11 @@ export type OutgoingAttachment = { filename: string; contentType: string; conten
 export type OutgoingEmail = {
   messageId: string;
   from: string;
-  to: string;
+  /** The To recipient, or every one of several (one message to all of them). */
+  to: string | string[];
   subject: string;
+  /** The Date header where the provider takes one (SMTP): when the message was accepted, so its source can be rebuilt. */
+  date?: Date;
   html?: string | null;
   text?: string | null;
   cc?: string[];

@@ -83,7 +83,7 @@ export function createSesProvider(options: SesOptions): EmailProvider {
       );
       const command = new SendEmailCommand({
         FromEmailAddress: email.from,
-        Destination: { ToAddresses: [email.to], CcAddresses: email.cc, BccAddresses: email.bcc },
+        Destination: { ToAddresses: [email.to].flat(), CcAddresses: email.cc, BccAddresses: email.bcc },
         ReplyToAddresses: email.replyTo,
         Content: {
           Simple: {

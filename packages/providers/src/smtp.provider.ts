@@ -1,20 +1,9 @@
 import type { Transporter } from 'nodemailer';
 import { ProviderError } from './provider-error.ts';
 import type { EmailProvider, OutgoingEmail } from './provider.types.ts';
+import { mailOptionsOf, smtpMessageId } from './email-source.ts';
 
-/** The header that carries our message id, so a bounce arriving by another route can name the message. */
-export const SMTP_MESSAGE_ID_HEADER = 'X-Tidings-Message-Id';
-
-/**
- * The Message-ID of an email: derived from our message id (and the sender's domain), so a repeat after a lost
- * answer carries the same Message-ID and receiving servers and mail clients can recognise it as the same email.
- * @example smtpMessageId('msg_123', 'Acme <hello@acme.test>') // '<msg_123@acme.test>'
- */
-export function smtpMessageId(messageId: string, from: string): string {
-  const address = /<([^>]+)>/.exec(from)?.[1] ?? from;
-  const domain = address.slice(address.lastIndexOf('@') + 1).trim() || 'tidings.invalid';
-  return `<${messageId}@${domain}>`;
-}
+export { SMTP_MESSAGE_ID_HEADER, smtpMessageId } from './email-source.ts';
 
 type SmtpError = Error & { responseCode?: number; code?: string };
 
@@ -59,20 +48,7 @@ export function createSmtpProvider(options: { url: string; poolSize: number; tim
       const messageId = smtpMessageId(email.messageId, email.from);
       try {
         transport ??= createTransport();
-        await (await transport).sendMail({
-          from: email.from,
-          to: email.to,
-          cc: email.cc,
-          bcc: email.bcc,
-          replyTo: email.replyTo,
-          subject: email.subject,
-          text: email.text ?? undefined,
-          html: email.html ?? undefined,
-          messageId,
-          // streamed into the mail as it is written; an inline one is referenced by its Content-ID
-          attachments: email.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content, ...(a.contentId ? { cid: a.contentId } : {}) })),
-          headers: { ...email.headers, [SMTP_MESSAGE_ID_HEADER]: email.messageId },
-        });
+        await (await transport).sendMail(mailOptionsOf(email));
       } catch (error) {
         throw providerError(error as SmtpError);
       }

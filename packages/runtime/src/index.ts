@@ -8,3 +8,4 @@ export * from './ops.ts';
 export * from './http-server.ts';
 export * from './request-context.ts';
 export * from './run-process.ts';
+export * from './client-address.ts';

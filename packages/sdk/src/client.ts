@@ -178,6 +178,9 @@ function newIdempotencyKey(): string {
 
 function parseBody<T>(response: RawResponse): T {
   if (response.status === 204 || response.text === '') return undefined as T;
+  // an email's source or a CSV export: the text as it came
+  const type = response.headers.get('content-type') ?? '';
+  if (type !== '' && !type.includes('json')) return response.text as T;
   try {
     return JSON.parse(response.text) as T;
   } catch (cause) {

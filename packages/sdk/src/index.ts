@@ -13,6 +13,8 @@ export * from './resources/messages.resource.ts';
 export * from './resources/contacts.resource.ts';
 export * from './resources/templates.resource.ts';
 export * from './resources/segments.resource.ts';
+export * from './resources/topics.resource.ts';
 export * from './resources/suppressions.resource.ts';
 export * from './resources/sandbox.resource.ts';
 export * from './resources/broadcasts.resource.ts';
+export * from './resources/audit-events.resource.ts';

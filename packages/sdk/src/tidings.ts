@@ -7,10 +7,12 @@ import { EmailDomains } from './resources/email-domains.resource.ts';
 import { Messages } from './resources/messages.resource.ts';
 import { PhoneNumbers } from './resources/phone-numbers.resource.ts';
 import { Segments } from './resources/segments.resource.ts';
+import { Topics } from './resources/topics.resource.ts';
 import { Templates } from './resources/templates.resource.ts';
 import { Webhooks } from './resources/webhooks.resource.ts';
 import { Suppressions } from './resources/suppressions.resource.ts';
 import { Sandbox } from './resources/sandbox.resource.ts';
+import { AuditEvents } from './resources/audit-events.resource.ts';
 
 export type TidingsOptions = {
   /** `sk_live_...` or `sk_test_...`. Default: the `TIDINGS_API_KEY` environment variable. */
@@ -54,9 +56,11 @@ export class Tidings {
   readonly contacts: Contacts;
   readonly templates: Templates;
   readonly segments: Segments;
+  readonly topics: Topics;
   readonly suppressions: Suppressions;
   readonly sandbox: Sandbox;
   readonly broadcasts: Broadcasts;
+  readonly auditEvents: AuditEvents;
   private readonly client: HttpClient;
 
   constructor(options: TidingsOptions = {}) {
@@ -82,9 +86,11 @@ export class Tidings {
     this.contacts = new Contacts(this.client);
     this.templates = new Templates(this.client);
     this.segments = new Segments(this.client);
+    this.topics = new Topics(this.client);
     this.suppressions = new Suppressions(this.client);
     this.sandbox = new Sandbox(this.client);
     this.broadcasts = new Broadcasts(this.client);
+    this.auditEvents = new AuditEvents(this.client);
   }
 
   /**

@@ -24,3 +24,4 @@ export { waitFor } from './wait-for.ts';
 export { makeTestCertificate } from './test-certificate.ts';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.ts';
 export { mostAttemptsInFlight } from './most-in-flight.ts';
+export { answersOn, startRedisServer } from './redis-server.ts';

@@ -84,6 +84,8 @@ export function createResponseValidator(doc: OpenApiDoc): ResponseValidator {
       throw new Error(`OpenAPI mismatch: ${name} (${method} ${path}) answered ${status}, a status the document does not list`);
     }
     const schema = response.content?.['application/json']?.schema;
+    // a body of another type (an email's source, a CSV export) is checked by the tests that read it
+    if (!schema && Object.keys(response.content ?? {}).length > 0) return;
     if (!schema) {
       if (text !== '') throw new Error(`OpenAPI mismatch: ${name} answered ${status} with a body, where the document has none`);
       return;

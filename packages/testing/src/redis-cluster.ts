@@ -1,9 +1,9 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startRedisServer } from './redis-server.ts';
 import { waitFor } from './wait-for.ts';
 
 const run = promisify(execFile);
@@ -16,15 +16,6 @@ export type RedisCluster = {
   restartMaster(port: number): Promise<void>;
   close(): Promise<void>;
 };
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.end();
-      resolve(true);
-    }).on('error', () => resolve(false));
-  });
-}
 
 async function clusterOk(port: number): Promise<boolean> {
   const { stdout } = await run('redis-cli', ['-p', String(port), 'cluster', 'info']).catch(() => ({ stdout: '' }));
@@ -41,11 +32,9 @@ export async function startRedisCluster(ports: number[] = [7100, 7101, 7102]): P
   const dir = mkdtempSync(path.join(tmpdir(), 'tidings-redis-cluster-'));
   const servers = new Map<number, ChildProcess>();
   const startNode = async (port: number) => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', path.join(dir), '--cluster-enabled', 'yes'];
-    args.push('--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'yes');
-    args.push('--appendfilename', `appendonly-${port}.aof`, '--appenddirname', `aof-${port}`, '--appendfsync', 'always');
-    servers.set(port, spawn('redis-server', args, { stdio: 'ignore' }));
-    await waitFor(() => answers(port), 10_000, `redis-server on port ${port}`);
+    const args = ['--dir', path.join(dir), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000'];
+    args.push('--appendonly', 'yes', '--appendfilename', `appendonly-${port}.aof`, '--appenddirname', `aof-${port}`, '--appendfsync', 'always');
+    servers.set(port, await startRedisServer(port, args));
   };
   const stopNode = async (port: number) => {
     const server = servers.get(port);

@@ -11,7 +11,8 @@ function tooManyFailures(c: Context<AppEnv>, retryAfterSeconds: number): AppErro
 
 /**
  * Bearer auth: the organization comes from the key and nothing else. Failed attempts are counted per client address
- * (`AUTH_FAILURE_LIMIT` a minute): past the limit the address gets 429 without its keys being looked up.
+ * (`AUTH_FAILURE_LIMIT` a minute): past the limit the address gets 429 without its keys being looked up. The request's
+ * deps carry the key as the audit log's actor.
  * @example v1.use('*', auth(createAuthenticator(deps), createAuthFailureLimiter(deps)));
  */
 export function auth(authenticate: Authenticate, failures: AuthFailureLimiter) {
@@ -33,6 +34,8 @@ export function auth(authenticate: Authenticate, failures: AuthFailureLimiter) {
     if (principal.isOrgSuspended) throw new AppError('FORBIDDEN', ORGANIZATION_SUSPENDED_MESSAGE);
     c.set('principal', principal);
     c.set('orgId', principal.orgId);
+    // what this request changes is audited as the key's doing, from this address, in the key's mode
+    c.set('deps', { ...c.get('deps'), actor: { type: 'apiKey', id: principal.keyId, ip: address, mode: principal.mode } });
     await next();
   });
 }

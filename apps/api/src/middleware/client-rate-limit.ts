@@ -15,8 +15,8 @@ export function limitPerClient(name: string, limitOf: (config: Config) => number
     const address = clientAddress(c);
     // without a socket there is no address to count against (lumping them together would lock everyone out)
     if (!address) return next();
-    const { redis, config } = c.get('deps');
-    const result = await takeRateLimit(redis, `${config.redisPrefix}:rl:${name}:${address}`, { limit: limitOf(config), windowMs: 60_000 });
+    const { config } = c.get('deps');
+    const result = await takeRateLimit(c.get('deps'), `${config.redisPrefix}:rl:${name}:${address}`, { limit: limitOf(config), windowMs: 60_000 });
     if (result.isAllowed) return next();
     c.header('Retry-After', String(result.resetSeconds));
     return refuse(c, result.resetSeconds);

@@ -7,10 +7,10 @@ import type { AppEnv } from '../env.ts';
  * are not a hundred times the limit), counted in Redis so every replica shares them; a refused request never runs.
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const { redis, config } = c.get('deps');
+  const { config } = c.get('deps');
   const { keyId, orgId } = c.get('principal');
   const windowMs = config.rateLimitWindowMs;
-  const result = await takeRateLimit(redis, `${config.redisPrefix}:rate:${keyId}`, { limit: config.rateLimitPerMinute, windowMs });
+  const result = await takeRateLimit(c.get('deps'), `${config.redisPrefix}:rate:${keyId}`, { limit: config.rateLimitPerMinute, windowMs });
   // Headers are set before the handler runs, so every answer carries them (errors too) and the response is built
   // once: a header added to a finished response makes Hono copy it into a new one.
   c.header('RateLimit-Limit', String(result.limit));
@@ -20,7 +20,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
     c.header('Retry-After', String(result.resetSeconds));
     throw new AppError('TOO_MANY_REQUESTS', `Rate limit of ${result.limit} requests per minute exceeded; retry in ${result.resetSeconds} s`);
   }
-  const organization = await takeRateLimit(redis, `${config.redisPrefix}:rate:org:${orgId}`, { limit: config.orgRateLimitPerMinute, windowMs });
+  const organization = await takeRateLimit(c.get('deps'), `${config.redisPrefix}:rate:org:${orgId}`, { limit: config.orgRateLimitPerMinute, windowMs });
   if (!organization.isAllowed) {
     c.header('Retry-After', String(organization.resetSeconds));
     throw new AppError(

@@ -104,6 +104,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Who changed what, newest first: every change to API keys, members and invitations, webhooks, email domains, phone numbers, suppressions, topics, broadcasts and organization settings, through the API (`apiKey`), the dashboard (`user`) or the CLI (`cli`), with the client address. Ids only, never a secret. A `test` key sees only the changes test keys made (in an organization made for testing, every change). Kept `AUDIT_RETENTION_DAYS` (365 by default).
+         */
+        get: operations["audit.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/broadcasts": {
         parameters: {
             query?: never;
@@ -166,6 +186,26 @@ export interface paths {
          * @description While `scheduled` or `sending` (409 otherwise): nothing more is sent; messages not yet handed to a provider are canceled.
          */
         post: operations["broadcast.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broadcasts/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Clicks on the links of a broadcast
+         * @description Each link clicked in the broadcast's emails, most clicked first (at most 1,000): clicks through Tidings' own click tracking and those the provider reported, each counted once.
+         */
+        get: operations["broadcast.links"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -284,6 +324,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export contacts as CSV
+         * @description The contacts matching contact.list's filters as CSV (`text/csv`, RFC 4180, newest first), streamed: any number of contacts in constant memory. Columns: `id`, `email`, `phone`, `firstName`, `lastName`, `emailSubscribed`, `smsSubscribed`, `createdAt`, `updatedAt`, then `attributes.<key>` for each attribute key any exported contact has (strings as they are, other values as JSON). An unknown `segmentId` is 404.
+         */
+        get: operations["contact.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/email-domains": {
         parameters: {
             query?: never;
@@ -329,7 +389,11 @@ export interface paths {
         delete: operations["emailDomain.delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a sending domain
+         * @description `openTracking` and `clickTracking`: Tidings' own open pixel and click redirect in the html of email sent from this domain afterwards (default off; a send's `tracking` overrides them).
+         */
+        patch: operations["emailDomain.update"];
         trace?: never;
     };
     "/email-domains/{id}/default-sender": {
@@ -514,6 +578,26 @@ export interface paths {
          * @description Only while `scheduled` or `queued` (409 otherwise). A canceled message is never sent, even when its job is already queued.
          */
         post: operations["message.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{id}/source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the source of an email
+         * @description The RFC 5322 source (`message/rfc822`) of an outbound email as Tidings hands it to the SMTP provider and the sandbox: every header (`Message-ID`, `Date`, `List-Unsubscribe`...), the bodies and the attachments still kept (a `path` attachment, or bytes removed after sending, is an empty part with `X-Tidings-Content-Omitted`). Composed again from the stored message, with the same Message-ID, Date and MIME boundaries as when it was sent; Resend and SES compose their own MIME from the same fields. Bcc recipients are not among the headers. 404 for an SMS or an inbound message.
+         */
+        get: operations["message.getSource"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -840,6 +924,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List topics
+         * @description Newest first.
+         */
+        get: operations["topic.list"];
+        put?: never;
+        /**
+         * Create a topic
+         * @description A subscription category. `opt_in`: contacts are in it once they subscribe; `opt_out`: every contact is in it until it unsubscribes. `public` topics are listed on the preference page.
+         */
+        post: operations["topic.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topics/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a topic
+         * @description The topic.
+         */
+        get: operations["topic.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a topic
+         * @description Removes the topic and the contacts' choices about it. Broadcasts that named it keep their `topicId`, counts and messages.
+         */
+        delete: operations["topic.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a topic
+         * @description Any of name, description, defaultSubscription and visibility. A new default applies to every contact that never chose.
+         */
+        patch: operations["topic.update"];
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1062,7 +1198,7 @@ export interface components {
             mode: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource (and their Resend-compatible doors).
              * @enum {string}
              */
             permission: "full" | "sending";
@@ -1144,6 +1280,70 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "aud_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "action": "apiKey.rotated",
+         *       "actor": {
+         *         "type": "apiKey",
+         *         "id": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5A"
+         *       },
+         *       "targetId": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5B",
+         *       "ip": "203.0.113.7",
+         *       "createdAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        AuditEvent: {
+            /**
+             * @description What changed, `<resource>.<what happened>`.
+             * @enum {string}
+             */
+            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+            actor: {
+                id: string | null;
+                /**
+                 * @description `apiKey`: a request with an API key (`id` is the key id); `user`: a person in the dashboard (`id` is their user id); `cli`: the `tidings` command on the server (`id` null).
+                 * @enum {string}
+                 */
+                type: "user" | "apiKey" | "cli";
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            /** @example aud_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            /** @description The client's address (behind `TRUST_PROXY`, the one the proxy saw); null for the CLI. */
+            ip: string | null;
+            /** @description The id of what changed (a key, a webhook, a user, the organization); never a secret. */
+            targetId: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "aud_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "action": "apiKey.rotated",
+         *           "actor": {
+         *             "type": "apiKey",
+         *             "id": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5A"
+         *           },
+         *           "targetId": "key_01JD8Z5Q9X4N7W2M3K6P0R1T5B",
+         *           "ip": "203.0.113.7",
+         *           "createdAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
          *       "number": "+14155550123",
          *       "type": "local",
          *       "country": "US",
@@ -1222,6 +1422,7 @@ export interface components {
          *       "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "templateVersion": 3,
          *       "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "topicId": null,
          *       "from": "Acme <news@example.com>",
          *       "variables": {
          *         "month": "November"
@@ -1230,6 +1431,7 @@ export interface components {
          *         "newsletter"
          *       ],
          *       "quietHours": null,
+         *       "sendRate": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1275,6 +1477,8 @@ export interface components {
             scheduledAt: string | null;
             /** @description Null: every contact of the organization. */
             segmentId: string | null;
+            /** @description Messages per minute at most; null: no limit. */
+            sendRate: number | null;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1289,6 +1493,8 @@ export interface components {
             templateId: string;
             /** @description The template version it sends: the one named, else the latest when broadcast.send was called (sent or scheduled). Later template edits do not change it. Null only for a draft that names none. */
             templateVersion: number | null;
+            /** @description Only the topic's members when set; kept after the topic is deleted. */
+            topicId: string | null;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1318,6 +1524,27 @@ export interface components {
             /** @description Messages held by quiet hours until the window ends in the recipient's local time. */
             waiting: number;
         };
+        BroadcastLink: {
+            /** @description Clicks recorded (a repeat on the same link of the same message within an hour counts once). */
+            clicks: number;
+            /** @description Messages (so recipients) with at least one click on it. */
+            uniqueClicks: number;
+            /**
+             * @description The link as written in the email.
+             * @example https://example.com/sale
+             */
+            url: string;
+        };
+        /**
+         * @example [
+         *       {
+         *         "url": "https://example.com/sale",
+         *         "clicks": 412,
+         *         "uniqueClicks": 377
+         *       }
+         *     ]
+         */
+        BroadcastLinks: components["schemas"]["BroadcastLink"][];
         /**
          * @example {
          *       "data": [
@@ -1328,6 +1555,7 @@ export interface components {
          *           "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *           "templateVersion": 3,
          *           "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "topicId": null,
          *           "from": "Acme <news@example.com>",
          *           "variables": {
          *             "month": "November"
@@ -1336,6 +1564,7 @@ export interface components {
          *             "newsletter"
          *           ],
          *           "quietHours": null,
+         *           "sendRate": null,
          *           "mode": "live",
          *           "status": "sending",
          *           "scheduledAt": null,
@@ -1373,6 +1602,7 @@ export interface components {
          *       "templateId": "tpl_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "templateVersion": 3,
          *       "segmentId": "seg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "topicId": null,
          *       "from": "Acme <news@example.com>",
          *       "variables": {
          *         "month": "November"
@@ -1381,6 +1611,7 @@ export interface components {
          *         "newsletter"
          *       ],
          *       "quietHours": null,
+         *       "sendRate": null,
          *       "mode": "live",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1433,6 +1664,12 @@ export interface components {
          */
         BulkCreateContactsBody: {
             contacts: components["schemas"]["CreateContactBody"][];
+            /**
+             * @description A row whose email or phone a contact already has: `skip` reports it in `errors` (409), `update` changes that contact: the row's names, its attributes merged key by key (a `null` value removes the key), its email or phone, and `emailSubscribed`/`smsSubscribed` only when false (an import never resubscribes anyone).
+             * @default skip
+             * @enum {string}
+             */
+            onConflict?: "skip" | "update";
         };
         /**
          * @example {
@@ -1449,10 +1686,17 @@ export interface components {
          *           },
          *           "emailSubscribed": true,
          *           "smsSubscribed": false,
+         *           "topics": [
+         *             {
+         *               "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *               "subscribed": true
+         *             }
+         *           ],
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
          *       ],
+         *       "updated": [],
          *       "errors": [
          *         {
          *           "index": 1,
@@ -1465,6 +1709,8 @@ export interface components {
         BulkCreateContactsResult: {
             created: components["schemas"]["Contact"][];
             errors: components["schemas"]["RowError"][];
+            /** @description With `onConflict: "update"`: the existing contacts the rows changed, in request order. */
+            updated: components["schemas"]["Contact"][];
         };
         /**
          * @example {
@@ -1479,6 +1725,12 @@ export interface components {
          *       },
          *       "emailSubscribed": true,
          *       "smsSubscribed": false,
+         *       "topics": [
+         *         {
+         *           "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "subscribed": true
+         *         }
+         *       ],
          *       "createdAt": "2026-11-23T08:00:00.000Z",
          *       "updatedAt": "2026-11-23T08:05:00.000Z"
          *     }
@@ -1520,6 +1772,8 @@ export interface components {
              */
             phone: string | null;
             smsSubscribed: boolean;
+            /** @description The topics the contact chose. A contact is in a topic it subscribed to, or that it never chose and whose default is `opt_out`. */
+            topics: components["schemas"]["ContactTopic"][];
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1541,6 +1795,12 @@ export interface components {
          *           },
          *           "emailSubscribed": true,
          *           "smsSubscribed": false,
+         *           "topics": [
+         *             {
+         *               "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *               "subscribed": true
+         *             }
+         *           ],
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
@@ -1556,6 +1816,17 @@ export interface components {
             nextCursor: string | null;
         };
         /**
+         * @description A choice the contact made about a topic.
+         * @example {
+         *       "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "subscribed": true
+         *     }
+         */
+        ContactTopic: {
+            subscribed: boolean;
+            topicId: string;
+        };
+        /**
          * @example {
          *       "name": "CI deploys",
          *       "permission": "sending"
@@ -1569,7 +1840,7 @@ export interface components {
             mode?: "live" | "test";
             name: string;
             /**
-             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get and message.cancel (and their Resend-compatible doors).
+             * @description `full`: every operation. `sending`: only message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource (and their Resend-compatible doors).
              * @default full
              * @enum {string}
              */
@@ -1595,12 +1866,19 @@ export interface components {
             quietHours?: components["schemas"]["QuietHours"];
             /** @description Absent: every contact of the organization. */
             segmentId?: string;
+            /**
+             * @description Messages per minute the fan-out releases at most (warming up a new domain or number): recipient n is due n / sendRate minutes after the start, held across send-worker replicas and restarts. Absent: as fast as the bulk lane allows.
+             * @example 600
+             */
+            sendRate?: number;
             tags?: string[];
             templateId: string;
             /** @description A version of the template; the latest when absent. */
             templateVersion?: number;
+            /** @description Only contacts in the topic (of the segment, if one is named): subscribed, or never chose and the topic is `opt_out`. The List-Unsubscribe one-click POST then unsubscribes from this topic only. */
+            topicId?: string;
             /**
-             * @description Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes) and `unsubscribeUrl`.
+             * @description Shared by every message; the template also sees `contact` (id, email, phone, firstName, lastName, attributes), `unsubscribeUrl` and `preferencesUrl`.
              * @example {
              *       "firstName": "Ada",
              *       "order": {
@@ -1643,6 +1921,8 @@ export interface components {
             phone?: string;
             /** @default true */
             smsSubscribed?: boolean;
+            /** @description Up to 100 choices, merged by topic into the contact's: a topic not named keeps its choice (or its default). */
+            topics?: components["schemas"]["ContactTopic"][];
         };
         /**
          * @example {
@@ -1720,6 +2000,28 @@ export interface components {
             subject?: string;
             /** @description Email plain text; placeholders are not escaped. */
             text?: string;
+        };
+        /**
+         * @example {
+         *       "name": "Product news",
+         *       "description": "What we shipped this month",
+         *       "defaultSubscription": "opt_out"
+         *     }
+         */
+        CreateTopicBody: {
+            /**
+             * @description `opt_in`: a contact is in the topic only once it subscribes. `opt_out`: every contact is in it until it unsubscribes.
+             * @enum {string}
+             */
+            defaultSubscription: "opt_in" | "opt_out";
+            description?: string | null;
+            name: string;
+            /**
+             * @description `public` topics are listed on the preference page; `private` ones are not (a contact changes them only through the API).
+             * @default public
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
         };
         /**
          * @example {
@@ -1829,6 +2131,8 @@ export interface components {
          *         "fromAddress": "hello@example.com",
          *         "replyTo": "support@example.com"
          *       },
+         *       "openTracking": false,
+         *       "clickTracking": true,
          *       "verifiedAt": "2026-11-23T08:12:00.000Z",
          *       "lastCheckedAt": "2026-11-23T08:12:00.000Z",
          *       "createdAt": "2026-11-23T08:00:00.000Z",
@@ -1836,6 +2140,8 @@ export interface components {
          *     }
          */
         EmailDomain: {
+            /** @description Tidings' own click tracking (each http(s) link through the click redirect) of email sent from this domain; a send's `tracking.clicks` overrides it. */
+            clickTracking: boolean;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -1856,6 +2162,8 @@ export interface components {
             lastCheckedAt: string | null;
             /** @example example.com */
             name: string;
+            /** @description Tidings' own open tracking (a 1x1 image) of email sent from this domain; a send's `tracking.opens` overrides it. */
+            openTracking: boolean;
             /** @description `resend`, or `sandbox` for test keys and installs without Resend. */
             provider: string;
             records: components["schemas"]["DnsRecord"][];
@@ -1923,6 +2231,8 @@ export interface components {
          *             "fromAddress": "hello@example.com",
          *             "replyTo": "support@example.com"
          *           },
+         *           "openTracking": false,
+         *           "clickTracking": true,
          *           "verifiedAt": "2026-11-23T08:12:00.000Z",
          *           "lastCheckedAt": "2026-11-23T08:12:00.000Z",
          *           "createdAt": "2026-11-23T08:00:00.000Z",
@@ -1967,6 +2277,9 @@ export interface components {
          *       "channelType": "email",
          *       "direction": "outbound",
          *       "to": "ada@example.com",
+         *       "toAll": [
+         *         "ada@example.com"
+         *       ],
          *       "from": "Acme <hello@example.com>",
          *       "cc": [],
          *       "bcc": [],
@@ -2097,7 +2410,10 @@ export interface components {
             templateId: string | null;
             templateVersion: number | null;
             text: string | null;
+            /** @description The recipient; for an email to several To recipients the first of them (`toAll` names every one). */
             to: string;
+            /** @description Every To recipient in order, `to` first (one entry unless `to` was an array). */
+            toAll: string[];
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -2116,6 +2432,9 @@ export interface components {
          *           "channelType": "email",
          *           "direction": "outbound",
          *           "to": "ada@example.com",
+         *           "toAll": [
+         *             "ada@example.com"
+         *           ],
          *           "from": "Acme <hello@example.com>",
          *           "cc": [],
          *           "bcc": [],
@@ -2181,12 +2500,22 @@ export interface components {
              */
             status: "scheduled" | "queued" | "sending" | "sent" | "delivered" | "failed" | "bounced" | "undelivered" | "canceled" | "received" | "opened" | "clicked" | "complained" | "delayed";
         };
+        /** @description email: Tidings' own open and click tracking for this message, overriding its domain's `openTracking`/`clickTracking` (an option left out follows the domain; with an `sk_test_` key, off). */
+        MessageTracking: {
+            /** @description Each http(s) link goes through `{PUBLIC_API_URL}/c/{token}`, which records the click and redirects to it. */
+            clicks?: boolean;
+            /** @description A 1x1 image `{PUBLIC_API_URL}/o/{token}` records the first open. */
+            opens?: boolean;
+        };
         /**
          * @example {
          *       "id": "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "channelType": "email",
          *       "direction": "outbound",
          *       "to": "ada@example.com",
+         *       "toAll": [
+         *         "ada@example.com"
+         *       ],
          *       "from": "Acme <hello@example.com>",
          *       "cc": [],
          *       "bcc": [],
@@ -2616,7 +2945,7 @@ export interface components {
                 };
             };
             text?: string;
-            /** @description One address, as a string or an array of one: a Tidings message has one `to`; give copies in `cc` or `bcc`. */
+            /** @description One address, or several as an array: one message to all of them (`to`, `cc` and `bcc` together at most 50). */
             to: string | string[];
         };
         /** @description Kept as the message tag `name:value` (message.list filters on it with `tag`). */
@@ -2755,6 +3084,12 @@ export interface components {
          *           },
          *           "emailSubscribed": true,
          *           "smsSubscribed": false,
+         *           "topics": [
+         *             {
+         *               "topicId": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *               "subscribed": true
+         *             }
+         *           ],
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:05:00.000Z"
          *         }
@@ -2938,6 +3273,9 @@ export interface components {
          *           "channelType": "email",
          *           "direction": "outbound",
          *           "to": "ada@example.com",
+         *           "toAll": [
+         *             "ada@example.com"
+         *           ],
          *           "from": "Acme <hello@example.com>",
          *           "cc": [],
          *           "bcc": [],
@@ -3079,10 +3417,11 @@ export interface components {
             templateVersion?: number;
             text?: string;
             /**
-             * @description An email address (email) or an E.164 number (sms). May be left out when `contactId` is given: the contact's email or phone is used.
+             * @description An email address (email) or an E.164 number (sms). Email may name several To recipients as an array (one message; `to`, `cc` and `bcc` together at most 50). May be left out when `contactId` is given: the contact's email or phone is used.
              * @example ada@example.com
              */
-            to?: string;
+            to?: string | string[];
+            tracking?: components["schemas"]["MessageTracking"];
             /**
              * @description Values for the placeholders: any JSON object (strings, numbers, booleans, lists, objects), nested at most 5 levels, at most 100 keys in all, 64 KiB as JSON.
              * @example {
@@ -3334,6 +3673,66 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "name": "Product news",
+         *       "description": "What we shipped this month",
+         *       "defaultSubscription": "opt_out",
+         *       "visibility": "public",
+         *       "createdAt": "2026-11-23T08:00:00.000Z",
+         *       "updatedAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        Topic: {
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description `opt_in`: a contact is in the topic only once it subscribes. `opt_out`: every contact is in it until it unsubscribes.
+             * @enum {string}
+             */
+            defaultSubscription: "opt_in" | "opt_out";
+            description: string | null;
+            /** @example top_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description `public` topics are listed on the preference page; `private` ones are not (a contact changes them only through the API).
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "top_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "name": "Product news",
+         *           "description": "What we shipped this month",
+         *           "defaultSubscription": "opt_out",
+         *           "visibility": "public",
+         *           "createdAt": "2026-11-23T08:00:00.000Z",
+         *           "updatedAt": "2026-11-23T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
+        TopicList: {
+            data: components["schemas"]["Topic"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
          *       "lastName": "King",
          *       "attributes": {
          *         "plan": "team",
@@ -3358,6 +3757,18 @@ export interface components {
              */
             phone?: string | null;
             smsSubscribed?: boolean;
+            /** @description Up to 100 choices, merged by topic into the contact's: a topic not named keeps its choice (or its default). */
+            topics?: components["schemas"]["ContactTopic"][];
+        };
+        /**
+         * @example {
+         *       "openTracking": true,
+         *       "clickTracking": true
+         *     }
+         */
+        UpdateEmailDomainBody: {
+            clickTracking?: boolean;
+            openTracking?: boolean;
         };
         /**
          * @example {
@@ -3399,6 +3810,25 @@ export interface components {
             subject?: string;
             /** @description `null` removes the text part (html must remain). */
             text?: string | null;
+        };
+        /**
+         * @example {
+         *       "visibility": "private"
+         *     }
+         */
+        UpdateTopicBody: {
+            /**
+             * @description `opt_in`: a contact is in the topic only once it subscribes. `opt_out`: every contact is in it until it unsubscribes.
+             * @enum {string}
+             */
+            defaultSubscription?: "opt_in" | "opt_out";
+            description?: string | null;
+            name?: string;
+            /**
+             * @description `public` topics are listed on the preference page; `private` ones are not (a contact changes them only through the API).
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
         };
         /**
          * @example {
@@ -3825,7 +4255,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3939,7 +4369,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4094,7 +4524,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4221,7 +4651,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4348,7 +4778,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4479,7 +4909,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4525,6 +4955,144 @@ export interface operations {
                      * @example {
                      *       "code": "BAD_REQUEST",
                      *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "audit.list": {
+        parameters: {
+            query?: {
+                /** @description Only this kind of change. */
+                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+                /** @description Only changes by this key id or user id. */
+                actorId?: string;
+                /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
+                cursor?: string;
+                /** @description Items per page, 1..100. */
+                limit?: number;
+                /** @description Items to skip. Not together with `cursor`. */
+                offset?: number | null;
+                /** @description Only changes at or after this time (ISO 8601). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Actor not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4643,7 +5211,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4757,7 +5325,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4914,7 +5482,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5039,7 +5607,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5181,7 +5749,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5212,6 +5780,133 @@ export interface operations {
                      * @example {
                      *       "code": "CONFLICT",
                      *       "message": "Only scheduled or sending broadcasts can be canceled; this one is sent."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "broadcast.links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clicked links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastLinks"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Broadcast not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5323,7 +6018,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5469,7 +6164,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5658,7 +6353,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5787,7 +6482,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "topics: topic top_01JD8Z5Q9X4N7W2M3K6P0R1T5V not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5944,7 +6654,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6069,7 +6779,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6200,7 +6910,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6374,7 +7084,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6420,6 +7130,144 @@ export interface operations {
                      * @example {
                      *       "code": "BAD_REQUEST",
                      *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "contact.export": {
+        parameters: {
+            query?: {
+                createdAfter?: string;
+                createdBefore?: string;
+                /** @description Exact address (case-insensitive). */
+                email?: string;
+                /** @description Exact number, in any format libphonenumber reads. */
+                phone?: string;
+                /** @description Case-insensitive prefix of first name, last name, full name or email. */
+                q?: string;
+                /** @description Only contacts matching the segment's criteria now. */
+                segmentId?: string;
+                /** @description `true`: subscribed to email or SMS (or both). `false`: unsubscribed from both. */
+                subscribed?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Segment not found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6536,7 +7384,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6650,7 +7498,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6810,7 +7658,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6935,7 +7783,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7006,6 +7854,167 @@ export interface operations {
             };
         };
     };
+    "emailDomain.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEmailDomainBody"];
+            };
+        };
+        responses: {
+            /** @description The domain */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailDomain"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "nickname: unknown field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Email domain not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "emailDomain.setDefault": {
         parameters: {
             query?: never;
@@ -7069,7 +8078,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7226,7 +8235,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8273,6 +9282,9 @@ export interface operations {
                      *       "channelType": "email",
                      *       "direction": "outbound",
                      *       "to": "ada@example.com",
+                     *       "toAll": [
+                     *         "ada@example.com"
+                     *       ],
                      *       "from": "Acme <hello@example.com>",
                      *       "cc": [],
                      *       "bcc": [],
@@ -8616,6 +9628,9 @@ export interface operations {
                      *       "channelType": "email",
                      *       "direction": "outbound",
                      *       "to": "ada@example.com",
+                     *       "toAll": [
+                     *         "ada@example.com"
+                     *       ],
                      *       "from": "Acme <hello@example.com>",
                      *       "cc": [],
                      *       "bcc": [],
@@ -8779,6 +9794,133 @@ export interface operations {
             };
         };
     };
+    "message.getSource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email source */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Message not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "message.sendBatch": {
         parameters: {
             query?: never;
@@ -8806,6 +9948,9 @@ export interface operations {
                      *           "channelType": "email",
                      *           "direction": "outbound",
                      *           "to": "ada@example.com",
+                     *           "toAll": [
+                     *             "ada@example.com"
+                     *           ],
                      *           "from": "Acme <hello@example.com>",
                      *           "cc": [],
                      *           "bcc": [],
@@ -9058,7 +10203,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9172,7 +10317,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9332,7 +10477,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9457,7 +10602,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9591,7 +10736,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9758,7 +10903,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9875,7 +11020,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10022,7 +11167,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10136,7 +11281,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10278,7 +11423,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10403,7 +11548,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10534,7 +11679,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10698,7 +11843,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10835,7 +11980,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10949,7 +12094,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11104,7 +12249,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11241,7 +12386,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11355,7 +12500,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11502,7 +12647,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11627,7 +12772,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11758,7 +12903,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -11919,7 +13064,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12085,7 +13230,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12101,6 +13246,680 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "Template not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.list": {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
+                cursor?: string;
+                /** @description Items per page, 1..100. */
+                limit?: number;
+                /** @description Items to skip. Not together with `cursor`. */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of topics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicList"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTopicBody"];
+            };
+        };
+        responses: {
+            /** @description The new topic */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "name: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The topic */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Topic not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Topic not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "topic.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTopicBody"];
+            };
+        };
+        responses: {
+            /** @description The updated topic */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "nickname: unknown field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Topic not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12217,7 +14036,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12331,7 +14150,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12488,7 +14307,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12615,7 +14434,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12746,7 +14565,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -12927,7 +14746,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13055,7 +14874,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13183,7 +15002,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13314,7 +15133,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13471,7 +15290,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13598,7 +15417,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "FORBIDDEN",
-                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get and message.cancel"
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -38,10 +38,12 @@ async function importFile(file) {
   progress.value = 0;
   progress.hidden = false;
   let created = 0;
+  let updated = 0;
   let failed = 0;
+  const onConflict = form.elements.onConflict?.value === 'update' ? 'update' : 'skip';
   for (let first = 0; first < rows.length; first += CHUNK) {
     status.textContent = `Importing rows ${first + 1} to ${Math.min(first + CHUNK, rows.length)} of ${rows.length}…`;
-    const response = await fetch(`${form.action}/chunk?firstRow=${first + 1}`, {
+    const response = await fetch(`${form.action}/chunk?firstRow=${first + 1}&onConflict=${onConflict}`, {
       method: 'POST',
       headers: { 'content-type': 'text/csv; charset=utf-8', 'x-csrf-token': form.elements._csrf.value },
       body: [header, ...rows.slice(first, first + CHUNK)].join('\n'),
@@ -52,11 +54,12 @@ async function importFile(file) {
       return;
     }
     created += result.created;
+    updated += result.updated ?? 0;
     failed += result.errors.length;
     for (const error of result.errors) addError(table, error.row, error.message);
     progress.value = Math.min(first + CHUNK, rows.length);
   }
-  status.textContent = `${created} of ${rows.length} contacts imported${failed ? `; ${failed} rows were not (listed below)` : ''}.`;
+  status.textContent = `${created + updated} of ${rows.length} contacts imported${updated ? ` (${updated} updated)` : ''}${failed ? `; ${failed} rows were not (listed below)` : ''}.`;
 }
 
 form?.addEventListener('submit', (event) => {

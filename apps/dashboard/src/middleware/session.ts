@@ -1,4 +1,5 @@
 import { findSession } from '@tidings/core';
+import { clientAddress } from '@tidings/runtime';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { clearDashboardCookie, PRE_SESSION_COOKIE, SESSION_COOKIE, setDashboardCookie } from '../auth/cookies.ts';
@@ -7,7 +8,8 @@ import type { DashEnv } from '../env.ts';
 
 /**
  * Loads the person behind the session cookie (one indexed lookup plus their memberships) and works out the CSRF
- * token: bound to the session when signed in, to a random pre-session cookie before.
+ * token: bound to the session when signed in, to a random pre-session cookie before. The request's deps carry the
+ * person as the audit log's actor.
  */
 export const loadSession: MiddlewareHandler<DashEnv> = async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
@@ -19,6 +21,9 @@ export const loadSession: MiddlewareHandler<DashEnv> = async (c, next) => {
     setDashboardCookie(c, PRE_SESSION_COOKIE, secret);
   }
   c.set('signedIn', signedIn);
+  // what this request changes is audited as this person's doing (a visitor accepting an invitation becomes one)
+  const ip = clientAddress(c, c.var.deps.config.trustProxy);
+  c.set('deps', { ...c.var.deps, actor: { type: 'user', id: signedIn?.user.id ?? null, ip, mode: 'live' } });
   c.set('sessionToken', signedIn ? token! : null);
   c.set('csrfToken', csrfTokenFor(secret));
   await next();

@@ -1,9 +1,9 @@
-import { deleteSession, isSignUpOpen, organizationForFirstSignUp, PASSWORD_MIN_LENGTH, signUpFirstOwner, takeRateLimit, verifyCredentials } from '@tidings/core';
-import { createHash } from 'node:crypto';
-import { getConnInfo } from '@hono/node-server/conninfo';
+import { deleteSession, isSignUpOpen, organizationForFirstSignUp, PASSWORD_MIN_LENGTH, signUpFirstOwner, twoFactorStatus, verifyCredentials } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { clearDashboardCookie, SESSION_COOKIE, setFlash, takeFlash } from '../auth/cookies.ts';
+import { startPendingSignIn } from '../auth/pending-sign-in.ts';
+import { signInRetryMinutes, tryAgainIn } from '../auth/rate-limits.ts';
 import { startSession } from '../auth/start-session.ts';
 import type { DashEnv } from '../env.ts';
 import { safeNext } from '../middleware/require.ts';
@@ -12,42 +12,12 @@ import { Field, fieldErrorsOf, FormError, type FieldErrors } from '../views/form
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render } from '../views/render.tsx';
 
-const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+export type Form = Record<string, string>;
 
-type Form = Record<string, string>;
-
-async function formOf(c: Context<DashEnv>): Promise<Form> {
+/** The fields of a posted form, as strings (a file field becomes empty). */
+export async function formOf(c: Context<DashEnv>): Promise<Form> {
   const body = await c.req.parseBody();
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : '']));
-}
-
-function clientAddress(c: Context<DashEnv>): string | null {
-  try {
-    return getConnInfo(c).remote.address ?? null;
-  } catch {
-    return null; // not served by @hono/node-server (app.request in tests): no socket to ask
-  }
-}
-
-/**
- * Counts a sign-in attempt per (email address, client address) and per client address (sliding 15 minutes in Redis,
- * shared by every replica). Returns the minutes to wait when over the limit. The account's count is per address, so
- * someone guessing from one address never locks the real person out from theirs.
- */
-async function signInRetryMinutes(c: Context<DashEnv>, email: string): Promise<number | null> {
-  const { redis, config } = c.var.deps;
-  const emailKey = createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
-  const address = clientAddress(c);
-  const base = `${config.redisPrefix}:dashboard:sign-in`;
-  const window = { windowMs: SIGN_IN_WINDOW_MS };
-  const results = await Promise.all([
-    takeRateLimit(redis, `${base}:email:${emailKey}:${address ?? 'unknown'}`, { ...window, limit: config.signInRateLimit }),
-    // without a socket there is no address to count against (lumping them together would lock everyone out)
-    ...(address ? [takeRateLimit(redis, `${base}:address:${address}`, { ...window, limit: config.signInRateLimit * 5 })] : []),
-  ]);
-  const refused = results.filter((r) => !r.isAllowed);
-  if (refused.length === 0) return null;
-  return Math.ceil(Math.max(...refused.map((r) => r.resetSeconds)) / 60);
 }
 
 function SignInPage({ c, form, errors, isSignUpOpen }: { c: Context<DashEnv>; form: Form; errors: FieldErrors; isSignUpOpen: boolean }) {
@@ -66,6 +36,9 @@ function SignInPage({ c, form, errors, isSignUpOpen }: { c: Context<DashEnv>; fo
           <Field name="password" label="Password" type="password" errors={errors} autocomplete="current-password" required />
           <button type="submit">Sign in</button>
         </form>
+        <p>
+          <a href="/forgot-password">Forgot your password?</a>
+        </p>
         <footer>
           {isSignUpOpen ? (
             <p>
@@ -161,10 +134,15 @@ authRoutes.post('/sign-in', async (c) => {
   const waitMinutes = await signInRetryMinutes(c, email);
   if (waitMinutes !== null) {
     c.header('Retry-After', String(waitMinutes * 60));
-    return page({ form: `Too many sign-in attempts. Try again in ${waitMinutes} minute${waitMinutes === 1 ? '' : 's'}.` }, 429);
+    return page({ form: `Too many sign-in attempts. ${tryAgainIn(waitMinutes)}` }, 429);
   }
   const user = await verifyCredentials(c.var.deps, email, form.password);
   if (!user) return page({ form: 'Email or password is incorrect.' }, 401);
+  if ((await twoFactorStatus(c.var.deps, user.id)).isEnabled) {
+    // the password alone is half of it: a half-session that opens only the code page
+    await startPendingSignIn(c, { userId: user.id, email: user.email, next: safeNext(form.next) });
+    return c.redirect('/sign-in/two-factor', 303);
+  }
   await startSession(c, user.id);
   return c.redirect(safeNext(form.next), 303);
 });

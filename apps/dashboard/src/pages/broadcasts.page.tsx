@@ -1,7 +1,8 @@
-import { SendBroadcastBody, TemplateVariables, type Broadcast, type BroadcastStatus, type BroadcastWithCounts } from '@tidings/contracts';
+import { SendBroadcastBody, TemplateVariables, type Broadcast, type BroadcastLinks, type BroadcastStatus, type BroadcastWithCounts } from '@tidings/contracts';
 import {
   AppError,
   areLiveKeysAllowed,
+  broadcastLinks,
   cancelBroadcast,
   retryFailedBroadcastMessages,
   createBroadcast,
@@ -13,6 +14,8 @@ import {
   listContacts,
   listSegments,
   listTemplates,
+  listTopics,
+  getTopic,
   previewBroadcast,
   sendBroadcast,
 } from '@tidings/core';
@@ -34,7 +37,7 @@ const BASE = '/broadcasts';
 const PICK_LIMIT = 100;
 
 type Env = Context<DashEnv>;
-type CreateInput = { name?: string; templateId?: string; segmentId?: string; from?: string; mode?: string; variables?: string };
+type CreateInput = { name?: string; templateId?: string; segmentId?: string; topicId?: string; from?: string; mode?: string; variables?: string };
 
 const str = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
@@ -56,6 +59,7 @@ function CreateForm({
   input,
   templates,
   segments,
+  topics,
   liveKeysAllowed,
 }: {
   c: Env;
@@ -63,6 +67,7 @@ function CreateForm({
   input: CreateInput;
   templates: { id: string; name: string; channelType: string }[];
   segments: { id: string; name: string }[];
+  topics: { id: string; name: string }[];
   liveKeysAllowed: boolean;
 }) {
   return (
@@ -86,6 +91,17 @@ function CreateForm({
             {segments.map((segment) => (
               <option value={segment.id} selected={input.segmentId === segment.id}>
                 Segment: {segment.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="grow">
+          Topic
+          <select name="topicId">
+            <option value="">No topic</option>
+            {topics.map((topic) => (
+              <option value={topic.id} selected={input.topicId === topic.id}>
+                {topic.name}
               </option>
             ))}
           </select>
@@ -146,13 +162,14 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
   const deps = c.var.deps;
   const page = await listBroadcastsWithCounts(deps, membership.orgId, pageQuery(c));
   const isManager = canManage(c.var.signedIn);
-  const [templates, segments, liveKeysAllowed] = isManager
+  const [templates, segments, topics, liveKeysAllowed] = isManager
     ? await Promise.all([
         listTemplates(deps, membership.orgId, { limit: PICK_LIMIT, offset: 0, includeDeleted: false }),
         listSegments(deps, membership.orgId, { limit: PICK_LIMIT, offset: 0 }),
+        listTopics(deps, membership.orgId, { limit: PICK_LIMIT, offset: 0 }),
         areLiveKeysAllowed(deps, membership.orgId),
       ])
-    : [null, null, false];
+    : [null, null, null, false];
   return render(
     c,
     <Layout c={c} title="Broadcasts" flash={takeFlash(c)}>
@@ -167,7 +184,15 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
           A broadcast sends a template: <a href="/templates">create a template</a> first.
         </p>
       ) : (
-        <CreateForm c={c} errors={options.errors ?? {}} input={options.input ?? {}} templates={templates!.data} segments={segments!.data} liveKeysAllowed={liveKeysAllowed} />
+        <CreateForm
+          c={c}
+          errors={options.errors ?? {}}
+          input={options.input ?? {}}
+          templates={templates!.data}
+          segments={segments!.data}
+          topics={topics!.data}
+          liveKeysAllowed={liveKeysAllowed}
+        />
       )}
       {page.data.length === 0 ? (
         <EmptyState title="No broadcasts yet">
@@ -289,6 +314,33 @@ function DraftActions({ c, broadcast, errors }: { c: Env; broadcast: Broadcast; 
   );
 }
 
+/** Each clicked link with its clicks and unique clicks (broadcast.links), most clicked first. */
+function LinksCard({ broadcast, links }: { broadcast: Broadcast; links: BroadcastLinks }) {
+  if (broadcast.channelType !== 'email' || broadcast.status === 'draft') return null;
+  return (
+    <section class="card" aria-labelledby="links-title" id="links">
+      <h2 id="links-title">Links</h2>
+      {links.length === 0 ? (
+        <p class="muted">No clicks yet. Clicks are counted when the provider reports them, or with click tracking on the sending domain.</p>
+      ) : (
+        <Table headers={['Link', 'Clicks', 'Unique clicks']}>
+          {links.map((link) => (
+            <tr data-link={link.url}>
+              <td class="break">
+                <a href={link.url} rel="noreferrer noopener" target="_blank">
+                  {link.url}
+                </a>
+              </td>
+              <td>{link.clicks}</td>
+              <td>{link.uniqueClicks}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </section>
+  );
+}
+
 type Contact = Awaited<ReturnType<typeof listContacts>>['data'][number];
 /** The contacts the preview offers (some of the broadcast's recipients), the one picked, and its rendering. */
 type ContactPreviewData = { contacts: Contact[]; picked: Contact; state: PreviewState } | null;
@@ -329,11 +381,13 @@ function ContactPreview({ broadcast, data }: { broadcast: Broadcast; data: Conta
 
 async function detailPage(c: Env, broadcast: BroadcastWithCounts, options: { errors?: FieldErrors; status?: 200 | 400 } = {}) {
   const deps = c.var.deps;
-  const [template, segment, preview] = await Promise.all([
+  const [template, segment, topic, preview, links] = await Promise.all([
     getTemplate(deps, orgOf(c), broadcast.templateId, { includeDeleted: true }),
-    // a segment deleted since is named by its id
+    // a segment or topic deleted since is named by its id
     broadcast.segmentId ? getSegment(deps, orgOf(c), broadcast.segmentId).catch(() => null) : null,
+    broadcast.topicId ? getTopic(deps, orgOf(c), broadcast.topicId).catch(() => null) : null,
     contactPreviewOf(c, broadcast),
+    broadcast.channelType === 'email' && broadcast.status !== 'draft' ? broadcastLinks(deps, orgOf(c), broadcast.id) : [],
   ]);
   allowEmailStyles(c);
   const isManager = canManage(c.var.signedIn);
@@ -351,6 +405,7 @@ async function detailPage(c: Env, broadcast: BroadcastWithCounts, options: { err
       </hgroup>
       {isManager && broadcast.status === 'draft' && <DraftActions c={c} broadcast={broadcast} errors={options.errors ?? {}} />}
       <ProgressCard broadcast={broadcast} canCancel={isManager} />
+      <LinksCard broadcast={broadcast} links={links} />
       <Facts
         class="facts card"
         facts={[
@@ -363,6 +418,7 @@ async function detailPage(c: Env, broadcast: BroadcastWithCounts, options: { err
             </>,
           ],
           ['Recipients', broadcast.segmentId ? `Segment: ${segment?.name ?? broadcast.segmentId}` : 'All contacts'],
+          ['Topic', broadcast.topicId && `${topic?.name ?? `${broadcast.topicId} (deleted)`}: its members only`],
           ['From', broadcast.from ?? 'The default sender'],
           ['Variables', Object.keys(broadcast.variables).length > 0 && <code>{JSON.stringify(broadcast.variables)}</code>],
           ['Tags', broadcast.tags.join(', ')],
@@ -386,6 +442,7 @@ routes.post('/', async (c) => {
     name: str(form.name),
     templateId: str(form.templateId),
     segmentId: str(form.segmentId),
+    topicId: str(form.topicId),
     from: str(form.from),
     mode: str(form.mode),
     variables: str(form.variables),
@@ -411,12 +468,13 @@ routes.post('/', async (c) => {
       channelType: template.channelType,
       templateId: template.id,
       segmentId: input.segmentId || undefined,
+      topicId: input.topicId || undefined,
       from: input.from || undefined,
       variables: parsedVariables.data,
     });
     return flashRedirect(c, 'Draft created: preview it below, then send it now or schedule it.', `${BASE}/${created.id}`);
   } catch (error) {
-    if (error instanceof AppError && error.code === 'NOT_FOUND') throw error; // another organization's segment: 404
+    if (error instanceof AppError && error.code === 'NOT_FOUND') throw error; // another organization's segment or topic: 404
     return refuse(fieldErrorsOf(error, ['from', 'templateId', 'segmentId']));
   }
 });

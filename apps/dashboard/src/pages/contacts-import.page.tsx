@@ -14,16 +14,19 @@ const MAX_CSV_BYTES = 10 * 1024 * 1024;
 
 type Env = Context<DashEnv>;
 type RowReport = { row: number; message: string };
-type ImportReport = { rows: number; created: number; errors: RowReport[] };
+type ImportReport = { rows: number; created: number; updated: number; errors: RowReport[] };
+type OnConflict = 'skip' | 'update';
+/** The form's choice for a row whose email or phone a contact already has (skip unless it says update). */
+const onConflictOf = (value: unknown): OnConflict => (value === 'update' ? 'update' : 'skip');
 
 /**
  * Imports CSV records (after the header) as contacts, {@link MAX_BULK_CONTACTS} per contact.bulkCreate call; rows
  * are numbered from `firstRow` (the first record after the header is row 1), so a report names rows of the file.
  */
-async function importRecords(deps: Deps, orgId: string, header: string[], records: string[][], firstRow: number): Promise<ImportReport | string> {
+async function importRecords(deps: Deps, orgId: string, header: string[], records: string[][], firstRow: number, onConflict: OnConflict): Promise<ImportReport | string> {
   const columns = csvColumns(header);
   if (typeof columns === 'string') return columns;
-  const report: ImportReport = { rows: records.length, created: 0, errors: [] };
+  const report: ImportReport = { rows: records.length, created: 0, updated: 0, errors: [] };
   for (let start = 0; start < records.length; start += MAX_BULK_CONTACTS) {
     const rows: { row: number; contact: Record<string, unknown> }[] = [];
     records.slice(start, start + MAX_BULK_CONTACTS).forEach((cells, i) => {
@@ -36,8 +39,10 @@ async function importRecords(deps: Deps, orgId: string, header: string[], record
       deps,
       orgId,
       rows.map((r) => r.contact),
+      onConflict,
     );
     report.created += result.created.length;
+    report.updated += result.updated.length;
     // bulkCreate names rows of its batch: an earlier row of the batch by index, which is a row of the file here
     const fileRow = (index: number) => rows[index]!.row;
     for (const error of result.errors) {
@@ -52,7 +57,8 @@ function ImportReportView({ report }: { report: ImportReport }) {
   return (
     <>
       <p id="import-status" role="status">
-        {report.created} of {report.rows} contacts imported{report.errors.length > 0 && `; ${report.errors.length} rows were not (listed below)`}.
+        {report.created + report.updated} of {report.rows} contacts imported{report.updated > 0 && ` (${report.updated} updated)`}
+        {report.errors.length > 0 && `; ${report.errors.length} rows were not (listed below)`}.
       </p>
       <ImportErrors errors={report.errors} />
     </>
@@ -110,6 +116,13 @@ function importPage(c: Env, options: { report?: ImportReport; error?: string; st
             CSV file
             <input type="file" name="file" accept=".csv,text/csv" required />
           </label>
+          <label>
+            A contact with the same email or phone
+            <select name="onConflict">
+              <option value="skip">is left as it is (the row is listed)</option>
+              <option value="update">is updated from the row</option>
+            </select>
+          </label>
           <button type="submit">Import</button>
         </div>
         <progress id="import-progress" value="0" hidden></progress>
@@ -135,11 +148,12 @@ routes.get('/', (c) => (canManage(c.var.signedIn) ? importPage(c) : c.redirect(B
 // Without the script: the whole file in one upload, imported in chunks before the report is shown.
 // (The CSRF check has parsed the form already, so the size is checked on the file rather than by a body limit.)
 routes.post('/', async (c) => {
-  const file = (await c.req.parseBody()).file;
+  const form = await c.req.parseBody();
+  const file = form.file;
   if (!(file instanceof File) || file.size === 0) return importPage(c, { error: 'Choose a CSV file.', status: 400 });
   if (file.size > MAX_CSV_BYTES) return importPage(c, { error: 'The file is larger than 10 MB: split it.', status: 400 });
   const [header = [], ...records] = parseCsv(await file.text());
-  const report = await importRecords(c.var.deps, orgOf(c), header, records, 1);
+  const report = await importRecords(c.var.deps, orgOf(c), header, records, 1, onConflictOf(form.onConflict));
   if (typeof report === 'string') return importPage(c, { error: report, status: 400 });
   return importPage(c, { report });
 });
@@ -150,9 +164,9 @@ routes.post('/chunk', bodyLimit({ maxSize: MAX_CSV_BYTES, onError: (c) => c.json
   const [header = [], ...records] = parseCsv(await c.req.text());
   if (!Number.isSafeInteger(firstRow) || firstRow < 1) return c.json({ message: 'firstRow must be a row number.' }, 400);
   if (records.length > MAX_BULK_CONTACTS) return c.json({ message: `Send at most ${MAX_BULK_CONTACTS} rows at a time.` }, 400);
-  const report = await importRecords(c.var.deps, orgOf(c), header, records, firstRow);
+  const report = await importRecords(c.var.deps, orgOf(c), header, records, firstRow, onConflictOf(c.req.query('onConflict')));
   if (typeof report === 'string') return c.json({ message: report }, 400);
-  return c.json({ created: report.created, errors: report.errors });
+  return c.json({ created: report.created, updated: report.updated, errors: report.errors });
 });
 
 /**

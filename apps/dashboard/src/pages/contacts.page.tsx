@@ -1,5 +1,5 @@
-import { ContactListQuery, CreateContactBody, UpdateContactBody, type Segment } from '@tidings/contracts';
-import { createContact, deleteContact, getContact, listContacts, listSegments, updateContact } from '@tidings/core';
+import { ContactListQuery, CreateContactBody, UpdateContactBody, type Contact, type Segment, type Topic } from '@tidings/contracts';
+import { createContact, deleteContact, getContact, isInTopic, listContacts, listSegments, listTopics, updateContact } from '@tidings/core';
 import type { Context } from 'hono';
 import { attributeToText } from '../attribute-text.ts';
 import { takeFlash } from '../auth/cookies.ts';
@@ -10,7 +10,7 @@ import { ContactsTable, fullName, Subscriptions } from '../views/contact-views.t
 import { Facts } from '../views/facts.tsx';
 import { PageLinks } from '../views/filtered-list.tsx';
 import { fieldErrorsOf, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
-import { Layout } from '../views/layout.tsx';
+import { CsrfField, Layout } from '../views/layout.tsx';
 import { EmptyState } from '../views/list.tsx';
 import { render, Time } from '../views/render.tsx';
 import { flashRedirect, orgOf, PAGE_SIZE, pageRoutes, type DashboardPage } from './page.ts';
@@ -136,8 +136,36 @@ function newPage(c: Env, input = inputOf(), errors: FieldErrors = {}, status: 20
   );
 }
 
+/** Topics shown on a contact's page, at most (one query). */
+const MAX_TOPICS_SHOWN = 100;
+
+/** The contact's state in each topic of the organization; managers change it with the checkboxes. */
+function ContactTopics({ c, contact, topics, manage }: { c: Env; contact: Contact; topics: Topic[]; manage: boolean }) {
+  if (topics.length === 0) return <p class="muted">No topics yet: they are made under Topics.</p>;
+  const choices = Object.fromEntries(contact.topics.map((t) => [t.topicId, t.subscribed]));
+  return (
+    <form method="post" action={`${BASE}/${contact.id}/topics`} class="card" id="contact-topics">
+      <CsrfField c={c} />
+      {topics.map((topic) => (
+        <label data-topic-id={topic.id}>
+          <input type="hidden" name="shown" value={topic.id} />
+          <input type="checkbox" name="topic" value={topic.id} checked={isInTopic(choices, topic)} disabled={!manage} /> {topic.name}{' '}
+          <span class="muted">
+            {topic.id in choices ? (choices[topic.id] ? 'subscribed' : 'unsubscribed') : `never chose (${topic.defaultSubscription === 'opt_in' ? 'opt-in' : 'opt-out'})`}
+          </span>
+        </label>
+      ))}
+      {manage && (
+        <button type="submit" class="secondary">
+          Save topics
+        </button>
+      )}
+    </form>
+  );
+}
+
 async function detailPage(c: Env, id: string, options: { input?: ContactInput; errors?: FieldErrors; status?: 200 | 400 } = {}) {
-  const contact = await getContact(c.var.deps, orgOf(c), id);
+  const [contact, topics] = await Promise.all([getContact(c.var.deps, orgOf(c), id), listTopics(c.var.deps, orgOf(c), { limit: MAX_TOPICS_SHOWN, offset: 0 })]);
   const title = fullName(contact) || contact.email || contact.phone || contact.id;
   const manage = canManage(c.var.signedIn);
   return render(
@@ -171,6 +199,8 @@ async function detailPage(c: Env, id: string, options: { input?: ContactInput; e
           ['ID', <code>{contact.id}</code>],
         ]}
       />
+      <h2 class="section-heading">Topics</h2>
+      <ContactTopics c={c} contact={contact} topics={topics.data} manage={manage} />
       {manage && (
         <>
           <h2 class="section-heading">Edit</h2>
@@ -233,6 +263,18 @@ routes.post('/:id', async (c) => {
   } catch (error) {
     return detailPage(c, id, { input, errors: fieldErrorsOf(error, CONTACT_FIELDS), status: 400 });
   }
+});
+
+// the topic checkboxes: each topic the page showed is set to ticked or not, an explicit choice
+routes.post('/:id/topics', async (c) => {
+  const id = c.req.param('id');
+  const form = await c.req.parseBody({ all: true });
+  const list = (value: unknown) => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === 'string');
+  const ticked = new Set(list(form.topic));
+  const parsed = UpdateContactBody.safeParse({ topics: [...new Set(list(form.shown))].map((topicId) => ({ topicId, subscribed: ticked.has(topicId) })) });
+  if (!parsed.success) return detailPage(c, id, { errors: zodFieldErrors(parsed.error.issues), status: 400 });
+  await updateContact(c.var.deps, orgOf(c), id, parsed.data);
+  return flashRedirect(c, 'The topics are saved.', `${BASE}/${id}`);
 });
 
 confirmedAction(routes, 'delete', {

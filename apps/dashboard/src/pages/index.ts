@@ -1,4 +1,6 @@
+import { accountSettingsPage } from './account.page.tsx';
 import { apiKeysPage } from './api-keys.page.tsx';
+import { auditLogSettingsPage } from './audit-log.page.tsx';
 import { contactsPage } from './contacts.page.tsx';
 import { contactsImportPage } from './contacts-import.page.tsx';
 import { broadcastsPage } from './broadcasts.page.tsx';
@@ -13,6 +15,7 @@ import { templatesPage } from './templates.page.tsx';
 import { phoneNumbersPage } from './phone-numbers.page.tsx';
 import { segmentsPage } from './segments.page.tsx';
 import { suppressionsPage } from './suppressions.page.tsx';
+import { topicsPage } from './topics.page.tsx';
 import { webhooksPage } from './webhooks.page.tsx';
 
 /**
@@ -23,6 +26,8 @@ export const pages: DashboardPage[] = [
   overviewDashboardPage,
   apiKeysPage,
   membersSettingsPage,
+  auditLogSettingsPage,
+  accountSettingsPage,
   invitePage,
   messagesPage,
   sandboxPage,
@@ -32,6 +37,7 @@ export const pages: DashboardPage[] = [
   contactsImportPage, // before contactsPage, whose /contacts/:id would take /contacts/import
   contactsPage,
   segmentsPage,
+  topicsPage,
   suppressionsPage,
   templatesPage,
   broadcastsPage,

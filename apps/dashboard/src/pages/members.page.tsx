@@ -1,4 +1,17 @@
-import { AppError, changeMemberRole, createInvitation, foundOr404, listMembers, removeMember, revokeInvitation, type Invitation, type Member, type Role } from '@tidings/core';
+import {
+  AppError,
+  changeMemberRole,
+  createInvitation,
+  foundOr404,
+  listMembers,
+  removeMember,
+  resetMemberTwoFactor,
+  revokeInvitation,
+  setOrganizationRequiresTwoFactor,
+  type Invitation,
+  type Member,
+  type Role,
+} from '@tidings/core';
 import type { Context } from 'hono';
 import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
@@ -40,7 +53,7 @@ function InviteForm({ c, errors, email }: { c: Env; errors: FieldErrors; email?:
 function MembersTable({ c, members }: { c: Env; members: Member[] }) {
   const isOwner = c.var.signedIn!.membership.role === 'owner';
   return (
-    <Table headers={['Name', 'Email', 'Role', 'Joined']} hasActions={isOwner}>
+    <Table headers={['Name', 'Email', 'Role', 'Two-factor', 'Joined']} hasActions={isOwner}>
       {members.map((m) => (
         <tr>
           <td class="name">{m.name ?? <span class="muted">—</span>}</td>
@@ -64,11 +77,17 @@ function MembersTable({ c, members }: { c: Env; members: Member[] }) {
               <span class="role">{m.role}</span>
             )}
           </td>
+          <td class="two-factor">{m.hasTwoFactor ? 'On' : <span class="muted">Off</span>}</td>
           <td>
             <Time at={m.joinedAt} />
           </td>
           {isOwner && (
             <td>
+              {m.hasTwoFactor && (
+                <a href={`${BASE}/${m.userId}/reset-two-factor`} role="button" class="outline small secondary" aria-label={`Reset two-factor of ${m.email}`}>
+                  Reset 2FA…
+                </a>
+              )}{' '}
               <a href={`${BASE}/${m.userId}/remove`} role="button" class="outline small danger-outline" aria-label={`Remove ${m.email}`}>
                 Remove…
               </a>
@@ -77,6 +96,25 @@ function MembersTable({ c, members }: { c: Env; members: Member[] }) {
         </tr>
       ))}
     </Table>
+  );
+}
+
+// Owners alone decide whether every member must sign in with a second factor.
+function TwoFactorRequirement({ c }: { c: Env }) {
+  const { membership } = c.var.signedIn!;
+  if (membership.role !== 'owner') {
+    return membership.requiresTwoFactor ? <p class="muted">{membership.orgName} requires two-factor sign-in of every member.</p> : null;
+  }
+  return (
+    <FormCard c={c} id="require-two-factor-title" title="Two-factor sign-in" action={`${BASE}/two-factor-requirement`} errors={{}}>
+      <label>
+        <input type="checkbox" name="required" value="on" checked={membership.requiresTwoFactor} />
+        Require two-factor sign-in of every member (those without it enrol at their next sign-in, before anything else)
+      </label>
+      <button type="submit" class="outline small">
+        Save
+      </button>
+    </FormCard>
   );
 }
 
@@ -134,6 +172,7 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
       )}
       {canManage(c.var.signedIn) && <InviteForm c={c} errors={options.errors ?? {}} email={options.email} />}
       <MembersTable c={c} members={members} />
+      <TwoFactorRequirement c={c} />
       <h2 class="section-heading">Pending invitations</h2>
       <InvitationsTable c={c} invitations={invitations} />
     </Layout>,
@@ -198,6 +237,49 @@ confirmedAction(routes, 'remove', {
   act: async (c, member) => {
     await removeMember(c.var.deps, orgOf(c), member.userId);
     return flashRedirect(c, 'They are removed from this organization.', BASE);
+  },
+});
+
+routes.post('/two-factor-requirement', async (c) => {
+  requireOwner(c);
+  const isRequired = (await c.req.parseBody()).required === 'on';
+  // requiring it without one's own would send the owner straight to enrolment: they enrol first, knowingly
+  if (isRequired && !c.var.signedIn!.hasTwoFactor) {
+    return flashRedirect(c, 'Turn on two-factor sign-in for your own account first (Settings > Account), then require it of everyone.', BASE);
+  }
+  await setOrganizationRequiresTwoFactor(c.var.deps, orgOf(c), isRequired);
+  return flashRedirect(
+    c,
+    isRequired ? 'Every member now needs two-factor sign-in: those without it enrol at their next sign-in.' : 'Two-factor sign-in is now up to each member.',
+    BASE,
+  );
+});
+
+confirmedAction(routes, 'reset-two-factor', {
+  load: async (c) => {
+    requireOwner(c);
+    const { members } = await listMembers(c.var.deps, orgOf(c));
+    return foundOr404(
+      members.find((m) => m.userId === c.req.param('id')),
+      'Member',
+    );
+  },
+  ask: (member) => ({
+    title: `Reset two-factor sign-in of ${member.email}`,
+    subtitle: member.name ?? undefined,
+    submitLabel: 'Reset two-factor sign-in',
+    isDangerous: true,
+    back: { href: BASE, label: 'Members' },
+    children: (
+      <p>
+        For a lost phone: their authenticator secret and recovery codes are deleted and every session of theirs ends. They sign in with their password alone and enrol again (at
+        once, when this organization requires it).
+      </p>
+    ),
+  }),
+  act: async (c, member) => {
+    await resetMemberTwoFactor(c.var.deps, orgOf(c), member.userId);
+    return flashRedirect(c, `Two-factor sign-in of ${member.email} is reset.`, BASE);
   },
 });
 

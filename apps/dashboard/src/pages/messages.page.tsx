@@ -1,5 +1,5 @@
 import { MessageListQuery, MessageStatus, type MessageWithEvents } from '@tidings/contracts';
-import { EVENT_OF_STATUS, getMessage, listMessages } from '@tidings/core';
+import { EVENT_OF_STATUS, getMessage, getMessageSource, listMessages, withInlineImages } from '@tidings/core';
 import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
@@ -188,6 +188,8 @@ function MessageFacts({ message }: { message: MessageWithEvents }) {
     ['Sent', message.sentAt && <Time at={message.sentAt} />],
     ['Delivered', message.deliveredAt && <Time at={message.deliveredAt} />],
     ['Failed', message.failedAt && <Time at={message.failedAt} />],
+    ['Opened', message.openedAt && <Time at={message.openedAt} />],
+    ['First click', message.clickedAt && <Time at={message.clickedAt} />],
     ['Error', message.error && `${message.error.code}: ${message.error.message}`],
     ['Attempts', message.attempts],
     ['Segments', message.segments],
@@ -213,16 +215,50 @@ function StatusHistory({ message }: { message: MessageWithEvents }) {
             </time>
           </td>
           <td>{EVENT_OF_STATUS[event.status] ? <code>{EVENT_OF_STATUS[event.status]}</code> : <span class="muted">none</span>}</td>
-          <td>{event.error ? `${event.error.code}: ${event.error.message}` : ''}</td>
+          <td class="break">{event.error ? `${event.error.code}: ${event.error.message}` : (event.link ?? '')}</td>
         </tr>
       ))}
     </Table>
   );
 }
 
+/** Opens and clicks of an email, from its history (Tidings' own tracking and the provider's, each counted once). */
+function Engagement({ message }: { message: MessageWithEvents }) {
+  const opens = message.events.filter((event) => event.status === 'opened').length;
+  const clicks = new Map<string, number>();
+  for (const event of message.events) if (event.status === 'clicked' && event.link) clicks.set(event.link, (clicks.get(event.link) ?? 0) + 1);
+  return (
+    <section class="card" aria-labelledby="engagement-title" id="engagement">
+      <h2 id="engagement-title">Opens and clicks</h2>
+      <dl class="counts">
+        <div data-count="opens">
+          <dt>Opens</dt>
+          <dd>{opens}</dd>
+        </div>
+        <div data-count="clicks">
+          <dt>Clicks</dt>
+          <dd>{[...clicks.values()].reduce((sum, n) => sum + n, 0)}</dd>
+        </div>
+      </dl>
+      {clicks.size > 0 && (
+        <Table headers={['Link', 'Clicks']}>
+          {[...clicks].map(([link, count]) => (
+            <tr data-link={link}>
+              <td class="break">{link}</td>
+              <td>{count}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </section>
+  );
+}
+
 async function detailPage(c: Env) {
   const message = await getMessage(c.var.deps, orgOf(c), c.req.param('id')!);
   const title = message.channelType === 'email' ? message.subject || '(no subject)' : `SMS to ${message.to}`;
+  // an outbound email's RFC 5322 source, as message.getSource answers it
+  const source = message.channelType === 'email' && message.direction === 'outbound' ? (await getMessageSource(c.var.deps, orgOf(c), message.id)).toString('utf8') : null;
   if (message.html) allowEmailStyles(c);
   return render(
     c,
@@ -249,9 +285,16 @@ async function detailPage(c: Env) {
         </section>
         <section class="card" aria-labelledby="content-title">
           <h2 id="content-title">Content</h2>
-          <MessageContent message={message} />
+          <MessageContent message={{ ...message, html: await withInlineImages(c.var.deps, orgOf(c), message) }} />
         </section>
       </div>
+      {message.channelType === 'email' && message.direction === 'outbound' && <Engagement message={message} />}
+      {source !== null && (
+        <details class="card email-source">
+          <summary>Source</summary>
+          <pre>{source}</pre>
+        </details>
+      )}
       <h2 class="section-heading">Status history</h2>
       <StatusHistory message={message} />
     </Layout>,

@@ -1,6 +1,6 @@
 import { ChannelType } from '@tidings/contracts';
 import { Readable } from 'node:stream';
-import { AppError, attachmentStore, getMessage, listMessages } from '@tidings/core';
+import { AppError, attachmentStore, getMessage, listMessages, withInlineImages } from '@tidings/core';
 import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
@@ -103,7 +103,7 @@ async function sandboxMessagePage(c: Env) {
           </dd>
         </dl>
         <hr />
-        <MessageContent message={message} downloadBase={`${BASE}/${message.id}/attachments`} />
+        <MessageContent message={{ ...message, html: await withInlineImages(c.var.deps, orgOf(c), message) }} downloadBase={`${BASE}/${message.id}/attachments`} />
       </section>
     </Layout>,
   );

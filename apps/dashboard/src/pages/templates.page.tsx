@@ -29,10 +29,39 @@ const STARTER = {
 // Browsers send a textarea's line breaks as CRLF: kept, every save would change every line.
 const str = (value: unknown): string => (typeof value === 'string' ? value.replace(/\r\n/g, '\n') : '');
 
-/** Sample values the preview starts with: each variable the template uses, as its own name in brackets. */
-const sampleVariables = (template: Template): string => JSON.stringify(Object.fromEntries(template.variables.map((name) => [name, `[${name}]`])), null, 2);
+/** What `contact.*` shows in a preview when the organization has no contact yet. */
+const SAMPLE_CONTACT = { id: 'con_sample', email: 'ada@example.com', phone: '+14155550123', firstName: 'Ada', lastName: 'Lovelace', attributes: {} };
+type SampleContact = typeof SAMPLE_CONTACT | { id: string; email: string | null; phone: string | null; firstName: string | null; lastName: string | null; attributes: unknown };
 
-function inputOf(template: Template): EditorInput {
+/**
+ * Sample values the preview starts with: each variable the template uses as its own name in brackets, nested along
+ * its dots (`order.number`), and `contact` as a broadcast fills it: the chosen or newest contact, else a sample one.
+ */
+function sampleVariables(template: Template, contact: SampleContact = SAMPLE_CONTACT): string {
+  const sample: Record<string, unknown> = {};
+  for (const name of template.variables) {
+    const path = name.split('.');
+    if (path[0] === 'contact') continue;
+    let at = sample;
+    for (const key of path.slice(0, -1)) {
+      if (!at[key] || typeof at[key] !== 'object') at[key] = {};
+      at = at[key] as Record<string, unknown>;
+    }
+    at[path.at(-1)!] = `[${name}]`;
+  }
+  if (template.variables.some((name) => name === 'contact' || name.startsWith('contact.'))) sample.contact = { ...contact, attributes: contact.attributes ?? {} };
+  return JSON.stringify(sample, null, 2);
+}
+
+/** The contact a preview fills `contact.*` from: `?contactId=` of this organization, else its newest one. */
+async function sampleContactOf(c: Env): Promise<SampleContact | undefined> {
+  const id = c.req.query('contactId');
+  const select = { id: true, email: true, phone: true, firstName: true, lastName: true, attributes: true };
+  const where = { orgId: orgOf(c), ...(id ? { id } : {}) };
+  return (await c.var.deps.db.contact.findFirst({ where, select, orderBy: { createdAt: 'desc' } })) ?? undefined;
+}
+
+function inputOf(template: Template, contact?: SampleContact): EditorInput {
   return {
     name: template.name,
     subject: template.subject ?? '',
@@ -40,7 +69,7 @@ function inputOf(template: Template): EditorInput {
     text: template.text ?? '',
     body: template.body ?? '',
     replyTo: template.replyTo.join(', '),
-    variables: sampleVariables(template),
+    variables: sampleVariables(template, contact),
   };
 }
 
@@ -198,7 +227,7 @@ function EditorForm({ c, template, input, errors }: { c: Env; template: Template
   );
 }
 
-function editorPage(c: Env, template: Template, options: { input?: EditorInput; errors?: FieldErrors; preview: PreviewState; status?: 200 | 400 }) {
+function editorPage(c: Env, template: Template, options: { input?: EditorInput; errors?: FieldErrors; preview: PreviewState; status?: 200 | 400; contact?: SampleContact }) {
   allowEmailStyles(c);
   return render(
     c,
@@ -223,7 +252,7 @@ function editorPage(c: Env, template: Template, options: { input?: EditorInput; 
         )}
       </div>
       <div class="editor-grid">
-        <EditorForm c={c} template={template} input={options.input ?? inputOf(template)} errors={options.errors ?? {}} />
+        <EditorForm c={c} template={template} input={options.input ?? inputOf(template, options.contact)} errors={options.errors ?? {}} />
         <PreviewPane state={options.preview} />
       </div>
     </Layout>,
@@ -259,9 +288,10 @@ routes.post('/', async (c) => {
 
 routes.get('/:id', async (c) => {
   const template = await loadTemplate(c);
-  const variables = parseVariables(sampleVariables(template));
+  const contact = await sampleContactOf(c);
+  const variables = parseVariables(sampleVariables(template, contact));
   const preview = await previewOf(() => previewTemplate(c.var.deps, orgOf(c), template.id, { variables: 'variables' in variables ? variables.variables : {} }));
-  return editorPage(c, template, { preview });
+  return editorPage(c, template, { preview, contact });
 });
 
 routes.post('/:id/preview', async (c) => {

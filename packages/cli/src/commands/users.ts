@@ -52,6 +52,18 @@ const resetPassword: Command = {
   },
 };
 
+const resetTwoFactor: Command = {
+  name: 'users reset-2fa',
+  summary:
+    'Turns off a person’s two-factor sign-in (their authenticator secret and recovery codes are deleted) and signs them out of every session: for a lost phone. They enrol again from Settings > Account, or at their next sign-in when an organization of theirs requires it.',
+  options: { email: { type: 'string', required: true, description: 'the person’s email' } },
+  async run(ctx, values) {
+    const { deps, core } = await ctx.open();
+    ctx.out(json(await core.resetTwoFactorByEmail(deps, String(values.email))));
+    return 0;
+  },
+};
+
 /** Install operators see every organization's queued jobs (Bull Board): granted here only, never by a role. */
 const installOperator = (grant: boolean): Command => ({
   name: grant ? 'users grant-operator' : 'users revoke-operator',
@@ -66,4 +78,4 @@ const installOperator = (grant: boolean): Command => ({
   },
 });
 
-export const users = [create, list, resetPassword, installOperator(true), installOperator(false)];
+export const users = [create, list, resetPassword, resetTwoFactor, installOperator(true), installOperator(false)];

@@ -12,6 +12,7 @@ export const apiKeyOperations = {
     path: '/api-keys',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'An organization may have at most 100 API keys; delete one it no longer uses first' },
     tags,
     summary: 'Create an API key',
     description:

@@ -1,10 +1,10 @@
 import { defineOperation, json } from '../operation.ts';
-import { Broadcast, BroadcastListQuery, BroadcastRetry, BroadcastWithCounts, CreateBroadcastBody, idParam, listOf, SendBroadcastBody } from '../schemas.ts';
+import { Broadcast, BroadcastLinks, BroadcastListQuery, BroadcastRetry, BroadcastWithCounts, CreateBroadcastBody, idParam, listOf, SendBroadcastBody } from '../schemas.ts';
 
 const tags = ['Broadcasts'];
 const BroadcastIdParam = idParam('brd');
 
-/** The seven broadcast operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
+/** The eight broadcast operations, declared once: the API attaches its handlers to them and the SDK calls them by `operationId`. */
 export const broadcastOperations = {
   create: defineOperation({
     operationId: 'broadcast.create',
@@ -49,6 +49,7 @@ export const broadcastOperations = {
     path: '/broadcasts/{id}/send',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only draft broadcasts can be sent; this one is sending.' },
     tags,
     summary: 'Send a broadcast',
     description:
@@ -62,6 +63,7 @@ export const broadcastOperations = {
     path: '/broadcasts/{id}/cancel',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only scheduled or sending broadcasts can be canceled; this one is sent.' },
     tags,
     summary: 'Cancel a broadcast',
     description: 'While `scheduled` or `sending` (409 otherwise): nothing more is sent; messages not yet handed to a provider are canceled.',
@@ -74,6 +76,7 @@ export const broadcastOperations = {
     path: '/broadcasts/{id}/retry-failed',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only sending or sent broadcasts have failed messages to retry; this one is draft.' },
     tags,
     summary: 'Retry the failed messages of a broadcast',
     description:
@@ -81,12 +84,26 @@ export const broadcastOperations = {
     request: { params: BroadcastIdParam },
     responses: { 202: { description: 'How many messages were queued again', ...json(BroadcastRetry) } },
   }),
+  links: defineOperation({
+    operationId: 'broadcast.links',
+    method: 'get',
+    path: '/broadcasts/{id}/links',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Clicks on the links of a broadcast',
+    description:
+      "Each link clicked in the broadcast's emails, most clicked first (at most 1,000): clicks through Tidings' own click tracking and those the provider reported, each counted once.",
+    request: { params: BroadcastIdParam },
+    responses: { 200: { description: 'The clicked links', ...json(BroadcastLinks) } },
+  }),
   remove: defineOperation({
     operationId: 'broadcast.delete',
     method: 'delete',
     path: '/broadcasts/{id}',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Only draft broadcasts can be deleted; this one is sending.' },
     tags,
     summary: 'Delete a broadcast',
     description: 'Drafts only (409 otherwise).',

@@ -1,10 +1,21 @@
 import { defineOperation, json } from '../operation.ts';
-import { BulkCreateContactsBody, BulkCreateContactsResult, Contact, ContactListQuery, CreateContactBody, idParam, listOf, UpdateContactBody } from '../schemas.ts';
+import { z } from '../z.ts';
+import {
+  BulkCreateContactsBody,
+  BulkCreateContactsResult,
+  Contact,
+  ContactExportQuery,
+  ContactListQuery,
+  CreateContactBody,
+  idParam,
+  listOf,
+  UpdateContactBody,
+} from '../schemas.ts';
 
 const tags = ['Contacts'];
 const ContactIdParam = idParam('con');
 
-/** The six contact operations. */
+/** The contact operations. */
 export const contactOperations = {
   create: defineOperation({
     operationId: 'contact.create',
@@ -12,6 +23,7 @@ export const contactOperations = {
     path: '/contacts',
     permission: 'full',
     idempotent: true,
+    errors: { 409: 'email: another contact in this organization has this email' },
     changesShared: true,
     tags,
     summary: 'Create a contact',
@@ -31,6 +43,26 @@ export const contactOperations = {
     request: { query: ContactListQuery },
     responses: { 200: { description: 'A page of contacts', ...json(listOf(Contact, 'ContactList')) } },
   }),
+  export: defineOperation({
+    operationId: 'contact.export',
+    method: 'get',
+    path: '/contacts/export',
+    permission: 'full',
+    idempotent: false,
+    tags,
+    summary: 'Export contacts as CSV',
+    description:
+      "The contacts matching contact.list's filters as CSV (`text/csv`, RFC 4180, newest first), streamed: any number of contacts in constant memory. Columns: `id`, `email`, `phone`, `firstName`, `lastName`, `emailSubscribed`, `smsSubscribed`, `createdAt`, `updatedAt`, then `attributes.<key>` for each attribute key any exported contact has (strings as they are, other values as JSON). An unknown `segmentId` is 404.",
+    request: { query: ContactExportQuery },
+    responses: {
+      200: {
+        description: 'The CSV',
+        content: {
+          'text/csv': { schema: z.string().openapi({ example: 'id,email,phone,firstName,lastName,emailSubscribed,smsSubscribed,createdAt,updatedAt,attributes.plan\r\n' }) },
+        },
+      },
+    },
+  }),
   get: defineOperation({
     operationId: 'contact.get',
     method: 'get',
@@ -49,6 +81,7 @@ export const contactOperations = {
     path: '/contacts/{id}',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'phone: another contact in this organization has this phone' },
     changesShared: true,
     tags,
     summary: 'Update a contact',

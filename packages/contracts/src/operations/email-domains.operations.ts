@@ -1,5 +1,5 @@
 import { defineOperation, json } from '../operation.ts';
-import { AddEmailDomainBody, EmailDomain, ErrorBody, idParam, ListQuery, listOf, SetDefaultSenderBody } from '../schemas.ts';
+import { AddEmailDomainBody, EmailDomain, ErrorBody, idParam, ListQuery, listOf, SetDefaultSenderBody, UpdateEmailDomainBody } from '../schemas.ts';
 
 const tags = ['Email domains'];
 const DomainIdParam = idParam('dom');
@@ -9,7 +9,7 @@ const providerResponses = {
   503: { description: 'INTERNAL_SERVER_ERROR: the email provider is unavailable; retry later', ...json(ErrorBody) },
 };
 
-/** The six emailDomain operations. */
+/** The seven emailDomain operations. */
 export const emailDomainOperations = {
   add: defineOperation({
     operationId: 'emailDomain.add',
@@ -17,6 +17,7 @@ export const emailDomainOperations = {
     path: '/email-domains',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'Email domain example.com is already added to this organization' },
     changesShared: true,
     tags,
     summary: 'Add a sending domain',
@@ -75,6 +76,20 @@ export const emailDomainOperations = {
     description: 'The sender message.send uses when `from` is absent. `fromAddress` must be an address on this domain.',
     request: { params: DomainIdParam, body: { required: true, ...json(SetDefaultSenderBody) } },
     responses: { 200: { description: 'The domain with its default sender', ...json(EmailDomain) } },
+  }),
+  update: defineOperation({
+    operationId: 'emailDomain.update',
+    method: 'patch',
+    path: '/email-domains/{id}',
+    permission: 'full',
+    idempotent: false,
+    changesShared: true,
+    tags,
+    summary: 'Update a sending domain',
+    description:
+      "`openTracking` and `clickTracking`: Tidings' own open pixel and click redirect in the html of email sent from this domain afterwards (default off; a send's `tracking` overrides them).",
+    request: { params: DomainIdParam, body: { required: true, ...json(UpdateEmailDomainBody) } },
+    responses: { 200: { description: 'The domain', ...json(EmailDomain) } },
   }),
   remove: defineOperation({
     operationId: 'emailDomain.delete',

@@ -39,6 +39,7 @@ export const phoneNumberOperations = {
     path: '/phone-numbers',
     permission: 'full',
     idempotent: true,
+    errors: { 409: 'Phone number +14155550123 is no longer available; search again and pick another' },
     changesShared: true,
     tags,
     summary: 'Buy a number',

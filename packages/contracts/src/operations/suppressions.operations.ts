@@ -24,6 +24,7 @@ export const suppressionOperations = {
     path: '/suppressions',
     permission: 'full',
     idempotent: false,
+    errors: { 409: 'ada@example.com is already suppressed' },
     tags,
     summary: 'Suppress a recipient',
     description:

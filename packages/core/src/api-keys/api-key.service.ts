@@ -1,6 +1,7 @@
 import type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, ListQuery, RotateApiKeyBody } from '@tidings/contracts';
 import type { ApiKey as ApiKeyRow, Db } from '@tidings/db';
 import type { Deps } from '../deps.ts';
+import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
@@ -44,7 +45,7 @@ export async function insertApiKey(db: Pick<Db, 'apiKey'>, orgId: string, input:
  * live access; an organization made for testing gets no live key until an operator allows it; and an organization
  * has at most `config.apiKeysPerOrgMax` keys.
  */
-export async function createApiKey({ db, config }: Deps, orgId: string, callerMode: KeyMode, input: CreateApiKeyBody): Promise<ApiKeyWithSecret> {
+export async function createApiKey({ db, config, actor }: Deps, orgId: string, callerMode: KeyMode, input: CreateApiKeyBody): Promise<ApiKeyWithSecret> {
   return db.$transaction(async (tx) => {
     // the organization row is locked so concurrent creates cannot pass the cap together
     const [org] = await tx.$queryRaw<Array<{ liveKeysAllowed: boolean }>>`
@@ -59,7 +60,9 @@ export async function createApiKey({ db, config }: Deps, orgId: string, callerMo
     if (count >= config.apiKeysPerOrgMax) {
       throw new AppError('CONFLICT', `An organization may have at most ${config.apiKeysPerOrgMax} API keys; delete one it no longer uses first`);
     }
-    return insertApiKey(tx, orgId, { name: input.name, permission: input.permission, mode });
+    const created = await insertApiKey(tx, orgId, { name: input.name, permission: input.permission, mode });
+    await recordAudit(tx, actor, { orgId, action: 'apiKey.created', targetId: created.id });
+    return created;
   });
 }
 
@@ -86,15 +89,19 @@ export async function rotateApiKey(deps: Deps, orgId: string, callerMode: KeyMod
   const current = await findManagedKey(db, orgId, callerMode, id);
   const key = generateKey(current.mode);
   const keepOld = !input.immediately;
-  const row = await db.apiKey.update({
-    where: { id: current.id },
-    data: {
-      keyHash: hashKey(key),
-      prefix: keyPrefix(key),
-      // Only the secret just replaced overlaps; one from an earlier rotation stops now.
-      previousKeyHash: keepOld ? current.keyHash : null,
-      previousKeyExpiresAt: keepOld ? new Date(now().getTime() + ROTATION_OVERLAP_MS) : null,
-    },
+  const row = await db.$transaction(async (tx) => {
+    const updated = await tx.apiKey.update({
+      where: { id: current.id },
+      data: {
+        keyHash: hashKey(key),
+        prefix: keyPrefix(key),
+        // Only the secret just replaced overlaps; one from an earlier rotation stops now.
+        previousKeyHash: keepOld ? current.keyHash : null,
+        previousKeyExpiresAt: keepOld ? new Date(now().getTime() + ROTATION_OVERLAP_MS) : null,
+      },
+    });
+    await recordAudit(tx, deps.actor, { orgId, action: 'apiKey.rotated', targetId: current.id });
+    return updated;
   });
   await deps.keyChanges.publish(row.id);
   return { ...toApiKey(row, now()), key };
@@ -104,7 +111,11 @@ export async function rotateApiKey(deps: Deps, orgId: string, callerMode: KeyMod
 export async function setApiKeyEnabled(deps: Deps, orgId: string, callerMode: KeyMode, id: string, enabled: boolean): Promise<ApiKey> {
   const { db, now } = deps;
   const current = await findManagedKey(db, orgId, callerMode, id);
-  const row = await db.apiKey.update({ where: { id: current.id }, data: { disabledAt: enabled ? null : now() } });
+  const row = await db.$transaction(async (tx) => {
+    const updated = await tx.apiKey.update({ where: { id: current.id }, data: { disabledAt: enabled ? null : now() } });
+    await recordAudit(tx, deps.actor, { orgId, action: enabled ? 'apiKey.enabled' : 'apiKey.disabled', targetId: current.id });
+    return updated;
+  });
   await deps.keyChanges.publish(row.id);
   return toApiKey(row, now());
 }
@@ -113,9 +124,12 @@ export async function setApiKeyEnabled(deps: Deps, orgId: string, callerMode: Ke
 export async function deleteApiKey(deps: Deps, orgId: string, callerMode: KeyMode, id: string): Promise<void> {
   const { db, now } = deps;
   const current = await findManagedKey(db, orgId, callerMode, id);
-  await db.apiKey.update({
-    where: { id: current.id },
-    data: { deletedAt: now(), disabledAt: now(), keyHash: `deleted:${current.id}`, previousKeyHash: null, previousKeyExpiresAt: null },
+  await db.$transaction(async (tx) => {
+    await tx.apiKey.update({
+      where: { id: current.id },
+      data: { deletedAt: now(), disabledAt: now(), keyHash: `deleted:${current.id}`, previousKeyHash: null, previousKeyExpiresAt: null },
+    });
+    await recordAudit(tx, deps.actor, { orgId, action: 'apiKey.deleted', targetId: current.id });
   });
   await deps.keyChanges.publish(current.id);
 }
@@ -138,9 +152,11 @@ export async function areLiveKeysAllowed({ db }: Pick<Deps, 'db'>, orgId: string
  * Lets an organization created for testing have live keys (`tidings orgs allow-live`).
  * @example await allowLiveKeys(deps, 'org_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
  */
-export async function allowLiveKeys({ db }: Pick<Deps, 'db'>, orgId: string): Promise<{ id: string; name: string; liveKeysAllowed: boolean }> {
-  const org = await db.organization.findUnique({ where: { id: orgId } });
+export async function allowLiveKeys(deps: Pick<Deps, 'db' | 'actor'>, orgId: string): Promise<{ id: string; name: string; liveKeysAllowed: boolean }> {
+  const org = await deps.db.organization.findUnique({ where: { id: orgId } });
   if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
-  const updated = await db.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: true } });
+  const updated = await auditedChange(deps, { orgId, action: 'organization.liveKeysAllowed', targetId: orgId }, (tx) =>
+    tx.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: true } }),
+  );
   return { id: updated.id, name: updated.name, liveKeysAllowed: updated.liveKeysAllowed };
 }

@@ -1,5 +1,6 @@
 import { type Broadcast as BroadcastRow, Prisma, queryPrepared } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
+import { auditInsertSql } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { sendQueueOf } from '@tidings/queue';
@@ -85,7 +86,9 @@ export async function retryFailedBroadcastMessages(deps: Deps, orgId: string, id
       WHERE m."id" = f."id" AND m."orgId" = ${orgId} AND m."status" = 'failed'),
     reopened AS (
       UPDATE "Broadcast" SET "status" = 'sending', "completedAt" = NULL, "updatedAt" = ${now}::timestamp
-      WHERE "id" = ${id} AND "status" = 'sent' AND EXISTS (SELECT 1 FROM queued))
+      WHERE "id" = ${id} AND "status" = 'sent' AND EXISTS (SELECT 1 FROM queued)),
+    -- the retry was asked for (and allowed) even when nothing had failed: audited either way
+    audit AS (${auditInsertSql(deps.actor, { orgId, action: 'broadcast.retriedFailed', targetId: id }, Prisma.sql`TRUE`)})
     SELECT "id" FROM queued`,
   );
   if (rows.length === 0) return { count: 0 };

@@ -9,6 +9,7 @@ import {
 } from '@tidings/contracts';
 import type { Broadcast as BroadcastRow } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
+import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
@@ -18,17 +19,19 @@ import { loadSenderResolver } from '../messages/resolve-sender.ts';
 import { dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { findSegment } from '../segments/find-segment.ts';
+import { findTopic } from '../topics/topic.service.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 
 /**
  * broadcast.create: a draft. The template (of the broadcast's channel, and the version if named) and the segment
- * must be the organization's (404 otherwise), and `from` must be a sender the organization may use (400).
+ * and topic must be the organization's (404 otherwise), and `from` must be a sender the organization may use (400).
  * @example await createBroadcast(deps, orgId, 'live', { name: 'News', channelType: 'email', templateId: 'tpl_...', segmentId: 'seg_...' })
  */
 export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, input: CreateBroadcastBody): Promise<Broadcast> {
-  const [template, , senderOf] = await Promise.all([
+  const [template, , , senderOf] = await Promise.all([
     deps.db.template.findFirst({ where: { id: input.templateId, orgId, deletedAt: null }, select: { id: true, channelType: true } }),
     input.segmentId ? findSegment(deps, orgId, input.segmentId) : null,
+    input.topicId ? findTopic(deps, orgId, input.topicId) : null,
     loadSenderResolver(deps, orgId, mode, [{ channelType: input.channelType, from: input.from }]),
   ]);
   if (!template) throw new AppError('NOT_FOUND', 'Template not found');
@@ -42,22 +45,27 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
     if (!version) throw new AppError('BAD_REQUEST', `templateVersion: the template has no version ${input.templateVersion}`);
   }
   senderOf({ channelType: input.channelType, from: input.from }); // throws 400 for a sender this organization may not use
-  const row = await deps.db.broadcast.create({
-    data: {
-      id: newId('brd'),
-      orgId,
-      name: input.name,
-      channelType: input.channelType,
-      templateId: template.id,
-      templateVersion: input.templateVersion ?? null,
-      segmentId: input.segmentId ?? null,
-      from: input.from ?? null,
-      variables: input.variables ?? {},
-      tags: input.tags ?? [],
-      ...(input.quietHours ? { quietHours: input.quietHours } : {}),
-      mode,
-    },
-  });
+  const id = newId('brd');
+  const row = await auditedChange(deps, { orgId, action: 'broadcast.created', targetId: id }, (tx) =>
+    tx.broadcast.create({
+      data: {
+        id,
+        orgId,
+        name: input.name,
+        channelType: input.channelType,
+        templateId: template.id,
+        templateVersion: input.templateVersion ?? null,
+        segmentId: input.segmentId ?? null,
+        topicId: input.topicId ?? null,
+        from: input.from ?? null,
+        variables: input.variables ?? {},
+        tags: input.tags ?? [],
+        ...(input.quietHours ? { quietHours: input.quietHours } : {}),
+        sendRate: input.sendRate ?? null,
+        mode,
+      },
+    }),
+  );
   return toBroadcast(row);
 }
 
@@ -162,8 +170,12 @@ export async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, 
  * broadcast.delete: drafts only (409 otherwise).
  * @example await deleteBroadcast(deps, orgId, id);
  */
-export async function deleteBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
-  const { count } = await deps.db.broadcast.deleteMany({ where: { id, orgId, ...ofMode(mode), status: 'draft' } });
+export async function deleteBroadcast(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
+  const count = await deps.db.$transaction(async (tx) => {
+    const deleted = await tx.broadcast.deleteMany({ where: { id, orgId, ...ofMode(mode), status: 'draft' } });
+    if (deleted.count > 0) await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.deleted', targetId: id });
+    return deleted.count;
+  });
   if (count === 0) await refuse(deps, orgId, id, 'Only draft broadcasts can be deleted', mode);
 }
 
@@ -190,7 +202,10 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
         "templateVersion" = coalesce(b."templateVersion", (SELECT t."version" FROM "Template" t WHERE t."id" = b."templateId" AND t."orgId" = b."orgId"))
       WHERE b."id" = ${id} AND b."orgId" = ${orgId} AND b."status" = 'draft' AND (${mode ?? null}::"ApiKeyMode" IS NULL OR b."mode" = ${mode ?? null}::"ApiKeyMode")
       RETURNING b.*`;
-    if (updated) await writeOutbox(tx, [start]);
+    if (updated) {
+      await writeOutbox(tx, [start]);
+      await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.sent', targetId: id });
+    }
     return updated;
   });
   if (!row) return refuse(deps, orgId, id, 'Only draft broadcasts can be sent', mode);
@@ -212,6 +227,7 @@ export async function cancelBroadcast(deps: Deps, orgId: string, id: string, mod
       data: { status: 'canceled', canceledAt: now, updatedAt: now },
     });
     if (!row) return null;
+    await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.canceled', targetId: id });
     const broadcast = toBroadcast(row);
     return { broadcast, outbox: await recordEvents(tx, [{ orgId, type: 'broadcast.canceled', data: broadcast }]) };
   });

@@ -15,7 +15,8 @@ import { compileSimpleTemplate } from '../templates/simple-template.ts';
 import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 import { chunkJob, firstChunkJobs, lostChunks, nextChunkJobs, windowOf, WINDOW_RECHECK_MS } from './bulk-window.ts';
-import { unsubscribeUrl } from './unsubscribe-token.ts';
+import { inTopicSql } from '../topics/contact-topics.ts';
+import { preferencesUrl, unsubscribeUrl } from './unsubscribe-token.ts';
 
 /** What a fan-out step tells its job: finished, or run again at `runAt` (a scheduled start, a finish not yet due). */
 export type StepResult = { kind: 'done'; outcome: string } | { kind: 'not-yet'; runAt: Date };
@@ -46,8 +47,8 @@ async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string):
 
 /**
  * The start step: fixes the recipients in the database and cuts them into chunks, in one transaction whatever their
- * number (nothing is loaded into memory). The segment's contacts with an address for the channel are the
- * recipients; those unsubscribed from the channel or on the suppression list are counted `suppressed`; the rest are
+ * number (nothing is loaded into memory). The segment's contacts (in the topic, when it names one) with an address
+ * for the channel are the recipients; those unsubscribed from the channel or on the suppression list are counted `suppressed`; the rest are
  * numbered 1..n in BroadcastRecipient. Records `broadcast.sending` and promises the jobs of the first chunks (the
  * rest follow as a chain, bulk-window.ts) and the finish job (outbox), then adds them. A start that already happened, or a canceled broadcast, does nothing.
  * @example await startBroadcast(deps, 'brd_...') // { kind: 'done', outcome: 'started' }
@@ -59,17 +60,22 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
   if (row.status === 'scheduled' && row.scheduledAt && row.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
     return { kind: 'not-yet', runAt: row.scheduledAt };
   }
-  const [segment, template] = await Promise.all([
+  const [segment, topic, template] = await Promise.all([
     row.segmentId ? deps.db.segment.findFirst({ where: { id: row.segmentId, orgId: row.orgId } }) : null,
+    row.topicId ? deps.db.topic.findFirst({ where: { id: row.topicId, orgId: row.orgId } }) : null,
     deps.db.template.findFirst({ where: { id: row.templateId, orgId: row.orgId, deletedAt: null }, select: { version: true } }),
   ]);
   if (row.segmentId && !segment) return cancelUnstartable(deps, row, 'the segment was deleted');
+  if (row.topicId && !topic) return cancelUnstartable(deps, row, 'the topic was deleted');
   if (!template) return cancelUnstartable(deps, row, 'the template was deleted');
 
   const isEmail = row.channelType === 'email';
   const address = Prisma.raw(isEmail ? 'c."email"' : 'c."phone"');
   const subscribed = Prisma.raw(isEmail ? 'c."emailSubscribed"' : 'c."smsSubscribed"');
   const criteria = segment ? compileCriteria(segment.criteria as SegmentCriteria) : Prisma.sql`true`;
+  // a topic's non-members are not recipients at all (they chose, or the topic is opt-in); members unsubscribed from
+  // the channel are recipients counted `suppressed`, as without a topic
+  const inTopic = topic ? inTopicSql(topic) : Prisma.sql`true`;
   const chunkSize = deps.config.broadcasts.chunkSize;
   const at = now.toISOString();
   // Fixing a large audience takes seconds (100,000 contacts under load: more than Prisma's 5 s default for an
@@ -81,7 +87,7 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
         SELECT c."id", (${subscribed} AND NOT EXISTS (
           SELECT 1 FROM "Suppression" s WHERE s."orgId" = c."orgId" AND s."recipient" = ${address}
             AND (s."mode" = 'live' OR s."mode" = ${row.mode}::"ApiKeyMode"))) AS "isSendable"
-        FROM "Contact" c WHERE c."orgId" = ${row.orgId} AND ${address} IS NOT NULL AND ${criteria}),
+        FROM "Contact" c WHERE c."orgId" = ${row.orgId} AND ${address} IS NOT NULL AND ${criteria} AND ${inTopic}),
       started AS (
         UPDATE "Broadcast" SET "status" = 'sending', "startedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp,
           "templateVersion" = coalesce("templateVersion", ${template.version}),
@@ -108,8 +114,28 @@ export async function startBroadcast(deps: Deps, broadcastId: string): Promise<S
   return { kind: 'done', outcome: 'started' };
 }
 
-/** What a template sees of a contact (and all the fan-out reads of one). */
-export type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>;
+/** What a template sees of a contact (and all the fan-out reads of one); `position`: its number among the recipients. */
+export type RecipientContact = Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'> & { position?: number };
+
+/** How far ahead of its first message's time a chunk of a broadcast with `sendRate` is written. */
+export const SEND_RATE_LEAD_MS = 60_000;
+
+/**
+ * How long after the start the first message of a broadcast with `sendRate` is due: time to write the first chunk,
+ * so that its first messages are not already late (and sent together) when they reach the queue.
+ */
+export const SEND_RATE_START_DELAY_MS = 5_000;
+
+/**
+ * When recipient `position` (1..n) of a broadcast with `sendRate` is due: SEND_RATE_START_DELAY_MS after the start
+ * plus (position - 1) / sendRate minutes. Derived from what is stored alone, so any send-worker, before or after a
+ * restart, holds the same pace.
+ * @example dueAt({ startedAt, sendRate: 600 }, 11) // startedAt + 6 s
+ */
+export function dueAt(broadcast: Pick<BroadcastRow, 'startedAt' | 'sendRate'>, position: number): Date | null {
+  if (!broadcast.sendRate || !broadcast.startedAt) return null;
+  return new Date(broadcast.startedAt.getTime() + SEND_RATE_START_DELAY_MS + Math.floor(((position - 1) * 60_000) / broadcast.sendRate));
+}
 
 /** The contact as templates see it: `{{ contact.firstName }}`, `{{ contact.attributes.plan }}`. */
 function contactVariables(contact: RecipientContact) {
@@ -118,8 +144,8 @@ function contactVariables(contact: RecipientContact) {
 }
 
 /**
- * What the template of `broadcast` sees for `contact`: the broadcast's variables, `contact` and `unsubscribeUrl`
- * (the fan-out and the dashboard's preview for one contact render with the same).
+ * What the template of `broadcast` sees for `contact`: the broadcast's variables, `contact`, `unsubscribeUrl` and
+ * `preferencesUrl` (the fan-out and the dashboard's preview for one contact render with the same).
  */
 export function broadcastVariables(config: Deps['config'], broadcast: Pick<BroadcastRow, 'id' | 'variables'>, contact: RecipientContact): Record<string, unknown> {
   const { publicApiUrl, broadcasts } = config;
@@ -127,6 +153,7 @@ export function broadcastVariables(config: Deps['config'], broadcast: Pick<Broad
     ...((broadcast.variables ?? {}) as Record<string, unknown>),
     contact: contactVariables(contact),
     unsubscribeUrl: unsubscribeUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
+    preferencesUrl: preferencesUrl(publicApiUrl, broadcasts.unsubscribeSecret, { contactId: contact.id, broadcastId: broadcast.id }),
   };
 }
 
@@ -229,7 +256,7 @@ export function renderedProblem({ subject, html, text, body }: Rendered, isEmail
  * One chunk's messages, rendered per contact. A contact whose rendering fails gets a `failed` message carrying the
  * reason (`RENDER_FAILED`), so it is counted and the rest of the chunk still goes.
  */
-async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: RecipientContact[], attempt: number): Promise<{ from: string; messages: ChunkMessage[] }> {
+async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: RecipientContact[], attempt: number): Promise<ChunkMessages> {
   const [version, senderOf] = await Promise.all([
     deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion! } } }),
     loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
@@ -258,7 +285,11 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
   const now = deps.now();
   const quietHours = broadcast.quietHours as QuietHours | null;
   const messages = contacts.map((contact, index): ChunkMessage => {
-    const waitUntil = quietHours && quietUntil(now, quietHours, zonesOf(contact));
+    // the later of the broadcast's pace and the recipient's quiet hours (counted from when it is due)
+    const due = contact.position === undefined ? null : dueAt(broadcast, contact.position);
+    const from = due && due > now ? due : now;
+    const quietEnd = quietHours && quietUntil(from, quietHours, zonesOf(contact));
+    const waitUntil = quietEnd && quietEnd > from ? quietEnd : due;
     const message = {
       id: newId('msg'),
       to: (isEmail ? contact.email : contact.phone)!,
@@ -271,8 +302,12 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
     const { subject, html, text, body } = rendering as Rendered;
     return isEmail ? { ...message, subject, html, text } : { ...message, body, segments: countSmsSegments(body!).segments };
   });
-  return { from, messages };
+  // the domain's tracking settings (a test broadcast's sender is not one of the domains: off)
+  const tracking = isEmail && from ? senderOf.trackingOf(from) : { opens: false, clicks: false };
+  return { from, tracking, messages };
 }
+
+type ChunkMessages = { from: string; tracking: { opens: boolean; clicks: boolean }; messages: ChunkMessage[] };
 
 const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
 
@@ -289,7 +324,7 @@ async function writeChunk(
   deps: Deps,
   broadcast: BroadcastRow,
   chunk: number,
-  { from, messages }: { from: string; messages: ChunkMessage[] },
+  { from, tracking, messages }: ChunkMessages,
 ): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
   // message.queued of a broadcast's messages is recorded only when an endpoint of the organization subscribes to
   // it: 100,000 events nobody receives would double the fan-out's writes (broadcast.sending announces them all).
@@ -309,13 +344,13 @@ async function writeChunk(
     new_messages AS (
       INSERT INTO "Message" ("id", "orgId", "channelType", "direction", "to", "from", "subject", "html", "text", "body", "templateId",
         "templateVersion", "contactId", "broadcastId", "status", "segments", "provider", "mode", "errorCode", "errorMessage", "tags",
-        "scheduledAt", "failedAt", "createdAt", "updatedAt")
+        "scheduledAt", "failedAt", "trackOpens", "trackClicks", "createdAt", "updatedAt")
       -- once per contact: a contact is in one chunk, and a chunk written before has its BroadcastChunk row already
       SELECT m."id", ${broadcast.orgId}, ${broadcast.channelType}::"ChannelType", 'outbound', m."to", ${from}, m."subject", m."html",
         m."text", m."body", ${broadcast.templateId}, ${broadcast.templateVersion}::int, m."contactId", ${broadcast.id},
         (CASE WHEN m."errorCode" IS NOT NULL THEN 'failed' WHEN m."scheduledAt" IS NOT NULL THEN 'scheduled' ELSE 'queued' END)::"MessageStatus",
         m."segments", ${provider}, ${broadcast.mode}::"ApiKeyMode", m."errorCode", m."errorMessage", ${broadcast.tags}::text[], m."scheduledAt",
-        CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${now}::timestamp, ${now}::timestamp
+        CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${tracking.opens}, ${tracking.clicks}, ${now}::timestamp, ${now}::timestamp
       FROM json_to_recordset(${JSON.stringify(messages)}::json) AS m("id" text, "to" text, "contactId" text, "subject" text,
         "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text, "scheduledAt" timestamp)
       WHERE EXISTS (SELECT 1 FROM chunk_done)
@@ -349,9 +384,14 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
   const window = await windowOf(deps, broadcast.orgId, broadcastId, chunk);
   if (!window.written && window.full) return { kind: 'not-yet', runAt: new Date(deps.now().getTime() + WINDOW_RECHECK_MS * (1 + Math.random())) };
   const size = deps.config.broadcasts.chunkSize;
+  // with a sendRate, a chunk is written shortly before its first message is due: its jobs wait in Redis a minute, not hours
+  const firstDue = dueAt(broadcast, chunk * size + 1);
+  if (!window.written && firstDue && firstDue.getTime() - deps.now().getTime() > SEND_RATE_LEAD_MS) {
+    return { kind: 'not-yet', runAt: new Date(firstDue.getTime() - SEND_RATE_LEAD_MS) };
+  }
   const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
   const contacts = await deps.db.$queryRaw<RecipientContact[]>`
-    SELECT c."id", c."email", c."phone", c."firstName", c."lastName", c."attributes"
+    SELECT c."id", c."email", c."phone", c."firstName", c."lastName", c."attributes", r."position"
     FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
   const messages = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way

@@ -5,3 +5,4 @@ export * from './unsubscribe-token.ts';
 export * from './unsubscribe.ts';
 export * from './broadcast-preview.ts';
 export * from './broadcast-retry.ts';
+export * from './broadcast-links.ts';

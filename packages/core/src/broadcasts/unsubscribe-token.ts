@@ -7,8 +7,11 @@ const ID = /^[A-Za-z0-9_]{1,64}$/;
 // a whole HMAC-SHA256 in base64url: checked as characters, so no other text reaches the byte comparison
 const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
-function signatureOf(secret: string, subject: UnsubscribeSubject): string {
-  return createHmac('sha256', secret).update(`unsubscribe:${subject.contactId}:${subject.broadcastId}`).digest('base64url');
+/** What a link's token lets its holder do: unsubscribe (`/u/`) or choose topics (`/p/`); one never passes for the other. */
+type LinkPurpose = 'unsubscribe' | 'preferences';
+
+function signatureOf(secret: string, subject: UnsubscribeSubject, purpose: LinkPurpose = 'unsubscribe'): string {
+  return createHmac('sha256', secret).update(`${purpose}:${subject.contactId}:${subject.broadcastId}`).digest('base64url');
 }
 
 /**
@@ -16,19 +19,19 @@ function signatureOf(secret: string, subject: UnsubscribeSubject): string {
  * secret, so it cannot be forged or guessed from an address.
  * @example unsubscribeToken(config.broadcasts.unsubscribeSecret, { contactId: 'con_1', broadcastId: 'brd_1' }) // 'con_1.brd_1.Xy...'
  */
-export function unsubscribeToken(secret: string, subject: UnsubscribeSubject): string {
-  return `${subject.contactId}.${subject.broadcastId}.${signatureOf(secret, subject)}`;
+export function unsubscribeToken(secret: string, subject: UnsubscribeSubject, purpose: LinkPurpose = 'unsubscribe'): string {
+  return `${subject.contactId}.${subject.broadcastId}.${signatureOf(secret, subject, purpose)}`;
 }
 
 /**
  * The subject of a token this server signed, or null for anything else (malformed, tampered, another secret's).
  * @example readUnsubscribeToken(secret, token)?.contactId
  */
-export function readUnsubscribeToken(secret: string, token: string): UnsubscribeSubject | null {
+export function readUnsubscribeToken(secret: string, token: string, purpose: LinkPurpose = 'unsubscribe'): UnsubscribeSubject | null {
   const [contactId, broadcastId, signature, ...rest] = token.split('.');
   if (rest.length > 0 || !contactId || !broadcastId || !signature || !ID.test(contactId) || !ID.test(broadcastId)) return null;
   if (!SIGNATURE.test(signature)) return null;
-  const expected = Buffer.from(signatureOf(secret, { contactId, broadcastId }));
+  const expected = Buffer.from(signatureOf(secret, { contactId, broadcastId }, purpose));
   return timingSafeEqual(expected, Buffer.from(signature)) ? { contactId, broadcastId } : null;
 }
 
@@ -38,6 +41,15 @@ export function readUnsubscribeToken(secret: string, token: string): Unsubscribe
  */
 export function unsubscribeUrl(publicApiUrl: string, secret: string, subject: UnsubscribeSubject): string {
   return `${publicApiUrl.replace(/\/+$/, '')}/u/${unsubscribeToken(secret, subject)}`;
+}
+
+/**
+ * The public preference page of a contact, reached from a broadcast (the same subject as its unsubscribe link,
+ * signed for another purpose).
+ * @example preferencesUrl('https://api.example.com', secret, { contactId, broadcastId }) // 'https://api.example.com/p/con_...'
+ */
+export function preferencesUrl(publicApiUrl: string, secret: string, subject: UnsubscribeSubject): string {
+  return `${publicApiUrl.replace(/\/+$/, '')}/p/${unsubscribeToken(secret, subject, 'preferences')}`;
 }
 
 /**

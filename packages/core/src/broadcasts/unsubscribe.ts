@@ -1,4 +1,4 @@
-import { Prisma, type Contact as ContactRow } from '@tidings/db';
+import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
 import { toContact } from '../contacts/contact-fields.ts';
 import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
 import type { Deps } from '../deps.ts';
@@ -7,34 +7,55 @@ import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { readUnsubscribeToken } from './unsubscribe-token.ts';
 
-export type UnsubscribeTarget = { contactId: string; broadcastId: string; orgId: string; channelType: 'email' | 'sms'; mode: 'live' | 'test' };
+export type UnsubscribeTarget = {
+  contactId: string;
+  broadcastId: string;
+  orgId: string;
+  /** Named on the unsubscribe and preference pages, so the reader knows who is writing. */
+  orgName: string;
+  channelType: 'email' | 'sms';
+  mode: 'live' | 'test';
+  /** The broadcast's topic while it exists: its link then unsubscribes from that topic only. */
+  topic: { id: string; name: string } | null;
+};
 
 /**
- * What an unsubscribe token points at: a contact and the broadcast it came with, in the same organization. NOT_FOUND
- * for a token this server did not sign (malformed, tampered) or whose contact or broadcast is gone.
+ * What an unsubscribe (or, with `purpose` 'preferences', a preference page) token points at: a contact and the
+ * broadcast it came with, in the same organization. NOT_FOUND for a token this server did not sign (malformed,
+ * tampered, signed for the other purpose) or whose contact or broadcast is gone or of another organization.
  * @example const target = await findUnsubscribeTarget(deps, token);
  */
-export async function findUnsubscribeTarget(deps: Pick<Deps, 'db' | 'config'>, token: string): Promise<UnsubscribeTarget> {
-  const subject = foundOr404(readUnsubscribeToken(deps.config.broadcasts.unsubscribeSecret, token), 'Unsubscribe link');
+export async function findUnsubscribeTarget(deps: Pick<Deps, 'db' | 'config'>, token: string, purpose: 'unsubscribe' | 'preferences' = 'unsubscribe'): Promise<UnsubscribeTarget> {
+  const subject = foundOr404(readUnsubscribeToken(deps.config.broadcasts.unsubscribeSecret, token, purpose), 'Unsubscribe link');
   const [broadcast, contact] = await Promise.all([
-    deps.db.broadcast.findUnique({ where: { id: subject.broadcastId }, select: { orgId: true, channelType: true, mode: true } }),
+    deps.db.broadcast.findUnique({ where: { id: subject.broadcastId }, select: { orgId: true, channelType: true, mode: true, topicId: true } }),
     deps.db.contact.findUnique({ where: { id: subject.contactId }, select: { orgId: true } }),
   ]);
   if (!broadcast || !contact || broadcast.orgId !== contact.orgId) throw new AppError('NOT_FOUND', 'Unsubscribe link not found');
-  return { ...subject, orgId: broadcast.orgId, channelType: broadcast.channelType, mode: broadcast.mode };
+  const [organization, topic] = await Promise.all([
+    deps.db.organization.findUnique({ where: { id: broadcast.orgId }, select: { name: true } }),
+    broadcast.topicId ? deps.db.topic.findFirst({ where: { id: broadcast.topicId, orgId: broadcast.orgId }, select: { id: true, name: true } }) : null,
+  ]);
+  return { ...subject, orgId: broadcast.orgId, orgName: organization?.name ?? '', channelType: broadcast.channelType, mode: broadcast.mode, topic };
 }
 
 /**
  * The one-click unsubscribe (RFC 8058): the contact's subscription to the broadcast's channel ends at once, the
  * address goes on the suppression list (`unsubscribed`), the broadcast counts it and `contact.unsubscribed` is
  * recorded, all in one transaction. Repeating it changes nothing more. NOT_FOUND as `findUnsubscribeTarget`.
- * A test broadcast's link (its messages went to the sandbox) puts the address on the test list only: the contact is
- * shared with live sends and stays subscribed.
- * @example await unsubscribe(deps, token) // { changed: true }
+ * A broadcast to a topic unsubscribes from that topic only (the contact stays subscribed to the channel and to its
+ * other topics); once the topic is deleted, from the channel. A test broadcast's link (its messages went to the
+ * sandbox) puts the address on the test list only: the contact is shared with live sends and stays subscribed.
+ * @example await unsubscribe(deps, token) // { changed: true, target: { orgName: 'Acme', topic: null, ... } }
  */
-export async function unsubscribe(deps: Deps, token: string): Promise<{ changed: boolean }> {
+export async function unsubscribe(deps: Deps, token: string): Promise<{ changed: boolean; target: UnsubscribeTarget }> {
   const target = await findUnsubscribeTarget(deps, token);
+  return { ...(await unsubscribeTarget(deps, target)), target };
+}
+
+async function unsubscribeTarget(deps: Deps, target: UnsubscribeTarget): Promise<{ changed: boolean }> {
   if (target.mode === 'test') return unsubscribeFromTestBroadcast(deps, target);
+  if (target.topic) return unsubscribeFromTopic(deps, target, target.topic.id);
   const flag = target.channelType === 'email' ? 'emailSubscribed' : 'smsSubscribed';
   const now = deps.now();
   const outbox = await deps.db.$transaction(async (tx) => {
@@ -51,8 +72,30 @@ export async function unsubscribe(deps: Deps, token: string): Promise<{ changed:
   return { changed: outbox !== null };
 }
 
+/**
+ * A topic broadcast's one-click unsubscribe: the contact's choice for the topic becomes false (if it was in the
+ * topic, by choice or by an `opt_out` default), counted once by the broadcast, with `contact.updated`; one statement
+ * decides, so a repeated POST changes nothing.
+ */
+async function unsubscribeFromTopic(deps: Deps, target: UnsubscribeTarget, topicId: string): Promise<{ changed: boolean }> {
+  const now = deps.now();
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const [contact] = await tx.$queryRaw<ContactRow[]>`
+      UPDATE "Contact" c SET "topics" = c."topics" || jsonb_build_object(${topicId}::text, false), "updatedAt" = ${now.toISOString()}::timestamp
+      WHERE c."id" = ${target.contactId} AND c."orgId" = ${target.orgId} AND EXISTS (
+        SELECT 1 FROM "Topic" t WHERE t."id" = ${topicId} AND t."orgId" = c."orgId"
+          AND coalesce((c."topics" ->> t."id")::boolean, t."defaultSubscription" = 'opt_out'))
+      RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
+    if (!contact) return null;
+    await tx.broadcast.update({ where: { id: target.broadcastId }, data: { unsubscribedCount: { increment: 1 } } });
+    return recordEvents(tx, [{ orgId: target.orgId, type: 'contact.updated', data: toContact(contact) }]);
+  });
+  if (outbox) await dispatchOutbox(deps, outbox);
+  return { changed: outbox !== null };
+}
+
 /** The test broadcast's unsubscribe: a test suppression of the contact's address, counted once by the broadcast. */
-async function unsubscribeFromTestBroadcast({ db }: Pick<Deps, 'db'>, target: UnsubscribeTarget): Promise<{ changed: boolean }> {
+export async function unsubscribeFromTestBroadcast({ db }: Pick<Deps, 'db'>, target: UnsubscribeTarget): Promise<{ changed: boolean }> {
   const address = Prisma.raw(target.channelType === 'email' ? '"email"' : '"phone"');
   const [row] = await db.$queryRaw<{ changed: boolean }[]>`
     WITH suppressed AS (

@@ -2,6 +2,7 @@ import type { Contact, JsonValue } from '@tidings/contracts';
 import type { Contact as ContactRow } from '@tidings/db';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { AppError } from '../errors.ts';
+import { contactTopicsOf } from '../topics/contact-topics.ts';
 
 /**
  * The API's view of a contact row.
@@ -17,6 +18,7 @@ export function toContact(row: ContactRow): Contact {
     attributes: (row.attributes ?? {}) as Contact['attributes'],
     emailSubscribed: row.emailSubscribed,
     smsSubscribed: row.smsSubscribed,
+    topics: contactTopicsOf(row.topics),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

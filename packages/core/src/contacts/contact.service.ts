@@ -1,4 +1,4 @@
-import type { Contact, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
+import type { Contact, ContactFilterQuery, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
 import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
@@ -8,6 +8,7 @@ import { dispatchOutbox } from '../outbox.ts';
 import type { Page } from '../pagination.ts';
 import { compileCriteria, utcTimestamp } from '../segments/criteria-sql.ts';
 import { findSegment } from '../segments/find-segment.ts';
+import { requireTopicChoices } from '../topics/contact-topics.ts';
 import { duplicateContact, normalizeEmail, requireE164, toContact, uniqueViolationField, withoutNulls } from './contact-fields.ts';
 import { queryContacts } from './query-contacts.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
@@ -31,6 +32,7 @@ async function conflictsAs409<T>(write: () => Promise<T>): Promise<T> {
  * @example await createContact(deps, orgId, { email: 'ada@example.com', emailSubscribed: true, smsSubscribed: true });
  */
 export async function createContact(deps: Deps, orgId: string, input: CreateContactBody): Promise<Contact> {
+  const topics = await requireTopicChoices(deps, orgId, input.topics ?? []);
   const data = {
     id: newId('con'),
     orgId,
@@ -41,6 +43,7 @@ export async function createContact(deps: Deps, orgId: string, input: CreateCont
     attributes: withoutNulls(input.attributes),
     emailSubscribed: input.emailSubscribed,
     smsSubscribed: input.smsSubscribed,
+    topics,
   };
   const { contact, outbox } = await conflictsAs409(() =>
     deps.db.$transaction(async (tx) => {
@@ -63,10 +66,11 @@ export async function getContact({ db }: Pick<Deps, 'db'>, orgId: string, id: st
 }
 
 /**
- * contact.list: newest first, with the filters of API.md; `segmentId` applies the segment's criteria in SQL.
- * @example await listContacts(deps, orgId, { limit: 20, offset: 0, segmentId: 'seg_...', subscribed: true })
+ * The contact.list filters as SQL conditions over the alias `c` (contact.export applies the same); an unknown
+ * `segmentId` is NOT_FOUND.
+ * @example const where = await contactFilters(deps, orgId, { subscribed: true });
  */
-export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
+export async function contactFilters(deps: Pick<Deps, 'db'>, orgId: string, query: ContactFilterQuery): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = [];
   if (query.email !== undefined) where.push(Prisma.sql`c."email" = ${normalizeEmail(query.email)}`);
   if (query.phone !== undefined) where.push(Prisma.sql`c."phone" = ${requireE164(query.phone)}`);
@@ -84,7 +88,15 @@ export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query:
     const segment = await findSegment(deps, orgId, query.segmentId);
     where.push(compileCriteria(segment.criteria as SegmentCriteria));
   }
-  return queryContacts(deps, orgId, where, query);
+  return where;
+}
+
+/**
+ * contact.list: newest first, with the filters of contactFilters; `segmentId` applies the segment's criteria in SQL.
+ * @example await listContacts(deps, orgId, { limit: 20, offset: 0, segmentId: 'seg_...', subscribed: true })
+ */
+export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
+  return queryContacts(deps, orgId, await contactFilters(deps, orgId, query), query);
 }
 
 /** Stored attributes merged key by key with `changes`; a null value removes its key. */
@@ -98,12 +110,13 @@ function mergeAttributes(stored: unknown, changes: Record<string, JsonValue>): R
 /**
  * contact.update: a partial update; `attributes` merges key by key. Locks the row so concurrent merges never lose a
  * key. A contact must keep an email or a phone. Setting a channel's flag to false suppresses its address; setting it
- * back to true lifts only that `unsubscribed` suppression.
+ * back to true lifts only that `unsubscribed` suppression. `topics` merges by topic; each must be the organization's.
  * @example await updateContact(deps, orgId, id, { attributes: { plan: 'pro', trial: null }, smsSubscribed: false })
  */
 export async function updateContact(deps: Deps, orgId: string, id: string, input: UpdateContactBody): Promise<Contact> {
   const email = input.email === undefined ? undefined : input.email === null ? null : normalizeEmail(input.email);
   const phone = input.phone === undefined ? undefined : input.phone === null ? null : requireE164(input.phone);
+  const topics = input.topics === undefined ? undefined : await requireTopicChoices(deps, orgId, input.topics);
   const { contact, outbox } = await conflictsAs409(() =>
     deps.db.$transaction(async (tx) => {
       const [current] = await tx.$queryRaw<ContactRow[]>`SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
@@ -121,6 +134,8 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
           attributes: input.attributes === undefined ? undefined : mergeAttributes(current.attributes, input.attributes),
           emailSubscribed: input.emailSubscribed,
           smsSubscribed: input.smsSubscribed,
+          // merged by topic: a topic not named keeps its choice (the row is locked, so no concurrent choice is lost)
+          topics: topics === undefined ? undefined : { ...(current.topics as Record<string, boolean>), ...topics },
         },
       });
       const resubscribed = [...(input.emailSubscribed === true && row.email ? [row.email] : []), ...(input.smsSubscribed === true && row.phone ? [row.phone] : [])];

@@ -1,6 +1,7 @@
-import type { AddEmailDomainBody, DnsRecord, EmailDomain, ListQuery, SetDefaultSenderBody } from '@tidings/contracts';
+import type { AddEmailDomainBody, DnsRecord, EmailDomain, ListQuery, SetDefaultSenderBody, UpdateEmailDomainBody } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
 import { ProviderError, type KeyMode } from '@tidings/providers';
+import { auditedChange } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -20,6 +21,8 @@ export function toEmailDomain(row: EmailDomainRow): EmailDomain {
     provider: row.provider,
     records: row.records as DnsRecord[],
     defaultSender: row.defaultFromAddress ? { fromName: row.defaultFromName, fromAddress: row.defaultFromAddress, replyTo: row.defaultReplyTo } : null,
+    openTracking: row.openTracking,
+    clickTracking: row.clickTracking,
     verifiedAt: row.verifiedAt?.toISOString() ?? null,
     lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
@@ -53,16 +56,19 @@ export async function addEmailDomain(deps: Deps, orgId: string, mode: KeyMode, i
   });
   const records: DnsRecord[] = provisioned.records.map((r) => ({ ...r, status: 'pending' }));
   try {
-    const row = await deps.db.emailDomain.create({
-      data: {
-        id: newId('dom'),
-        orgId,
-        name,
-        provider: provider.name,
-        providerDomainId: provisioned.providerDomainId,
-        records: records as Prisma.InputJsonValue,
-      },
-    });
+    const id = newId('dom');
+    const row = await auditedChange(deps, { orgId, action: 'emailDomain.added', targetId: id }, (tx) =>
+      tx.emailDomain.create({
+        data: {
+          id,
+          orgId,
+          name,
+          provider: provider.name,
+          providerDomainId: provisioned.providerDomainId,
+          records: records as Prisma.InputJsonValue,
+        },
+      }),
+    );
     return toEmailDomain(row);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -95,10 +101,26 @@ export async function setDefaultSender(deps: Deps, orgId: string, id: string, in
   if (fromAddress.slice(at + 1).toLowerCase() !== domain.name) {
     throw new AppError('BAD_REQUEST', `fromAddress: must be an address on ${domain.name}`);
   }
-  const row = await deps.db.emailDomain.update({
-    where: { id: domain.id },
-    data: { defaultFromName: input.fromName, defaultFromAddress: fromAddress, defaultReplyTo: input.replyTo ?? null },
-  });
+  const row = await auditedChange(deps, { orgId, action: 'emailDomain.defaultSenderSet', targetId: domain.id }, (tx) =>
+    tx.emailDomain.update({
+      where: { id: domain.id },
+      data: { defaultFromName: input.fromName, defaultFromAddress: fromAddress, defaultReplyTo: input.replyTo ?? null },
+    }),
+  );
+  return toEmailDomain(row);
+}
+
+/**
+ * emailDomain.update: the domain's tracking settings, for messages accepted afterwards. A test key (`mode`) may not
+ * change a domain provisioned at a real provider (403).
+ * @example await updateEmailDomain(deps, orgId, id, { clickTracking: true });
+ */
+export async function updateEmailDomain(deps: Deps, orgId: string, id: string, input: UpdateEmailDomainBody, mode?: KeyMode): Promise<EmailDomain> {
+  const domain = await findEmailDomain(deps, orgId, id);
+  refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
+  const row = await auditedChange(deps, { orgId, action: 'emailDomain.updated', targetId: domain.id }, (tx) =>
+    tx.emailDomain.update({ where: { id: domain.id }, data: { openTracking: input.openTracking, clickTracking: input.clickTracking } }),
+  );
   return toEmailDomain(row);
 }
 
@@ -118,5 +140,5 @@ export async function deleteEmailDomain(deps: Deps, orgId: string, id: string, m
         throw providerFailure(deps, error, PROVIDER);
       });
   }
-  await deps.db.emailDomain.deleteMany({ where: { id: domain.id, orgId } });
+  await auditedChange(deps, { orgId, action: 'emailDomain.deleted', targetId: domain.id }, (tx) => tx.emailDomain.deleteMany({ where: { id: domain.id, orgId } }));
 }

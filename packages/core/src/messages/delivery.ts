@@ -2,7 +2,7 @@ import { Prisma, type Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
-import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { dispatchOutbox, type DispatchDeps, type OutboxItem } from '../outbox.ts';
 import { recordMessageOutcome } from './message-outcome.ts';
 import { changeMessageStatus, changeMessagesStatuses, type ChangedMessage, type ChangeOf, type StatusChangeOfMany } from './message-status.ts';
 import { groupCommit } from '../group-commit.ts';
@@ -34,14 +34,14 @@ const EARLY_TOLERANCE_MS = 1000;
 /**
  * The worker's first step for a job: decides whether to call the provider - for a queued message, in one statement.
  * A message past `sending` (or canceled) is done, so a repeated job never sends twice from our side; a suppressed
- * recipient ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
+ * recipient (every To recipient of an email to several) ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
  * `scheduled` through `queued`) and `attempts` counts this attempt.
  * @example const claim = await claimForSending(deps, job.data.messageId); if (claim.kind !== 'send') return;
  */
 export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
   // The common case in one statement, shared with the worker's other jobs claiming at the same time: a queued
   // message to a recipient who is not suppressed.
-  const claimed = await step(deps, { kind: 'claim', messageId });
+  const claimed = await deps.batchers.messageSteps({ kind: 'claim', messageId });
   if (claimed) return { kind: 'send', message: claimed.row };
   const now = deps.now();
 
@@ -51,7 +51,9 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
     SELECT m."status", m."scheduledAt",
            EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = m."orgId" AND o."suspendedAt" IS NOT NULL) AS "isOrgSuspended",
            (m."keywordReply" IS NULL OR m."keywordReply" = 'start')
-             AND EXISTS (SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = m."to" AND (s."mode" = 'live' OR s."mode" = m."mode")) AS "isSuppressed",
+             -- every To recipient suppressed (the claim above already found the first one is)
+             AND NOT EXISTS (SELECT 1 FROM unnest(array_prepend(m."to", m."additionalTo")) AS r("recipient") WHERE NOT EXISTS (
+               SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = r."recipient" AND (s."mode" = 'live' OR s."mode" = m."mode"))) AS "isSuppressed",
            EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
     FROM "Message" m WHERE m."id" = ${messageId}`;
   if (!current) return { kind: 'done', reason: 'missing' };
@@ -108,62 +110,60 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
  * @example await markSent(deps, messageId, { provider: 'resend', providerMessageId: 'b7d...' });
  */
 export async function markSent(deps: Deps, messageId: string, sent: { provider: string; providerMessageId: string }, followUps: OutboxItem[] = []): Promise<void> {
-  const moved = await step(deps, { kind: 'sent', change: { messageId, ...sent, followUps } });
+  const moved = await deps.batchers.messageSteps({ kind: 'sent', change: { messageId, ...sent, followUps } });
   if (!moved) await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
 }
 
 /** What a job asks of the worker's shared statement: to claim its message, or to mark it sent. */
-type Step = { kind: 'claim'; messageId: string } | { kind: 'sent'; change: ChangeOf };
-const steps = new WeakMap<Deps['db'], (step: Step) => Promise<ChangedMessage | null>>();
+export type MessageStep = { kind: 'claim'; messageId: string } | { kind: 'sent'; change: ChangeOf };
+
+/** The send-worker's shared claims and `sent` marks (see createMessageSteps). */
+export type MessageSteps = (step: MessageStep) => Promise<ChangedMessage | null>;
 
 /**
  * The send-worker's two hot status changes, claims (`sending`) and `sent` marks, of all the jobs that reach them at
  * the same time, in ONE statement (group commit): a statement costs a socket write, a round trip and a commit
  * whatever it carries. One statement in flight at a time, so that the next gathers both kinds while it runs. A
- * message's own outcome (not claimable, not moved) still comes back to its job alone.
+ * message's own outcome (not claimable, not moved) still comes back to its job alone. Made with the dependencies.
+ * @example const steps = createMessageSteps(deps); const claimed = await steps({ kind: 'claim', messageId });
  */
-function step(deps: Deps, item: Step): Promise<ChangedMessage | null> {
-  let run = steps.get(deps.db);
-  if (!run) {
-    run = groupCommit(
-      async (items: Step[]) => {
-        const claims: string[] = [];
-        const sent: ChangeOf[] = [];
-        for (const i of items) {
-          if (i.kind === 'claim') claims.push(i.messageId);
-          else sent.push(i.change);
-        }
-        // a message being marked sent is not claimed in the same statement (its job run again beside the first):
-        // it is `sending`, so the claim would find it unclaimable anyway; the single-message path decides
-        const sentIds = new Set(sent.map((c) => c.messageId));
-        const claimable = claims.filter((id) => !sentIds.has(id));
-        const claiming: StatusChangeOfMany = {
-          changes: claimable.map((messageId) => ({ messageId })),
-          change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive} AND ${orgActive}` },
-        };
-        const marking: StatusChangeOfMany = { changes: sent, change: { status: 'sent', at: deps.now(), error: null } };
-        const parts = [claiming, marking].filter((part) => part.changes.length > 0);
-        const moved = await changeMessagesStatuses(deps.db, parts);
-        const movedBy = { claim: moved[parts.indexOf(claiming)], sent: moved[parts.indexOf(marking)] };
-        await dispatchOutbox(
-          deps,
-          [...(movedBy.sent?.values() ?? [])].flatMap((m) => m.outbox),
-        );
-        // each id's moved row goes to its first job of a kind only: a second job of the same message in one group
-        // (a stalled job run again beside its first run) goes the single-message way, as if it had come a moment later
-        const seen = { claim: new Set<string>(), sent: new Set<string>() };
-        return items.map((i) => {
-          const id = i.kind === 'claim' ? i.messageId : i.change.messageId;
-          if (seen[i.kind].has(id)) return null;
-          seen[i.kind].add(id);
-          return movedBy[i.kind]?.get(id) ?? null;
-        });
-      },
-      { maxSize: 200, maxInFlight: 1 },
-    );
-    steps.set(deps.db, run);
-  }
-  return run(item);
+export function createMessageSteps(deps: Pick<Deps, 'db'> & DispatchDeps): MessageSteps {
+  return groupCommit(
+    async (items: MessageStep[]) => {
+      const claims: string[] = [];
+      const sent: ChangeOf[] = [];
+      for (const i of items) {
+        if (i.kind === 'claim') claims.push(i.messageId);
+        else sent.push(i.change);
+      }
+      // a message being marked sent is not claimed in the same statement (its job run again beside the first):
+      // it is `sending`, so the claim would find it unclaimable anyway; the single-message path decides
+      const sentIds = new Set(sent.map((c) => c.messageId));
+      const claimable = claims.filter((id) => !sentIds.has(id));
+      const claiming: StatusChangeOfMany = {
+        changes: claimable.map((messageId) => ({ messageId })),
+        change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive} AND ${orgActive}` },
+      };
+      const marking: StatusChangeOfMany = { changes: sent, change: { status: 'sent', at: deps.now(), error: null } };
+      const parts = [claiming, marking].filter((part) => part.changes.length > 0);
+      const moved = await changeMessagesStatuses(deps.db, parts);
+      const movedBy = { claim: moved[parts.indexOf(claiming)], sent: moved[parts.indexOf(marking)] };
+      await dispatchOutbox(
+        deps,
+        [...(movedBy.sent?.values() ?? [])].flatMap((m) => m.outbox),
+      );
+      // each id's moved row goes to its first job of a kind only: a second job of the same message in one group
+      // (a stalled job run again beside its first run) goes the single-message way, as if it had come a moment later
+      const seen = { claim: new Set<string>(), sent: new Set<string>() };
+      return items.map((i) => {
+        const id = i.kind === 'claim' ? i.messageId : i.change.messageId;
+        if (seen[i.kind].has(id)) return null;
+        seen[i.kind].add(id);
+        return movedBy[i.kind]?.get(id) ?? null;
+      });
+    },
+    { maxSize: 200, maxInFlight: 1 },
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ import { dispatchOutbox } from '../outbox.ts';
 import { messageJsonSql } from './message.mapper.ts';
 import { EVENT_OF_STATUS } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
+import { readTrackingToken, type TrackingSubject } from '../tracking/tracking-token.ts';
 
 /** What a provider reports about how a delivered message was received. */
 export type EngagementReport = ReportedMessageRef & {
@@ -15,50 +16,116 @@ export type EngagementReport = ReportedMessageRef & {
   link?: string | null;
 };
 
+/** A click on the same link of the same message within this window of the last one recorded is the same click
+ * (the provider's report of a click that went through our redirect too, a double click, a mail scanner's repeat). */
+export const SAME_CLICK_WINDOW_MINUTES = 60;
+
+/** Where a message to engage with is found: by id from a report, or by a signed tracking token's id alone. */
+type Engagement = {
+  messageId: string;
+  kind: EngagementReport['kind'];
+  link: string | null;
+  /** A provider's event id, claimed in the same statement. */
+  claim?: { provider: string; eventId: string };
+  /** A `clicked` entry's user agent (Tidings' own tracking), kept in the event's data. */
+  userAgent?: string | null;
+};
+
 /**
  * THE engagement path: every provider callback (Resend today; any other provider that reports opens, clicks,
- * complaints or delays) and the sandbox call this for such a report. In ONE statement it appends a history entry
- * (`opened`, `clicked` with the link, `complained`, `delayed`; the status stays), sets `openedAt`/`clickedAt` on the
- * first open/click (a click counts as an open too), suppresses the address on a complaint (reason `complained`),
- * and records `message.opened|clicked|complained|delayed` (a click's event data carries `link`) with its webhook
- * deliveries. Only outbound messages are engaged with; a provider's event (`eventId`) only once.
- * @returns whether the message was found (an unknown one is acknowledged and ignored)
+ * complaints or delays), the sandbox and Tidings' own open pixel and click redirect call this for such a report. In
+ * ONE statement it appends a history entry (`opened`, `clicked` with the link, `complained`, `delayed`; the status
+ * stays), sets `openedAt`/`clickedAt` on the first open/click (a click counts as an open too), suppresses the
+ * address on a complaint (reason `complained`), and records `message.opened|clicked|complained|delayed` (a click's
+ * event data carries `link`) with its webhook deliveries. Only outbound messages are engaged with; a provider's event
+ * (`eventId`) only once. Counted once whoever reports it: a message's first open only, and a click on a link only
+ * when that link of that message has no click in the last SAME_CLICK_WINDOW_MINUTES.
+ * @returns whether it changed anything (an unknown message, a replayed event or a repeat is acknowledged and ignored)
  * @example await recordEngagement(deps, { provider: 'resend', providerMessageId: 'e1...', kind: 'clicked', link: 'https://example.com/a' });
  */
 export async function recordEngagement(deps: Deps, report: EngagementReport): Promise<{ found: boolean }> {
   const message = await findReportedMessage(deps, report);
   if (!message) return { found: false };
+  // a provider that tracks clicks itself reports the link it saw: ours, when the email went out with our tracking
+  const link = report.kind === 'clicked' ? linkBehindTracking(deps, report.link ?? null) : null;
+  const engaged = await engage(deps, {
+    messageId: message.id,
+    kind: report.kind,
+    link,
+    claim: report.eventId ? { provider: report.provider, eventId: report.eventId } : undefined,
+  });
+  return { found: engaged };
+}
+
+/** The link a `/c/{token}` URL of ours stands for; any other link as it is. */
+function linkBehindTracking(deps: Pick<Deps, 'config'>, link: string | null): string | null {
+  const prefix = `${deps.config.publicApiUrl.replace(/\/+$/, '')}/c/`;
+  if (!link?.startsWith(prefix)) return link;
+  return readTrackingToken(deps.config.broadcasts.unsubscribeSecret, 'click', link.slice(prefix.length).split(/[?#]/)[0]!)?.url ?? link;
+}
+
+/**
+ * Records an open or click that came through Tidings' own tracking (`/o/{token}`, `/c/{token}`): the message comes
+ * from the signed token, so this is one statement and no lookup before it (and a dispatch to the queue when webhook
+ * endpoints want the event).
+ * @returns whether it counted (false: a repeat inside the rules above, or a message that is gone)
+ * @example await recordTrackingHit(deps, { kind: 'click', messageId, url }, c.req.header('user-agent'));
+ */
+export async function recordTrackingHit(deps: Deps, subject: TrackingSubject, userAgent: string | null | undefined): Promise<boolean> {
+  return engage(deps, {
+    messageId: subject.messageId,
+    kind: subject.kind === 'open' ? 'opened' : 'clicked',
+    link: subject.kind === 'click' ? subject.url : null,
+    userAgent: userAgent ? userAgent.slice(0, 500) : null,
+  });
+}
+
+async function engage(deps: Deps, engagement: Engagement): Promise<boolean> {
+  const { kind, link } = engagement;
   const at = deps.now().toISOString();
-  const link = report.kind === 'clicked' ? (report.link ?? null) : null;
   const sets = [Prisma.sql`"updatedAt" = ${at}::timestamp`];
-  if (report.kind === 'opened' || report.kind === 'clicked') sets.push(Prisma.sql`"openedAt" = coalesce("openedAt", ${at}::timestamp)`);
-  if (report.kind === 'clicked') sets.push(Prisma.sql`"clickedAt" = coalesce("clickedAt", ${at}::timestamp)`);
-  const data = link === null ? messageJsonSql : Prisma.sql`${messageJsonSql} || jsonb_build_object('link', ${link}::text)`;
+  if (kind === 'opened' || kind === 'clicked') sets.push(Prisma.sql`"openedAt" = coalesce("openedAt", ${at}::timestamp)`);
+  if (kind === 'clicked') sets.push(Prisma.sql`"clickedAt" = coalesce("clickedAt", ${at}::timestamp)`);
+  const extra: Prisma.Sql[] = [];
+  if (link !== null) extra.push(Prisma.sql`'link', ${link}::text`);
+  if (engagement.userAgent) extra.push(Prisma.sql`'userAgent', ${engagement.userAgent}::text`);
+  const data = extra.length === 0 ? messageJsonSql : Prisma.sql`${messageJsonSql} || jsonb_build_object(${Prisma.join(extra)})`;
+  const once =
+    kind === 'opened'
+      ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "MessageStatusEvent" e WHERE e."messageId" = ${engagement.messageId} AND e."activity" = 'opened')`
+      : kind === 'clicked' && link !== null
+        ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "MessageStatusEvent" e WHERE e."messageId" = ${engagement.messageId} AND e."activity" = 'clicked'
+            AND e."link" = ${link} AND e."createdAt" > ${at}::timestamp - make_interval(mins => ${SAME_CLICK_WINDOW_MINUTES}))`
+        : Prisma.empty;
   const suppress =
-    report.kind === 'complained'
+    kind === 'complained'
       ? Prisma.sql`INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
           SELECT "orgId", "to", "mode", 'complained'::"SuppressionReason", ${at}::timestamp FROM engaged
           ON CONFLICT ("orgId", "recipient", "mode") DO UPDATE SET "reason" = 'complained' WHERE "Suppression"."reason" IN ('unsubscribed', 'manual')`
       : Prisma.sql`SELECT 1`;
   // a provider's event is claimed in the same statement: a replay (or a concurrent twin, once the first commits) engages nothing
-  const claimed = report.eventId ? claimProviderEventSql(report.provider, report.eventId) : Prisma.sql`SELECT 1`;
-  const [row] = await deps.db.$queryRaw<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null }[]>`
+  const claimed = engagement.claim ? claimProviderEventSql(engagement.claim.provider, engagement.claim.eventId) : Prisma.sql`SELECT 1`;
+  const [row] = await deps.db.$queryRaw<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null }[]>`
     WITH claimed AS (${claimed}),
     engaged AS (
-      UPDATE "Message" SET ${Prisma.join(sets)} WHERE "id" = ${message.id} AND "direction" = 'outbound' AND EXISTS (SELECT 1 FROM claimed) RETURNING *),
+      UPDATE "Message" SET ${Prisma.join(sets)}
+      WHERE "id" = ${engagement.messageId} AND "direction" = 'outbound' AND EXISTS (SELECT 1 FROM claimed) ${once} RETURNING *),
     history AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "activity", "link", "createdAt")
-      SELECT "id", "status", ${report.kind}::"MessageActivity", ${link}, ${at}::timestamp FROM engaged),
+      SELECT "id", "status", ${kind}::"MessageActivity", ${link}, ${at}::timestamp FROM engaged),
     suppressed AS (${suppress}),
-    ${eventsCte(Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${EVENT_OF_STATUS[report.kind]!}, ${data}, NULL::text FROM engaged m`)}
-    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt" FROM engaged`;
-  if (!row) return { found: false };
-  await dispatchOutbox(
-    deps,
-    deliveryJobs(
-      row.deliveryIds.map((id) => ({ id, createdAt: row.deliveriesCreatedAt })),
-      deliveryLaneOf(message),
-    ),
-  );
-  return { found: true };
+    ${eventsCte(Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${EVENT_OF_STATUS[kind]!}, ${data}, NULL::text FROM engaged m`)}
+    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt", "broadcastId" FROM engaged`;
+  if (!row) return false;
+  if (row.deliveryIds.length > 0) {
+    // a broadcast's engagement goes to the bulk webhook lane, as its other events do
+    await dispatchOutbox(
+      deps,
+      deliveryJobs(
+        row.deliveryIds.map((id) => ({ id, createdAt: row.deliveriesCreatedAt })),
+        deliveryLaneOf(row),
+      ),
+    );
+  }
+  return true;
 }

@@ -17,12 +17,13 @@ function addresses(field: string, list: string[], allowName: boolean): string[] 
 }
 
 /**
- * Checks and normalizes what goes around the content: email's `cc`, `bcc` (with `to` at most 50 recipients) and
+ * Checks and normalizes what goes around the content: email's `cc`, `bcc` (with the `toCount` To recipients at most
+ * 50) and
  * `replyTo` (display names allowed), `headers` (names checked by the schema), SMS's `mediaUrls`; a field of the
  * other channel is BAD_REQUEST naming it.
  * @example resolveEnvelope({ channelType: 'email', cc: ['Bo@Example.com'] }) // { cc: ['bo@example.com'], bcc: [], ... }
  */
-export function resolveEnvelope(item: SendMessageBody): Envelope {
+export function resolveEnvelope(item: SendMessageBody, toCount = 1): Envelope {
   if (item.channelType === 'sms') {
     const wrong = EMAIL_ONLY.find((field) => item[field] !== undefined);
     if (wrong) throw new AppError('BAD_REQUEST', `${wrong}: not allowed for channelType sms`);
@@ -31,8 +32,9 @@ export function resolveEnvelope(item: SendMessageBody): Envelope {
   if (item.mediaUrls !== undefined) throw new AppError('BAD_REQUEST', 'mediaUrls: not allowed for channelType email');
   const cc = addresses('cc', item.cc ?? [], false);
   const bcc = addresses('bcc', item.bcc ?? [], false);
-  if (1 + cc.length + bcc.length > MESSAGE_LIMITS.recipients) {
-    throw new AppError('BAD_REQUEST', `cc: to, cc and bcc together must be at most ${MESSAGE_LIMITS.recipients} recipients (got ${1 + cc.length + bcc.length})`);
+  const count = toCount + cc.length + bcc.length;
+  if (count > MESSAGE_LIMITS.recipients) {
+    throw new AppError('BAD_REQUEST', `${toCount > 1 ? 'to' : 'cc'}: to, cc and bcc together must be at most ${MESSAGE_LIMITS.recipients} recipients (got ${count})`);
   }
   const replyTo = item.replyTo === undefined ? [] : addresses('replyTo', Array.isArray(item.replyTo) ? item.replyTo : [item.replyTo], true);
   return { cc, bcc, replyTo, headers: item.headers ?? {}, mediaUrls: [] };

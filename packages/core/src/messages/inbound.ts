@@ -9,7 +9,7 @@ import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts'
 import { toMessage } from './message.mapper.ts';
 import { claimProviderEvent } from './provider-event-claim.ts';
 import { parseEmail } from './recipients.ts';
-import type { KeyMode } from '@tidings/providers';
+import { modeOfProvider, type KeyMode } from '@tidings/providers';
 import { countSmsSegments } from '../sms/segments.ts';
 import { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
 import { recordKeywordReply } from '../sms/keyword-replies.ts';
@@ -35,7 +35,7 @@ export type InboundMessage = {
   html?: string | null;
 };
 
-const modeOf = (inbound: InboundMessage): KeyMode => (inbound.provider === 'sandbox' ? 'test' : 'live');
+const modeOf = (inbound: InboundMessage): KeyMode => modeOfProvider(inbound.provider);
 
 export type InboundResult = { message: Message | null; keyword: SmsKeyword | null };
 

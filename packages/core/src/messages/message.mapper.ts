@@ -15,6 +15,7 @@ export function toMessage(row: MessageRow): Message {
     channelType: row.channelType,
     direction: row.direction,
     to: row.to,
+    toAll: [row.to, ...(row.additionalTo ?? [])],
     from: row.from,
     cc: row.cc,
     bcc: row.bcc,
@@ -54,7 +55,9 @@ const sqlIso = (column: string) => `to_char(m."${column}", 'YYYY-MM-DD"T"HH24:MI
 
 /** `toMessage` in SQL, field by field in its order, over a row aliased `m` (test/message-json.test.ts holds the two equal). */
 const MESSAGE_FIELDS: [name: string, sql: string][] = [
-  ...['id', 'channelType', 'direction', 'to', 'from'].map((name): [string, string] => [name, `m."${name}"`]),
+  ...['id', 'channelType', 'direction', 'to'].map((name): [string, string] => [name, `m."${name}"`]),
+  ['toAll', `array_prepend(m."to", coalesce(m."additionalTo", '{}'))`],
+  ['from', 'm."from"'],
   ...['cc', 'bcc', 'replyTo'].map((name): [string, string] => [name, `m."${name}"`]),
   ['headers', `coalesce(m."headers", '{}'::jsonb)`],
   ...['subject', 'text', 'html', 'body'].map((name): [string, string] => [name, `m."${name}"`]),

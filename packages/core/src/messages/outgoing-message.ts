@@ -5,6 +5,7 @@ import { FetchFailedError, fetchSafely, type Resolver } from '@tidings/webhooks'
 import { attachmentStore } from '../attachments/attachment-store.ts';
 import type { Deps } from '../deps.ts';
 import type { StoredAttachment } from './attachments.ts';
+import { trackHtml } from '../tracking/track-html.ts';
 
 /** An attachment that could not be read at send time; `isRetryable` for a timeout, 5xx or dropped connection. */
 export class AttachmentUnavailableError extends Error {
@@ -72,37 +73,61 @@ export async function openAttachments(deps: Pick<Deps, 'db' | 'config'>, message
   return opened;
 }
 
+/** How the history names the recipients a send dropped: `<note>to ada@example.com, cc bo@example.com`. */
+const DROPPED_NOTE = 'Not sent to suppressed recipients (bounced, complained or unsubscribed): ';
+
 /**
- * The cc and bcc recipients to send to: those on the suppression list are dropped (one query, only when there are
- * copies), and named once in the status history on the first attempt. A suppressed `to` is handled before this:
- * the whole message fails as SUPPRESSED.
- * @example const { cc, bcc } = await dropSuppressedCopies(deps, messageRow);
+ * The recipients a send dropped, as its history named them: the source of an email rebuilt later leaves out the
+ * same ones, whatever the suppression list says by then.
+ * @example await droppedRecipients(deps, messageId) // Set { 'ada@example.com' }
  */
-export async function dropSuppressedCopies({ db }: Pick<Deps, 'db'>, message: MessageRow): Promise<{ cc: string[]; bcc: string[] }> {
-  if (message.cc.length === 0 && message.bcc.length === 0) return { cc: message.cc, bcc: message.bcc };
+export async function droppedRecipients({ db }: Pick<Deps, 'db'>, messageId: string): Promise<Set<string>> {
+  const notes = await db.messageStatusEvent.findMany({ where: { messageId, errorCode: 'SUPPRESSED', errorMessage: { startsWith: DROPPED_NOTE } }, select: { errorMessage: true } });
+  return new Set(
+    notes.flatMap((n) =>
+      n
+        .errorMessage!.slice(DROPPED_NOTE.length)
+        .split(', ')
+        .map((entry) => entry.slice(entry.indexOf(' ') + 1)),
+    ),
+  );
+}
+
+/** The recipients of an email as they go to the provider. */
+export type EmailRecipients = { to: string[]; cc: string[]; bcc: string[] };
+
+/**
+ * The To, cc and bcc recipients to send to: those on the suppression list are dropped (one query, only when there
+ * are several recipients), and named once in the status history on the first attempt when `record`. A message
+ * whose To recipients are all suppressed never gets here: it fails as SUPPRESSED when claimed (delivery.ts).
+ * @example const { to, cc, bcc } = await dropSuppressedRecipients(deps, messageRow, { record: true });
+ */
+export async function dropSuppressedRecipients({ db }: Pick<Deps, 'db'>, message: MessageRow, { record }: { record: boolean }): Promise<EmailRecipients> {
+  const all: EmailRecipients = { to: [message.to, ...(message.additionalTo ?? [])], cc: message.cc, bcc: message.bcc };
+  if (all.to.length === 1 && message.cc.length === 0 && message.bcc.length === 0) return all;
   const rows = await db.suppression.findMany({
-    where: { orgId: message.orgId, recipient: { in: [...message.cc, ...message.bcc] }, mode: { in: ['live', message.mode] } },
+    where: { orgId: message.orgId, recipient: { in: [...all.to, ...all.cc, ...all.bcc] }, mode: { in: ['live', message.mode] } },
     select: { recipient: true },
   });
-  if (rows.length === 0) return { cc: message.cc, bcc: message.bcc };
+  if (rows.length === 0) return all;
   const suppressed = new Set(rows.map((r) => r.recipient));
-  const dropped = (field: 'cc' | 'bcc') => message[field].filter((r) => suppressed.has(r)).map((r) => `${field} ${r}`);
-  if (message.attempts <= 1) {
+  const fields = ['to', 'cc', 'bcc'] as const;
+  if (record && message.attempts <= 1) {
+    const dropped = fields.flatMap((field) => all[field].filter((r) => suppressed.has(r)).map((r) => `${field} ${r}`));
     await db.messageStatusEvent.create({
-      data: {
-        messageId: message.id,
-        status: message.status,
-        errorCode: 'SUPPRESSED',
-        errorMessage: `Not sent to suppressed recipients (bounced, complained or unsubscribed): ${[...dropped('cc'), ...dropped('bcc')].join(', ')}`,
-      },
+      data: { messageId: message.id, status: message.status, errorCode: 'SUPPRESSED', errorMessage: `${DROPPED_NOTE}${dropped.join(', ')}` },
     });
   }
-  return { cc: message.cc.filter((r) => !suppressed.has(r)), bcc: message.bcc.filter((r) => !suppressed.has(r)) };
+  const kept = (field: (typeof fields)[number]) => all[field].filter((r) => !suppressed.has(r));
+  return { to: kept('to'), cc: kept('cc'), bcc: kept('bcc') };
 }
 
 /**
- * What the provider is given for an email: content, recipients (suppressed copies dropped), the sender's headers
- * plus `extraHeaders` (a broadcast's List-Unsubscribe), and attachment streams.
+ * What the provider is given for an email: content, recipients (suppressed ones dropped and named in the history,
+ * unless `checkSuppressions` is false: the recipients are the message's as they are), the sender's headers plus
+ * `extraHeaders` (a broadcast's List-Unsubscribe), the Date it was accepted, and attachment streams. The html gets
+ * Tidings' open pixel and click redirects when the message is tracked: here, on the final html, so every provider
+ * (and message.getSource) sends them.
  * @example const email = await outgoingEmail(deps, messageRow, {}, null); await provider.sendEmail(email);
  */
 export async function outgoingEmail(
@@ -110,14 +135,19 @@ export async function outgoingEmail(
   message: MessageRow,
   options: AttachmentFetchOptions,
   extraHeaders: Record<string, string> | null = null,
+  { checkSuppressions = true }: { checkSuppressions?: boolean } = {},
 ): Promise<OutgoingEmail> {
-  const { cc, bcc } = await dropSuppressedCopies(deps, message);
+  const { to, cc, bcc } = checkSuppressions
+    ? await dropSuppressedRecipients(deps, message, { record: true })
+    : { to: [message.to, ...(message.additionalTo ?? [])], cc: message.cc, bcc: message.bcc };
   return {
     messageId: message.id,
     from: message.from,
-    to: message.to,
+    // one recipient stays a string: what every provider took before `to` could be a list
+    to: to.length === 1 ? to[0]! : to,
     subject: message.subject ?? '',
-    html: message.html,
+    date: message.createdAt,
+    html: message.html && (message.trackOpens || message.trackClicks) ? trackedHtml(deps, message, message.html) : message.html,
     text: message.text,
     cc,
     bcc,
@@ -125,6 +155,16 @@ export async function outgoingEmail(
     headers: { ...(message.headers as Record<string, string>), ...extraHeaders },
     attachments: await openAttachments(deps, message, options),
   };
+}
+
+function trackedHtml({ config }: Pick<Deps, 'config'>, message: MessageRow, html: string): string {
+  return trackHtml(html, {
+    opens: message.trackOpens,
+    clicks: message.trackClicks,
+    messageId: message.id,
+    publicApiUrl: config.publicApiUrl,
+    secret: config.broadcasts.unsubscribeSecret,
+  });
 }
 
 /** What the provider is given for an SMS (an MMS with `mediaUrls`). */

@@ -47,7 +47,7 @@ async function withoutJob({ queues, redis }: Pick<Deps, 'queues' | 'redis'>, row
  * @example await requeueStrandedMessages(deps, { overdueMs: 10 * 60_000 });
  */
 export async function requeueStrandedMessages(
-  deps: Pick<Deps, 'db' | 'queues' | 'redis' | 'now' | 'logger'>,
+  deps: Pick<Deps, 'db' | 'queues' | 'redis' | 'now' | 'logger' | 'batchers'>,
   options: { overdueMs?: number; batchSize?: number; maxBatches?: number } = {},
 ): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000)).toISOString();

@@ -54,7 +54,7 @@ export function fromResendEmail(raw: unknown): SendMessageBody {
   const email = parsed.data;
   const body = SendMessageBody.safeParse({
     channelType: 'email',
-    to: asList(email.to)![0],
+    to: email.to,
     from: email.from,
     cc: asList(email.cc),
     bcc: asList(email.bcc),
@@ -160,7 +160,7 @@ export async function getResendEmail(deps: Deps, orgId: string, id: string, mode
   return {
     object: 'email',
     id: message.id,
-    to: [message.to],
+    to: message.toAll,
     from: message.from,
     created_at: message.createdAt,
     subject: message.subject,

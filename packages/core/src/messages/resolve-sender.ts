@@ -1,3 +1,4 @@
+import { sendsToSandbox, type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { parseE164, parseEmail } from './recipients.ts';
@@ -19,7 +20,7 @@ function formatMailbox(name: string | null, address: string): string {
  * item's `from` or throws BAD_REQUEST. `sk_test_` keys never touch the database: any from, sandbox defaults.
  * @example const senderOf = await loadSenderResolver(deps, orgId, 'live', items); const from = senderOf(items[0]);
  */
-export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live' | 'test', items: SenderRequest[]): Promise<(item: SenderRequest) => string> {
+export async function loadSenderResolver(deps: Deps, orgId: string, mode: KeyMode, items: SenderRequest[]): Promise<SenderResolver> {
   const parsedFrom = (item: SenderRequest): string | { address: string; name: string | null; domain: string } | undefined => {
     if (item.from === undefined) return undefined;
     if (item.channelType === 'sms') {
@@ -32,12 +33,12 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live'
     return mailbox;
   };
 
-  if (mode === 'test') {
-    return (item) => {
+  if (sendsToSandbox(mode)) {
+    return withTracking(new Map(), (item) => {
       const from = parsedFrom(item);
       if (from === undefined) return SANDBOX_DEFAULT_SENDERS[item.channelType];
       return typeof from === 'string' ? from : formatMailbox(from.name, from.address);
-    };
+    });
   }
 
   const domainNames = new Set<string>();
@@ -56,7 +57,7 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live'
       ? deps.db.emailDomain.findMany({
           where: { orgId, status: 'verified', OR: [{ name: { in: [...domainNames] } }, { defaultFromAddress: { not: null } }] },
           orderBy: { createdAt: 'asc' },
-          select: { name: true, defaultFromAddress: true, defaultFromName: true },
+          select: { name: true, defaultFromAddress: true, defaultFromName: true, openTracking: true, clickTracking: true },
         })
       : [],
     items.some((i) => i.channelType === 'sms')
@@ -71,7 +72,8 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live'
   const defaultDomain = domains.find((d) => d.defaultFromAddress);
   const defaultNumber = phones.find((p) => p.isDefault);
 
-  return (item) => {
+  const trackingByDomain = new Map(domains.map((d) => [d.name.toLowerCase(), { opens: d.openTracking, clicks: d.clickTracking }]));
+  return withTracking(trackingByDomain, (item) => {
     const from = parsedFrom(item);
     if (item.channelType === 'sms') {
       if (typeof from === 'string') {
@@ -101,5 +103,22 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: 'live'
       );
     }
     return formatMailbox(defaultDomain.defaultFromName, defaultDomain.defaultFromAddress);
-  };
+  });
+}
+
+/** Decides an item's sender, and tells the tracking settings of the domain of a sender it decided. */
+export type SenderResolver = ((item: SenderRequest) => string) & { trackingOf(from: string): { opens: boolean; clicks: boolean } };
+
+const TRACKING_OFF = { opens: false, clicks: false };
+
+function withTracking(byDomain: Map<string, { opens: boolean; clicks: boolean }>, senderOf: (item: SenderRequest) => string): SenderResolver {
+  // a decided sender is `address` or `Name <address>`: its domain follows the last @
+  const trackingOf = (from: string) =>
+    byDomain.get(
+      from
+        .slice(from.lastIndexOf('@') + 1)
+        .replace(/>$/, '')
+        .toLowerCase(),
+    ) ?? TRACKING_OFF;
+  return Object.assign(senderOf, { trackingOf });
 }

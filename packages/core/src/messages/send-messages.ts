@@ -8,7 +8,7 @@ import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
 import { storeIdempotentAnswers, type IdempotentAnswer, type KeyedAnswer } from '../idempotency.ts';
 import { groupCommit } from '../group-commit.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
+import { dispatchOutbox, outboxInsert, type DispatchDeps, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
 import { attachmentStore, type StoredContent } from '../attachments/attachment-store.ts';
 import { pathPolicyOf, prepareAttachments } from './attachments.ts';
@@ -46,6 +46,9 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The options a send set (one left out follows the domain). */
+const definedOf = (tracking: SendMessageBody['tracking']) => Object.fromEntries(Object.entries(tracking ?? {}).filter(([, on]) => on !== undefined));
+
 /** `scheduledAt` as a time, or a 400 when it is further ahead than a message may be scheduled. */
 export function checkSchedule(item: { scheduledAt?: string }, now: Date): Date | null {
   const scheduledAt = item.scheduledAt ? new Date(item.scheduledAt) : null;
@@ -58,7 +61,7 @@ export function checkSchedule(item: { scheduledAt?: string }, now: Date): Date |
 /**
  * message.sendBatch (and, with one item, message.send): validates every item on its own (errors by index, the
  * valid ones still go), resolves content and senders in a bounded number of queries, then writes everything in ONE
- * statement (`writeMessages`) and enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A
+ * statement (`createMessageWrites`) and enqueues after commit (`jobId` = message id; a scheduled one as a delayed job). A
  * committed message is never stranded: if the enqueue fails, the outbox relay does it. With `answer`, the response
  * is committed with the messages under the request's Idempotency-Key, so a retry after a lost reply replays it.
  * `trace`: the request's, continued by the messages' jobs (a group commit adds several requests' jobs at once).
@@ -106,9 +109,9 @@ export async function sendMessages(
   for (const [index, item] of parsed.entries()) {
     if (!item) continue;
     try {
-      const to = recipientOf(item);
+      const { to, additionalTo } = recipientOf(item);
       const scheduledAt = checkSchedule(item, now);
-      const envelope = resolveEnvelope(item);
+      const envelope = resolveEnvelope(item, 1 + additionalTo.length);
       const from = senderOf(item);
       const rendering = renderingOf.get(item);
       const content = resolveContent(item, rendering);
@@ -118,12 +121,15 @@ export async function sendMessages(
       const { attachments, contents: itemContents } = await prepareAttachments(item, orgId, pathPolicyOf(deps.config));
       contents.push(...itemContents);
       const isScheduled = scheduledAt !== null && scheduledAt > now;
+      // decided now (the send's choice, else its domain's); carried out at send time on the final html
+      const tracking = item.channelType === 'email' ? { ...senderOf.trackingOf(from), ...definedOf(item.tracking) } : null;
       rows[index] = {
         id: newId('msg'),
         orgId,
         channelType: item.channelType,
         direction: 'outbound',
         to,
+        additionalTo,
         from,
         ...envelope,
         ...content,
@@ -147,6 +153,8 @@ export async function sendMessages(
         failedAt: null,
         openedAt: null,
         clickedAt: null,
+        trackOpens: tracking?.opens ?? false,
+        trackClicks: tracking?.clicks ?? false,
         createdAt: now,
         updatedAt: now,
       };
@@ -167,7 +175,7 @@ export async function sendMessages(
     const store = attachmentStore(deps);
     await store.put(contents);
     try {
-      await writeMessages(deps)({ orgId, accepted, answer: keyed, trace });
+      await deps.batchers.messageWrites({ orgId, accepted, answer: keyed, trace });
     } catch (error) {
       await store.remove(contents.map((c) => c.key)).catch((cleanupError) => deps.logger.warn({ err: cleanupError }, 'could not remove the attachments of a failed send'));
       throw error;
@@ -176,32 +184,32 @@ export async function sendMessages(
   return result;
 }
 
-type Write = { orgId: string; accepted: { row: MessageRow; message: Message }[]; answer: KeyedAnswer | null; trace: RequestTrace | undefined };
+export type MessageWrite = { orgId: string; accepted: { row: MessageRow; message: Message }[]; answer: KeyedAnswer | null; trace: RequestTrace | undefined };
 
-const writers = new WeakMap<Deps['db'], (write: Write) => Promise<undefined>>();
+/** The message writes of one process: concurrent requests share one statement (see createMessageWrites). */
+export type MessageWrites = (write: MessageWrite) => Promise<undefined>;
+
+/** What the message writes use. */
+type WriteDeps = Pick<Deps, 'db' | 'config'> & DispatchDeps;
 
 /**
  * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, the
  * outbox rows of all those jobs and the idempotent answers in ONE statement (atomic on its own: no interactive
  * transaction holds a pooled connection across round trips), then enqueues after commit. The rows travel as one
  * JSON parameter. Concurrent requests of this process share that statement and the enqueue (group commit): each
- * gets its own answer stored and its own error, and a lone request goes at once.
+ * gets its own answer stored and its own error, and a lone request goes at once. Made with the dependencies.
+ * @example const writes = createMessageWrites(deps); await writes({ orgId, accepted, answer: null, trace: undefined });
  */
-function writeMessages(deps: Deps): (write: Write) => Promise<undefined> {
-  let writer = writers.get(deps.db);
-  if (!writer) {
-    writer = groupCommit<Write, undefined>((writes) => writeMessagesNow(deps, writes), {
-      maxSize: 1000,
-      // half the pool: the rest stays for reads and other requests, and groups grow instead of queueing on the pool
-      maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)),
-      sizeOf: (write) => write.accepted.length,
-    });
-    writers.set(deps.db, writer);
-  }
-  return writer;
+export function createMessageWrites(deps: WriteDeps): MessageWrites {
+  return groupCommit<MessageWrite, undefined>((writes) => writeMessagesNow(deps, writes), {
+    maxSize: 1000,
+    // half the pool: the rest stays for reads and other requests, and groups grow instead of queueing on the pool
+    maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)),
+    sizeOf: (write) => write.accepted.length,
+  });
 }
 
-async function writeMessagesNow(deps: Deps, writes: Write[]): Promise<undefined[]> {
+async function writeMessagesNow(deps: WriteDeps, writes: MessageWrite[]): Promise<undefined[]> {
   const accepted = writes.flatMap((w) => w.accepted);
   const rows = accepted.map((a) => a.row);
   const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId: a.row.orgId, type: 'message.queued' as const, data: a.message }));

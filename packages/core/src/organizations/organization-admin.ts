@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { auditedChange } from '../audit/audit-log.ts';
 
 /** What a suspended organization's keys are told (403), by the API and in its reference. */
 export const ORGANIZATION_SUSPENDED_MESSAGE =
@@ -62,12 +63,14 @@ export async function listOrganizations({ db }: Pick<Deps, 'db'>): Promise<Organ
  * first time.
  * @example await setOrganizationSuspended(deps, 'org_01JD8Z5Q9X4N7W2M3K6P0R1T5V', true);
  */
-export async function setOrganizationSuspended(deps: Pick<Deps, 'db' | 'keyChanges' | 'now'>, orgId: string, suspended: boolean): Promise<OrganizationSummary> {
+export async function setOrganizationSuspended(deps: Pick<Deps, 'db' | 'keyChanges' | 'now' | 'actor'>, orgId: string, suspended: boolean): Promise<OrganizationSummary> {
   const { db } = deps;
   const current = await db.organization.findUnique({ where: { id: orgId }, select: { suspendedAt: true } });
   if (!current) throw new AppError('NOT_FOUND', 'Organization not found');
   const suspendedAt = suspended ? (current.suspendedAt ?? deps.now()) : null;
-  const row = await db.organization.update({ where: { id: orgId }, data: { suspendedAt }, select: summarySelect });
+  const row = await auditedChange(deps, { orgId, action: suspended ? 'organization.suspended' : 'organization.unsuspended', targetId: orgId }, (tx) =>
+    tx.organization.update({ where: { id: orgId }, data: { suspendedAt }, select: summarySelect }),
+  );
   const keys = await db.apiKey.findMany({ where: { orgId, deletedAt: null }, select: { id: true } });
   for (const key of keys) await deps.keyChanges.publish(key.id);
   return toSummary(row);

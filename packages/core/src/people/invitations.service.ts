@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -10,7 +11,8 @@ import { hashSessionToken } from './sessions.service.ts';
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type Invitation = { id: string; orgId: string; email: string; role: Role; expiresAt: string; createdAt: string };
-export type Member = { userId: string; email: string; name: string | null; role: Role; joinedAt: string };
+/** `hasTwoFactor`: signs in with a second factor (an owner may reset it). */
+export type Member = { userId: string; email: string; name: string | null; role: Role; joinedAt: string; hasTwoFactor: boolean };
 
 type InvitationRow = { id: string; orgId: string; email: string; role: Role; expiresAt: Date; createdAt: Date };
 
@@ -24,25 +26,29 @@ function toInvitation(row: InvitationRow): Invitation {
  * @example const { invitation, token } = await createInvitation(deps, orgId, { email, role: 'member', invitedByUserId });
  */
 export async function createInvitation(
-  { db, now }: Pick<Deps, 'db' | 'now'>,
+  deps: Pick<Deps, 'db' | 'now' | 'actor'>,
   orgId: string,
   input: { email: string; role: Role; invitedByUserId: string },
 ): Promise<{ invitation: Invitation; token: string }> {
+  const { db, now } = deps;
   const email = parsePersonEmail(input.email);
   const member = await db.membership.findFirst({ where: { orgId, user: { email } } });
   if (member) throw new AppError('CONFLICT', `email: ${email} is already a member`);
   const token = randomBytes(32).toString('base64url');
-  const row = await db.invitation.create({
-    data: {
-      id: newId('inv'),
-      orgId,
-      email,
-      role: input.role,
-      tokenHash: hashSessionToken(token),
-      invitedByUserId: input.invitedByUserId,
-      expiresAt: new Date(now().getTime() + INVITATION_TTL_MS),
-    },
-  });
+  const id = newId('inv');
+  const row = await auditedChange(deps, { orgId, action: 'invitation.created', targetId: id }, (tx) =>
+    tx.invitation.create({
+      data: {
+        id,
+        orgId,
+        email,
+        role: input.role,
+        tokenHash: hashSessionToken(token),
+        invitedByUserId: input.invitedByUserId,
+        expiresAt: new Date(now().getTime() + INVITATION_TTL_MS),
+      },
+    }),
+  );
   return { invitation: toInvitation(row), token };
 }
 
@@ -52,11 +58,18 @@ export async function createInvitation(
  */
 export async function listMembers({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
   const [memberships, invitations] = await Promise.all([
-    db.membership.findMany({ where: { orgId }, include: { user: { select: { email: true, name: true } } }, orderBy: { createdAt: 'asc' } }),
+    db.membership.findMany({ where: { orgId }, include: { user: { select: { email: true, name: true, totpEnabledAt: true } } }, orderBy: { createdAt: 'asc' } }),
     db.invitation.findMany({ where: { orgId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now() } }, orderBy: { createdAt: 'desc' } }),
   ]);
   return {
-    members: memberships.map((m) => ({ userId: m.userId, email: m.user.email, name: m.user.name, role: m.role, joinedAt: m.createdAt.toISOString() })),
+    members: memberships.map((m) => ({
+      userId: m.userId,
+      email: m.user.email,
+      name: m.user.name,
+      role: m.role,
+      joinedAt: m.createdAt.toISOString(),
+      hasTwoFactor: m.user.totpEnabledAt !== null,
+    })),
     invitations: invitations.map(toInvitation),
   };
 }
@@ -65,9 +78,11 @@ export async function listMembers({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: 
  * Withdraws an open invitation of the organization; NOT_FOUND for another organization's.
  * @example await revokeInvitation(deps, orgId, 'inv_01JD...');
  */
-export async function revokeInvitation({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: string, id: string): Promise<void> {
-  const { count } = await db.invitation.updateMany({ where: { id, orgId, acceptedAt: null, revokedAt: null }, data: { revokedAt: now() } });
-  if (count === 0) throw new AppError('NOT_FOUND', 'Invitation not found');
+export async function revokeInvitation(deps: Pick<Deps, 'db' | 'now' | 'actor'>, orgId: string, id: string): Promise<void> {
+  await auditedChange(deps, { orgId, action: 'invitation.revoked', targetId: id }, async (tx) => {
+    const { count } = await tx.invitation.updateMany({ where: { id, orgId, acceptedAt: null, revokedAt: null }, data: { revokedAt: deps.now() } });
+    if (count === 0) throw new AppError('NOT_FOUND', 'Invitation not found');
+  });
 }
 
 /**
@@ -91,7 +106,7 @@ export async function findInvitation({ db, now }: Pick<Deps, 'db' | 'now'>, toke
  * password. Either way it joins the organization with the invited role, once.
  * @example const user = await acceptInvitation(deps, token, { password: form.password, name: form.name });
  */
-export async function acceptInvitation(deps: Pick<Deps, 'db' | 'now'>, token: string, input: { password: string; name?: string }): Promise<User> {
+export async function acceptInvitation(deps: Pick<Deps, 'db' | 'now' | 'actor'>, token: string, input: { password: string; name?: string }): Promise<User> {
   const invitation = await findInvitation(deps, token);
   const { db, now } = deps;
   const existing = await db.user.findUnique({ where: { email: invitation.email } });
@@ -108,6 +123,9 @@ export async function acceptInvitation(deps: Pick<Deps, 'db' | 'now'>, token: st
       create: { orgId: invitation.orgId, userId: user.id, role: invitation.role },
       update: {},
     });
+    // the person joining is the actor (the visitor's address is the request's)
+    const joiner = deps.actor && { ...deps.actor, type: 'user' as const, id: user.id };
+    await recordAudit(tx, joiner, { orgId: invitation.orgId, action: 'invitation.accepted', targetId: invitation.id });
     return { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt.toISOString() };
   });
 }

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import type { Role } from './people.service.ts';
@@ -9,7 +10,7 @@ const ROLES: readonly Role[] = ['owner', 'operator', 'member'];
  * at once cannot leave it with none. NOT_FOUND for a person who is not a member (another organization's);
  * CONFLICT when the change would leave no owner.
  */
-async function changeMembership({ db }: Pick<Deps, 'db'>, orgId: string, userId: string, change: { role: Role } | 'remove'): Promise<void> {
+async function changeMembership({ db, actor }: Pick<Deps, 'db' | 'actor'>, orgId: string, userId: string, change: { role: Role } | 'remove'): Promise<void> {
   await db.$transaction(async (tx) => {
     const owners = await tx.$queryRaw<{ userId: string }[]>`SELECT "userId" FROM "Membership" WHERE "orgId" = ${orgId} AND role = 'owner' FOR UPDATE`;
     const membership = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
@@ -24,6 +25,7 @@ async function changeMembership({ db }: Pick<Deps, 'db'>, orgId: string, userId:
     } else {
       await tx.membership.update({ where: { orgId_userId: { orgId, userId } }, data: { role: change.role } });
     }
+    await recordAudit(tx, actor, { orgId, action: change === 'remove' ? 'member.removed' : 'member.roleChanged', targetId: userId });
   });
 }
 
@@ -32,7 +34,7 @@ async function changeMembership({ db }: Pick<Deps, 'db'>, orgId: string, userId:
  * member, CONFLICT for demoting the last owner. Who may do this (owners) is the caller's check.
  * @example await changeMemberRole(deps, orgId, 'usr_01JD...', 'operator');
  */
-export async function changeMemberRole(deps: Pick<Deps, 'db'>, orgId: string, userId: string, role: string): Promise<void> {
+export async function changeMemberRole(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, userId: string, role: string): Promise<void> {
   if (!ROLES.includes(role as Role)) throw new AppError('BAD_REQUEST', `role: must be one of ${ROLES.join(', ')}`);
   await changeMembership(deps, orgId, userId, { role: role as Role });
 }
@@ -42,6 +44,6 @@ export async function changeMemberRole(deps: Pick<Deps, 'db'>, orgId: string, us
  * else's member, CONFLICT for the last owner.
  * @example await removeMember(deps, orgId, 'usr_01JD...');
  */
-export async function removeMember(deps: Pick<Deps, 'db'>, orgId: string, userId: string): Promise<void> {
+export async function removeMember(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, userId: string): Promise<void> {
   await changeMembership(deps, orgId, userId, 'remove');
 }

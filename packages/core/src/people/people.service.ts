@@ -6,7 +6,8 @@ import { hashPassword, verifyPassword } from './password.ts';
 
 export type Role = 'owner' | 'operator' | 'member';
 export type User = { id: string; email: string; name: string | null; createdAt: string };
-export type Membership = { orgId: string; orgName: string; role: Role };
+/** `requiresTwoFactor`: the organization's owner requires a second factor of every member. */
+export type Membership = { orgId: string; orgName: string; role: Role; requiresTwoFactor: boolean };
 
 export const PASSWORD_MIN_LENGTH = 10;
 const PASSWORD_MAX_LENGTH = 200;
@@ -28,7 +29,8 @@ export function parsePersonEmail(email: string): string {
   return normalized;
 }
 
-function checkPassword(password: string): void {
+/** Throws BAD_REQUEST naming `password` when it is too short or too long. */
+export function checkPassword(password: string): void {
   if (password.length < PASSWORD_MIN_LENGTH) throw new AppError('BAD_REQUEST', `password: must be at least ${PASSWORD_MIN_LENGTH} characters`);
   if (password.length > PASSWORD_MAX_LENGTH) throw new AppError('BAD_REQUEST', `password: must be at most ${PASSWORD_MAX_LENGTH} characters`);
 }
@@ -104,7 +106,7 @@ export async function createUser(
     if (member) throw new AppError('CONFLICT', `${email} is already a member of ${org.name}`);
     const role = input.role ?? ((await tx.membership.count({ where: { orgId: org.id } })) === 0 ? 'owner' : 'member');
     await tx.membership.create({ data: { orgId: org.id, userId: user.id, role } });
-    return { user: toUser(user), membership: { orgId: org.id, orgName: org.name, role }, isNewUser: !existing };
+    return { user: toUser(user), membership: { orgId: org.id, orgName: org.name, role, requiresTwoFactor: org.requireTwoFactor }, isNewUser: !existing };
   });
 }
 
@@ -123,8 +125,12 @@ export async function verifyCredentials({ db }: Pick<Deps, 'db'>, email: string,
  * @example const memberships = await listMemberships(deps.db, user.id);
  */
 export async function listMemberships(db: Pick<Db, 'membership'>, userId: string): Promise<Membership[]> {
-  const rows = await db.membership.findMany({ where: { userId }, include: { organization: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
-  return rows.map((row) => ({ orgId: row.orgId, orgName: row.organization.name, role: row.role }));
+  const rows = await db.membership.findMany({
+    where: { userId },
+    include: { organization: { select: { name: true, requireTwoFactor: true } } },
+    orderBy: { createdAt: 'asc' },
+  });
+  return rows.map((row) => ({ orgId: row.orgId, orgName: row.organization.name, role: row.role, requiresTwoFactor: row.organization.requireTwoFactor }));
 }
 
 /** A person as the operator sees them (`tidings users list`): their organizations and roles. */
@@ -141,12 +147,12 @@ export async function listUsers({ db }: Pick<Deps, 'db'>, filter: { orgId?: stri
   }
   const rows = await db.user.findMany({
     where: filter.orgId ? { memberships: { some: { orgId: filter.orgId } } } : {},
-    include: { memberships: { include: { organization: { select: { name: true } } }, orderBy: { createdAt: 'asc' } } },
+    include: { memberships: { include: { organization: { select: { name: true, requireTwoFactor: true } } }, orderBy: { createdAt: 'asc' } } },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
   return rows.map((row) => ({
     ...toUser(row),
-    memberships: row.memberships.map((m) => ({ orgId: m.orgId, orgName: m.organization.name, role: m.role })),
+    memberships: row.memberships.map((m) => ({ orgId: m.orgId, orgName: m.organization.name, role: m.role, requiresTwoFactor: m.organization.requireTwoFactor })),
   }));
 }
 
@@ -162,4 +168,21 @@ export async function resetPassword({ db }: Pick<Deps, 'db'>, email: string, pas
   const passwordHash = await hashPassword(password);
   const [user, sessions] = await db.$transaction([db.user.update({ where: { id: row.id }, data: { passwordHash } }), db.session.deleteMany({ where: { userId: row.id } })]);
   return { user: toUser(user), signedOut: sessions.count };
+}
+
+/**
+ * A signed-in person changes their password: the current one must match (BAD_REQUEST naming `currentPassword`
+ * otherwise), and every other session of theirs ends (the one they are using, `keepSessionId`, stays).
+ * @example const { signedOut } = await changePassword(deps, signedIn.user.id, form.currentPassword, form.password, signedIn.sessionId);
+ */
+export async function changePassword({ db }: Pick<Deps, 'db'>, userId: string, currentPassword: string, password: string, keepSessionId: string): Promise<{ signedOut: number }> {
+  const row = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { passwordHash: true } });
+  if (!(await verifyPassword(currentPassword, row.passwordHash))) throw new AppError('BAD_REQUEST', 'currentPassword: is not your current password');
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  const [, sessions] = await db.$transaction([
+    db.user.update({ where: { id: userId }, data: { passwordHash } }),
+    db.session.deleteMany({ where: { userId, id: { not: keepSessionId } } }),
+  ]);
+  return { signedOut: sessions.count };
 }

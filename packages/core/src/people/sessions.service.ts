@@ -16,6 +16,8 @@ export type SignedIn = {
   membership: Membership;
   /** Granted by `tidings users grant-operator` only: sees the queues every organization shares. */
   isInstallOperator: boolean;
+  /** Whether the person signs in with a second factor. */
+  hasTwoFactor: boolean;
 };
 
 /**
@@ -54,7 +56,7 @@ export async function findSession({ db, now }: Pick<Deps, 'db' | 'now'>, token: 
     return null;
   }
   const [user, memberships] = await Promise.all([
-    db.user.findUnique({ where: { id: session.userId }, select: { id: true, email: true, name: true, isInstallOperator: true } }),
+    db.user.findUnique({ where: { id: session.userId }, select: { id: true, email: true, name: true, isInstallOperator: true, totpEnabledAt: true } }),
     listMemberships(db, session.userId),
   ]);
   if (!user || memberships.length === 0) return null;
@@ -63,8 +65,8 @@ export async function findSession({ db, now }: Pick<Deps, 'db' | 'now'>, token: 
     membership = memberships[0]!;
     await db.session.update({ where: { id: session.id }, data: { orgId: membership.orgId } });
   }
-  const { isInstallOperator, ...person } = user;
-  return { sessionId: session.id, user: person, memberships, membership, isInstallOperator };
+  const { isInstallOperator, totpEnabledAt, ...person } = user;
+  return { sessionId: session.id, user: person, memberships, membership, isInstallOperator, hasTwoFactor: totpEnabledAt !== null };
 }
 
 /**
@@ -85,10 +87,14 @@ export async function deleteSession({ db }: Pick<Deps, 'db'>, token: string): Pr
 }
 
 /**
- * Removes expired sessions (for a periodic clean-up); returns how many.
+ * Removes expired sessions, and password reset links past their hour (used or not), for a periodic clean-up; returns
+ * how many sessions.
  * @example const removed = await deleteExpiredSessions(deps);
  */
 export async function deleteExpiredSessions({ db, now }: Pick<Deps, 'db' | 'now'>): Promise<number> {
-  const { count } = await db.session.deleteMany({ where: { expiresAt: { lte: now() } } });
+  const [{ count }] = await db.$transaction([
+    db.session.deleteMany({ where: { expiresAt: { lte: now() } } }),
+    db.passwordReset.deleteMany({ where: { expiresAt: { lte: now() } } }),
+  ]);
   return count;
 }

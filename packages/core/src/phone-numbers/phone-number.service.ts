@@ -1,6 +1,7 @@
 import type { AvailablePhoneNumber, KeywordReplies, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
 import type { PhoneNumber as PhoneNumberRow, Prisma } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
+import { recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
 import { paginate, type Page } from '../pagination.ts';
@@ -96,7 +97,9 @@ export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, i
       },
     });
     // Released while we talked to the provider.
-    return foundOr404(count === 0 ? null : await tx.phoneNumber.findUnique({ where: { id } }), 'Phone number');
+    const updated = foundOr404(count === 0 ? null : await tx.phoneNumber.findUnique({ where: { id } }), 'Phone number');
+    await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.updated', targetId: id });
+    return updated;
   });
   return toPhoneNumber(row);
 }

@@ -2,6 +2,7 @@ import type { PhoneNumber, PurchasePhoneNumberBody } from '@tidings/contracts';
 import type { Prisma } from '@tidings/db';
 import { isFictionalNumber, ProviderError, type KeyMode, type NumberType } from '@tidings/providers';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents } from '../events.ts';
@@ -72,6 +73,7 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
         },
       });
       const events = await recordEvents(tx, [{ orgId, type: 'phoneNumber.purchased', data: toPhoneNumber(created) as Prisma.InputJsonValue }]);
+      await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.purchased', targetId: id });
       return { row: created, outbox: events };
     });
     await dispatchOutbox(deps, outbox);
@@ -101,6 +103,7 @@ export async function releasePhoneNumber(deps: Deps, orgId: string, id: string, 
   const outbox = await deps.db.$transaction(async (tx) => {
     const { count } = await tx.phoneNumber.deleteMany({ where: { id, orgId } });
     if (count === 0) return [];
+    await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.released', targetId: id });
     return recordEvents(tx, [{ orgId, type: 'phoneNumber.released', data: toPhoneNumber(current) as Prisma.InputJsonValue }]);
   });
   await dispatchOutbox(deps, outbox);

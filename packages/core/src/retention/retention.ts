@@ -9,7 +9,7 @@ export const RETENTION_BATCH_SIZE = 2000;
 const DROP_LOCK_TIMEOUT = '1s';
 
 type RetentionDeps = Pick<Deps, 'db' | 'now' | 'logger' | 'metrics'>;
-export type RetentionOptions = { messageDays: number; webhookAttemptDays: number; batchSize?: number };
+export type RetentionOptions = { messageDays: number; webhookAttemptDays: number; auditDays?: number; batchSize?: number };
 /** Per table: rows removed by deleting, partitions dropped whole (with their rows), and the longest a drop held (or
  * waited for) the parent table's lock, ms. */
 export type RetentionReport = Record<string, { deleted: number; droppedPartitions: string[]; droppedRows: number; parentLockMs: number }>;
@@ -92,7 +92,7 @@ async function deleteInBatches(deps: RetentionDeps, table: string, where: string
  * them); webhook deliveries and attempts after WEBHOOK_ATTEMPT_RETENTION_DAYS (0 keeps them), each by its own age,
  * except a delivery still pending (a retry ahead, or a redelivery asked for); events (the webhook payloads) after
  * MESSAGE_RETENTION_DAYS once no delivery refers to them; idempotency records once expired and unlocked; provider
- * event ids after PROVIDER_EVENT_RETENTION_DAYS. Whole
+ * event ids after PROVIDER_EVENT_RETENTION_DAYS; audit events after AUDIT_RETENTION_DAYS (0 or unset keeps them). Whole
  * monthly partitions are dropped (a delivery partition only once none of it is pending); the rows of the month that
  * straddles the cutoff (and of the legacy, default and kept partitions, and events) are deleted in small batches.
  * Sends go on meanwhile: nothing holds a lock on a table for longer than one batch or one partition drop.
@@ -133,6 +133,10 @@ export async function applyRetention(deps: RetentionDeps, options: RetentionOpti
   }
   const providerEventCutoff = new Date(now.getTime() - PROVIDER_EVENT_RETENTION_DAYS * DAY_MS);
   record('ProviderEvent', await deleteInBatches(deps, 'ProviderEvent', `"createdAt" < $1::timestamp`, providerEventCutoff, batch));
+  if (options.auditDays && options.auditDays > 0) {
+    const cutoff = new Date(now.getTime() - options.auditDays * DAY_MS);
+    record('AuditEvent', await deleteInBatches(deps, 'AuditEvent', `"createdAt" < $1::timestamp`, cutoff, batch));
+  }
   record('IdempotencyRecord', await deleteInBatches(deps, 'IdempotencyRecord', `"expiresAt" < $1::timestamp AND "lockedUntil" < $1::timestamp`, now, batch));
   return report;
 }

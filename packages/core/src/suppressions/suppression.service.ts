@@ -1,6 +1,7 @@
 import type { CreateSuppressionBody, Suppression, SuppressionListQuery } from '@tidings/contracts';
 import type { Prisma, Suppression as SuppressionRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
+import { auditedChange } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { parseE164, parseEmail } from '../messages/recipients.ts';
@@ -64,14 +65,17 @@ export async function getSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id
  * test sends); 409 when it is already on that list, whatever the reason.
  * @example await createSuppression(deps, orgId, { channelType: 'email', address: 'ada@example.com' }, 'live');
  */
-export async function createSuppression({ db }: Pick<Deps, 'db'>, orgId: string, input: CreateSuppressionBody, mode: KeyMode = 'live'): Promise<Suppression> {
+export async function createSuppression(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, input: CreateSuppressionBody, mode: KeyMode = 'live'): Promise<Suppression> {
   const recipient = normalizedAddress(input.channelType, input.address);
-  const [row] = await db.$queryRaw<SuppressionRow[]>`
-    INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
-    VALUES (${orgId}, ${recipient}, ${mode}::"ApiKeyMode", ${input.reason ?? 'manual'}::"SuppressionReason", now() AT TIME ZONE 'UTC')
-    ON CONFLICT DO NOTHING
-    RETURNING *`;
-  if (!row) throw new AppError('CONFLICT', `${recipient} is already suppressed`);
+  const row = await auditedChange(deps, { orgId, action: 'suppression.created', targetId: (created: SuppressionRow) => created.id }, async (tx) => {
+    const [created] = await tx.$queryRaw<SuppressionRow[]>`
+      INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
+      VALUES (${orgId}, ${recipient}, ${mode}::"ApiKeyMode", ${input.reason ?? 'manual'}::"SuppressionReason", now() AT TIME ZONE 'UTC')
+      ON CONFLICT DO NOTHING
+      RETURNING *`;
+    if (!created) throw new AppError('CONFLICT', `${recipient} is already suppressed`);
+    return created;
+  });
   return toSuppression(row);
 }
 
@@ -81,7 +85,9 @@ export async function createSuppression({ db }: Pick<Deps, 'db'>, orgId: string,
  * NOT_FOUND: a test key never lifts a live suppression.
  * @example await deleteSuppression(deps, orgId, 'sup_...', 'test');
  */
-export async function deleteSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
-  const { count } = await db.suppression.deleteMany({ where: { id, orgId, ...(mode && { mode }) } });
-  foundOr404(count === 0 ? null : count, 'Suppression');
+export async function deleteSuppression(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
+  await auditedChange(deps, { orgId, action: 'suppression.deleted', targetId: id }, async (tx) => {
+    const { count } = await tx.suppression.deleteMany({ where: { id, orgId, ...(mode && { mode }) } });
+    foundOr404(count === 0 ? null : count, 'Suppression');
+  });
 }

@@ -42,7 +42,7 @@ export type TemplateRendererOptions = {
 // starved or cold thread takes longer than its CPU time to do harmless work.
 const HARD_STOP_BUDGETS = 20;
 const HARD_STOP_MARGIN_MS = 5_000;
-// A built app has the task compiled beside its bundle (tsup.apps.ts); from the sources a shim loads it through tsx.
+// A built app has the task compiled beside its bundle (scripts/build.ts); from the sources a shim loads it through tsx.
 const BUILT_WORKER_FILE = path.join(__dirname, 'render-task.js');
 const WORKER_FILE = existsSync(BUILT_WORKER_FILE) ? BUILT_WORKER_FILE : path.join(__dirname, 'render.worker.cjs');
 

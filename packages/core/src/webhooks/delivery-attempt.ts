@@ -40,7 +40,7 @@ export type DeliveryWork =
     };
 
 /** A delivery with its endpoint and event, as one statement reads them for many deliveries. */
-type DeliveryRow = {
+export type DeliveryRow = {
   id: string;
   orgId: string;
   status: string;
@@ -64,7 +64,7 @@ type DeliveryRow = {
 };
 
 /** A job's delivery: its id, and its `createdAt` (partition key) when the job carries it. */
-type DeliveryKey = { id: string; createdAt: string | undefined };
+export type DeliveryKey = { id: string; createdAt: string | undefined };
 
 /**
  * The partitions a batch of deliveries can be in: those from the earliest to the latest `createdAt` when every job
@@ -89,44 +89,44 @@ function partitionKeyOf(createdAt: unknown): string | undefined {
 }
 
 /** What a job asks of the worker's shared statement: to load and claim its delivery, or to record its success. */
-type Grouped = { kind: 'load'; key: DeliveryKey } | { kind: 'success'; success: Attempt };
+export type DeliveryStep = { kind: 'load'; key: DeliveryKey } | { kind: 'success'; success: Attempt };
 
-const statements = new WeakMap<Deps['db'], (item: Grouped) => Promise<DeliveryRow | null | undefined>>();
+/** The webhook-worker's shared loads and successes (see createDeliverySteps). */
+export type DeliverySteps = (item: DeliveryStep) => Promise<DeliveryRow | null | undefined>;
+
+/** What the shared statement uses. */
+type StepDeps = Pick<Deps, 'db' | 'config' | 'now'>;
 
 /**
  * Runs the loads and the successes of the worker's jobs in one statement (group commit): the successes' writes and
  * the claims as CTEs, then the loaded rows. One statement in flight at a time, so that the next gathers both kinds
  * while it runs: a statement costs a write to Postgres and a commit, whatever it carries (Postgres CPU per delivery
  * a quarter lower than with a statement for each kind, five of each in flight). A group failing is run again item
- * by item (groupCommit), so one job's bad success or load fails only that job.
+ * by item (groupCommit), so one job's bad success or load fails only that job. Made with the dependencies.
+ * @example const steps = createDeliverySteps(deps); const row = await steps({ kind: 'load', key });
  */
-function grouped(deps: Deps, item: Grouped): Promise<DeliveryRow | null | undefined> {
-  let run = statements.get(deps.db);
-  if (!run) {
-    run = groupCommit(
-      async (items: Grouped[]) => {
-        const keys: DeliveryKey[] = [];
-        const succeeded: Attempt[] = [];
-        for (const i of items) {
-          if (i.kind === 'load') keys.push(i.key);
-          else succeeded.push(i.success);
-        }
-        // a delivery both succeeding and loaded (its job run again beside the first) is not claimed here: Postgres
-        // leaves it open which of two changes to one row in one statement takes place
-        const succeededIds = succeeded.map((s) => s.work.deliveryId);
-        const ctes = [...(succeeded.length > 0 ? [successCtes(deps, succeeded)] : []), ...(keys.length > 0 ? [claimCte(deps, keys, succeededIds)] : [])];
-        // nothing to read without loads: the CTEs' writes run all the same
-        const statement = Prisma.sql`WITH ${Prisma.join(ctes, ', ')} ${keys.length > 0 ? loadedRows(keys) : Prisma.sql`SELECT NULL AS "id" WHERE false`}`;
-        // through pg (queryPrepared), not Prisma's $queryRaw: a quarter less of the worker's CPU per delivery
-        const { rows } = await queryPrepared<DeliveryRow>(deps.db, statement);
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        return items.map((i) => (i.kind === 'load' ? (byId.get(i.key.id) ?? null) : undefined));
-      },
-      { maxSize: 200, maxInFlight: 1 },
-    );
-    statements.set(deps.db, run);
-  }
-  return run(item);
+export function createDeliverySteps(deps: StepDeps): DeliverySteps {
+  return groupCommit(
+    async (items: DeliveryStep[]) => {
+      const keys: DeliveryKey[] = [];
+      const succeeded: Attempt[] = [];
+      for (const i of items) {
+        if (i.kind === 'load') keys.push(i.key);
+        else succeeded.push(i.success);
+      }
+      // a delivery both succeeding and loaded (its job run again beside the first) is not claimed here: Postgres
+      // leaves it open which of two changes to one row in one statement takes place
+      const succeededIds = succeeded.map((s) => s.work.deliveryId);
+      const ctes = [...(succeeded.length > 0 ? [successCtes(deps, succeeded)] : []), ...(keys.length > 0 ? [claimCte(deps, keys, succeededIds)] : [])];
+      // nothing to read without loads: the CTEs' writes run all the same
+      const statement = Prisma.sql`WITH ${Prisma.join(ctes, ', ')} ${keys.length > 0 ? loadedRows(keys) : Prisma.sql`SELECT NULL AS "id" WHERE false`}`;
+      // through pg (queryPrepared), not Prisma's $queryRaw: a quarter less of the worker's CPU per delivery
+      const { rows } = await queryPrepared<DeliveryRow>(deps.db, statement);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return items.map((i) => (i.kind === 'load' ? (byId.get(i.key.id) ?? null) : undefined));
+    },
+    { maxSize: 200, maxInFlight: 1 },
+  );
 }
 
 /**
@@ -137,7 +137,7 @@ function grouped(deps: Deps, item: Grouped): Promise<DeliveryRow | null | undefi
  * filters them by id: on a partition not analysed yet (a burst of new deliveries) the planner took that for a few
  * rows, and each claim read every pending delivery.
  */
-function claimCte(deps: Deps, keys: DeliveryKey[], succeededIds: string[]): Prisma.Sql {
+function claimCte(deps: StepDeps, keys: DeliveryKey[], succeededIds: string[]): Prisma.Sql {
   const now = deps.now().getTime();
   const dueBy = new Date(now + EARLY_TOLERANCE_MS).toISOString();
   const claimedUntil = new Date(now + deps.config.webhooks.timeoutMs + CLAIM_GRACE_MS).toISOString();
@@ -168,7 +168,7 @@ function loadedRows(keys: DeliveryKey[]): Prisma.Sql {
 
 /** Reads a delivery with its endpoint and event, and claims it when it is pending, due and unclaimed. */
 async function loadDelivery(deps: Deps, key: DeliveryKey): Promise<DeliveryRow | null> {
-  return (await grouped(deps, { kind: 'load', key })) ?? null;
+  return (await deps.batchers.deliverySteps({ kind: 'load', key })) ?? null;
 }
 
 /** Endpoint secrets already decrypted, by ciphertext (a rotation stores a new one), with the key that decrypted them. */
@@ -300,7 +300,7 @@ export async function recordAttempt(deps: Deps, work: Extract<DeliveryWork, { ki
   }
 }
 
-type Attempt = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
+export type Attempt = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
 
 /** A failed attempt: the attempt row, the delivery retried later or failed, and the endpoint's failing streak or its disabling. */
 async function recordFailure({ db }: Deps, { work, result, at }: Attempt, outcome: Exclude<AttemptOutcome, { kind: 'succeeded' }>): Promise<void> {
@@ -331,10 +331,10 @@ async function recordFailure({ db }: Deps, { work, result, at }: Attempt, outcom
 
 /**
  * A succeeded attempt, the common case: the attempt row, the delivery succeeded and its endpoint's failing streak
- * cleared, in the statement shared by the worker's jobs (see `grouped`).
+ * cleared, in the statement shared by the worker's jobs (see `createDeliverySteps`).
  */
 async function recordSuccess(deps: Deps, success: Attempt): Promise<void> {
-  await grouped(deps, { kind: 'success', success });
+  await deps.batchers.deliverySteps({ kind: 'success', success });
 }
 
 /**
@@ -342,7 +342,7 @@ async function recordSuccess(deps: Deps, success: Attempt): Promise<void> {
  * up by key (a nested loop of the pending rows, through the status index, against the input was most of Postgres's
  * CPU per delivery: 78 ms for 11 successes among 5,000 pending).
  */
-function successCtes(deps: Deps, list: Attempt[]): Prisma.Sql {
+function successCtes(deps: StepDeps, list: Attempt[]): Prisma.Sql {
   const at = (list[0]?.at ?? deps.now()).toISOString();
   const keys = list.map((s) => ({ id: s.work.deliveryId, createdAt: s.work.createdAt.toISOString() }));
   return Prisma.sql`

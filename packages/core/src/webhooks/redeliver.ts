@@ -1,6 +1,7 @@
 import type { EventType, ReplayWebhookBody, WebhookDeliveryDetail } from '@tidings/contracts';
 import { redeliveryJobId, webhookQueueOf } from '@tidings/queue';
 import type { KeyMode } from '@tidings/providers';
+import { auditedChange } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
@@ -56,11 +57,14 @@ export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string
 export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId: string, deliveryId: string, mode?: KeyMode): Promise<WebhookDeliveryDetail> {
   await enabledWebhook(deps, orgId, webhookId, mode);
   const now = deps.now();
-  const [row] = await deps.db.webhookDelivery.updateManyAndReturn({
-    where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] },
-    data: { status: 'pending', nextAttemptAt: now, completedAt: null },
+  const row = await auditedChange(deps, { orgId, action: 'webhook.eventRetried', targetId: deliveryId }, async (tx) => {
+    const [updated] = await tx.webhookDelivery.updateManyAndReturn({
+      where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] },
+      data: { status: 'pending', nextAttemptAt: now, completedAt: null },
+    });
+    if (!updated) throw new AppError('NOT_FOUND', 'Webhook delivery not found');
+    return updated;
   });
-  if (!row) throw new AppError('NOT_FOUND', 'Webhook delivery not found');
   await dispatchOutbox(deps, [{ queue: 'webhooks', jobId: redeliveryJobId(row.id, row.attempts), createdAt: row.createdAt }]);
   return getWebhookDelivery(deps, orgId, webhookId, deliveryId, mode);
 }
@@ -84,7 +88,9 @@ export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhook
   const max = deps.config.webhooks.replayMax;
   const queue = webhookQueueOf('bulk');
   // one more than the cap is enough to know the range is too wide: the count never reads further
-  const [result] = await deps.db.$queryRaw<{ matched: number; count: number; jobIds: string[] }[]>`
+  // in the audit row's transaction: a range refused below leaves no row (and changed nothing)
+  const result = await auditedChange(deps, { orgId, action: 'webhook.replayed', targetId: webhookId }, async (tx) => {
+    const [replay] = await tx.$queryRaw<{ matched: number; count: number; jobIds: string[] }[]>`
     WITH matching AS (
       SELECT "id", "createdAt" FROM "WebhookDelivery"
       WHERE "webhookId" = ${webhookId} AND "orgId" = ${orgId} AND "createdAt" >= ${since}::timestamp AND "createdAt" < ${until}::timestamp
@@ -101,9 +107,11 @@ export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhook
       SELECT ${queue}, "jobId", now() AT TIME ZONE 'UTC' FROM replayed ON CONFLICT DO NOTHING)
     SELECT (SELECT count(*)::int FROM matching) AS "matched", count(*)::int AS "count",
       ARRAY(SELECT "jobId" FROM replayed ORDER BY "createdAt" LIMIT ${DISPATCH_AT_ONCE}) AS "jobIds" FROM replayed`;
-  if ((result?.matched ?? 0) > max) {
-    throw new AppError('BAD_REQUEST', `since: the range holds more than ${max} deliveries, the most one replay re-delivers; narrow since and until and replay it in parts.`);
-  }
+    if ((replay?.matched ?? 0) > max) {
+      throw new AppError('BAD_REQUEST', `since: the range holds more than ${max} deliveries, the most one replay re-delivers; narrow since and until and replay it in parts.`);
+    }
+    return replay;
+  });
   const jobs: OutboxItem[] = (result?.jobIds ?? []).map((jobId) => ({ queue, jobId }));
   await dispatchOutbox(deps, jobs);
   return { count: result?.count ?? 0 };

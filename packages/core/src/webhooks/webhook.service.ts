@@ -2,6 +2,7 @@ import type { CreateWebhookBody, ListQuery, ListWebhookEventsQuery, UpdateWebhoo
 import type { Db, Webhook as WebhookRow } from '@tidings/db';
 import { checkWebhookUrl, encryptSecret, generateWebhookSecret, UnsafeUrlError } from '@tidings/webhooks';
 import type { KeyMode } from '@tidings/providers';
+import { auditedChange } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
@@ -56,17 +57,20 @@ export async function createWebhook(deps: Deps, orgId: string, input: CreateWebh
   await assertSafeUrl(deps, input.url);
   await assertRoomForEndpoint(deps, orgId);
   const secret = generateWebhookSecret();
-  const row = await deps.db.webhook.create({
-    data: {
-      id: newId('whk'),
-      orgId,
-      mode,
-      url: input.url,
-      events: input.events,
-      description: input.description ?? null,
-      secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
-    },
-  });
+  const id = newId('whk');
+  const row = await auditedChange(deps, { orgId, action: 'webhook.created', targetId: id }, (tx) =>
+    tx.webhook.create({
+      data: {
+        id,
+        orgId,
+        mode,
+        url: input.url,
+        events: input.events,
+        description: input.description ?? null,
+        secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
+      },
+    }),
+  );
   return { ...toWebhook(row, deps.now()), secret };
 }
 
@@ -101,16 +105,18 @@ export async function updateWebhook(deps: Deps, orgId: string, id: string, input
   const enabling = input.enabled === true && !current.enabled;
   const disabling = input.enabled === false && current.enabled;
   if (enabling) await assertRoomForEndpoint(deps, orgId);
-  const row = await deps.db.webhook.update({
-    where: { id: current.id },
-    data: {
-      url: input.url,
-      events: input.events,
-      description: input.description,
-      ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
-      ...(disabling ? { enabled: false, disabledReason: 'manual', disabledAt: deps.now() } : {}),
-    },
-  });
+  const row = await auditedChange(deps, { orgId, action: 'webhook.updated', targetId: current.id }, (tx) =>
+    tx.webhook.update({
+      where: { id: current.id },
+      data: {
+        url: input.url,
+        events: input.events,
+        description: input.description,
+        ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
+        ...(disabling ? { enabled: false, disabledReason: 'manual', disabledAt: deps.now() } : {}),
+      },
+    }),
+  );
   return toWebhook(row, deps.now());
 }
 
@@ -118,10 +124,9 @@ export async function updateWebhook(deps: Deps, orgId: string, id: string, input
 export async function disableWebhook(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Webhook> {
   const current = await findWebhook(deps.db, orgId, id, mode);
   if (!current.enabled) return toWebhook(current, deps.now());
-  const row = await deps.db.webhook.update({
-    where: { id: current.id },
-    data: { enabled: false, disabledReason: 'manual', disabledAt: deps.now() },
-  });
+  const row = await auditedChange(deps, { orgId, action: 'webhook.deleted', targetId: current.id }, (tx) =>
+    tx.webhook.update({ where: { id: current.id }, data: { enabled: false, disabledReason: 'manual', disabledAt: deps.now() } }),
+  );
   return toWebhook(row, deps.now());
 }
 
@@ -129,15 +134,17 @@ export async function disableWebhook(deps: Deps, orgId: string, id: string, mode
 export async function rotateWebhookSecret(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<WebhookWithSecret> {
   const current = await findWebhook(deps.db, orgId, id, mode);
   const secret = generateWebhookSecret();
-  const row = await deps.db.webhook.update({
-    where: { id: current.id },
-    data: {
-      secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
-      // Only the secret just replaced overlaps; one from an earlier rotation stops now.
-      previousSecretCiphertext: current.secretCiphertext,
-      previousSecretExpiresAt: new Date(deps.now().getTime() + SECRET_OVERLAP_MS),
-    },
-  });
+  const row = await auditedChange(deps, { orgId, action: 'webhook.secretRotated', targetId: current.id }, (tx) =>
+    tx.webhook.update({
+      where: { id: current.id },
+      data: {
+        secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
+        // Only the secret just replaced overlaps; one from an earlier rotation stops now.
+        previousSecretCiphertext: current.secretCiphertext,
+        previousSecretExpiresAt: new Date(deps.now().getTime() + SECRET_OVERLAP_MS),
+      },
+    }),
+  );
   return { ...toWebhook(row, deps.now()), secret };
 }
 

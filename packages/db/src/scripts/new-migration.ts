@@ -1,8 +1,9 @@
 // npm run db:migration -- <name>: writes prisma/migrations/<timestamp>_<name>/ with the SQL from the last
-// migration's saved schema to the current one, and a copy of the current schema for the next diff.
-import { mkdir, writeFile } from 'node:fs/promises';
+// migration's saved schema to the current one, and moves the saved schema there for the next diff (only the last
+// migration keeps one: the offline migrator cannot derive it from the migrations, see migrate.ts).
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { diffSchemaSinceLastMigration, prismaDir } from '../migrate.ts';
+import { diffSchemaSinceLastMigration, listMigrations, prismaDir } from '../migrate.ts';
 
 async function main() {
   const name = process.argv[2];
@@ -15,11 +16,13 @@ async function main() {
     console.log('schema.prisma matches the last migration: nothing to write');
     return;
   }
+  const previous = (await listMigrations()).at(-1);
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const dir = path.join(prismaDir, 'migrations', `${stamp}_${name}`);
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, 'migration.sql'), sql);
   await writeFile(path.join(dir, 'schema.prisma'), current);
+  if (previous) await rm(path.join(prismaDir, 'migrations', previous, 'schema.prisma'), { force: true });
   console.log(`wrote ${path.relative(process.cwd(), dir)}`);
 }
 

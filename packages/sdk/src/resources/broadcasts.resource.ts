@@ -1,6 +1,7 @@
 import type {
   Broadcast,
   BroadcastCounts,
+  BroadcastLinks,
   BroadcastListQuery,
   BroadcastRetry,
   BroadcastStatus,
@@ -13,7 +14,7 @@ import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { Broadcast, BroadcastCounts, BroadcastRetry, BroadcastStatus, BroadcastWithCounts };
+export type { Broadcast, BroadcastCounts, BroadcastLinks, BroadcastRetry, BroadcastStatus, BroadcastWithCounts };
 export type CreateBroadcastParams = z.input<typeof CreateBroadcastBody>;
 export type SendBroadcastParams = z.input<typeof SendBroadcastBody>;
 export type ListBroadcastsParams = ListParams & Pick<BroadcastListQuery, 'status'>;
@@ -58,6 +59,14 @@ export class Broadcasts extends Resource {
    */
   cancel(id: string, options?: RequestOptions): Promise<Broadcast> {
     return this.client.call('broadcast.cancel', { params: { id } }, options);
+  }
+
+  /**
+   * broadcast.links: each clicked link of the broadcast's emails with its clicks and unique clicks, most clicked first.
+   * @example const links = await tidings.broadcasts.links('brd_123'); // [{ url, clicks, uniqueClicks }]
+   */
+  links(id: string, options?: RequestOptions): Promise<BroadcastLinks> {
+    return this.client.call('broadcast.links', { params: { id } }, options);
   }
 
   /**

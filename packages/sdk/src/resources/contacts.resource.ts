@@ -1,4 +1,4 @@
-import type { BulkCreateContactsResult, Contact, ContactListQuery, CreateContactBody, RowError, UpdateContactBody, z } from '@tidings/contracts';
+import type { BulkCreateContactsResult, Contact, ContactExportQuery, ContactListQuery, CreateContactBody, RowError, UpdateContactBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
@@ -6,7 +6,8 @@ import { Resource } from './resource.ts';
 export type { BulkCreateContactsResult, Contact, RowError };
 export type CreateContactParams = z.input<typeof CreateContactBody>;
 export type UpdateContactParams = z.input<typeof UpdateContactBody>;
-export type BulkCreateContactsParams = { contacts: CreateContactParams[] };
+export type BulkCreateContactsParams = { contacts: CreateContactParams[]; onConflict?: 'skip' | 'update' };
+export type ExportContactsParams = z.input<typeof ContactExportQuery>;
 export type ListContactsParams = ListParams & Partial<Omit<z.input<typeof ContactListQuery>, keyof ListParams>>;
 
 /** The contact operations: the people messages go to. */
@@ -52,10 +53,19 @@ export class Contacts extends Resource {
   }
 
   /**
-   * contact.bulkCreate: up to 1,000 rows; bad rows are reported by index in `errors`, the others are created.
-   * @example const { created, errors } = await tidings.contacts.bulkCreate({ contacts: [{ email: 'a@example.com' }] });
+   * contact.bulkCreate: up to 1,000 rows; bad rows are reported by index in `errors`, the others are created (or with
+   * `onConflict: 'update'`, a row whose email or phone a contact has changes that contact).
+   * @example const { created, updated, errors } = await tidings.contacts.bulkCreate({ contacts: [{ email: 'a@example.com' }], onConflict: 'update' });
    */
   bulkCreate(params: BulkCreateContactsParams, options?: RequestOptions): Promise<BulkCreateContactsResult> {
     return this.client.call('contact.bulkCreate', { body: params }, options);
+  }
+
+  /**
+   * contact.export: the contacts matching contact.list's filters as CSV text (attributes as `attributes.<key>` columns).
+   * @example const csv = await tidings.contacts.export({ subscribed: true });
+   */
+  export(params: ExportContactsParams = {}, options?: RequestOptions): Promise<string> {
+    return this.client.call('contact.export', { query: params }, options);
   }
 }

@@ -1,4 +1,4 @@
-import type { AddEmailDomainBody, DnsRecord, EmailDomain, SetDefaultSenderBody, z } from '@tidings/contracts';
+import type { AddEmailDomainBody, DnsRecord, EmailDomain, SetDefaultSenderBody, UpdateEmailDomainBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
@@ -6,6 +6,7 @@ import { Resource } from './resource.ts';
 export type { DnsRecord, EmailDomain };
 export type AddEmailDomainParams = z.input<typeof AddEmailDomainBody>;
 export type SetDefaultSenderParams = z.input<typeof SetDefaultSenderBody>;
+export type UpdateEmailDomainParams = z.input<typeof UpdateEmailDomainBody>;
 export type ListEmailDomainsParams = ListParams;
 
 /** The emailDomain operations (Settings > Email Domains). Needs a `full` key. */
@@ -48,6 +49,14 @@ export class EmailDomains extends Resource {
    */
   setDefault(id: string, params: SetDefaultSenderParams, options?: RequestOptions): Promise<EmailDomain> {
     return this.client.call('emailDomain.setDefault', { params: { id }, body: params }, options);
+  }
+
+  /**
+   * emailDomain.update: turns Tidings' own open and click tracking on or off for email sent from this domain.
+   * @example await tidings.emailDomains.update('dom_123', { openTracking: true, clickTracking: true });
+   */
+  update(id: string, params: UpdateEmailDomainParams, options?: RequestOptions): Promise<EmailDomain> {
+    return this.client.call('emailDomain.update', { params: { id }, body: params }, options);
   }
 
   /**

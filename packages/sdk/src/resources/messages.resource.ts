@@ -60,4 +60,12 @@ export class Messages extends Resource {
   cancel(id: string, options?: RequestOptions): Promise<Message> {
     return this.client.call('message.cancel', { params: { id } }, options);
   }
+
+  /**
+   * message.getSource: the RFC 5322 source of an outbound email (`message/rfc822`), as Tidings hands it to the provider.
+   * @example const eml = await tidings.messages.getSource('msg_123'); // 'From: ...\r\nTo: ...'
+   */
+  getSource(id: string, options?: RequestOptions): Promise<string> {
+    return this.client.call('message.getSource', { params: { id } }, options);
+  }
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 
-export type ReceivedMail = { envelope: { from: string; to: string[] }; parsed: ParsedMail; messageId: string | undefined };
+export type ReceivedMail = { envelope: { from: string; to: string[] }; parsed: ParsedMail; messageId: string | undefined /** The DATA as received. */; raw: Buffer };
 
 export type TestSmtpServer = {
   /** `smtp://user:pass@127.0.0.1:port` for SMTP_URL. */
@@ -49,12 +49,15 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       callback(Object.assign(new Error(fault.code >= 500 ? 'Mailbox unavailable' : 'Try again later'), { responseCode: fault.code }));
     },
     onData(stream, session, callback) {
-      simpleParser(stream)
-        .then(async (parsed) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      new Promise<Buffer>((resolve, reject) => stream.once('end', () => resolve(Buffer.concat(chunks))).once('error', reject))
+        .then(async (raw) => ({ raw, parsed: await simpleParser(raw) }))
+        .then(async ({ raw, parsed }) => {
           if (state.delayAcceptMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayAcceptMs));
           if (closedSessions.has(session.id)) return callback(new Error('client went away before the mail was accepted'));
           const envelope = { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) };
-          received.push({ envelope, parsed, messageId: parsed.messageId });
+          received.push({ envelope, parsed, messageId: parsed.messageId, raw });
           callback();
         })
         .catch((error: Error) => callback(error));

@@ -1,0 +1,145 @@
+import { beginTwoFactorEnrolment, changePassword, confirmTwoFactorEnrolment, PASSWORD_MIN_LENGTH, twoFactorStatus } from '@tidings/core';
+import type { Context } from 'hono';
+import QRCode from 'qrcode';
+import { takeFlash } from '../auth/cookies.ts';
+import { showOnceAt, takeReveal } from '../auth/reveal.ts';
+import type { DashEnv } from '../env.ts';
+import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
+import { CsrfField, Layout } from '../views/layout.tsx';
+import { render } from '../views/render.tsx';
+import { RevealCard } from '../views/reveal-card.tsx';
+import { formOf } from './auth.page.tsx';
+import { flashRedirect, pageRoutes, type DashboardPage } from './page.ts';
+
+const BASE = '/settings/account';
+/** Where two-factor enrolment happens; people an organization requires it of are sent here first. */
+export const TWO_FACTOR_ENROLMENT_PATH = `${BASE}/two-factor`;
+
+type Env = Context<DashEnv>;
+
+async function renderAccountPage(c: Env, options: { errors?: FieldErrors; status?: 200 | 400 } = {}) {
+  const { user } = c.var.signedIn!;
+  const status = await twoFactorStatus(c.var.deps, user.id);
+  const reveal = takeReveal(c, BASE);
+  const errors = options.errors ?? {};
+  return render(
+    c,
+    <Layout c={c} title="Account" flash={takeFlash(c)}>
+      <hgroup class="page-title">
+        <h1>Account</h1>
+        <p>{user.email}: your password and second factor, for every organization you belong to.</p>
+      </hgroup>
+      {reveal?.kind === 'recovery-codes' && (
+        <RevealCard id="recovery-codes" title="Two-factor sign-in is on: your recovery codes" inputId="recovery-codes-value" value={reveal.secret} label="Recovery codes">
+          <p>Keep these ten codes somewhere safe. Each one signs you in once in place of a code from your phone. They will not be shown again.</p>
+        </RevealCard>
+      )}
+      <section class="card" aria-labelledby="two-factor-title">
+        <h2 id="two-factor-title">Two-factor sign-in</h2>
+        {status.isEnabled ? (
+          <p id="two-factor-state">
+            On. Signing in asks for a code from your authenticator app after your password. {status.recoveryCodesLeft} recovery code
+            {status.recoveryCodesLeft === 1 ? '' : 's'} left. Lost your phone? An owner of your organization can reset it.
+          </p>
+        ) : (
+          <>
+            <p id="two-factor-state">Off. Add a code from an authenticator app (1Password, Google Authenticator, Authy...) to your password.</p>
+            <a href={TWO_FACTOR_ENROLMENT_PATH} role="button">
+              Turn on two-factor sign-in
+            </a>
+          </>
+        )}
+      </section>
+      <FormCard c={c} id="password-title" title="Change your password" action={`${BASE}/password`} errors={errors}>
+        <Field name="currentPassword" label="Current password" type="password" errors={errors} autocomplete="current-password" required />
+        <Field
+          name="password"
+          label="New password"
+          type="password"
+          errors={errors}
+          autocomplete="new-password"
+          minlength={PASSWORD_MIN_LENGTH}
+          hint={`At least ${PASSWORD_MIN_LENGTH} characters. Your other sessions end; this one stays.`}
+          required
+        />
+        <button type="submit">Change password</button>
+      </FormCard>
+    </Layout>,
+    options.status ?? 200,
+  );
+}
+
+async function enrolmentPage(c: Env, errors: FieldErrors = {}, status: 200 | 400 = 200) {
+  const signedIn = c.var.signedIn!;
+  const { secret, uri } = await beginTwoFactorEnrolment(c.var.deps, signedIn.user.id);
+  // drawn on the server: the secret never goes to a third-party QR service, and the page needs no script
+  const qr = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+  const required = signedIn.membership.requiresTwoFactor;
+  return render(
+    c,
+    <Layout c={c} title="Turn on two-factor sign-in" flash={takeFlash(c)}>
+      <hgroup class="page-title">
+        <h1>Turn on two-factor sign-in</h1>
+        <p>
+          {required ? `${signedIn.membership.orgName} requires a second factor of every member. ` : ''}Scan the code with your authenticator app, then enter the 6-digit code it
+          shows.
+        </p>
+      </hgroup>
+      <section class="card" aria-labelledby="scan-title">
+        <h2 id="scan-title">1. Scan</h2>
+        <img src={`data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}`} alt="QR code of your two-factor secret" width={200} height={200} id="totp-qr" />
+        <p>
+          Or type this key: <code id="totp-secret">{secret}</code>
+        </p>
+      </section>
+      <FormCard c={c} id="confirm-title" title="2. Enter the code" action={TWO_FACTOR_ENROLMENT_PATH} errors={errors}>
+        <Field name="code" label="Code" errors={errors} autocomplete="one-time-code" required autofocus />
+        <button type="submit">Turn on</button>
+      </FormCard>
+      <form method="post" action="/sign-out">
+        <CsrfField c={c} />
+        <button type="submit" class="outline secondary small">
+          Sign out
+        </button>
+      </form>
+    </Layout>,
+    status,
+  );
+}
+
+const routes = pageRoutes();
+
+routes.get('/', (c) => renderAccountPage(c));
+
+routes.post('/password', async (c) => {
+  const form = await formOf(c);
+  const signedIn = c.var.signedIn!;
+  try {
+    const { signedOut } = await changePassword(c.var.deps, signedIn.user.id, form.currentPassword ?? '', form.password ?? '', signedIn.sessionId);
+    return flashRedirect(c, `Your password is changed. ${signedOut} other session${signedOut === 1 ? '' : 's'} ended.`, BASE);
+  } catch (error) {
+    return renderAccountPage(c, { errors: fieldErrorsOf(error, ['currentPassword', 'password']), status: 400 });
+  }
+});
+
+routes.get('/two-factor', async (c) => {
+  if (c.var.signedIn!.hasTwoFactor) return flashRedirect(c, 'Two-factor sign-in is already on.', BASE);
+  return enrolmentPage(c);
+});
+
+routes.post('/two-factor', async (c) => {
+  const form = await formOf(c);
+  try {
+    const { recoveryCodes } = await confirmTwoFactorEnrolment(c.var.deps, c.var.signedIn!.user.id, form.code ?? '');
+    return showOnceAt(c, BASE, { id: 'recovery-codes', secret: recoveryCodes.join(' '), kind: 'recovery-codes' });
+  } catch (error) {
+    return enrolmentPage(c, fieldErrorsOf(error, ['code']), 400);
+  }
+});
+
+/** Settings > Account: the signed-in person's password and two-factor sign-in. */
+export const accountSettingsPage: DashboardPage = {
+  path: BASE,
+  nav: { label: 'Account', href: BASE, section: 'settings' },
+  routes,
+};

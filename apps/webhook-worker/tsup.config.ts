@@ -1,4 +1,0 @@
-import { defineConfig } from 'tsup';
-import { appBuild } from '../../tsup.apps.ts';
-
-export default defineConfig(appBuild({ worker: 'src/worker.ts' }));

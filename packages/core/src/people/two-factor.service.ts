@@ -1,0 +1,164 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { decryptSecret, encryptSecret } from '@tidings/webhooks';
+import { Secret, TOTP } from 'otpauth';
+import { auditedChange, recordAudit } from '../audit/audit-log.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { parsePersonEmail } from './people.service.ts';
+
+// RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30-second steps; one step either side for clock drift.
+const TOTP_SETTINGS = { issuer: 'Tidings', algorithm: 'SHA1', digits: 6, period: 30 } as const;
+const DRIFT_STEPS = 1;
+/** How many recovery codes a person gets at enrolment (each works once). */
+export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789'; // no 0/o, 1/l/i to misread
+
+type Db = Pick<Deps, 'db'>;
+type DbClockKey = Pick<Deps, 'db' | 'now' | 'config'>;
+
+function totpOf(secretBase32: string, label: string): TOTP {
+  return new TOTP({ ...TOTP_SETTINGS, label, secret: Secret.fromBase32(secretBase32) });
+}
+
+function hashRecoveryCode(code: string): string {
+  return createHash('sha256')
+    .update(code.toLowerCase().replace(/[^a-z0-9]/g, ''))
+    .digest('hex');
+}
+
+function newRecoveryCode(): string {
+  const bytes = randomBytes(10);
+  const chars = [...bytes].map((b) => RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length]).join('');
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+}
+
+/** What the enrolment page shows: the secret as text and as the `otpauth://` URI its QR code holds. */
+export type TwoFactorEnrolment = { secret: string; uri: string };
+
+/**
+ * Starts (or continues) enrolment: a new TOTP secret, stored encrypted and not yet in force, or the one already
+ * waiting for its first code (a reload shows the same QR code). CONFLICT when two-factor is already on.
+ * @example const { secret, uri } = await beginTwoFactorEnrolment(deps, signedIn.user.id);
+ */
+export async function beginTwoFactorEnrolment({ db, config }: Pick<Deps, 'db' | 'config'>, userId: string): Promise<TwoFactorEnrolment> {
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, totpSecretCiphertext: true, totpEnabledAt: true } });
+  if (user.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on');
+  let secret = user.totpSecretCiphertext ? decryptSecret(user.totpSecretCiphertext, config.webhooks.secretKey) : null;
+  if (!secret) {
+    secret = new Secret({ size: 20 }).base32;
+    await db.user.update({ where: { id: userId }, data: { totpSecretCiphertext: encryptSecret(secret, config.webhooks.secretKey), totpLastStep: null } });
+  }
+  return { secret, uri: totpOf(secret, user.email).toString() };
+}
+
+/** The time step a code matches (within one step of drift), or null. */
+function matchingStep(secretBase32: string, code: string, now: Date): number | null {
+  const token = code.replace(/\s/g, '');
+  if (!/^\d{6}$/.test(token)) return null;
+  const totp = totpOf(secretBase32, 'check');
+  const delta = totp.validate({ token, timestamp: now.getTime(), window: DRIFT_STEPS });
+  return delta === null ? null : totp.counter({ timestamp: now.getTime() }) + delta;
+}
+
+/**
+ * Confirms enrolment with a code from the app: two-factor is on from now, and the ten recovery codes (returned once,
+ * stored as hashes) replace any earlier ones. BAD_REQUEST for a wrong code; CONFLICT when not enrolling.
+ * @example const { recoveryCodes } = await confirmTwoFactorEnrolment(deps, userId, '123456');
+ */
+export async function confirmTwoFactorEnrolment({ db, now, config }: DbClockKey, userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { totpSecretCiphertext: true, totpEnabledAt: true } });
+  if (user.totpEnabledAt || !user.totpSecretCiphertext) throw new AppError('CONFLICT', 'There is no enrolment to confirm: start again');
+  const step = matchingStep(decryptSecret(user.totpSecretCiphertext, config.webhooks.secretKey), code, now());
+  if (step === null) throw new AppError('BAD_REQUEST', 'code: that code is not right; check the time on your phone and enter the current one');
+  const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  const { count } = await db.user.updateMany({
+    where: { id: userId, totpEnabledAt: null },
+    data: { totpEnabledAt: now(), totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) },
+  });
+  if (count === 0) throw new AppError('CONFLICT', 'Two-factor sign-in is already on');
+  return { recoveryCodes };
+}
+
+/**
+ * Checks the second factor of a person who has two-factor on: a current TOTP code whose time step is later than the
+ * last one accepted (a code seen once, even within its 30 seconds, is refused), or an unused recovery code (then
+ * used up). Each is claimed by one conditional UPDATE, so two requests racing with the same code cannot both pass.
+ * @example const used = await verifySecondFactor(deps, userId, form.code); // 'totp' | 'recovery' | null
+ */
+export async function verifySecondFactor({ db, now, config }: DbClockKey, userId: string, code: string): Promise<'totp' | 'recovery' | null> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { totpSecretCiphertext: true, totpEnabledAt: true } });
+  if (!user?.totpEnabledAt || !user.totpSecretCiphertext) return null;
+  const step = matchingStep(decryptSecret(user.totpSecretCiphertext, config.webhooks.secretKey), code, now());
+  if (step !== null) {
+    const claimed = await db.$executeRaw`UPDATE "User" SET "totpLastStep" = ${step}
+      WHERE "id" = ${userId} AND ("totpLastStep" IS NULL OR "totpLastStep" < ${step})`;
+    return claimed === 1 ? 'totp' : null;
+  }
+  const hash = hashRecoveryCode(code);
+  const used = await db.$executeRaw`UPDATE "User" SET "recoveryCodeHashes" = array_remove("recoveryCodeHashes", ${hash})
+    WHERE "id" = ${userId} AND ${hash} = ANY("recoveryCodeHashes")`;
+  return used === 1 ? 'recovery' : null;
+}
+
+/**
+ * Whether the person has two-factor on, and how many recovery codes they have left.
+ * @example const { isEnabled, recoveryCodesLeft } = await twoFactorStatus(deps, userId);
+ */
+export async function twoFactorStatus({ db }: Db, userId: string): Promise<{ isEnabled: boolean; recoveryCodesLeft: number }> {
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { totpEnabledAt: true, recoveryCodeHashes: true } });
+  return { isEnabled: user.totpEnabledAt !== null, recoveryCodesLeft: user.recoveryCodeHashes.length };
+}
+
+/**
+ * Turns a person's second factor off (secret, recovery codes, replay marker) and ends their sessions: used when the
+ * phone is lost, so whoever holds it keeps no session either. They enrol again at will, or at their next sign-in when
+ * an organization of theirs requires it. Returns how many sessions ended.
+ */
+async function clearSecondFactor({ db, actor }: Pick<Deps, 'db' | 'actor'>, userId: string, auditedIn: string[]): Promise<number> {
+  return db.$transaction(async (tx) => {
+    await tx.user.update({ where: { id: userId }, data: { totpSecretCiphertext: null, totpEnabledAt: null, totpLastStep: null, recoveryCodeHashes: [] } });
+    const sessions = await tx.session.deleteMany({ where: { userId } });
+    for (const orgId of auditedIn) await recordAudit(tx, actor, { orgId, action: 'member.twoFactorReset', targetId: userId });
+    return sessions.count;
+  });
+}
+
+/**
+ * An owner resets a member's second factor (Settings > Members); NOT_FOUND for someone not in the organization.
+ * Who may do this (owners) is the caller's check.
+ * @example await resetMemberTwoFactor(deps, orgId, 'usr_01JD...');
+ */
+export async function resetMemberTwoFactor(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, userId: string): Promise<void> {
+  const member = await deps.db.membership.findUnique({ where: { orgId_userId: { orgId, userId } }, select: { userId: true } });
+  if (!member) throw new AppError('NOT_FOUND', 'Member not found');
+  await clearSecondFactor(deps, userId, [orgId]);
+}
+
+/**
+ * The operator resets a person's second factor (`tidings users reset-2fa`); NOT_FOUND for an unknown email.
+ * @example const { signedOut } = await resetTwoFactorByEmail(deps, 'ana@example.com');
+ */
+export async function resetTwoFactorByEmail(deps: Pick<Deps, 'db' | 'actor'>, email: string): Promise<{ userId: string; wasEnabled: boolean; signedOut: number }> {
+  const user = await deps.db.user.findUnique({
+    where: { email: parsePersonEmail(email) },
+    select: { id: true, totpEnabledAt: true, memberships: { select: { orgId: true } } },
+  });
+  if (!user) throw new AppError('NOT_FOUND', 'User not found');
+  // the person is a member of each of these organizations: each one's audit log shows the reset
+  const signedOut = await clearSecondFactor(
+    deps,
+    user.id,
+    user.memberships.map((m) => m.orgId),
+  );
+  return { userId: user.id, wasEnabled: user.totpEnabledAt !== null, signedOut };
+}
+
+/**
+ * Turns "every member signs in with a second factor" on or off for an organization (owners only: the caller's check).
+ * @example await setOrganizationRequiresTwoFactor(deps, orgId, true);
+ */
+export async function setOrganizationRequiresTwoFactor(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, isRequired: boolean): Promise<void> {
+  await auditedChange(deps, { orgId, action: 'organization.updated', targetId: orgId }, (tx) =>
+    tx.organization.update({ where: { id: orgId }, data: { requireTwoFactor: isRequired } }),
+  );
+}

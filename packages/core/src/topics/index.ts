@@ -1,0 +1,3 @@
+export * from './topic.service.ts';
+export * from './contact-topics.ts';
+export * from './preferences.ts';

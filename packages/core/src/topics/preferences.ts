@@ -1,0 +1,100 @@
+import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
+import { findUnsubscribeTarget, unsubscribeFromTestBroadcast, type UnsubscribeTarget } from '../broadcasts/unsubscribe.ts';
+import { toContact } from '../contacts/contact-fields.ts';
+import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { recordEvents, type EventType } from '../events.ts';
+import { dispatchOutbox } from '../outbox.ts';
+import { isInTopic } from './contact-topics.ts';
+
+/** Public topics shown on one preference page, at most. */
+const MAX_PAGE_TOPICS = 200;
+
+/** What the preference page shows: whose page, the channel's subscription and each public topic's state. */
+export type Preferences = {
+  orgName: string;
+  channelType: 'email' | 'sms';
+  /** A test broadcast's link: the page shows the contact's choices but saves none (a test never changes live data). */
+  isTest: boolean;
+  /** Subscribed to the broadcast's channel at all. */
+  subscribed: boolean;
+  topics: { id: string; name: string; description: string | null; subscribed: boolean }[];
+};
+
+/** What the preference form sends: the topics it showed and which of them stay ticked, or one of the two buttons. */
+export type PreferenceChoice = { action: 'save'; shownTopicIds: string[]; subscribedTopicIds: string[] } | { action: 'unsubscribe-all' } | { action: 'resubscribe' };
+
+const flagOf = (target: UnsubscribeTarget) => (target.channelType === 'email' ? 'emailSubscribed' : 'smsSubscribed');
+
+/** The page's content for a target, in two queries (the contact, the public topics). */
+async function preferencesOf({ db }: Pick<Deps, 'db'>, target: UnsubscribeTarget): Promise<Preferences> {
+  const [contact, topics] = await Promise.all([
+    db.contact.findFirst({ where: { id: target.contactId, orgId: target.orgId } }),
+    db.topic.findMany({ where: { orgId: target.orgId, visibility: 'public' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: MAX_PAGE_TOPICS }),
+  ]);
+  if (!contact) throw new AppError('NOT_FOUND', 'Preference link not found');
+  return {
+    orgName: target.orgName,
+    channelType: target.channelType,
+    isTest: target.mode === 'test',
+    subscribed: contact[flagOf(target)],
+    topics: topics.map((t) => ({ id: t.id, name: t.name, description: t.description, subscribed: isInTopic(contact.topics, t) })),
+  };
+}
+
+/**
+ * The preference page of a signed `/p/{token}` link. NOT_FOUND for a token this server did not sign (an unsubscribe
+ * token included), or whose contact or broadcast is gone or of another organization.
+ * @example const page = await findPreferences(deps, token) // { orgName: 'Acme', topics: [{ name: 'Product news', subscribed: true }], ... }
+ */
+export async function findPreferences(deps: Pick<Deps, 'db' | 'config'>, token: string): Promise<Preferences> {
+  return preferencesOf(deps, await findUnsubscribeTarget(deps, token, 'preferences'));
+}
+
+/**
+ * Saves the preference form, in one transaction with `contact.updated` (and `contact.unsubscribed` when it ends the
+ * channel's subscription). `save` sets each topic the page showed (and only those, public ones of the organization)
+ * to ticked or not; `unsubscribe-all` ends the subscription to the broadcast's channel (an `unsubscribed`
+ * suppression); `resubscribe` lifts it (only that suppression, never a bounce or complaint). A test broadcast's link
+ * changes no contact: `unsubscribe-all` puts the address on the test list, as its unsubscribe link does.
+ * @example await savePreferences(deps, token, { action: 'save', shownTopicIds: ['top_1', 'top_2'], subscribedTopicIds: ['top_2'] })
+ */
+export async function savePreferences(deps: Deps, token: string, choice: PreferenceChoice): Promise<Preferences> {
+  const target = await findUnsubscribeTarget(deps, token, 'preferences');
+  if (target.mode === 'test') {
+    if (choice.action === 'unsubscribe-all') await unsubscribeFromTestBroadcast(deps, target);
+    return preferencesOf(deps, target);
+  }
+  const flag = flagOf(target);
+  const now = deps.now();
+  const outbox = await deps.db.$transaction(async (tx) => {
+    const [current] = await tx.$queryRaw<ContactRow[]>`
+      SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${target.contactId} AND "orgId" = ${target.orgId} FOR UPDATE`;
+    if (!current) throw new AppError('NOT_FOUND', 'Preference link not found');
+    let data: Prisma.ContactUpdateInput;
+    if (choice.action === 'save') {
+      const shown = await tx.topic.findMany({
+        where: { orgId: target.orgId, visibility: 'public', id: { in: choice.shownTopicIds.slice(0, MAX_PAGE_TOPICS) } },
+        select: { id: true },
+      });
+      const ticked = new Set(choice.subscribedTopicIds);
+      const chosen = Object.fromEntries(shown.map((t) => [t.id, ticked.has(t.id)]));
+      data = { topics: { ...(current.topics as Record<string, boolean>), ...chosen } };
+    } else {
+      data = { [flag]: choice.action === 'resubscribe' };
+    }
+    const row = await tx.contact.update({ where: { id: current.id }, data: { ...data, updatedAt: now } });
+    const address = target.channelType === 'email' ? row.email : row.phone;
+    await syncUnsubscribes(tx, target.orgId, [row], choice.action === 'resubscribe' && address ? [address] : []);
+    const contact = toContact(row);
+    const endedSubscription = current[flag] && !row[flag];
+    const types: EventType[] = endedSubscription ? ['contact.updated', 'contact.unsubscribed'] : ['contact.updated'];
+    return recordEvents(
+      tx,
+      types.map((type) => ({ orgId: target.orgId, type, data: contact })),
+    );
+  });
+  await dispatchOutbox(deps, outbox);
+  return preferencesOf(deps, target);
+}

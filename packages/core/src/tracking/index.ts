@@ -1,0 +1,2 @@
+export * from './tracking-token.ts';
+export * from './track-html.ts';
