@@ -217,15 +217,18 @@ routes.post('/:userId/role', async (c) => {
   return flashRedirect(c, `The role is now ${String(form.role)}.`, BASE);
 });
 
+/** The member a confirmed action names, for owners only; 404 for someone not in the organization. */
+async function ownersMember(c: Context<DashEnv>) {
+  requireOwner(c);
+  const { members } = await listMembers(c.var.deps, orgOf(c));
+  return foundOr404(
+    members.find((m) => m.userId === c.req.param('id')),
+    'Member',
+  );
+}
+
 confirmedAction(routes, 'remove', {
-  load: async (c) => {
-    requireOwner(c);
-    const { members } = await listMembers(c.var.deps, orgOf(c));
-    return foundOr404(
-      members.find((m) => m.userId === c.req.param('id')),
-      'Member',
-    );
-  },
+  load: ownersMember,
   ask: (member) => ({
     title: `Remove ${member.email}`,
     subtitle: member.name ?? undefined,
@@ -256,14 +259,7 @@ routes.post('/two-factor-requirement', async (c) => {
 });
 
 confirmedAction(routes, 'reset-two-factor', {
-  load: async (c) => {
-    requireOwner(c);
-    const { members } = await listMembers(c.var.deps, orgOf(c));
-    return foundOr404(
-      members.find((m) => m.userId === c.req.param('id')),
-      'Member',
-    );
-  },
+  load: ownersMember,
   ask: (member) => ({
     title: `Reset two-factor sign-in of ${member.email}`,
     subtitle: member.name ?? undefined,
