@@ -16,6 +16,7 @@ import {
   sendThroughProviders,
   type AttachmentFetchOptions,
   type Deps,
+  withPasswordResetLink,
 } from '@tidings/core';
 import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { sandboxOutcomeJobId } from './maintenance.processor.ts';
@@ -77,8 +78,10 @@ async function sendOnce(deps: Deps, fetchOptions: AttachmentFetchOptions, job: J
   const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
   let sent: Awaited<ReturnType<typeof sendThroughProviders>>;
   try {
-    // built again for each provider tried: attachments are streams, read once
-    sent = await sendThroughProviders(deps, message, { email: () => outgoingEmail(deps, message, fetchOptions, headers), sms: () => outgoingSms(message) });
+    // built again for each provider tried: attachments are streams, read once; a reset email's working link is put
+    // in here only, on the way to the provider
+    const email = async () => withPasswordResetLink(deps, message, await outgoingEmail(deps, message, fetchOptions, headers));
+    sent = await sendThroughProviders(deps, message, { email, sms: () => outgoingSms(message) });
   } catch (error) {
     const failed = error instanceof SendAttemptFailed ? error : null;
     const cause = failed ? failed.cause : error;

@@ -100,8 +100,7 @@ passwordResetRoutes.post('/forgot-password', async (c) => {
   }
   // Not awaited: the answer must take as long whether the address has an account (and an email to send) or not.
   const { deps } = c.var;
-  const base = deps.config.publicDashboardUrl.replace(/\/+$/, ''); // the configured address, never the request's Host
-  requestPasswordReset(deps, email, (token) => `${base}/reset-password/${token}`).catch((error) => deps.logger.error({ err: error }, 'password reset request failed'));
+  requestPasswordReset(deps, email).catch((error) => deps.logger.error({ err: error }, 'password reset request failed'));
   return render(c, <ForgotPage c={c} email={email} errors={{}} isSent />);
 });
 

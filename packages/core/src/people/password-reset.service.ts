@@ -1,4 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import type { Message as MessageRow } from '@tidings/db';
+import type { OutgoingEmail } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -9,9 +11,38 @@ import { hashPassword } from './password.ts';
 /** How long a "forgot password" link works. */
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
 
+/** The tag of every reset email: the send-worker looks no further at an email without it. */
+const RESET_TAG = 'tidings-password-reset';
+
 function hashResetToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
+
+// The link's token, derived from the reset's id and the server's secret (the purpose leads what is signed, as in
+// the unsubscribe and tracking tokens), so the send-worker can put it in the email at hand-off without storing it.
+function resetToken(secret: string, resetId: string): string {
+  return createHmac('sha256', secret).update(`password-reset:${resetId}`).digest('base64url');
+}
+
+/** What stands for the token in the stored email: it opens nothing (no token hashes to it). */
+const sealedToken = (resetId: string) => `sealed.${resetId}`;
+const SEALED_LINK = /\/reset-password\/sealed\.(pwr_[A-Za-z0-9]+)/;
+
+function resetLink(config: Deps['config'], token: string): string {
+  return `${config.publicDashboardUrl.replace(/\/+$/, '')}/reset-password/${token}`; // the configured address, never a request's Host
+}
+
+function resetEmail(address: string, link: string): { subject: string; text: string; html: string } {
+  const shown = address.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return {
+    subject: 'Reset your Tidings password',
+    text: `Someone asked to reset the password of ${address} on Tidings. To choose a new one, open this link within an hour:\n\n${link}\n\nIt works once. If it was not you, ignore this email: your password stays as it is.`,
+    html: `<p>Someone asked to reset the password of ${shown} on Tidings. To choose a new one, open this link within an hour:</p><p><a href="${link}">Choose a new password</a></p><p>It works once. If it was not you, ignore this email: your password stays as it is.</p>`,
+  };
+}
+
+/** Whether the install sends email through the sandbox only: a local install, whose inbox is where the link is read. */
+const isSandboxOnly = (config: Deps['config']) => config.providerLists.email.every((name) => name === 'sandbox');
 
 /**
  * The organization whose send path carries a person's reset email, and in which mode: their oldest membership (the
@@ -22,19 +53,22 @@ function hashResetToken(token: string): string {
 async function senderOf(deps: Deps, userId: string): Promise<{ orgId: string; mode: 'live' | 'test' } | null> {
   const [membership] = await listMemberships(deps.db, userId);
   if (!membership) return null;
-  const isSandboxOnly = deps.config.providerLists.email.every((name) => name === 'sandbox');
   const org = await deps.db.organization.findUnique({ where: { id: membership.orgId }, select: { liveKeysAllowed: true } });
-  return { orgId: membership.orgId, mode: isSandboxOnly || !org?.liveKeysAllowed ? 'test' : 'live' };
+  return { orgId: membership.orgId, mode: isSandboxOnly(deps.config) || !org?.liveKeysAllowed ? 'test' : 'live' };
 }
 
 /**
- * "Forgot password": when the address belongs to someone, stores a one-use token (its hash only) valid
- * {@link PASSWORD_RESET_TTL_MS} and emails them `linkFor(token)` through Tidings' own send path (see `senderOf`).
- * Says nothing either way, so a caller's answer cannot reveal which addresses have accounts; a send the organization
- * cannot make (a live organization without a default sender) is logged, without the link.
- * @example await requestPasswordReset(deps, form.email, (token) => `${dashboardUrl}/reset-password/${token}`);
+ * "Forgot password": when the address belongs to someone, stores a one-use reset valid {@link PASSWORD_RESET_TTL_MS}
+ * and emails them its link through Tidings' own send path (see `senderOf`). The email is an ordinary message of the
+ * organization, readable by its API keys, members, webhooks and message.getSource, so what is stored carries a sealed
+ * link: the working one is put in only on the way to the provider (withPasswordResetLink). An install that sends
+ * through the sandbox only stores the working link, since its sandbox inbox is the only place to read it. Untracked,
+ * so no click link carries it either. Says nothing either way, so a caller's answer cannot reveal which addresses
+ * have accounts; a send the organization cannot make (a live organization without a default sender) is logged,
+ * without the link.
+ * @example await requestPasswordReset(deps, form.email);
  */
-export async function requestPasswordReset(deps: Deps, email: string, linkFor: (token: string) => string): Promise<void> {
+export async function requestPasswordReset(deps: Deps, email: string): Promise<void> {
   let address: string;
   try {
     address = parsePersonEmail(email);
@@ -45,25 +79,37 @@ export async function requestPasswordReset(deps: Deps, email: string, linkFor: (
   if (!user) return;
   const sender = await senderOf(deps, user.id);
   if (!sender) return;
-  const token = randomBytes(32).toString('base64url');
+  const id = newId('pwr');
+  const token = resetToken(deps.config.broadcasts.unsubscribeSecret, id);
   await deps.db.passwordReset.create({
-    data: { id: newId('pwr'), tokenHash: hashResetToken(token), userId: user.id, expiresAt: new Date(deps.now().getTime() + PASSWORD_RESET_TTL_MS) },
+    data: { id, tokenHash: hashResetToken(token), userId: user.id, expiresAt: new Date(deps.now().getTime() + PASSWORD_RESET_TTL_MS) },
   });
-  const link = linkFor(token);
-  const shown = address.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const content = resetEmail(address, resetLink(deps.config, isSandboxOnly(deps.config) ? token : sealedToken(id)));
   const { errors } = await sendMessages(deps, sender.orgId, sender.mode, [
-    {
-      channelType: 'email',
-      to: address,
-      subject: 'Reset your Tidings password',
-      text: `Someone asked to reset the password of ${address} on Tidings. To choose a new one, open this link within an hour:\n\n${link}\n\nIt works once. If it was not you, ignore this email: your password stays as it is.`,
-      html: `<p>Someone asked to reset the password of ${shown} on Tidings. To choose a new one, open this link within an hour:</p><p><a href="${link}">Choose a new password</a></p><p>It works once. If it was not you, ignore this email: your password stays as it is.</p>`,
-      tags: ['tidings-password-reset'],
-    },
+    { channelType: 'email', to: address, ...content, tags: [RESET_TAG], tracking: { opens: false, clicks: false } },
   ]);
   if (errors.length > 0) {
     deps.logger.warn({ orgId: sender.orgId, userId: user.id, reason: errors[0]!.message }, 'password reset email not sent');
   }
+}
+
+/**
+ * The email as its provider gets it: a reset email's sealed link replaced by the working one. Only for an email
+ * exactly as requestPasswordReset stored it, to the person the reset is for and nobody else, so a key that copies a
+ * sealed link into its own email (another address, another link around it, a cc) sends it sealed. Any other email
+ * is returned as it is, without a query.
+ * @example email: async () => withPasswordResetLink(deps, message, await outgoingEmail(deps, message, {}))
+ */
+export async function withPasswordResetLink(deps: Pick<Deps, 'db' | 'config'>, message: MessageRow, email: OutgoingEmail): Promise<OutgoingEmail> {
+  if (!message.tags.includes(RESET_TAG)) return email;
+  const resetId = SEALED_LINK.exec(message.text ?? '')?.[1];
+  if (!resetId || message.additionalTo.length > 0 || message.cc.length > 0 || message.bcc.length > 0) return email;
+  const reset = await deps.db.passwordReset.findUnique({ where: { id: resetId }, select: { user: { select: { email: true } } } });
+  if (!reset || reset.user.email !== message.to) return email;
+  const stored = resetEmail(message.to, resetLink(deps.config, sealedToken(resetId)));
+  if (message.subject !== stored.subject || message.text !== stored.text || message.html !== stored.html) return email;
+  const working = resetEmail(message.to, resetLink(deps.config, resetToken(deps.config.broadcasts.unsubscribeSecret, resetId)));
+  return { ...email, text: working.text, html: working.html };
 }
 
 /**
