@@ -68,13 +68,11 @@ it(`org B's webhooks stay within the bound while org A's endpoint hangs and A se
   const deliveries = await rig.deps.db.webhookDelivery.count({ where: { webhookId } });
   expect(deliveries).toBe(2 * sent);
   // the endpoint held its own slots only: never more requests waiting on it than its cap (a request ends by the
-  // timeout). One over is allowed: a slot is a lease of the timeout plus 10 s, so a delivery whose outcome takes longer
-  // than that to record (measured once, with the whole test suite running beside this one) frees its slot early; the
-  // overlap is also read from recorded times, not from the requests themselves.
+  // timeout, well within a slot's lease; the slot is freed when the request ends, before its outcome is recorded)
   expect(await rig.deps.db.webhookAttempt.count({ where: { delivery: { webhookId } } })).toBeGreaterThan(0);
   const mostInFlight = await mostAttemptsInFlight(rig.deps, webhookId);
   console.log(`most attempts in flight to the hanging endpoint: ${mostInFlight} (cap ${ENDPOINT_CAP})`);
-  expect(mostInFlight).toBeLessThanOrEqual(ENDPOINT_CAP + 1);
+  expect(mostInFlight).toBeLessThanOrEqual(ENDPOINT_CAP);
 
   // A's deliveries retry as designed: once the endpoint answers again, every one of them arrives, each event once
   hanging.setDefault({ kind: 'status', status: 200 });

@@ -65,11 +65,15 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
     await releaseDeliveryClaim(deps, work);
     return park(deps, slots, job, work.webhookId, slotId, token);
   }
+  // the slot is the endpoint's: freed as soon as it answered (or the POST failed), not after recording the attempt
+  const postedAt = Date.now();
+  let freeing: Promise<void> | undefined;
+  const free = () => (freeing ??= freeSlot(deps, slots, work.webhookId, slotId, Date.now() - postedAt));
   let outcome: Awaited<ReturnType<typeof recordAttempt>>;
   try {
-    outcome = await post(deps, options, work);
+    outcome = await post(deps, options, work, free);
   } finally {
-    await freeSlot(deps, slots, work.webhookId, slotId);
+    await free();
   }
   if (outcome.kind === 'retry') {
     // its retry, too, looks at the slots before Postgres (an endpoint that hangs is retried while it is full)
@@ -90,12 +94,12 @@ async function park(deps: Deps, slots: EndpointSlots, job: Job<JobData['webhooks
 }
 
 /** Frees the slot (handing it to the first parked job); a failure is left to the lease. */
-async function freeSlot(deps: Deps, slots: EndpointSlots, webhookId: string, slotId: string): Promise<void> {
-  await slots.release(webhookId, slotId).catch((error) => deps.logger.warn({ slotId, err: error }, 'freeing an endpoint slot failed; its lease ends it'));
+async function freeSlot(deps: Deps, slots: EndpointSlots, webhookId: string, slotId: string, deliveryMs?: number): Promise<void> {
+  await slots.release(webhookId, slotId, deliveryMs).catch((error) => deps.logger.warn({ slotId, err: error }, 'freeing an endpoint slot failed; its lease ends it'));
 }
 
-/** Signs and POSTs one delivery, records the attempt, and returns its outcome. */
-async function post(deps: Deps, options: DeliverOptions, work: DeliverWork): Promise<Awaited<ReturnType<typeof recordAttempt>>> {
+/** Signs and POSTs one delivery, calls `answered` (not awaited) once the POST ended, records the attempt, and returns its outcome. */
+async function post(deps: Deps, options: DeliverOptions, work: DeliverWork, answered: () => Promise<void>): Promise<Awaited<ReturnType<typeof recordAttempt>>> {
   const { deliveryId } = work;
 
   const headers = signatureHeaders({
@@ -122,6 +126,7 @@ async function post(deps: Deps, options: DeliverOptions, work: DeliverWork): Pro
     });
     return posted;
   });
+  void answered();
   const outcome = await recordAttempt(deps, work, result);
   deps.metrics.webhookDeliveries.inc({ outcome: result.refused ? 'refused' : METRIC_OUTCOME[outcome.kind] });
 

@@ -350,18 +350,20 @@ function successCtes(deps: StepDeps, list: Attempt[]): Prisma.Sql {
       SELECT * FROM unnest(${list.map((s) => s.work.deliveryId)}::text[], ${list.map((s) => s.work.attempts + 1)}::int[],
                            ${list.map((s) => s.result.statusCode)}::int[], ${list.map((s) => Math.round(s.result.durationMs))}::int[],
                            ${list.map((s) => storable(s.result.responseBody))}::text[], ${list.map((s) => storable(s.result.error))}::text[],
-                           ${list.map((s) => s.work.webhookId)}::text[], ${list.map((s) => s.work.createdAt.toISOString())}::timestamp[])
-        AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId", "createdAt")),
+                           ${list.map((s) => s.work.webhookId)}::text[], ${list.map((s) => s.work.createdAt.toISOString())}::timestamp[],
+                           ${list.map((s) => s.at.toISOString())}::timestamp[])
+        AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId", "createdAt", "at")),
     deliveries AS (
-      UPDATE "WebhookDelivery" d SET "status" = 'succeeded', "attempts" = i."number", "lastAttemptAt" = ${at}::timestamp,
-        "nextAttemptAt" = NULL, "claimedUntil" = NULL, "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
+      UPDATE "WebhookDelivery" d SET "status" = 'succeeded', "attempts" = i."number", "lastAttemptAt" = i."at",
+        "nextAttemptAt" = NULL, "claimedUntil" = NULL, "completedAt" = i."at", "updatedAt" = i."at"
       FROM input i WHERE d."id" = i."deliveryId" AND d."createdAt" = i."createdAt"
         ${partitionRange(Prisma.sql`d."createdAt"`, keys)}
         AND d."status"::text = 'pending' AND d."attempts" = i."number" - 1
       RETURNING d."id" AS "deliveryId"),
     attempts AS (
       INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
-      SELECT i."deliveryId", i."number", i."statusCode", i."durationMs", i."responseBody", i."error", ${at}::timestamp FROM input i JOIN deliveries USING ("deliveryId")),
+      -- each attempt at its own time (when its request ended), not the batch's: the attempts' times say what was in flight
+      SELECT i."deliveryId", i."number", i."statusCode", i."durationMs", i."responseBody", i."error", i."at" FROM input i JOIN deliveries USING ("deliveryId")),
     endpoints AS (
       UPDATE "Webhook" SET "failingSince" = NULL, "updatedAt" = ${at}::timestamp WHERE "id" IN (SELECT "webhookId" FROM input) AND "failingSince" IS NOT NULL)`;
 }
