@@ -55,6 +55,10 @@ async function main() {
     const clickedIds = Array.from({ length: Math.min(LIST_ROWS, CLICK_MESSAGES) }, (_, i) => `msg_list${String(i + 1).padStart(10, '0')}`);
     const clickRedirect = await measureClickRedirect(bench, api, clickedIds, list.all);
     await stopProcess(api.child);
+    // The API phases' messages (hundreds of thousands, queued for a worker that never ran) are done with: left queued,
+    // the send-workers of later phases would find them stranded after ten minutes and re-add and send 10,000 a minute
+    // beside what those phases measure.
+    await deps.db.$executeRaw`UPDATE "Message" SET "status" = 'canceled' WHERE "status" IN ('queued', 'sending', 'scheduled')`;
     const drain = await measureWorkerDrain(bench, DRAIN_MESSAGES);
     const webhooks = await measureWebhooks(bench, WEBHOOK_EVENTS);
     const broadcast = await measureBroadcast(bench, BROADCAST_CONTACTS);
@@ -155,7 +159,15 @@ function printTable(r: {
   smtp: { messagesPerSecond: number; p99: number; httpRequestsPerSecond: number; ratio: number; errors: number; peakRssMiB: number; isBuilt: boolean };
   worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
   webhooks: { deliveriesPerSecond: number };
-  broadcast: { contacts: number; messagesCreatedPerSecond: number; deliverSeconds: number; delivered: number; topicMembers?: number; topicMessagesCreatedPerSecond?: number };
+  broadcast: {
+    contacts: number;
+    messagesCreatedPerSecond: number;
+    sentPerSecond: number;
+    deliverSeconds: number;
+    delivered: number;
+    topicMembers?: number;
+    topicMessagesCreatedPerSecond?: number;
+  };
   contacts: { bulkCreateMs: number };
   list: { rows: number; p99: number; filteredStatus: string; filteredP99: number; errors: number };
   clickRedirect: { throughput: number; p99: number; listThroughput: number; ratio: number; errors: number };
@@ -185,7 +197,12 @@ function printTable(r: {
     'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.8', r.worker.failed),
     'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),
     [`broadcast to ${r.broadcast.contacts}: messages created/s`]: row(r.broadcast.messagesCreatedPerSecond, '', '', '>= 10,000'),
-    [`broadcast: s until ${r.broadcast.delivered} delivered (1 send-worker)`]: row(r.broadcast.deliverSeconds, '', '', ''),
+    'broadcast: messages sent/s by 1 send-worker (ratio: to the drain)': row(
+      r.broadcast.sentPerSecond,
+      r.worker.messagesPerSecond,
+      ratio(r.broadcast.sentPerSecond, r.worker.messagesPerSecond),
+      '>= 0.8',
+    ),
     [`broadcast to a topic of ${r.broadcast.topicMembers ?? '-'}: messages created/s`]: row(r.broadcast.topicMessagesCreatedPerSecond ?? '', '', '', 'as the segment broadcast'),
     'contact.bulkCreate 1,000 ms': row(r.contacts.bulkCreateMs, '', '', ''),
     [`message.list p99 ms (${r.list.rows} rows)`]: row(r.list.p99, '', '', '', r.list.errors),

@@ -15,6 +15,8 @@ export type BroadcastResult = {
   deliverSeconds: number;
   delivered: number;
   deliveredPerSecond: number;
+  /** Messages per second until every one had reached the provider (none queued or sending). */
+  sentPerSecond: number;
   getCountsP50Ms: number;
   getCountsMaxMs: number;
   fanOutPeakRssMiB: number;
@@ -111,6 +113,9 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     REDIS_PREFIX: prefix,
     SEND_WORKER_QUEUES: 'broadcasts',
     BROADCAST_WORKER_CONCURRENCY: String(fanOutConcurrency),
+    // the fan-out's own speed: no send-worker drains the bulk lane while it runs, so the organization's window
+    // (BROADCAST_ORG_WINDOW, fairness between organizations) would hold it at 5,000 messages
+    BROADCAST_ORG_WINDOW: '1000000',
     SEND_WORKER_METRICS_PORT: '0',
   });
   let sender: ReturnType<typeof startProcess> | null = null;
@@ -155,14 +160,19 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     const getTimes: number[] = [];
     const capSeconds = Number(process.env.BENCH_BROADCAST_DELIVERY_SECONDS ?? 1800);
     let delivered = 0;
+    // when every message had reached the provider (none queued or sending): the figure compared with the plain
+    // drain's, which counts messages sent; the sandbox's `delivered` outcomes follow
+    let sentSeconds: number | null = null;
     let shown = 0;
     while (delivered < contacts && (performance.now() - delivering) / 1000 < capSeconds) {
       const t0 = performance.now();
-      delivered = (await getBroadcast(benchDeps, orgId, draft.id)).counts.delivered;
+      const { counts } = await getBroadcast(benchDeps, orgId, draft.id);
+      delivered = counts.delivered;
       getTimes.push(performance.now() - t0);
       const seconds = (performance.now() - delivering) / 1000;
+      if (sentSeconds === null && counts.queued === 0 && counts.waiting === 0) sentSeconds = seconds;
       if (seconds - shown >= 10) {
-        progress(`broadcast delivery: ${delivered}/${contacts} (${Math.round(delivered / seconds)}/s)`);
+        progress(`broadcast delivery: ${contacts - counts.queued}/${contacts} sent, ${delivered} delivered (${Math.round(delivered / seconds)}/s)`);
         shown = seconds;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -177,6 +187,7 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
       messagesCreatedPerSecond: Math.round(contacts / createSeconds),
       createSeconds: Math.round(createSeconds * 10) / 10,
       deliverSeconds: Math.round(deliverSeconds * 10) / 10,
+      sentPerSecond: Math.round(contacts / (sentSeconds ?? deliverSeconds)),
       delivered,
       deliveredPerSecond: Math.round(delivered / deliverSeconds),
       getCountsP50Ms: Math.round(getTimes[Math.floor(getTimes.length / 2)]! * 10) / 10,
