@@ -1,4 +1,4 @@
-import { Prisma } from '@tidings/db';
+import { Prisma, queryRows } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { deliveryJobs, deliveryLaneOf, eventsCte } from '../events.ts';
 import { newId } from '../ids.ts';
@@ -105,7 +105,11 @@ async function engage(deps: Deps, engagement: Engagement): Promise<boolean> {
       : Prisma.sql`SELECT 1`;
   // a provider's event is claimed in the same statement: a replay (or a concurrent twin, once the first commits) engages nothing
   const claimed = engagement.claim ? claimProviderEventSql(engagement.claim.provider, engagement.claim.eventId) : Prisma.sql`SELECT 1`;
-  const [row] = await deps.db.$queryRaw<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null }[]>`
+  // through pg, prepared by name per connection (queryRows): a click or an open is one statement, and Prisma's raw-query
+  // plumbing cost more than its round trip
+  const [row] = await queryRows<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null }>(
+    deps.db,
+    Prisma.sql`
     WITH claimed AS (${claimed}),
     engaged AS (
       UPDATE "Message" SET ${Prisma.join(sets)}
@@ -115,7 +119,8 @@ async function engage(deps: Deps, engagement: Engagement): Promise<boolean> {
       SELECT "id", "status", ${kind}::"MessageActivity", ${link}, ${at}::timestamp FROM engaged),
     suppressed AS (${suppress}),
     ${eventsCte(Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${EVENT_OF_STATUS[kind]!}, ${data}, NULL::text FROM engaged m`)}
-    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt", "broadcastId" FROM engaged`;
+    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt", "broadcastId" FROM engaged`,
+  );
   if (!row) return false;
   if (row.deliveryIds.length > 0) {
     // a broadcast's engagement goes to the bulk webhook lane, as its other events do
