@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Prisma } from '@tidings/db';
+import { Prisma, queryRows } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
@@ -35,16 +35,21 @@ export async function beginIdempotentRequest(
   // One statement: insert, or take over a record that expired or whose first request died; else return nothing.
   let reserved: { key: string }[];
   try {
-    reserved = await db.$queryRaw<{ key: string }[]>`
+    // through pg, prepared by name (queryRows): every send through the SDK or SMTP makes this statement first
+    const [when, until, expires] = [at, lockedUntil, expiresAt].map((date) => date.toISOString());
+    reserved = await queryRows<{ key: string }>(
+      db,
+      Prisma.sql`
       INSERT INTO "IdempotencyRecord" ("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
-      VALUES (${orgId}, ${mode}::"ApiKeyMode", ${key}, ${fingerprint}, ${lockedUntil}, ${expiresAt}, ${at})
+      VALUES (${orgId}, ${mode}::"ApiKeyMode", ${key}, ${fingerprint}, ${until}::timestamp, ${expires}::timestamp, ${when}::timestamp)
       ON CONFLICT ("orgId", "mode", "key") DO UPDATE
         SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
             "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
-        WHERE "IdempotencyRecord"."expiresAt" <= ${at}
-           OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."lockedUntil" <= ${at}
+        WHERE "IdempotencyRecord"."expiresAt" <= ${when}::timestamp
+           OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."lockedUntil" <= ${when}::timestamp
                AND "IdempotencyRecord"."requestHash" = EXCLUDED."requestHash")
-      RETURNING "key"`;
+      RETURNING "key"`,
+    );
   } catch (error) {
     // The reservation may have committed with its reply lost (a dropped connection): free it, or every retry would
     // be refused as still in progress until the lock ran out.
