@@ -32,7 +32,7 @@ export type EndpointSlots = {
    * waiting in this process. `deliveryMs`: how long the delivery took, when there was one.
    */
   release(webhookId: string, jobId: string, deliveryMs?: number): Promise<void>;
-  /** How long a slot is held at most (a delivery's timeout and the grace to record it), and a parked job waits. */
+  /** How long a slot is held at most (a delivery's timeout and a grace), and a parked job waits. */
   leaseMs: number;
 };
 
@@ -74,7 +74,7 @@ return entry`;
 export const WAKE_DELAY_MS = 100;
 /** Parked jobs tried per release: a parked entry whose job has run meanwhile (its lease ran out) is skipped. */
 const WAKE_TRIES = 5;
-/** A delivery has its POST's timeout plus this to record its outcome (as its claim in Postgres). */
+/** A slot's lease is the POST's timeout plus this: the claim before the POST, and a slow event loop's slack. */
 const RECORD_GRACE_MS = 10_000;
 /** An endpoint whose deliveries take less is fast: its jobs wait for a slot rather than park. */
 const FAST_DELIVERY_MS = 250;
