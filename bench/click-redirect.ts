@@ -3,14 +3,13 @@
 // bench/results/click-redirect.json (requests/s of each and their ratio, goal >= 1).
 import './env.ts'; // first: .env fills the environment before anything reads it
 import { createOrganization } from '@tidings/core';
-import { runOnePhase, startApi, stopProcess } from './harness.ts';
+import { load, runPhaseScript, startApi, stopProcess } from './harness.ts';
 import { measureClickRedirect } from './phases/click-redirect.ts';
 import { LIST_CONNECTIONS, seedMessages } from './phases/list.ts';
-import { load } from './harness.ts';
 
 const messages = Number(process.argv[2] ?? process.env.BENCH_CLICK_MESSAGES ?? 5000);
 
-runOnePhase('click-redirect', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
+runPhaseScript('click-redirect', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
   const { organization, apiKey } = await createOrganization(bench.deps, { name: 'Bench clicks', mode: 'test' });
   await seedMessages(bench, organization.id, messages);
   const api = await startApi(bench);
@@ -27,10 +26,4 @@ runOnePhase('click-redirect', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (ben
   } finally {
     await stopProcess(api.child);
   }
-}).then(
-  () => process.exit(0), // the in-process schema engine of `migrate` would keep the process alive
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+});

@@ -282,6 +282,21 @@ export async function runOnePhase(name: string, extraEnv: Record<string, string>
 }
 
 /**
+ * A bench script of one phase (`npm run bench:<name>`): runOnePhase, then the process ends (0 when it measured, 1
+ * with the error printed); the in-process schema engine of `migrate` would keep it alive.
+ * @example runPhaseScript('smtp', {}, async (bench) => ({ smtp: await measureSmtpSubmission(bench, api, key) }));
+ */
+export function runPhaseScript(name: string, extraEnv: Record<string, string>, measure: (bench: Bench) => Promise<Record<string, unknown>>): void {
+  runOnePhase(name, extraEnv, measure).then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
+
+/**
  * Sends `total` messages (half email, half SMS) as `message.sendBatch` requests of 100, `parallel` at a time, to the
  * batch endpoint at `url`; throws on any answer but 202.
  */

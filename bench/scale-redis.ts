@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createOrganization } from '@tidings/core';
 import { startRedisCluster, startRedisServer } from '@tidings/testing';
-import { drain, freePort, progress, runOnePhase, sendBatches, startProcess, stopProcess, waitForOk, type Bench } from './harness.ts';
+import { drain, freePort, progress, runPhaseScript, sendBatches, startProcess, stopProcess, waitForOk, type Bench } from './harness.ts';
 
 const total = Number(process.argv[2] ?? 4000);
 
@@ -48,7 +48,7 @@ async function startSingleRedis(port: number) {
   };
 }
 
-runOnePhase('scale-redis', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
+runPhaseScript('scale-redis', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
   const cluster = await startRedisCluster([7110, 7111, 7112]);
   const own = await startSingleRedis(7113);
   try {
@@ -62,10 +62,4 @@ runOnePhase('scale-redis', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench)
     own.close();
     await cluster.close();
   }
-}).then(
-  () => process.exit(0), // the in-process schema engine of `migrate` would keep the process alive
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+});

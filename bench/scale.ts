@@ -4,7 +4,7 @@
 // bench/results/scale.json.
 import './env.ts'; // first: .env fills the environment before anything reads it
 import { addMonthPartitions, applyRetention, createOrganization } from '@tidings/core';
-import { load, progress, runOnePhase, startApi, stopProcess, type Bench } from './harness.ts';
+import { load, progress, runPhaseScript, startApi, stopProcess, type Bench } from './harness.ts';
 
 const rows = Number(process.argv[2] ?? process.env.BENCH_SCALE_ROWS ?? 10_000_000);
 const dropRows = Number(process.argv[3] ?? process.env.BENCH_SCALE_DROP_ROWS ?? 1_000_000);
@@ -129,10 +129,4 @@ async function measure(bench: Bench) {
   };
 }
 
-runOnePhase('scale', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => ({ scale: await measure(bench) })).then(
-  () => process.exit(0), // the in-process schema engine of `migrate` would keep the process alive
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runPhaseScript('scale', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => ({ scale: await measure(bench) }));

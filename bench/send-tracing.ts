@@ -2,10 +2,10 @@
 // span to a loopback collector, loaded in turns. npm run bench:send-tracing; writes bench/results/send-tracing.json.
 import './env.ts'; // first: .env fills the environment before anything reads it
 import { createOrganization } from '@tidings/core';
-import { runOnePhase, startApi, stopProcess } from './harness.ts';
+import { runPhaseScript, startApi, stopProcess } from './harness.ts';
 import { measureTracedSend } from './phases/send-traced.ts';
 
-runOnePhase('send-tracing', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
+runPhaseScript('send-tracing', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
   const api = await startApi(bench);
   try {
@@ -20,10 +20,4 @@ runOnePhase('send-tracing', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench
   } finally {
     await stopProcess(api.child);
   }
-}).then(
-  () => process.exit(0), // the in-process schema engine of `migrate` would keep the process alive
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+});

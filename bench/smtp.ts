@@ -2,10 +2,10 @@
 // built app's memory). Prints and writes bench/results/smtp.json.
 import './env.ts'; // first: .env fills the environment before anything reads it
 import { createOrganization } from '@tidings/core';
-import { runOnePhase, startApi, stopProcess } from './harness.ts';
+import { runPhaseScript, startApi, stopProcess } from './harness.ts';
 import { measureSmtpSubmission } from './phases/smtp.ts';
 
-runOnePhase('smtp', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
+runPhaseScript('smtp', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
   const api = await startApi(bench);
   try {
@@ -13,10 +13,4 @@ runOnePhase('smtp', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
   } finally {
     await stopProcess(api.child);
   }
-}).then(
-  () => process.exit(0), // the in-process schema engine of `migrate` would keep the process alive
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+});
