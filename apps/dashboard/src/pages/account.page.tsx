@@ -1,10 +1,10 @@
-import { beginTwoFactorEnrolment, changePassword, confirmTwoFactorEnrolment, PASSWORD_MIN_LENGTH, twoFactorStatus } from '@tidings/core';
+import { beginTwoFactorEnrolment, changePassword, confirmTwoFactorEnrolment, twoFactorStatus } from '@tidings/core';
 import type { Context } from 'hono';
 import QRCode from 'qrcode';
 import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
 import type { DashEnv } from '../env.ts';
-import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
+import { Field, fieldErrorsOf, NewPasswordField, FormCard, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
@@ -52,16 +52,7 @@ async function renderAccountPage(c: Env, options: { errors?: FieldErrors; status
       </section>
       <FormCard c={c} id="password-title" title="Change your password" action={`${BASE}/password`} errors={errors}>
         <Field name="currentPassword" label="Current password" type="password" errors={errors} autocomplete="current-password" required />
-        <Field
-          name="password"
-          label="New password"
-          type="password"
-          errors={errors}
-          autocomplete="new-password"
-          minlength={PASSWORD_MIN_LENGTH}
-          hint={`At least ${PASSWORD_MIN_LENGTH} characters. Your other sessions end; this one stays.`}
-          required
-        />
+        <NewPasswordField label="New password" errors={errors} note="Your other sessions end; this one stays." />
         <button type="submit">Change password</button>
       </FormCard>
     </Layout>,

@@ -1,4 +1,4 @@
-import { deleteSession, isSignUpOpen, organizationForFirstSignUp, PASSWORD_MIN_LENGTH, signUpFirstOwner, twoFactorStatus, verifyCredentials } from '@tidings/core';
+import { deleteSession, isSignUpOpen, organizationForFirstSignUp, signUpFirstOwner, twoFactorStatus, verifyCredentials } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { clearDashboardCookie, SESSION_COOKIE, setFlash, takeFlash } from '../auth/cookies.ts';
@@ -8,7 +8,7 @@ import { startSession } from '../auth/start-session.ts';
 import type { DashEnv } from '../env.ts';
 import { safeNext } from '../middleware/require.ts';
 import { apiKeysPage } from './api-keys.page.tsx';
-import { Field, fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { Field, fieldErrorsOf, NewPasswordField, FormError, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render } from '../views/render.tsx';
 
@@ -76,16 +76,7 @@ function SignUpPage({ c, form, errors, joining }: { c: Context<DashEnv>; form: F
           )}
           <Field name="name" label="Your name" value={form.name} errors={errors} autocomplete="name" />
           <Field name="email" label="Email" type="email" value={form.email} errors={errors} autocomplete="username" required />
-          <Field
-            name="password"
-            label="Password"
-            type="password"
-            errors={errors}
-            autocomplete="new-password"
-            minlength={PASSWORD_MIN_LENGTH}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-            required
-          />
+          <NewPasswordField label="Password" errors={errors} />
           <button type="submit">{joining ? `Create account in ${joining.name}` : 'Create organization'}</button>
         </form>
         <footer>

@@ -1,9 +1,9 @@
-import { acceptInvitation, findInvitation, PASSWORD_MIN_LENGTH } from '@tidings/core';
+import { acceptInvitation, findInvitation } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { setFlash } from '../auth/cookies.ts';
 import { startSession } from '../auth/start-session.ts';
 import type { DashEnv } from '../env.ts';
-import { Field, fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { Field, fieldErrorsOf, NewPasswordField, FormError, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render } from '../views/render.tsx';
 import type { DashboardPage } from './page.ts';
@@ -28,15 +28,7 @@ function AcceptPage({ c, token, invitation, errors, name }: { c: Context<DashEnv
           ) : (
             <>
               <Field name="name" label="Your name" value={name} errors={errors} autocomplete="name" autofocus />
-              <Field
-                name="password"
-                label="Choose a password"
-                type="password"
-                errors={errors}
-                autocomplete="new-password"
-                hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-                required
-              />
+              <NewPasswordField label="Choose a password" errors={errors} />
             </>
           )}
           <button type="submit">Join {invitation.orgName}</button>

@@ -1,9 +1,9 @@
-import { isPasswordResetUsable, PASSWORD_MIN_LENGTH, PASSWORD_RESET_TTL_MS, requestPasswordReset, resetPasswordWithToken } from '@tidings/core';
+import { isPasswordResetUsable, PASSWORD_RESET_TTL_MS, requestPasswordReset, resetPasswordWithToken } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import { setFlash } from '../auth/cookies.ts';
 import { passwordResetRetryMinutes, tryAgainIn } from '../auth/rate-limits.ts';
 import type { DashEnv } from '../env.ts';
-import { Field, fieldErrorsOf, FormError, type FieldErrors } from '../views/form.tsx';
+import { Field, fieldErrorsOf, NewPasswordField, FormError, type FieldErrors } from '../views/form.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
 import { render } from '../views/render.tsx';
 import { formOf } from './auth.page.tsx';
@@ -51,17 +51,7 @@ function NewPasswordPage({ c, token, errors }: { c: Context<DashEnv>; token: str
         <form method="post" action={`/reset-password/${token}`} novalidate>
           <CsrfField c={c} />
           <FormError errors={errors} />
-          <Field
-            name="password"
-            label="New password"
-            type="password"
-            errors={errors}
-            autocomplete="new-password"
-            minlength={PASSWORD_MIN_LENGTH}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-            required
-            autofocus
-          />
+          <NewPasswordField label="New password" errors={errors} autofocus />
           <button type="submit">Set the password</button>
         </form>
       </article>

@@ -1,4 +1,4 @@
-import { AppError } from '@tidings/core';
+import { AppError, PASSWORD_MIN_LENGTH } from '@tidings/core';
 import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { DashEnv } from '../env.ts';
@@ -60,6 +60,27 @@ export function Field({ name, label, errors, type = 'text', value, hint, class: 
       <input type={type} name={name} value={value} {...attributes} aria-invalid={error ? 'true' : undefined} aria-describedby={error || hint ? helpId : undefined} />
       {(error || hint) && <small id={helpId}>{error ?? hint}</small>}
     </label>
+  );
+}
+
+/**
+ * The new password of a sign-up, an invitation, a reset or a change: at least PASSWORD_MIN_LENGTH characters (the
+ * browser checks it first), offered to the password manager as new; `note` follows the length in the hint.
+ * @example <NewPasswordField label="New password" errors={errors} note="Your other sessions end; this one stays." />
+ */
+export function NewPasswordField({ label, errors, note, autofocus }: { label: string; errors: FieldErrors; note?: string; autofocus?: boolean }) {
+  return (
+    <Field
+      name="password"
+      label={label}
+      type="password"
+      errors={errors}
+      autocomplete="new-password"
+      minlength={PASSWORD_MIN_LENGTH}
+      hint={`At least ${PASSWORD_MIN_LENGTH} characters.${note ? ` ${note}` : ''}`}
+      required
+      autofocus={autofocus}
+    />
   );
 }
 
