@@ -1,8 +1,7 @@
 // Browser tests of Contacts, Segments and Suppressions: a real chromium drives the real dashboard over Postgres and
 // Redis.
-import { createOrganization, createUser } from '@tidings/core';
 import type { Page } from 'playwright-core';
-import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
+import { organizationWithOwner, screenshotPath, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@northwind.test', password: 'correct horse battery' };
 
@@ -12,9 +11,7 @@ let orgId: string;
 
 beforeAll(async () => {
   stack = await startStack();
-  orgId = (await createOrganization(stack.deps, { name: 'Northwind', mode: 'live' })).organization.id;
-  await createUser(stack.deps, { orgId, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await signedInPage(stack, OWNER);
+  ({ orgId, page } = await organizationWithOwner(stack, { name: 'Northwind', mode: 'live' }, OWNER));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,20 +1,17 @@
 // Settings > Audit log in a real chromium: a change made through the real API shows up, with its key, its address
 // and its target, and the filters narrow the list.
-import { createOrganization, createUser } from '@tidings/core';
 import type { Page } from 'playwright-core';
-import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
+import { organizationWithOwner, screenshotPath, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@audit.test', password: 'correct horse battery' };
 
 let stack: Stack;
 let page: Page;
-let org: Awaited<ReturnType<typeof createOrganization>>;
+let org: Omit<Awaited<ReturnType<typeof organizationWithOwner>>, 'page'>;
 
 beforeAll(async () => {
   stack = await startStack();
-  org = await createOrganization(stack.deps, { name: 'Audited', mode: 'live' });
-  await createUser(stack.deps, { orgId: org.organization.id, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await signedInPage(stack, OWNER);
+  ({ page, ...org } = await organizationWithOwner(stack, { name: 'Audited', mode: 'live' }, OWNER));
 }, 120_000);
 
 afterAll(async () => {

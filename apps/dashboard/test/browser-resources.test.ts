@@ -1,12 +1,12 @@
 // Browser tests of Webhooks, Domains and Phone numbers: a real chromium drives the real dashboard over Postgres and
 // Redis, with the real webhook-worker delivering to a real HTTP receiver and verification asking a real DNS server.
-import { createOrganization, createUser, getEmailDomain } from '@tidings/core';
+import { getEmailDomain } from '@tidings/core';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { spawnService, startFakeDns, startWebhookReceiver, waitFor, type FakeDns, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import type { Page } from 'playwright-core';
-import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
+import { organizationWithOwner, screenshotPath, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@northwind.test', password: 'correct horse battery' };
 
@@ -23,9 +23,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await startStack({ WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '100,200', DNS_SERVERS: dns.address });
   worker = startWebhookWorker(stack.deps);
-  orgId = (await createOrganization(stack.deps, { name: 'Northwind', mode: 'live' })).organization.id;
-  await createUser(stack.deps, { orgId, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await signedInPage(stack, OWNER);
+  ({ orgId, page } = await organizationWithOwner(stack, { name: 'Northwind', mode: 'live' }, OWNER));
 }, 120_000);
 
 afterAll(async () => {

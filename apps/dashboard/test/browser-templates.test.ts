@@ -1,9 +1,9 @@
 // Templates in a real chromium: create, edit with the preview following what is typed (rendered by the core on its
 // render threads, shown in a sandboxed frame), save, compare versions, delete.
-import { createOrganization, createUser, getTemplate } from '@tidings/core';
+import { getTemplate } from '@tidings/core';
 import { waitFor } from '@tidings/testing';
 import type { Page } from 'playwright-core';
-import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
+import { organizationWithOwner, screenshotPath, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@acme.test', password: 'correct horse battery' };
 const WELCOME_HTML = `<div style="max-width:480px;margin:16px auto;padding:24px;border-radius:8px;background:#fff;font-family:Helvetica,Arial,sans-serif">
@@ -17,9 +17,7 @@ let orgId: string;
 
 beforeAll(async () => {
   stack = await startStack();
-  orgId = (await createOrganization(stack.deps, { name: 'Acme', mode: 'test' })).organization.id;
-  await createUser(stack.deps, { orgId, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await signedInPage(stack, OWNER);
+  ({ orgId, page } = await organizationWithOwner(stack, { name: 'Acme', mode: 'test' }, OWNER));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,8 +1,8 @@
 // Browser tests of Topics and the preference page: a real chromium drives the real dashboard and the API's public
 // pages over Postgres and Redis.
-import { createBroadcast, createContact, createOrganization, createTemplate, createUser, unsubscribeToken } from '@tidings/core';
+import { createBroadcast, createContact, createTemplate, unsubscribeToken } from '@tidings/core';
 import type { Page } from 'playwright-core';
-import { screenshotPath, signedInPage, startStack, type Stack } from './harness.ts';
+import { organizationWithOwner, screenshotPath, startStack, type Stack } from './harness.ts';
 
 const OWNER = { email: 'owner@topics.test', password: 'correct horse battery' };
 
@@ -12,9 +12,7 @@ let orgId: string;
 
 beforeAll(async () => {
   stack = await startStack();
-  orgId = (await createOrganization(stack.deps, { name: 'Northwind Letters', mode: 'live' })).organization.id;
-  await createUser(stack.deps, { orgId, email: OWNER.email, password: OWNER.password, role: 'owner' });
-  page = await signedInPage(stack, OWNER);
+  ({ orgId, page } = await organizationWithOwner(stack, { name: 'Northwind Letters', mode: 'live' }, OWNER));
 }, 120_000);
 
 afterAll(async () => {

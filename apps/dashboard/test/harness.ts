@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '@tidings/api/src/app.ts';
+import { createOrganization, createUser } from '@tidings/core';
 import { createTestDeps, testDatabaseUrl, waitFor as pollFor, type TestDeps } from '@tidings/testing';
 import { Client } from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -154,4 +155,14 @@ export async function signedInPage(stack: Stack, user: { email: string; password
   await page.click('button:has-text("Sign in")');
   await page.waitForURL((url) => url.pathname !== '/sign-in');
   return page;
+}
+
+/**
+ * A new organization with `owner` as its owner, and a page signed in as them.
+ * @example ({ orgId, page } = await organizationWithOwner(stack, { name: 'Acme', mode: 'live' }, OWNER));
+ */
+export async function organizationWithOwner(stack: Stack, org: { name: string; mode: 'live' | 'test' }, owner: { email: string; password: string }) {
+  const created = await createOrganization(stack.deps, org);
+  await createUser(stack.deps, { orgId: created.organization.id, email: owner.email, password: owner.password, role: 'owner' });
+  return { ...created, orgId: created.organization.id, page: await signedInPage(stack, owner) };
 }
