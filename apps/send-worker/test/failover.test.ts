@@ -1,5 +1,5 @@
 import { sampleValue } from '@tidings/testing';
-import { startPipeline, waitFor } from './harness.ts';
+import { messageOnceIn, startPipeline, waitFor } from './harness.ts';
 
 // Resend first, SMTP second: a retryable Resend failure hands the same attempt to SMTP; two in a row open Resend's
 // circuit for 1.5 s, during which it is not called at all.
@@ -25,15 +25,7 @@ beforeEach(() => {
 
 type Api = Awaited<ReturnType<typeof h.liveOrg>>['api'];
 type Event = { status: string; provider: string | null; error: { code: string } | null };
-const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(
-    async () => {
-      const m = (await api.get(`/v1/messages/${id}`)).body;
-      return statuses.includes(m.status) ? m : null;
-    },
-    10_000,
-    `message ${id} to be ${statuses.join('|')}`,
-  );
+const until = (api: Api, id: string, statuses: string[]) => messageOnceIn(api, id, statuses, 10_000);
 const steps = (m: { events: Event[] }) => m.events.map((e) => [e.status, e.provider, e.error?.code ?? null]);
 const resendCalls = () => h.resend.requests.filter((r) => r.path === '/emails').length;
 const send = async (api: Api, to: string) => (await api.post('/v1/messages', { channelType: 'email', to, subject: 'Hi', text: 'Hello' })).body;

@@ -18,6 +18,7 @@ import {
   type FakeResend,
   type FakeTelnyx,
   type TestDeps,
+  waitFor,
 } from '@tidings/testing';
 import { startSendWorker, type SendWorker } from '../src/send-worker.ts';
 
@@ -108,5 +109,21 @@ export async function startPipeline(env: Record<string, string> = {}) {
 }
 
 export { waitFor } from '@tidings/testing';
+
+/**
+ * The message `id` as `api` reads it, once its status is one of `statuses` (a test of the pipeline waits for its
+ * worker this way).
+ * @example const sent = await messageOnceIn(org.api, id, ['sent', 'delivered']);
+ */
+export function messageOnceIn(api: ReturnType<typeof apiClient>, id: string, statuses: string[], timeoutMs = 20_000) {
+  return waitFor(
+    async () => {
+      const m = (await api.get(`/v1/messages/${id}`)).body;
+      return statuses.includes(m.status) ? m : null;
+    },
+    timeoutMs,
+    `message ${id} to be ${statuses.join('|')}`,
+  );
+}
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

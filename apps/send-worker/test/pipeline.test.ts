@@ -1,6 +1,6 @@
 import { setOrganizationSuspended } from '@tidings/core';
 import { signResendCallback, signTelnyxCallback } from '@tidings/testing';
-import { RESEND_WEBHOOK_SECRET, startPipeline, waitFor } from './harness.ts';
+import { RESEND_WEBHOOK_SECRET, messageOnceIn, startPipeline, waitFor } from './harness.ts';
 
 let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
@@ -17,15 +17,7 @@ beforeEach(() => {
 
 type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
 const statusOf = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
-const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(
-    async () => {
-      const m = await statusOf(api, id);
-      return statuses.includes(m.status) ? m : null;
-    },
-    10_000,
-    `message ${id} to be ${statuses.join('|')}`,
-  );
+const until = (api: Api, id: string, statuses: string[]) => messageOnceIn(api, id, statuses, 10_000);
 const history = (m: { events: { status: string }[] }) => m.events.map((e) => e.status);
 const emailsTo = (to: string) => h.resend.state.emails.filter((e) => e.to.includes(to));
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { makeTestCertificate } from '@tidings/testing';
 import { removeUnneededAttachments, SANDBOX_ATTACHMENT_RETENTION_MS } from '@tidings/core';
 import { startSendWorker, type SendWorker } from '../src/send-worker.ts';
-import { startPipeline, waitFor } from './harness.ts';
+import { messageOnceIn, startPipeline, waitFor } from './harness.ts';
 
 // cc, bcc, replyTo, headers, attachments (inline and fetched by path) and MMS media through the real providers' SDKs
 // against the fakes, and through the sandbox; suppressed copies; a path that fails at send time.
@@ -51,15 +51,7 @@ beforeEach(() => {
 });
 
 type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
-const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(
-    async () => {
-      const m = (await api.get(`/v1/messages/${id}`)).body;
-      return statuses.includes(m.status) ? m : null;
-    },
-    15_000,
-    `message ${id} to be ${statuses.join('|')}`,
-  );
+const until = (api: Api, id: string, statuses: string[]) => messageOnceIn(api, id, statuses, 15_000);
 
 describe('through Resend (live key)', () => {
   it('sends cc, bcc, reply_to, headers and attachments (inline content and a fetched path) with the official SDK', async () => {

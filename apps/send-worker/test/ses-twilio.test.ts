@@ -1,6 +1,6 @@
 import { signTwilioCallback } from '@tidings/testing';
 import { SNS_CERTIFICATE_CACHE_SIZE, twilioCallbackUrl } from '@tidings/providers';
-import { startPipeline, waitFor } from './harness.ts';
+import { messageOnceIn, startPipeline, waitFor } from './harness.ts';
 
 // SES for email and Twilio for SMS, through their official SDKs against loopback fakes; their callbacks arrive
 // signed (SNS, X-Twilio-Signature) at /v1/provider-events/ses and /v1/provider-events/twilio.
@@ -14,15 +14,7 @@ afterAll(() => h.close());
 
 type Api = Awaited<ReturnType<typeof h.liveOrg>>['api'];
 const statusOf = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
-const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(
-    async () => {
-      const m = await statusOf(api, id);
-      return statuses.includes(m.status) ? m : null;
-    },
-    10_000,
-    `message ${id} to be ${statuses.join('|')}`,
-  );
+const until = (api: Api, id: string, statuses: string[]) => messageOnceIn(api, id, statuses, 10_000);
 const postSns = (post: { body: string; headers: Record<string, string> }) => h.anonymous.post('/v1/provider-events/ses', post.body, post.headers);
 const postTwilio = (params: Record<string, string>, authToken = h.twilio.authToken) => {
   const signed = signTwilioCallback(authToken, twilioCallbackUrl(h.deps.config), params);

@@ -1,4 +1,4 @@
-import { startPipeline, waitFor } from './harness.ts';
+import { messageOnceIn, startPipeline } from './harness.ts';
 
 // `to` as a list through SMTP (the provider whose bytes Tidings composes) and the sandbox: one message to every To
 // recipient, suppressed ones dropped, and message.getSource giving exactly the bytes the SMTP server received.
@@ -14,15 +14,7 @@ beforeEach(() => {
 });
 
 type Api = Awaited<ReturnType<typeof h.liveOrg>>['api'];
-const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(
-    async () => {
-      const m = (await api.get(`/v1/messages/${id}`)).body;
-      return statuses.includes(m.status) ? m : null;
-    },
-    20_000,
-    `message ${id} to be ${statuses.join('|')}`,
-  );
+const until = (api: Api, id: string, statuses: string[]) => messageOnceIn(api, id, statuses, 20_000);
 
 describe('an email to several To recipients', () => {
   it('goes as one SMTP mail to all of them, and its source is byte for byte what the server received', async () => {

@@ -1,5 +1,5 @@
 import { outgoingEmail, readTrackingToken, trackingToken } from '@tidings/core';
-import { startPipeline, waitFor } from './harness.ts';
+import { messageOnceIn, startPipeline, waitFor } from './harness.ts';
 
 // Tidings' own open and click tracking end to end: accepted through the API, sent by a real send-worker through the
 // sandbox (test keys) and a real SMTP server (live keys), opened and clicked through the API's /o/ and /c/.
@@ -26,15 +26,7 @@ const pixelOf = (html: string) => /<img src="([^"]+)" width="1" height="1"/.exec
 /** A GET of one of our public links, as a mail client makes it (no key, not following redirects). */
 const hit = (url: string, userAgent = 'Mozilla/5.0 (tracking test)') => h.app.request(url.slice(PUBLIC_API_URL.length), { headers: { 'user-agent': userAgent } });
 const get = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
-const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(
-    async () => {
-      const m = await get(api, id);
-      return statuses.includes(m.status) ? m : null;
-    },
-    20_000,
-    `message ${id} to be ${statuses.join('|')}`,
-  );
+const until = (api: Api, id: string, statuses: string[]) => messageOnceIn(api, id, statuses, 20_000);
 const activities = (m: { events: { status: string; link: string | null }[] }, kind: string) => m.events.filter((e) => e.status === kind);
 
 /** The email the provider was handed, built again by the same function the send-worker used. */

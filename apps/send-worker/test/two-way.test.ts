@@ -3,7 +3,7 @@ import { newId } from '@tidings/core';
 import { serveHttp, signResendCallback, signTelnyxCallback, startWebhookReceiver, type RunningServer, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { RESEND_WEBHOOK_SECRET, startPipeline, waitFor } from './harness.ts';
+import { RESEND_WEBHOOK_SECRET, messageOnceIn, startPipeline, waitFor } from './harness.ts';
 
 const HELP_TEXT = 'Acme alerts: reply STOP to opt out, START to opt back in.';
 
@@ -34,15 +34,7 @@ beforeEach(() => receiver.reset());
 type Api = Awaited<ReturnType<typeof h.testOrg>>['api'];
 type Org = Awaited<ReturnType<typeof h.testOrg>>;
 const get = async (api: Api, id: string) => (await api.get(`/v1/messages/${id}`)).body;
-const until = (api: Api, id: string, statuses: string[]) =>
-  waitFor(
-    async () => {
-      const m = await get(api, id);
-      return statuses.includes(m.status) ? m : null;
-    },
-    10_000,
-    `message ${id} to be ${statuses.join('|')}`,
-  );
+const until = (api: Api, id: string, statuses: string[]) => messageOnceIn(api, id, statuses, 10_000);
 const history = (m: { events: { status: string }[] }) => m.events.map((e) => e.status);
 /** A valid US mobile-style number no other test uses. */
 const uniquePhone = () => `+1415${String(2_000_000 + Math.floor(Math.random() * 7_000_000))}`;
