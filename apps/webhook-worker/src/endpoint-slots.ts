@@ -24,7 +24,7 @@ export type EndpointSlots = {
   acquire(webhookId: string, jobId: string): Promise<boolean>;
   /**
    * Puts a job the caller has just delayed in the endpoint's parked list, to be woken by the next release; false when
-   * a slot freed meanwhile (nothing could wake it then): the caller wakes it itself.
+   * a slot freed meanwhile, or a release handed it one (nothing would wake it then): the caller wakes it itself.
    */
   park(webhookId: string, queue: WebhookQueue, jobId: string): Promise<boolean>;
   /**
@@ -46,33 +46,41 @@ if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonu
 end
 return 0`;
 
-// KEYS: held, parked. ARGV: now, leaseMs, cap, parked entry. Parks only while the endpoint is still full: checked
-// and pushed at once, against RELEASE's free-and-pop, so no wake-up falls between the two.
+// KEYS: held, parked. ARGV: now, leaseMs, cap, parked entry, member. Parks only while the endpoint is still full and
+// no release has handed this job a slot since its ACQUIRE: checked and pushed at once, against RELEASE's
+// free-and-pop, so no wake-up falls between the two.
 const PARK = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then return 0 end
+if redis.call('ZSCORE', KEYS[1], ARGV[5]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) * 4)
 return 1`;
 
 // KEYS: held, parked. ARGV: now, leaseMs, member. Frees the member's slot and hands it to the first parked job (its
 // member is the job id after the '|'), so that a job queued meanwhile cannot take it and park the woken one again.
-// Returns that job's entry, or false.
+// A parked job that holds a slot already is skipped: its lease ran out and it runs on its own, and the slot it holds
+// must stay its own (counted once, and not freed as if handed). Returns the woken job's entry, or false.
 const RELEASE = `
 redis.call('ZREM', KEYS[1], ARGV[3])
-local entry = redis.call('LPOP', KEYS[2])
-if not entry then return false end
-local member = string.sub(entry, string.find(entry, '|', 1, true) + 1)
-redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return entry`;
+while true do
+  local entry = redis.call('LPOP', KEYS[2])
+  if not entry then return false end
+  local member = string.sub(entry, string.find(entry, '|', 1, true) + 1)
+  if not redis.call('ZSCORE', KEYS[1], member) then
+    redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return entry
+  end
+end`;
 
 /**
  * A woken job runs this much later rather than at once: its own run that parked it may still be ending in this very
  * worker, and BullMQ must not run one job id twice at once (the second run's lock would go unrenewed).
  */
 export const WAKE_DELAY_MS = 100;
-/** Parked jobs tried per release: a parked entry whose job has run meanwhile (its lease ran out) is skipped. */
+/** A parked job in one of these states will not run again: a slot handed to it goes on to the next. */
+const ENDED = new Set(['completed', 'failed', 'unknown']);
+/** Parked jobs tried per release: a parked entry whose job has ended meanwhile is skipped. */
 const WAKE_TRIES = 5;
 /** A slot's lease is the POST's timeout plus this: the claim before the POST, and a slow event loop's slack. */
 const RECORD_GRACE_MS = 10_000;
@@ -141,7 +149,7 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
       return false;
     },
     async park(webhookId, queue, jobId) {
-      return (await redis.eval(PARK, 2, ...keys(webhookId), Date.now(), leaseMs, cap, `${queue}|${jobId}`)) === 1;
+      return (await redis.eval(PARK, 2, ...keys(webhookId), Date.now(), leaseMs, cap, `${queue}|${jobId}`, jobId)) === 1;
     },
     async release(webhookId, jobId, deliveryMs) {
       const inFlight = inFlightSince.get(webhookId);
@@ -158,13 +166,16 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
         if (!entry) return wakeOne(webhookId); // the slot is free: a job waiting here takes it
         const [queue, parkedId] = entry.split('|') as [WebhookQueue, string];
         const job = await queues[queue]?.getJob(parkedId);
-        // changeDelay refuses a job that is not delayed (it ran meanwhile): its slot goes on to the next one
+        // changeDelay refuses a job that is not delayed: it runs or is about to (its lease ran out), and takes the
+        // slot it was handed when it asks for one; or it has ended, and the slot goes on to the next parked job
         const woken = await job?.changeDelay(WAKE_DELAY_MS).then(
           () => true,
           () => false,
         );
         if (woken) return;
-        logger.debug({ webhookId, jobId: parkedId }, 'parked webhook job no longer delayed; waking the next');
+        const state = (await job?.getState()) ?? 'unknown';
+        if (!ENDED.has(state)) return;
+        logger.debug({ webhookId, jobId: parkedId, state }, 'parked webhook job has ended; waking the next');
         member = parkedId;
       }
     },
