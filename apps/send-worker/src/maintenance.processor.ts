@@ -9,15 +9,9 @@ import {
   removeUnneededAttachments,
   reportSandboxOutcome,
   requeueStrandedMessages,
+  sandboxOutcomeMessageId,
   type Deps,
 } from '@tidings/core';
-
-const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
-
-/** The maintenance job that reports the sandbox's outcome for a message (its id is the job id, per house rule). */
-export function sandboxOutcomeJobId(messageId: string): string {
-  return `${SANDBOX_OUTCOME_PREFIX}${messageId}`;
-}
 
 /** The scheduler id (and job name) of the outbox relay. */
 export const OUTBOX_RELAY = 'outbox-relay';
@@ -52,7 +46,8 @@ const schedulerProcessors: Record<string, (deps: Deps) => Promise<object>> = {
 export const maintenanceProcessor = (deps: Deps) => async (job: Job) => {
   const processor = schedulerProcessors[job.name];
   if (processor) return processor(deps);
-  if (job.id?.startsWith(SANDBOX_OUTCOME_PREFIX)) return reportSandboxOutcome(deps, job.id.slice(SANDBOX_OUTCOME_PREFIX.length));
+  const sandboxMessageId = sandboxOutcomeMessageId(job.id);
+  if (sandboxMessageId) return reportSandboxOutcome(deps, sandboxMessageId);
   deps.logger.warn({ jobId: job.id, name: job.name }, 'unknown maintenance job');
   return { outcome: 'unknown job' };
 };

@@ -11,23 +11,14 @@ export { getMessageSource } from './message-source.ts';
 export { withInlineImages, INLINE_IMAGE_PREVIEW_BYTES } from './inline-images.ts';
 export { rescheduleMessage } from './reschedule-message.ts';
 export { getResendEmail, rescheduleResendEmail, cancelResendEmail, sendResendEmail, sendResendEmails } from './resend-compatible.ts';
-export { claimForSending, markSent, markFailed, recordAttemptError, recordProviderClaim, lastUnansweredProvider, type Claim } from './delivery.ts';
-export { sendThroughProviders, SendAttemptFailed, attemptErrorOf } from './send-through-providers.ts';
+export { claimForSending, markSent, markFailed, type Claim } from './delivery.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
 export { recordEngagement, recordTrackingHit, SAME_CLICK_WINDOW_MINUTES, type EngagementReport } from './engagement.ts';
-export { reportSandboxOutcome } from './sandbox-outcome.ts';
+export { reportSandboxOutcome, sandboxOutcomeMessageId } from './sandbox-outcome.ts';
+export { attemptToSend, type SendAttempt } from './send-attempt.ts';
 export { receiveInboundMessage, type InboundMessage, type InboundResult } from './inbound.ts';
 export { receiveSandboxInbound } from './sandbox-inbound.ts';
 export { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
-export { failAsRecipientStopped } from './delivery.ts';
 export { receiveProviderCallback, type CallbackProvider } from './provider-callbacks.ts';
 export { requeueStrandedMessages } from './requeue-stranded.ts';
-export {
-  AttachmentUnavailableError,
-  attachmentFailure,
-  openAttachments,
-  dropSuppressedRecipients,
-  outgoingEmail,
-  outgoingSms,
-  type AttachmentFetchOptions,
-} from './outgoing-message.ts';
+export { outgoingEmail, type AttachmentFetchOptions } from './outgoing-message.ts';
