@@ -5,7 +5,7 @@ import './env.ts'; // first: .env fills the environment before anything reads it
 import { loadConfig } from '@tidings/config';
 import { makeOrganization, apiClient } from '@tidings/testing';
 import { migrate } from '@tidings/db';
-import { openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
 import { createApp } from '../apps/api/src/app.ts';
 import { thousandContacts } from './phases/contacts.ts';
 

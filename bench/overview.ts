@@ -5,7 +5,8 @@
 // the median of 7 views that count all 30 days from the messages, so the figures come from the same machine and data.
 import './env.ts'; // first: .env fills the environment before anything reads it
 import { loadConfig } from '@tidings/config';
-import { createOrganization, getDeliveryOverview, openDeps, type Deps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
+import { createOrganization, getDeliveryOverview, type Deps } from '@tidings/core';
 import { migrate } from '@tidings/db';
 
 const ROWS = Number(process.env.BENCH_OVERVIEW_ROWS ?? 1_000_000);

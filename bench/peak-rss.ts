@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { loadConfig } from '@tidings/config';
-import { createOrganization, openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
+import { createOrganization } from '@tidings/core';
 import { ensureDatabase, migrate } from '@tidings/db';
 import { sendBatches } from './harness.ts';
 

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from '@tidings/api/src/app.ts';
 import { loadConfig } from '@tidings/config';
-import { createOrganization, openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
+import { createOrganization } from '@tidings/core';
 import { ensureDatabase, migrate } from '@tidings/db';
 import { sendBatches } from './harness.ts';
 

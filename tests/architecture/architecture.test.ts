@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-// The dependency rules of the architecture, checked on the source: apps -> core -> (db, queue, providers, webhooks,
-// contracts, config, runtime). Tests may cross these lines (an end-to-end test drives the API and a worker together);
-// the code that runs in production may not.
+// The dependency rules of the architecture, checked on the source: apps -> bootstrap -> core -> (db, queue,
+// providers, webhooks, contracts, config, runtime). Tests may cross these lines (an end-to-end test drives the API
+// and a worker together); the code that runs in production may not.
 const root = path.resolve(__dirname, '../..');
 const workspaceDirs = (group: string) => readdirSync(path.join(root, group)).map((name) => `${group}/${name}`);
 const apps = workspaceDirs('apps');
@@ -59,7 +59,9 @@ describe('architecture', () => {
     // The migration tools of packages/db are the operator's (`tidings migrate`), not a way into the data.
     const migrationTools = new Set(['migrate', 'ensureDatabase', 'listMigrations', 'diffSchemaSinceLastMigration']);
     const offenders: string[] = [];
-    // packages/testing is test support (it creates the test databases), never shipped
+    // packages/testing is test support (it creates the test databases), never shipped; packages/bootstrap opens and
+    // closes a process's client, and runs nothing on it
+    const opening = new Set(['createDb', 'closeDb']);
     for (const dir of [...apps, ...packages].filter((d) => !['packages/core', 'packages/db', 'packages/testing'].includes(d))) {
       for (const file of sourceFiles(dir)) {
         const text = readFileSync(file, 'utf8');
@@ -77,7 +79,7 @@ describe('architecture', () => {
                   .split(/\s+as\s+/)[0],
             )
             .filter(Boolean);
-          const others = names.filter((n) => !migrationTools.has(n));
+          const others = names.filter((n) => !migrationTools.has(n) && !(dir === 'packages/bootstrap' && opening.has(n)));
           if (others.length > 0) offenders.push(`${relative(file)} imports ${others.join(', ')} from @tidings/db`);
         }
         if (/import\s+\*\s+as\s+\w+\s+from\s+'@tidings\/db'/.test(text)) offenders.push(`${relative(file)} imports all of @tidings/db`);
@@ -103,6 +105,21 @@ describe('architecture', () => {
         .map((spec) => `${relative(file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
+  });
+
+  it("a process's dependencies are built in packages/bootstrap only: no other shipped code opens connections, queues, providers, a logger or metrics", () => {
+    const builders = /(?<!function\s)\b(createDb|createRedis|createQueues|createLogger|createMetrics|buildProviders)\s*\(/;
+    const offenders = [...apps, ...packages]
+      .filter((dir) => !['packages/bootstrap', 'packages/testing'].includes(dir))
+      .flatMap((dir) => sourceFiles(dir))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => !/^\s*(\*|\/\/)/.test(line) && builders.test(line))
+          .map((line) => `${relative(file)}: ${line.trim()}`),
+      );
+    expect(offenders).toEqual([]);
+    expect(readFileSync(path.join(root, 'packages/bootstrap/src/open-deps.ts'), 'utf8')).toMatch(builders);
   });
 
   it('the rules see what they check: an app that imported another would be caught', () => {

@@ -1,6 +1,6 @@
 // The API process: `node apps/api/dist/server.js` (built) or `tsx apps/api/src/server.ts`, configured only by the environment.
 import './tracing.ts'; // first: see tracing.ts
-import { openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
 import { runProcess, serveHttp } from '@tidings/runtime';
 import { createApp } from './app.ts';
 

@@ -23,7 +23,7 @@ export async function renderOpenApiTypes(document: object): Promise<string> {
 
 async function servedDocument(): Promise<object> {
   const { loadConfig } = await import('@tidings/config');
-  const { openDeps } = await import('@tidings/core');
+  const { openDeps } = await import('@tidings/bootstrap');
   const { createApp } = await import('../src/app.ts');
   const deps = openDeps(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), 'openapi-types');
   try {

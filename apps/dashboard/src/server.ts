@@ -1,6 +1,6 @@
 // The dashboard process: `node apps/dashboard/dist/server.js` (built) or `tsx apps/dashboard/src/server.ts`.
 import './tracing.ts'; // first: see tracing.ts
-import { openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
 import { runProcess, serveHttp } from '@tidings/runtime';
 import { createDashboard } from './app.ts';
 

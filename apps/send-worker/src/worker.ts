@@ -1,6 +1,6 @@
 // The send-worker process: `node apps/send-worker/dist/worker.js` (built) or `tsx apps/send-worker/src/worker.ts`.
 import './tracing.ts'; // first: see tracing.ts
-import { openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
 import { runProcess } from '@tidings/runtime';
 import { startSendWorker } from './send-worker.ts';
 

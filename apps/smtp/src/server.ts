@@ -1,6 +1,6 @@
 // The SMTP submission process: `node apps/smtp/dist/server.js` (built) or `tsx apps/smtp/src/server.ts`.
 import './tracing.ts'; // first: see tracing.ts
-import { openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
 import { runProcess } from '@tidings/runtime';
 import { startSubmissionServer } from './submission-server.ts';
 import { loadTlsPair } from './tls-pair.ts';

@@ -1,6 +1,7 @@
 // The webhook-worker process: `node apps/webhook-worker/dist/worker.js` (built) or `tsx apps/webhook-worker/src/worker.ts`.
 import './tracing.ts'; // first: see tracing.ts
-import { openDeps, requeueOverdueDeliveries } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
+import { requeueOverdueDeliveries } from '@tidings/core';
 import { runProcess } from '@tidings/runtime';
 import { startWebhookWorker } from './webhook-worker.ts';
 

@@ -35,8 +35,8 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
   const open = async () => {
     if (!opened) {
       // loaded here, not at the top: help and usage errors answer without the domain code and its clients
-      const core = await import('@tidings/core');
-      const base = core.openDeps(config, 'cli', { runsJobs: true });
+      const [core, { openDeps }] = await Promise.all([import('@tidings/core'), import('@tidings/bootstrap')]);
+      const base = openDeps(config, 'cli', { runsJobs: true });
       // what a command changes is audited as the CLI's doing
       const deps = { ...base, actor: core.CLI_ACTOR };
       opened = { deps, core, close: () => base.close() };

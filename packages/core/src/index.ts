@@ -4,7 +4,6 @@ export type { Deps } from './deps.ts';
 // Deps carries a logger: its type is the runtime's, re-exported for the many files that only name it
 export type { Logger } from '@tidings/runtime';
 export * from './database-errors.ts';
-export { openDeps } from './open-deps.ts';
 export * from './pagination.ts';
 export * from './rate-limit.ts';
 export * from './idempotency.ts';

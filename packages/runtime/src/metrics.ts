@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { within } from './within.ts';
 
 /**
- * Look-ups the scrape-time gauges make; the process that owns the stores passes them in (core's `openDeps`), so
+ * Look-ups the scrape-time gauges make; the process that owns the stores passes them in (the bootstrap's `openDeps`), so
  * this package never touches Postgres or Redis itself.
  */
 export type MetricSources = {

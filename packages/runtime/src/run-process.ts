@@ -6,7 +6,7 @@ import { stopTracing } from './tracing.ts';
 /** What a process runs once started (an HTTP server, BullMQ workers): `close()` stops taking work and waits for the work in flight. */
 export type Stoppable = { close(): Promise<void> /** An HTTP app's port, logged once listening. */; port?: number };
 
-/** The connections a process opens (core's `openDeps`): a logger, the ops sources, and how to close them all. */
+/** The connections a process opens (the bootstrap's `openDeps`): a logger, the ops sources, and how to close them all. */
 export type ProcessDeps = OpsSources & { logger: Logger; close(): Promise<void> };
 
 /** How `runProcess` runs one app. */

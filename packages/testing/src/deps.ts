@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@tidings/config';
-import { openDeps } from '@tidings/core';
+import { openDeps } from '@tidings/bootstrap';
 import { testDatabaseUrl } from './test-database.ts';
 
 export type TestDeps = ReturnType<typeof openDeps>;

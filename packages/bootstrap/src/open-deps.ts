@@ -1,9 +1,5 @@
 import type { Config } from '@tidings/config';
-import type { Deps } from './deps.ts';
-import { createKeyChanges } from './api-keys/key-changes.ts';
-import { createBatchers } from './batchers.ts';
-import { createRateLimits } from './rate-limit.ts';
-import { createTemplateRenderer } from './templates/template-renderer.ts';
+import { createBatchers, createKeyChanges, createRateLimits, createTemplateRenderer, type Deps } from '@tidings/core';
 import { closeDb, createDb } from '@tidings/db';
 import { closeQueues, createQueues, createRedis, QUEUE_NAMES } from '@tidings/queue';
 import { checkReadiness, createLogger, createMetrics, queueTelemetry } from '@tidings/runtime';

@@ -1,0 +1,1 @@
+export { openDeps } from './open-deps.ts';
