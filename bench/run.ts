@@ -165,7 +165,6 @@ function printTable(r: {
     messagesCreatedPerSecond: number;
     sentPerSecond: number;
     deliverSeconds: number;
-    delivered: number;
     topicMembers?: number;
     topicMessagesCreatedPerSecond?: number;
   };
