@@ -1,4 +1,5 @@
 import type { Deps } from './deps.ts';
+import { createIdempotencyReservations, type IdempotencyReservations } from './idempotency.ts';
 import { createMessageSteps, type MessageSteps } from './messages/delivery.ts';
 import { createMessageWrites, type MessageWrites } from './messages/send-messages.ts';
 import { createOutboxDeletes, type OutboxDeletes } from './outbox.ts';
@@ -17,6 +18,8 @@ export type Batchers = {
   messageSteps: MessageSteps;
   /** The webhook-worker's loads and successes. */
   deliverySteps: DeliverySteps;
+  /** Idempotency-Key reservations (every SDK call and SMTP mail makes one first). */
+  idempotencyReservations: IdempotencyReservations;
   /** Deletes the outbox rows still waiting (the groups in flight finish by themselves). */
   close(): Promise<void>;
 };
@@ -33,6 +36,7 @@ export function createBatchers(deps: Omit<Deps, 'batchers'>): Batchers {
     messageWrites: createMessageWrites(dispatching),
     messageSteps: createMessageSteps(dispatching),
     deliverySteps: createDeliverySteps(deps),
+    idempotencyReservations: createIdempotencyReservations(deps),
     close: () => outboxDeletes.flush(),
   };
 }

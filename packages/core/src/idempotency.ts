@@ -3,6 +3,7 @@ import { Prisma, queryRows } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
+import { groupCommit } from './group-commit.ts';
 
 /** How long a stored response is replayed. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -23,43 +24,27 @@ export function requestFingerprint(method: string, path: string, body: string): 
  * expired record (24 h) are taken over.
  */
 export async function beginIdempotentRequest(
-  { db, now, config }: Pick<Deps, 'db' | 'now' | 'config'>,
+  deps: Pick<Deps, 'db' | 'now' | 'config' | 'batchers'>,
   orgId: string,
   mode: KeyMode,
   key: string,
   fingerprint: string,
 ): Promise<IdempotencyOutcome> {
+  const { db, now, config, batchers } = deps;
   const at = now();
-  const lockedUntil = new Date(at.getTime() + config.idempotencyLeaseMs);
-  const expiresAt = new Date(at.getTime() + RETENTION_MS);
-  // One statement: insert, or take over a record that expired or whose first request died; else return nothing.
-  let reserved: { key: string }[];
+  let reserved: boolean;
   try {
-    // through pg, prepared by name (queryRows): every send through the SDK or SMTP makes this statement first
-    const [when, until, expires] = [at, lockedUntil, expiresAt].map((date) => date.toISOString());
-    reserved = await queryRows<{ key: string }>(
-      db,
-      Prisma.sql`
-      INSERT INTO "IdempotencyRecord" ("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
-      VALUES (${orgId}, ${mode}::"ApiKeyMode", ${key}, ${fingerprint}, ${until}::timestamp, ${expires}::timestamp, ${when}::timestamp)
-      ON CONFLICT ("orgId", "mode", "key") DO UPDATE
-        SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
-            "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
-        WHERE "IdempotencyRecord"."expiresAt" <= ${when}::timestamp
-           OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."lockedUntil" <= ${when}::timestamp
-               AND "IdempotencyRecord"."requestHash" = EXCLUDED."requestHash")
-      RETURNING "key"`,
-    );
+    reserved = await batchers.idempotencyReservations({ orgId, mode, key, fingerprint, at, leaseMs: config.idempotencyLeaseMs });
   } catch (error) {
     // The reservation may have committed with its reply lost (a dropped connection): free it, or every retry would
     // be refused as still in progress until the lock ran out.
     await releaseIdempotentRequest({ db }, orgId, mode, key, at).catch(() => undefined);
     throw error;
   }
-  if (reserved.length > 0) return { kind: 'first', reservedAt: at };
+  if (reserved) return { kind: 'first', reservedAt: at };
 
   const existing = await db.idempotencyRecord.findUnique({ where: { orgId_mode_key: { orgId, mode, key } } });
-  if (!existing) return beginIdempotentRequest({ db, now, config }, orgId, mode, key, fingerprint); // deleted meanwhile
+  if (!existing) return beginIdempotentRequest(deps, orgId, mode, key, fingerprint); // deleted meanwhile
   if (existing.requestHash !== fingerprint) {
     throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request body');
   }
@@ -67,6 +52,53 @@ export async function beginIdempotentRequest(
     throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress');
   }
   return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+}
+
+/** One request's reservation of its key, as `beginIdempotentRequest` asks for it. */
+export type Reservation = { orgId: string; mode: KeyMode; key: string; fingerprint: string; at: Date; leaseMs: number };
+/** The reservations of the requests that arrive together, one statement (see createIdempotencyReservations). */
+export type IdempotencyReservations = (reservation: Reservation) => Promise<boolean>;
+
+/**
+ * Reservations of Idempotency-Keys, of all the requests that reach them at the same time, in ONE statement (group
+ * commit): every SDK call and every SMTP mail reserves its key first, and alone each was a commit of its own (the
+ * larger part of Postgres's work per SMTP mail). Each row inserts, or takes over a record that expired, or whose
+ * first request died, or that is this very reservation (a group run again after its reply was lost); true when the
+ * key is the request's. A key asked for twice in one group goes to the first asker: the second finds it in progress.
+ * Made with the dependencies.
+ * @example const reserve = createIdempotencyReservations(deps); const isMine = await reserve({ orgId, mode, key, fingerprint, at, leaseMs });
+ */
+export function createIdempotencyReservations(deps: Pick<Deps, 'db' | 'config'>): IdempotencyReservations {
+  return groupCommit(
+    async (reservations: Reservation[]) => {
+      const identity = (r: Pick<Reservation, 'orgId' | 'mode' | 'key'>) => `${r.orgId}\u0000${r.mode}\u0000${r.key}`;
+      // ON CONFLICT may change a row once per statement: a repeated key goes in once, its first asker's
+      const firsts = new Map<string, Reservation>();
+      for (const r of reservations) if (!firsts.has(identity(r))) firsts.set(identity(r), r);
+      const rows = [...firsts.values()];
+      // through pg, prepared by name (queryRows): one shape whatever the group's size
+      const taken = await queryRows<{ orgId: string; mode: KeyMode; key: string }>(
+        deps.db,
+        Prisma.sql`
+        INSERT INTO "IdempotencyRecord" ("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
+        SELECT "orgId", "mode"::"ApiKeyMode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt"
+        FROM unnest(${rows.map((r) => r.orgId)}::text[], ${rows.map((r) => r.mode)}::text[], ${rows.map((r) => r.key)}::text[],
+                    ${rows.map((r) => r.fingerprint)}::text[], ${rows.map((r) => new Date(r.at.getTime() + r.leaseMs).toISOString())}::timestamp[],
+                    ${rows.map((r) => new Date(r.at.getTime() + RETENTION_MS).toISOString())}::timestamp[], ${rows.map((r) => r.at.toISOString())}::timestamp[])
+          AS r("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
+        ON CONFLICT ("orgId", "mode", "key") DO UPDATE
+          SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
+              "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
+          WHERE "IdempotencyRecord"."expiresAt" <= EXCLUDED."createdAt"
+             OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."requestHash" = EXCLUDED."requestHash"
+                 AND ("IdempotencyRecord"."lockedUntil" <= EXCLUDED."createdAt" OR "IdempotencyRecord"."createdAt" = EXCLUDED."createdAt"))
+        RETURNING "orgId", "mode"::text AS "mode", "key"`,
+      );
+      const isTaken = new Set(taken.map(identity));
+      return reservations.map((r) => isTaken.has(identity(r)) && firsts.get(identity(r)) === r);
+    },
+    { maxSize: 500, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 4)) },
+  );
 }
 
 /**

@@ -13,6 +13,19 @@ async function transactionsOf(ids: string[]): Promise<number> {
   return Number(row!.count);
 }
 
+describe('Idempotency-Key reservations group commit', () => {
+  it('reserves concurrent keys in shared statements; a key asked for twice at once is the first asker\'s, in progress for the second', async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    const keys = Array.from({ length: 30 }, (_, i) => `rs-${i}`);
+    const outcomes = await Promise.allSettled([...keys, 'rs-7'].map((key) => beginIdempotentRequest(deps, orgId, 'test', key, `hash-${key}`)));
+    expect(outcomes.slice(0, 30).map((o) => o.status === 'fulfilled' && o.value.kind)).toEqual(keys.map(() => 'first'));
+    expect(outcomes[30]).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT', message: expect.stringMatching(/still in progress/) } });
+    const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
+      SELECT count(DISTINCT xmin::text) AS "count" FROM "IdempotencyRecord" WHERE "orgId" = ${orgId} AND "key" = ANY(${keys}::text[])`;
+    expect(Number(row!.count)).toBeLessThan(keys.length);
+  });
+});
+
 describe('message.send group commit', () => {
   it('coalesces concurrent sends into fewer statements, each with its own answer, idempotency record and error', async () => {
     const { orgId } = await makeOrganization(deps, { mode: 'test' });
