@@ -54,9 +54,7 @@ async function startSmtp(bench: Bench): Promise<{ child: ChildProcess; port: num
 async function loadSmtp(port: number, apiKey: string, seconds: number) {
   const message = JSON.parse(SEND_BODY) as { to: string; subject: string; text: string };
   const envelope = { from: 'bench@example.com', to: [message.to] };
-  const composed = await nodemailer
-    .createTransport({ streamTransport: true, buffer: true })
-    .sendMail({ from: envelope.from, ...message, messageId: MESSAGE_ID_SLOT });
+  const composed = await nodemailer.createTransport({ streamTransport: true, buffer: true }).sendMail({ from: envelope.from, ...message, messageId: MESSAGE_ID_SLOT });
   const raw = (composed.message as Buffer).toString();
   let sequence = 0;
   const pool = nodemailer.createTransport({

@@ -14,7 +14,7 @@ async function transactionsOf(ids: string[]): Promise<number> {
 }
 
 describe('Idempotency-Key reservations group commit', () => {
-  it('reserves concurrent keys in shared statements; a key asked for twice at once is the first asker\'s, in progress for the second', async () => {
+  it("reserves concurrent keys in shared statements; a key asked for twice at once is the first asker's, in progress for the second", async () => {
     const { orgId } = await makeOrganization(deps, { mode: 'test' });
     const keys = Array.from({ length: 30 }, (_, i) => `rs-${i}`);
     const outcomes = await Promise.allSettled([...keys, 'rs-7'].map((key) => beginIdempotentRequest(deps, orgId, 'test', key, `hash-${key}`)));
