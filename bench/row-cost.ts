@@ -31,6 +31,8 @@ function messageRows(orgId: string, offset: number) {
     attempts: 0,
     tags: [],
     metadata: {},
+    trackOpens: false,
+    trackClicks: false,
     createdAt: now,
     updatedAt: now,
   }));
