@@ -24,17 +24,17 @@ export function requestFingerprint(method: string, path: string, body: string): 
  * expired record (24 h) are taken over.
  */
 export async function beginIdempotentRequest(
-  deps: Pick<Deps, 'db' | 'now' | 'config' | 'batchers'>,
+  deps: Pick<Deps, 'db' | 'now' | 'batchers'>,
   orgId: string,
   mode: KeyMode,
   key: string,
   fingerprint: string,
 ): Promise<IdempotencyOutcome> {
-  const { db, now, config, batchers } = deps;
+  const { db, now, batchers } = deps;
   const at = now();
   let reserved: boolean;
   try {
-    reserved = await batchers.idempotencyReservations({ orgId, mode, key, fingerprint, at, leaseMs: config.idempotencyLeaseMs });
+    reserved = await batchers.idempotencyReservations({ orgId, mode, key, fingerprint, at });
   } catch (error) {
     // The reservation may have committed with its reply lost (a dropped connection): free it, or every retry would
     // be refused as still in progress until the lock ran out.
@@ -55,7 +55,7 @@ export async function beginIdempotentRequest(
 }
 
 /** One request's reservation of its key, as `beginIdempotentRequest` asks for it. */
-export type Reservation = { orgId: string; mode: KeyMode; key: string; fingerprint: string; at: Date; leaseMs: number };
+export type Reservation = { orgId: string; mode: KeyMode; key: string; fingerprint: string; at: Date };
 /** The reservations of the requests that arrive together, one statement (see createIdempotencyReservations). */
 export type IdempotencyReservations = (reservation: Reservation) => Promise<boolean>;
 
@@ -66,7 +66,7 @@ export type IdempotencyReservations = (reservation: Reservation) => Promise<bool
  * first request died, or that is this very reservation (a group run again after its reply was lost); true when the
  * key is the request's. A key asked for twice in one group goes to the first asker: the second finds it in progress.
  * Made with the dependencies.
- * @example const reserve = createIdempotencyReservations(deps); const isMine = await reserve({ orgId, mode, key, fingerprint, at, leaseMs });
+ * @example const reserve = createIdempotencyReservations(deps); const isMine = await reserve({ orgId, mode, key, fingerprint, at });
  */
 export function createIdempotencyReservations(deps: Pick<Deps, 'db' | 'config'>): IdempotencyReservations {
   return groupCommit(
@@ -83,7 +83,7 @@ export function createIdempotencyReservations(deps: Pick<Deps, 'db' | 'config'>)
         INSERT INTO "IdempotencyRecord" ("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
         SELECT "orgId", "mode"::"ApiKeyMode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt"
         FROM unnest(${rows.map((r) => r.orgId)}::text[], ${rows.map((r) => r.mode)}::text[], ${rows.map((r) => r.key)}::text[],
-                    ${rows.map((r) => r.fingerprint)}::text[], ${rows.map((r) => new Date(r.at.getTime() + r.leaseMs).toISOString())}::timestamp[],
+                    ${rows.map((r) => r.fingerprint)}::text[], ${rows.map((r) => new Date(r.at.getTime() + deps.config.idempotencyLeaseMs).toISOString())}::timestamp[],
                     ${rows.map((r) => new Date(r.at.getTime() + RETENTION_MS).toISOString())}::timestamp[], ${rows.map((r) => r.at.toISOString())}::timestamp[])
           AS r("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
         ON CONFLICT ("orgId", "mode", "key") DO UPDATE

@@ -1,10 +1,10 @@
+import type { Message as MessageRow } from '@tidings/db';
 import { ProviderError, RECIPIENT_STOPPED } from '@tidings/providers';
 import { removeFinishedMessageAttachments } from '../attachments/attachment-cleanup.ts';
 import { backoffDelayMs } from '../backoff.ts';
 import { listUnsubscribeHeaders } from '../broadcasts/unsubscribe-token.ts';
 import type { Deps } from '../deps.ts';
 import { withPasswordResetLink } from '../people/password-reset.service.ts';
-import type { Message as MessageRow } from '@tidings/db';
 import { claimForSending, failAsRecipientStopped, markFailed, markSent, recordAttemptError } from './delivery.ts';
 import { attachmentFailure, outgoingEmail, outgoingSms, type AttachmentFetchOptions } from './outgoing-message.ts';
 import { sandboxOutcomeJobId } from './sandbox-outcome.ts';
