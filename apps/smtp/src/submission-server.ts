@@ -19,7 +19,7 @@ const shuttingDown = () => new SmtpReply(421, '4.3.2', 'Server shutting down: tr
 /**
  * SMTP submission on two ports: `smtpSubmission.port` (plain, STARTTLS offered) and `smtpSubmission.tlsPort`
  * (implicit TLS). AUTH PLAIN or LOGIN with an API key as the password (any user name), counted against
- * AUTH_FAILURE_LIMIT per address as the API's; each MAIL FROM takes one from the key's rate limit, shared with the API;
+ * AUTH_FAILURE_LIMIT per address as the API's; each MAIL FROM takes one from the key's rate limit, shared with the API (a refusal answers the DATA);
  * each mail accepted at DATA becomes one message through message.send's function. `close()` takes no new mail, ends
  * idle connections with 421 and answers the mails being received before it resolves.
  * @example const server = await startSubmissionServer(deps, await loadTlsPair(deps.config.smtpSubmission, deps.config.env));
@@ -33,6 +33,17 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
   const receiving = new Set<string>();
   let isStopping = false;
   const servers: SMTPServer[] = [];
+  /** The rate-limit answer of each session's current mail: a refusal, or null when it may go. */
+  const rateLimitVerdicts = new WeakMap<SMTPServerSession, Promise<Error | null>>();
+  const rateLimitVerdict = (keyId: string): Promise<Error | null> =>
+    within(() => takeRateLimit(deps, `${config.redisPrefix}:rate:${keyId}`, { limit: config.rateLimitPerMinute, windowMs: config.rateLimitWindowMs }), STORE_WAIT_MS).then(
+      (taken) => {
+        if (!taken.ok) return storesUnavailable();
+        if (taken.value.isAllowed) return null;
+        return new SmtpReply(451, '4.7.0', `Rate limit of ${taken.value.limit} messages per minute exceeded; retry in ${taken.value.resetSeconds} s`);
+      },
+      (error: Error) => error,
+    );
 
   const endConnection = (sessionId: string) => {
     for (const server of servers) {
@@ -86,17 +97,9 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
 
     onMailFrom(_address, session, callback) {
       if (isStopping) return callback(shuttingDown());
-      const { keyId } = principalOf(session);
-      within(() => takeRateLimit(deps, `${config.redisPrefix}:rate:${keyId}`, { limit: config.rateLimitPerMinute, windowMs: config.rateLimitWindowMs }), STORE_WAIT_MS).then(
-        (taken) => {
-          if (!taken.ok) return callback(storesUnavailable());
-          if (!taken.value.isAllowed) {
-            return callback(new SmtpReply(451, '4.7.0', `Rate limit of ${taken.value.limit} messages per minute exceeded; retry in ${taken.value.resetSeconds} s`));
-          }
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
+      // taken now, answered at the end of DATA: the client's pipelined RCPT and DATA go on meanwhile
+      rateLimitVerdicts.set(session, rateLimitVerdict(principalOf(session).keyId));
+      callback();
     },
 
     onRcptTo(_address, session, callback) {
@@ -117,8 +120,12 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
       });
       stream.once('end', () => {
         void (async () => {
+          const refusal = await rateLimitVerdicts.get(session);
+          rateLimitVerdicts.delete(session);
+          if (refusal) throw refusal;
           if (bytes > limitBytes) throw new SmtpReply(552, '5.3.4', `Message too big: at most ${limitBytes} bytes (SEND_BODY_LIMIT_BYTES)`);
-          const mail = await simpleParser(Buffer.concat(chunks), { keepCidLinks: true });
+          // the text is taken as it is: mailparser's html rendering of it (textAsHtml) is not used
+          const mail = await simpleParser(Buffer.concat(chunks), { keepCidLinks: true, skipTextToHtml: true, skipTextLinks: true });
           const principal = principalOf(session);
           const id = await submitMessage(
             deps,

@@ -136,6 +136,21 @@ describe('SMTP submission through nodemailer', () => {
     expect(await t.deps.db.message.findUniqueOrThrow({ where: { id: firstId } })).toMatchObject({ orgId, subject: 'Once' });
   });
 
+  it('makes one message of the same Message-ID sent on several connections at once: every client is told its id', async () => {
+    const { orgId, key } = await t.org({ mode: 'test' });
+    const mail = { from: 'hi@acme.test', to: 'ada@example.com', subject: 'At once', text: 'x', messageId: `<${randomBytes(8).toString('hex')}@client.test>` };
+    const clients = Array.from({ length: 4 }, () => t.client(key));
+    try {
+      // connected first, so the four mails reach the server together
+      await Promise.all(clients.map((client) => client.verify()));
+      const ids = await Promise.all(clients.map(async (client) => queuedId((await client.sendMail(mail)).response)));
+      expect(new Set(ids).size).toBe(1);
+      expect(await t.deps.db.message.count({ where: { orgId, subject: 'At once' } })).toBe(1);
+    } finally {
+      for (const client of clients) client.close();
+    }
+  });
+
   it('keeps the modes apart: a sending test key of the same organization, resending the Message-ID of a live mail, makes its own sandbox message and leaves the live one alone', async () => {
     const { orgId, key } = await liveOrgWithDomain();
     const testKey = await createApiKey(t.deps, orgId, 'live', { name: 'SMTP test', permission: 'sending', mode: 'test' });

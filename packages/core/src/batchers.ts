@@ -1,7 +1,7 @@
 import type { Deps } from './deps.ts';
 import { createIdempotencyReservations, type IdempotencyReservations } from './idempotency.ts';
 import { createMessageSteps, type MessageSteps } from './messages/delivery.ts';
-import { createMessageWrites, type MessageWrites } from './messages/send-messages.ts';
+import { createMessageWrites, type MessageWrites } from './messages/message-writes.store.ts';
 import { createOutboxDeletes, type OutboxDeletes } from './outbox.ts';
 import { createDeliverySteps, type DeliverySteps } from './webhooks/delivery-attempt.ts';
 

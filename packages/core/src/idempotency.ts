@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Prisma, queryRows } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { groupCommit } from './group-commit.ts';
+import { deleteReservation, findIdempotencyRecord, insertReservations, renewReservation, storeAnswer, type Reservation } from './idempotency.store.ts';
 
-/** How long a stored response is replayed. */
-const RETENTION_MS = 24 * 60 * 60 * 1000;
+export type { KeyedAnswer, Reservation } from './idempotency.store.ts';
 
 /** `first`: the key is this request's, reserved at `reservedAt` (what `releaseIdempotentRequest` frees it by). */
 export type IdempotencyOutcome = { kind: 'first'; reservedAt: Date } | { kind: 'replay'; status: number; body: string };
@@ -42,9 +41,23 @@ export async function beginIdempotentRequest(
     throw error;
   }
   if (reserved) return { kind: 'first', reservedAt: at };
+  const repeat = await answerOfRepeat(deps, orgId, mode, key, fingerprint);
+  return repeat ?? beginIdempotentRequest(deps, orgId, mode, key, fingerprint); // deleted meanwhile
+}
 
-  const existing = await db.idempotencyRecord.findUnique({ where: { orgId_mode_key: { orgId, mode, key } } });
-  if (!existing) return beginIdempotentRequest(deps, orgId, mode, key, fingerprint); // deleted meanwhile
+/**
+ * How to answer a request whose key another request holds: a replay of the stored response, or CONFLICT when the
+ * body differs or the first request is still running; null when the key is free again (its record deleted meanwhile).
+ */
+export async function answerOfRepeat(
+  { db }: Pick<Deps, 'db'>,
+  orgId: string,
+  mode: KeyMode,
+  key: string,
+  fingerprint: string,
+): Promise<Extract<IdempotencyOutcome, { kind: 'replay' }> | null> {
+  const existing = await findIdempotencyRecord(db, orgId, mode, key);
+  if (!existing) return null;
   if (existing.requestHash !== fingerprint) {
     throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request body');
   }
@@ -54,8 +67,6 @@ export async function beginIdempotentRequest(
   return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
 }
 
-/** One request's reservation of its key, as `beginIdempotentRequest` asks for it. */
-export type Reservation = { orgId: string; mode: KeyMode; key: string; fingerprint: string; at: Date };
 /** The reservations of the requests that arrive together, one statement (see createIdempotencyReservations). */
 export type IdempotencyReservations = (reservation: Reservation) => Promise<boolean>;
 
@@ -75,25 +86,7 @@ export function createIdempotencyReservations(deps: Pick<Deps, 'db' | 'config'>)
       // ON CONFLICT may change a row once per statement: a repeated key goes in once, its first asker's
       const firsts = new Map<string, Reservation>();
       for (const r of reservations) if (!firsts.has(identity(r))) firsts.set(identity(r), r);
-      const rows = [...firsts.values()];
-      // through pg, prepared by name (queryRows): one shape whatever the group's size
-      const taken = await queryRows<{ orgId: string; mode: KeyMode; key: string }>(
-        deps.db,
-        Prisma.sql`
-        INSERT INTO "IdempotencyRecord" ("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
-        SELECT "orgId", "mode"::"ApiKeyMode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt"
-        FROM unnest(${rows.map((r) => r.orgId)}::text[], ${rows.map((r) => r.mode)}::text[], ${rows.map((r) => r.key)}::text[],
-                    ${rows.map((r) => r.fingerprint)}::text[], ${rows.map((r) => new Date(r.at.getTime() + deps.config.idempotencyLeaseMs).toISOString())}::timestamp[],
-                    ${rows.map((r) => new Date(r.at.getTime() + RETENTION_MS).toISOString())}::timestamp[], ${rows.map((r) => r.at.toISOString())}::timestamp[])
-          AS r("orgId", "mode", "key", "requestHash", "lockedUntil", "expiresAt", "createdAt")
-        ON CONFLICT ("orgId", "mode", "key") DO UPDATE
-          SET "requestHash" = EXCLUDED."requestHash", "lockedUntil" = EXCLUDED."lockedUntil", "expiresAt" = EXCLUDED."expiresAt",
-              "createdAt" = EXCLUDED."createdAt", "responseStatus" = NULL, "responseBody" = NULL
-          WHERE "IdempotencyRecord"."expiresAt" <= EXCLUDED."createdAt"
-             OR ("IdempotencyRecord"."responseStatus" IS NULL AND "IdempotencyRecord"."requestHash" = EXCLUDED."requestHash"
-                 AND ("IdempotencyRecord"."lockedUntil" <= EXCLUDED."createdAt" OR "IdempotencyRecord"."createdAt" = EXCLUDED."createdAt"))
-        RETURNING "orgId", "mode"::text AS "mode", "key"`,
-      );
+      const taken = await insertReservations(deps.db, [...firsts.values()], deps.config.idempotencyLeaseMs);
       const isTaken = new Set(taken.map(identity));
       return reservations.map((r) => isTaken.has(identity(r)) && firsts.get(identity(r)) === r);
     },
@@ -120,10 +113,7 @@ export function holdIdempotentRequest(
   const renew = async () => {
     try {
       // only this request's reservation, and only while unanswered
-      await db.idempotencyRecord.updateMany({
-        where: { orgId, mode, key, responseStatus: null, createdAt: reservedAt },
-        data: { lockedUntil: new Date(now().getTime() + leaseMs) },
-      });
+      await renewReservation(db, orgId, mode, key, reservedAt, new Date(now().getTime() + leaseMs));
     } catch (error) {
       // a passing database failure: the next renewal, a third of a lease later, tries again
       logger.warn({ err: error, orgId }, 'could not renew an Idempotency-Key reservation');
@@ -147,28 +137,22 @@ export function holdIdempotentRequest(
  * a passing database failure (a dropped connection, a failover) is waited out rather than given up on.
  */
 export async function completeIdempotentRequest({ db }: Pick<Deps, 'db'>, orgId: string, mode: KeyMode, key: string, status: number, body: string): Promise<void> {
-  // a write that stored its answer itself (storeIdempotentAnswers) has nothing left to do here
-  await retryWrite(() => db.idempotencyRecord.updateMany({ where: { orgId, mode, key, responseStatus: null }, data: { responseStatus: status, responseBody: body } }));
+  // a write that stored its answer itself (storeAnswersSql) has nothing left to do here
+  await retryWrite(() => storeAnswer(db, { orgId, mode, key, status, body }));
 }
 
-/** The answer an operation commits together with its work, under the request's Idempotency-Key. */
-export type IdempotentAnswer<T> = { key: string; status: number; body: (result: T) => unknown };
-
-/** An answer to store under an Idempotency-Key, with the key's organization and mode. */
-export type KeyedAnswer = { orgId: string; mode: KeyMode; key: string; status: number; body: unknown };
-
 /**
- * The UPDATE that stores answers (any number, one per key), for a CTE in the statement that does the work: then the
- * work and its answers commit together, and a caller who never heard back (the commit's reply lost with the
- * connection) gets the answer replayed on retry instead of the work done twice.
+ * The answer an operation commits together with its work, under the request's Idempotency-Key. With `reserve`
+ * (the request's fingerprint), the key is not reserved yet: the work's statement reserves it, and writes nothing
+ * when another request holds it (`IdempotencyKeyTaken`).
  */
-export function storeIdempotentAnswers(answers: KeyedAnswer[]): Prisma.Sql {
-  if (answers.length === 0) return Prisma.sql`SELECT 1`;
-  return Prisma.sql`
-    UPDATE "IdempotencyRecord" r SET "responseStatus" = a."status", "responseBody" = a."body"
-    FROM unnest(${answers.map((a) => a.orgId)}::text[], ${answers.map((a) => a.mode)}::text[], ${answers.map((a) => a.key)}::text[],
-                ${answers.map((a) => a.status)}::int[], ${answers.map((a) => JSON.stringify(a.body))}::text[]) AS a("orgId", "mode", "key", "status", "body")
-    WHERE r."orgId" = a."orgId" AND r."mode" = a."mode"::"ApiKeyMode" AND r."key" = a."key" AND r."responseStatus" IS NULL`;
+export type IdempotentAnswer<T> = { key: string; status: number; body: (result: T) => unknown; reserve?: { fingerprint: string } };
+
+/** The key of an `IdempotentAnswer` with `reserve` is another request's: nothing was written; ask `answerOfRepeat`. */
+export class IdempotencyKeyTaken extends Error {
+  constructor() {
+    super('The Idempotency-Key is held by another request');
+  }
 }
 
 /** Tries `write` up to 7 times over about 15 s (0.2 s doubling to 5 s between tries); throws the last error. */
@@ -189,6 +173,5 @@ async function retryWrite(write: () => Promise<unknown>): Promise<void> {
  * `completeIdempotentRequest` when the database is away: otherwise the key stays in flight (409) for a minute.
  */
 export async function releaseIdempotentRequest({ db }: Pick<Deps, 'db'>, orgId: string, mode: KeyMode, key: string, reservedAt: Date): Promise<void> {
-  // only this request's reservation: another may have taken the key over since
-  await retryWrite(() => db.idempotencyRecord.deleteMany({ where: { orgId, mode, key, responseStatus: null, createdAt: reservedAt } }));
+  await retryWrite(() => deleteReservation(db, orgId, mode, key, reservedAt));
 }

@@ -1,8 +1,10 @@
 import { jobDataFor, type QueueName } from '@tidings/queue';
-import { Prisma, queryPrepared } from '@tidings/db';
 import { jobTelemetry, untraced, withTrace, type RequestTrace } from '@tidings/runtime';
 import type { Batchers } from './batchers.ts';
 import type { Deps } from './deps.ts';
+import { deleteOutboxRows, deleteOutboxRowsById, lockDueOutboxRows } from './outbox.store.ts';
+
+export { outboxInsert, writeOutbox } from './outbox.store.ts';
 
 /**
  * A job to add. `createdAt` (a webhook delivery's partition key) goes into the job's data when it is added at once;
@@ -11,25 +13,6 @@ import type { Deps } from './deps.ts';
  * commit); without it, the job continues the active trace.
  */
 export type OutboxItem = { queue: QueueName; jobId: string; runAt?: Date | null; createdAt?: Date; trace?: RequestTrace };
-
-/**
- * The INSERT of outbox rows, for a statement that writes work and the promise of its jobs at once (as a CTE:
- * `jobs AS (${outboxInsert(items)})`); `onlyIf` makes the rows depend on the rest of the statement.
- */
-export function outboxInsert(items: OutboxItem[], onlyIf: Prisma.Sql = Prisma.sql`true`): Prisma.Sql {
-  return Prisma.sql`
-    INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
-    SELECT u.*, now() AT TIME ZONE 'UTC'
-    FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[],
-                ${items.map((i) => i.runAt?.toISOString() ?? null)}::timestamp[]) u
-    WHERE ${onlyIf}
-    ON CONFLICT DO NOTHING`;
-}
-
-/** Writes outbox rows in the caller's transaction: the promise that these jobs will reach their queues. */
-export async function writeOutbox(tx: Prisma.TransactionClient, items: OutboxItem[]): Promise<void> {
-  if (items.length > 0) await tx.$executeRaw(outboxInsert(items));
-}
 
 /**
  * Adds the jobs now, one call per queue (addBulk; one job is one script call), and throws when Redis does not take
@@ -103,12 +86,7 @@ export function createOutboxDeletes(deps: Pick<Deps, 'db' | 'logger'>): OutboxDe
     if (items.length === 0) return;
     try {
       // bookkeeping, no span of its own; through pg, prepared by name (Prisma's raw-query plumbing costs more than it)
-      await untraced(() =>
-        queryPrepared(
-          deps.db,
-          Prisma.sql`DELETE FROM "OutboxEntry" WHERE ("queue", "jobId") IN (SELECT * FROM unnest(${items.map((i) => i.queue)}::text[], ${items.map((i) => i.jobId)}::text[]))`,
-        ),
-      );
+      await untraced(() => deleteOutboxRows(deps.db, items));
     } catch (error) {
       deps.logger.warn({ err: error, count: items.length }, 'could not delete the outbox rows of added jobs; the relay will add them again, harmlessly');
     }
@@ -134,13 +112,13 @@ export async function relayOutbox(deps: Pick<Deps, 'db' | 'queues' | 'now'>, opt
   let moved = 0;
   for (;;) {
     const count = await deps.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<{ id: bigint; queue: QueueName; jobId: string; runAt: Date | null }[]>`
-        SELECT "id", "queue", "jobId", "runAt" FROM "OutboxEntry"
-        WHERE "createdAt" < ${new Date(deps.now().getTime() - graceMs)}
-        ORDER BY "id" LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
+      const rows = await lockDueOutboxRows(tx, new Date(deps.now().getTime() - graceMs), batchSize);
       if (rows.length === 0) return 0;
       await addJobs(deps, rows);
-      await tx.outboxEntry.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+      await deleteOutboxRowsById(
+        tx,
+        rows.map((r) => r.id),
+      );
       return rows.length;
     });
     moved += count;

@@ -1,6 +1,6 @@
 import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
 import type { Message } from '@tidings/contracts';
-import { AppError, beginIdempotentRequest, sendMessage } from '../src/index.ts';
+import { AppError, beginIdempotentRequest, IdempotencyKeyTaken, sendMessage } from '../src/index.ts';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());
@@ -54,5 +54,39 @@ describe('message.send group commit', () => {
     // every job reached its queue, and no outbox row is left behind
     for (const { message } of sent) expect(await deps.queues.email.getJob(message.id)).toBeDefined();
     await waitFor(async () => (await deps.db.outboxEntry.count({ where: { jobId: { in: sent.map((s) => s.message.id) } } })) === 0, 5_000, 'the outbox rows to be deleted');
+  });
+});
+
+describe('message.send reserving its key in the write (SMTP submission)', () => {
+  it('writes the messages of free keys with their answers, and nothing of a key another request holds', async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    const reserving = (i: number, key: string) => sendMessage(deps, orgId, 'test', email(i), { key, status: 202, body: (m) => m, reserve: { fingerprint: `fp-${key}` } });
+    // a key in progress elsewhere (an API request holding it)
+    expect((await beginIdempotentRequest(deps, orgId, 'test', 'held', 'fp-held')).kind).toBe('first');
+
+    const outcomes = await Promise.allSettled([reserving(1, 'free-1'), reserving(2, 'free-2'), reserving(3, 'free-1'), reserving(4, 'held')]);
+    const [first, second, repeat, held] = outcomes;
+    expect(first).toMatchObject({ status: 'fulfilled' });
+    expect(second).toMatchObject({ status: 'fulfilled' });
+    // asked for twice at once: the first asker's; and the held key is left to its holder
+    expect(repeat).toMatchObject({ status: 'rejected', reason: expect.any(IdempotencyKeyTaken) });
+    expect(held).toMatchObject({ status: 'rejected', reason: expect.any(IdempotencyKeyTaken) });
+
+    const messages = await deps.db.message.findMany({ where: { orgId } });
+    expect(messages.map((m) => m.to).sort()).toEqual(['ada1@example.com', 'ada2@example.com']);
+    // the answers were stored with the messages: nothing is left in progress
+    const records = await deps.db.idempotencyRecord.findMany({ where: { orgId, key: { in: ['free-1', 'free-2'] } } });
+    expect(records.map((r) => [r.key, r.responseStatus, (JSON.parse(r.responseBody!) as Message).to]).sort()).toEqual([
+      ['free-1', 202, 'ada1@example.com'],
+      ['free-2', 202, 'ada2@example.com'],
+    ]);
+    expect(await deps.db.idempotencyRecord.findFirst({ where: { orgId, key: 'held' } })).toMatchObject({ requestHash: 'fp-held', responseStatus: null });
+    // a refused write recorded no event
+    expect(await deps.db.event.count({ where: { orgId } })).toBe(2);
+    await waitFor(async () => (await deps.db.outboxEntry.count({ where: { jobId: { in: messages.map((m) => m.id) } } })) === 0, 5_000, 'the outbox rows to be deleted');
+
+    // sent again later: taken, and nothing written
+    await expect(reserving(5, 'free-2')).rejects.toBeInstanceOf(IdempotencyKeyTaken);
+    expect(await deps.db.message.count({ where: { orgId } })).toBe(2);
   });
 });

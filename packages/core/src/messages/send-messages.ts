@@ -1,14 +1,10 @@
 import { MESSAGE_LIMITS, SendMessageBody, type BatchItemError, type Message, type z } from '@tidings/contracts';
 import type { KeyMode } from '@tidings/providers';
-import { columnsOf, Prisma, queryPrepared, type Message as MessageRow } from '@tidings/db';
-import { sendQueueOf } from '@tidings/queue';
+import type { Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
-import { storeIdempotentAnswers, type IdempotentAnswer, type KeyedAnswer } from '../idempotency.ts';
-import { groupCommit } from '../group-commit.ts';
+import { IdempotencyKeyTaken, type IdempotentAnswer } from '../idempotency.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox, outboxInsert, type DispatchDeps, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
 import { attachmentStore, type StoredContent } from '../attachments/attachment-store.ts';
 import { pathPolicyOf, prepareAttachments } from './attachments.ts';
@@ -169,73 +165,22 @@ export async function sendMessages(
   const result = { data, errors };
   const accepted = rows.flatMap((row, index) => (row ? [{ row, message: data[index]! }] : []));
   if (accepted.length > 0) {
-    const keyed = answer ? { orgId, mode, key: answer.key, status: answer.status, body: answer.body(result) } : null;
+    const keyed = answer
+      ? { orgId, mode, key: answer.key, status: answer.status, body: answer.body(result), ...(answer.reserve ? { reserve: { ...answer.reserve, at: now } } : {}) }
+      : null;
     // The bytes go to the store first (once, never into the message statement or a job); if the messages cannot
     // be written they are removed again, so a failed request leaves nothing behind.
     const store = attachmentStore(deps);
     await store.put(contents);
     try {
-      await deps.batchers.messageWrites({ orgId, accepted, answer: keyed, trace });
+      // a key another request holds: nothing was written (see IdempotentAnswer)
+      if ((await deps.batchers.messageWrites({ orgId, accepted, answer: keyed, trace })) === 'keyTaken') throw new IdempotencyKeyTaken();
     } catch (error) {
       await store.remove(contents.map((c) => c.key)).catch((cleanupError) => deps.logger.warn({ err: cleanupError }, 'could not remove the attachments of a failed send'));
       throw error;
     }
   }
   return result;
-}
-
-export type MessageWrite = { orgId: string; accepted: { row: MessageRow; message: Message }[]; answer: KeyedAnswer | null; trace: RequestTrace | undefined };
-
-/** The message writes of one process: concurrent requests share one statement (see createMessageWrites). */
-export type MessageWrites = (write: MessageWrite) => Promise<undefined>;
-
-/** What the message writes use. */
-type WriteDeps = Pick<Deps, 'db' | 'config'> & DispatchDeps;
-
-/**
- * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, the
- * outbox rows of all those jobs and the idempotent answers in ONE statement (atomic on its own: no interactive
- * transaction holds a pooled connection across round trips), then enqueues after commit. The rows travel as one
- * JSON parameter. Concurrent requests of this process share that statement and the enqueue (group commit): each
- * gets its own answer stored and its own error, and a lone request goes at once. Made with the dependencies.
- * @example const writes = createMessageWrites(deps); await writes({ orgId, accepted, answer: null, trace: undefined });
- */
-export function createMessageWrites(deps: WriteDeps): MessageWrites {
-  return groupCommit<MessageWrite, undefined>((writes) => writeMessagesNow(deps, writes), {
-    maxSize: 1000,
-    // half the pool: the rest stays for reads and other requests, and groups grow instead of queueing on the pool
-    maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)),
-    sizeOf: (write) => write.accepted.length,
-  });
-}
-
-async function writeMessagesNow(deps: WriteDeps, writes: MessageWrite[]): Promise<undefined[]> {
-  const accepted = writes.flatMap((w) => w.accepted);
-  const rows = accepted.map((a) => a.row);
-  const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId: a.row.orgId, type: 'message.queued' as const, data: a.message }));
-  // each message's job continues its own request's trace; the webhook deliveries of the group's `message.queued`
-  // events go with the first request's
-  const jobs: OutboxItem[] = writes.flatMap(({ accepted: own, trace }) =>
-    own.map(({ row: m }) => ({ queue: sendQueueOf(m), jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null, trace })),
-  );
-  const answers = writes.flatMap((w) => (w.answer ? [w.answer] : []));
-  // through pg, prepared by name: Prisma's raw-query plumbing cost more CPU than the rest of the write
-  const { rows: deliveries } = await queryPrepared<{ id: string; createdAt: Date }>(
-    deps.db,
-    Prisma.sql`
-    WITH new_messages AS (
-      INSERT INTO "Message" (${columnsOf(Prisma.MessageScalarFieldEnum)})
-      SELECT ${columnsOf(Prisma.MessageScalarFieldEnum)} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb)
-      RETURNING "id", "status", "createdAt"),
-    status_events AS (
-      INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM new_messages),
-    job_outbox AS (${outboxInsert(jobs)}),
-    idempotent_answers AS (${storeIdempotentAnswers(answers)}),
-    ${eventsCte(eventValues(queued))}
-    SELECT "id", "createdAt" FROM new_deliveries`,
-  );
-  await dispatchOutbox(deps, [...jobs, ...deliveryJobs(deliveries).map((job) => ({ ...job, trace: writes[0]!.trace }))]);
-  return writes.map(() => undefined);
 }
 
 /**
