@@ -5,6 +5,7 @@ import { AppError, foundOr404 } from '../errors.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
 import { changeMessageStatus } from './message-status.ts';
+import { findMessageRef, findMessageStatusOrThrow } from './message.store.ts';
 
 /**
  * message.cancel: only while `scheduled` or `queued` (409 otherwise). The status change is the guarantee: a job
@@ -13,10 +14,10 @@ import { changeMessageStatus } from './message-status.ts';
  * @example const message = await cancelMessage(deps, orgId, 'msg_...', 'test');
  */
 export async function cancelMessage(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Message> {
-  const current = foundOr404(await deps.db.message.findFirst({ where: { id, orgId, ...(mode && { mode }) }, select: { id: true, channelType: true } }), 'Message');
+  const current = foundOr404(await findMessageRef(deps.db, orgId, id, mode), 'Message');
   const moved = await changeMessageStatus(deps.db, current.id, { status: 'canceled', at: deps.now() });
   if (!moved) {
-    const now = await deps.db.message.findUniqueOrThrow({ where: { id }, select: { status: true } });
+    const now = await findMessageStatusOrThrow(deps.db, id);
     throw new AppError('CONFLICT', `Message is ${now.status}: only scheduled or queued messages can be canceled`);
   }
   await dispatchOutbox(deps, moved.outbox);

@@ -1,4 +1,4 @@
-import { Prisma, type Message as MessageRow } from '@tidings/db';
+import type { Message as MessageRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
@@ -6,6 +6,7 @@ import { dispatchOutbox, type DispatchDeps, type OutboxItem } from '../outbox.ts
 import { recordMessageOutcome } from './message-outcome.ts';
 import { changeMessageStatus, changeMessagesStatuses, type ChangedMessage, type ChangeOf, type StatusChangeOfMany } from './message-status.ts';
 import { groupCommit } from '../group-commit.ts';
+import { claimableSql, countSendingAttempt, fillInProvider, findClaimState, findLastStatusEvent, insertProviderClaim, recordSendingError } from './delivery.store.ts';
 
 export type Claim =
   | { kind: 'send'; message: MessageRow }
@@ -16,17 +17,6 @@ export type Claim =
 
 const SUPPRESSED_MESSAGE = 'The recipient is on the suppression list (bounced, complained, unsubscribed, stopped or added by hand)';
 const ORGANIZATION_SUSPENDED = { code: 'ORGANIZATION_SUSPENDED', message: 'The organization was suspended before this message was sent.' };
-
-// A live message honours live suppressions only (a test key's STOP or bounce never stops a live send); a test one
-// honours both: the organization's list applies to the sandbox too. STOP's confirmation and HELP's answer are the
-// only messages a suppressed number receives.
-const notSuppressed = Prisma.sql`("Message"."keywordReply" IN ('stop', 'help') OR NOT EXISTS (SELECT 1 FROM "Suppression" s
-  WHERE s."orgId" = "Message"."orgId" AND s."recipient" = "Message"."to" AND (s."mode" = 'live' OR s."mode" = "Message"."mode")))`;
-// A suspended organization's messages are not sent (tidings orgs suspend).
-const orgActive = Prisma.sql`NOT EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = "Message"."orgId" AND o."suspendedAt" IS NOT NULL)`;
-// A canceled broadcast's messages never reach a provider, even those whose jobs were queued before the cancel.
-const broadcastLive = Prisma.sql`("Message"."broadcastId" IS NULL OR NOT EXISTS (
-  SELECT 1 FROM "Broadcast" b WHERE b."id" = "Message"."broadcastId" AND b."status" = 'canceled'))`;
 
 /** A job that runs this much before `scheduledAt` sends anyway (clock skew between Redis and the worker). */
 const EARLY_TOLERANCE_MS = 1000;
@@ -45,17 +35,7 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
   if (claimed) return { kind: 'send', message: claimed.row };
   const now = deps.now();
 
-  const [current] = await deps.db.$queryRaw<
-    { status: MessageRow['status']; scheduledAt: Date | null; isSuppressed: boolean; isBroadcastCanceled: boolean; isOrgSuspended: boolean }[]
-  >`
-    SELECT m."status", m."scheduledAt",
-           EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = m."orgId" AND o."suspendedAt" IS NOT NULL) AS "isOrgSuspended",
-           (m."keywordReply" IS NULL OR m."keywordReply" = 'start')
-             -- every To recipient suppressed (the claim above already found the first one is)
-             AND NOT EXISTS (SELECT 1 FROM unnest(array_prepend(m."to", m."additionalTo")) AS r("recipient") WHERE NOT EXISTS (
-               SELECT 1 FROM "Suppression" s WHERE s."orgId" = m."orgId" AND s."recipient" = r."recipient" AND (s."mode" = 'live' OR s."mode" = m."mode"))) AS "isSuppressed",
-           EXISTS (SELECT 1 FROM "Broadcast" b WHERE b."id" = m."broadcastId" AND b."status" = 'canceled') AS "isBroadcastCanceled"
-    FROM "Message" m WHERE m."id" = ${messageId}`;
+  const current = await findClaimState(deps.db, messageId);
   if (!current) return { kind: 'done', reason: 'missing' };
   if (!['scheduled', 'queued', 'sending'].includes(current.status)) return { kind: 'done', reason: current.status };
   if (current.isBroadcastCanceled && current.status !== 'sending') {
@@ -90,7 +70,7 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
   }
   if (current.status === 'sending') {
     // a retry: the status stays, the attempt is counted
-    const [row] = await deps.db.message.updateManyAndReturn({ where: { id: messageId, status: 'sending' }, data: { attempts: { increment: 1 } } });
+    const row = await countSendingAttempt(deps.db, messageId);
     return row ? { kind: 'send', message: row } : { kind: 'done', reason: 'changed meanwhile' };
   }
   if (current.status === 'scheduled') {
@@ -111,7 +91,7 @@ export async function claimForSending(deps: Deps, messageId: string): Promise<Cl
  */
 export async function markSent(deps: Deps, messageId: string, sent: { provider: string; providerMessageId: string }, followUps: OutboxItem[] = []): Promise<void> {
   const moved = await deps.batchers.messageSteps({ kind: 'sent', change: { messageId, ...sent, followUps } });
-  if (!moved) await deps.db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
+  if (!moved) await fillInProvider(deps.db, messageId, sent);
 }
 
 /** What a job asks of the worker's shared statement: to claim its message, or to mark it sent. */
@@ -142,7 +122,7 @@ export function createMessageSteps(deps: Pick<Deps, 'db'> & DispatchDeps): Messa
       const claimable = claims.filter((id) => !sentIds.has(id));
       const claiming: StatusChangeOfMany = {
         changes: claimable.map((messageId) => ({ messageId })),
-        change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: Prisma.sql`${notSuppressed} AND ${broadcastLive} AND ${orgActive}` },
+        change: { status: 'sending', at: deps.now(), countsAttempt: true, onlyIf: claimableSql },
       };
       const marking: StatusChangeOfMany = { changes: sent, change: { status: 'sent', at: deps.now(), error: null } };
       const parts = [claiming, marking].filter((part) => part.changes.length > 0);
@@ -184,12 +164,7 @@ export async function markFailed(deps: Deps, messageId: string, error: { code: s
  * @example await recordAttemptError(deps, messageId, { code: 'PROVIDER_UNAVAILABLE', message: 'Resend answered 500' }, 'resend');
  */
 export async function recordAttemptError(deps: Deps, messageId: string, error: { code: string; message: string }, provider: string | null = null): Promise<void> {
-  await deps.db.$executeRaw`
-    WITH updated AS (
-      UPDATE "Message" SET "errorCode" = ${error.code}, "errorMessage" = ${error.message}, "updatedAt" = ${deps.now().toISOString()}::timestamp
-      WHERE "id" = ${messageId} AND "status" = 'sending' RETURNING "id")
-    INSERT INTO "MessageStatusEvent" ("messageId", "status", "provider", "errorCode", "errorMessage", "createdAt")
-    SELECT "id", 'sending', ${provider}, ${error.code}, ${error.message}, ${deps.now().toISOString()}::timestamp FROM updated`;
+  await recordSendingError(deps.db, messageId, error, provider, deps.now());
 }
 
 /**
@@ -199,7 +174,7 @@ export async function recordAttemptError(deps: Deps, messageId: string, error: {
  * @example await recordProviderClaim(deps, messageId, 'smtp'); await smtp.sendEmail(email);
  */
 export async function recordProviderClaim(deps: Deps, messageId: string, provider: string): Promise<void> {
-  await deps.db.messageStatusEvent.create({ data: { messageId, status: 'sending', provider, createdAt: deps.now() } });
+  await insertProviderClaim(deps.db, messageId, provider, deps.now());
 }
 
 /**
@@ -208,7 +183,7 @@ export async function recordProviderClaim(deps: Deps, messageId: string, provide
  * @example const unanswered = await lastUnansweredProvider(deps, messageId);
  */
 export async function lastUnansweredProvider(deps: Deps, messageId: string): Promise<string | null> {
-  const last = await deps.db.messageStatusEvent.findFirst({ where: { messageId }, orderBy: { id: 'desc' }, select: { status: true, provider: true, errorCode: true } });
+  const last = await findLastStatusEvent(deps.db, messageId);
   return last?.status === 'sending' && last.provider && !last.errorCode ? last.provider : null;
 }
 

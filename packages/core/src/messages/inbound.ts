@@ -7,7 +7,15 @@ import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { toMessage } from './message.mapper.ts';
-import { claimProviderEvent } from './provider-event-claim.ts';
+import {
+  claimProviderEvent,
+  findContactIdByAddress,
+  findInboundMessage,
+  findNumberOwner,
+  findVerifiedDomainOwner,
+  insertReceivedMessage,
+  lockInboundMessage,
+} from './message.store.ts';
 import { parseEmail } from './recipients.ts';
 import { modeOfProvider, type KeyMode } from '@tidings/providers';
 import { countSmsSegments } from '../sms/segments.ts';
@@ -47,14 +55,8 @@ const normalize = (channelType: 'email' | 'sms', address: string) =>
  * failed) receives nothing, so nobody can claim another's mail by adding its domain first.
  */
 async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
-  if (channelType === 'sms') return (await db.phoneNumber.findUnique({ where: { number: to }, select: { orgId: true } }))?.orgId ?? null;
-  const domain = to.slice(to.lastIndexOf('@') + 1);
-  const found = await db.emailDomain.findFirst({
-    where: { name: domain, status: 'verified' },
-    orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }],
-    select: { orgId: true },
-  });
-  return found?.orgId ?? null;
+  if (channelType === 'sms') return findNumberOwner(db, to);
+  return findVerifiedDomainOwner(db, to.slice(to.lastIndexOf('@') + 1));
 }
 
 /**
@@ -83,34 +85,31 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     if (inbound.eventId && !(await claimProviderEvent(tx, inbound.provider, inbound.eventId))) return null; // a replay
     if (providerMessageId) {
       // the same callback delivered twice at once: the second waits for the first's commit, then finds its message
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`inbound:${inbound.provider}:${providerMessageId}`}, 0))`;
-      const earlier = await tx.message.findFirst({ where: { orgId, provider: inbound.provider, providerMessageId, direction: 'inbound' } });
+      await lockInboundMessage(tx, inbound.provider, providerMessageId);
+      const earlier = await findInboundMessage(tx, orgId, inbound.provider, providerMessageId);
       if (earlier) return { message: toMessage(earlier), outbox: [], isRepeat: true };
     }
-    const contact = await tx.contact.findFirst({ where: { orgId, ...(inbound.channelType === 'email' ? { email: from } : { phone: from }) }, select: { id: true } });
-    const row: MessageRow = await tx.message.create({
-      data: {
-        id: newId('msg'),
-        orgId,
-        channelType: inbound.channelType,
-        direction: 'inbound',
-        to,
-        from,
-        subject: inbound.subject ?? null,
-        text: inbound.text ?? null,
-        html: inbound.html ?? null,
-        body: inbound.channelType === 'sms' ? (inbound.body ?? '') : null,
-        segments: inbound.channelType === 'sms' ? countSmsSegments(inbound.body ?? '').segments : null,
-        contactId: contact?.id ?? null,
-        status: 'received',
-        provider: inbound.provider,
-        // sandbox.inbound is a test key playing a person; a provider's callback is real traffic
-        mode: modeOf(inbound),
-        providerMessageId,
-        createdAt: now,
-        updatedAt: now,
-        events: { create: { status: 'received', createdAt: now } },
-      },
+    const contact = await findContactIdByAddress(tx, orgId, inbound.channelType, from);
+    const row: MessageRow = await insertReceivedMessage(tx, {
+      id: newId('msg'),
+      orgId,
+      channelType: inbound.channelType,
+      direction: 'inbound',
+      to,
+      from,
+      subject: inbound.subject ?? null,
+      text: inbound.text ?? null,
+      html: inbound.html ?? null,
+      body: inbound.channelType === 'sms' ? (inbound.body ?? '') : null,
+      segments: inbound.channelType === 'sms' ? countSmsSegments(inbound.body ?? '').segments : null,
+      contactId: contact?.id ?? null,
+      status: 'received',
+      provider: inbound.provider,
+      // sandbox.inbound is a test key playing a person; a provider's callback is real traffic
+      mode: modeOf(inbound),
+      providerMessageId,
+      createdAt: now,
+      updatedAt: now,
     });
     const message = toMessage(row);
     const events: NewEvent[] = [{ orgId, type: 'message.received', data: message }];

@@ -1,9 +1,8 @@
 import type { MessageHistoryStatus, MessageStatus } from '@tidings/contracts';
-import { Prisma, queryRows, type Message as MessageRow } from '@tidings/db';
-import { deliveryJobs, deliveryLaneOf, eventsCte, type EventType } from '../events.ts';
-import { newId } from '../ids.ts';
+import type { Message as MessageRow, Prisma } from '@tidings/db';
+import { deliveryJobs, deliveryLaneOf, type EventType } from '../events.ts';
 import type { OutboxItem } from '../outbox.ts';
-import { messageJsonSql } from './message.mapper.ts';
+import { updateMessagesStatuses } from './message.store.ts';
 
 /**
  * From which statuses each status may be reached. Statuses only move forward: a late or repeated callback finds
@@ -54,23 +53,6 @@ export type StatusChange = {
   followUps?: OutboxItem[];
 };
 
-const timestampColumn: Partial<Record<MessageStatus, 'sentAt' | 'deliveredAt' | 'failedAt'>> = {
-  sent: 'sentAt',
-  delivered: 'deliveredAt',
-  failed: 'failedAt',
-  bounced: 'failedAt',
-  undelivered: 'failedAt',
-};
-
-// qualified: the UPDATE's FROM has an "id" and a "provider" of its own
-const messageColumns = Prisma.raw(
-  Object.values(Prisma.MessageScalarFieldEnum)
-    .map((column) => `"Message"."${column}"`)
-    .join(', '),
-);
-
-const noEvent = Prisma.sql`SELECT NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::text WHERE false`;
-
 /** A status change that happened: the moved row, and the jobs to dispatch after commit. */
 export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
 
@@ -103,31 +85,13 @@ export type StatusChangeOfMany = { changes: ChangeOf[]; change: Omit<StatusChang
  * events. Returns each one's moved messages, in order.
  */
 export async function changeMessagesStatuses(db: Prisma.TransactionClient, parts: StatusChangeOfMany[]): Promise<Map<string, ChangedMessage>[]> {
-  const built = parts.map((part, index) => statusChangeCtes(`change${index}`, part));
-  const withEvents = built.filter((b) => b.eventSource !== null);
-  if (withEvents.length > 1) throw new Error('changeMessagesStatuses: at most one of the changes may record events');
-  const events = withEvents[0];
-  const rowsOf = (b: (typeof built)[number], index: number) =>
-    b === events
-      ? Prisma.sql`SELECT ${index}::int AS "_part", m.*, ARRAY(SELECT d."id" FROM new_deliveries d WHERE d."eventId" = m."_eventId") AS "deliveryIds",
-          -- one time for every delivery of the statement (its events'): their partition key, for their jobs
-          (SELECT max(d."createdAt") FROM new_deliveries d) AS "deliveriesCreatedAt" FROM ${b.moved} m`
-      : Prisma.sql`SELECT ${index}::int AS "_part", m.*, ARRAY[]::text[] AS "deliveryIds", NULL::timestamp AS "deliveriesCreatedAt" FROM ${b.moved} m`;
-  // through pg outside a transaction (queryRows): for the send-worker's grouped claims and `sent` updates, Prisma's
-  // handling of the statement and its rows cost the worker more CPU than the round trip
-  const rows = await queryRows<MessageRow & { _part: number; _eventId: string; _provider: string | null; deliveryIds: string[]; deliveriesCreatedAt: Date | null }>(
+  const rows = await updateMessagesStatuses(
     db,
-    Prisma.sql`
-    WITH ${Prisma.join(
-      built.map((b) => b.ctes),
-      ', ',
-    )},
-    ${eventsCte(events?.eventSource ?? noEvent)}
-    ${Prisma.join(built.map(rowsOf), ' UNION ALL ')}`,
+    parts.map((part) => ({ ...part, allowedFrom: ALLOWED_FROM[part.change.status], eventType: EVENT_OF_STATUS[part.change.status] ?? null })),
   );
   const changed = parts.map(() => new Map<string, ChangedMessage>());
   for (const { _part, deliveryIds, deliveriesCreatedAt, _eventId, _provider, ...row } of rows) {
-    const ownFollowUps = built[_part]!.followUps.filter((f) => f.messageId === row.id).map(({ messageId: _, ...job }) => job);
+    const ownFollowUps = parts[_part]!.changes.filter((c) => c.messageId === row.id).flatMap((c) => (c.followUps ?? []).map((job) => ({ ...job })));
     changed[_part]!.set(row.id, {
       row,
       outbox: [
@@ -140,47 +104,4 @@ export async function changeMessagesStatuses(db: Prisma.TransactionClient, parts
     });
   }
   return changed;
-}
-
-/**
- * One change's CTEs, named after `name`: the moved rows with their event id and provider (`moved`), their status
- * events and their follow-ups' outbox rows; and the source of their `message.*` events for `eventsCte`, null when
- * the status has none.
- */
-function statusChangeCtes(name: string, { changes, change }: StatusChangeOfMany) {
-  // ISO strings cast to timestamp: the columns hold UTC without a zone, whatever the session's time zone
-  const at = change.at.toISOString();
-  const column = timestampColumn[change.status];
-  const sets = [Prisma.sql`"status" = ${change.status}::"MessageStatus"`, Prisma.sql`"updatedAt" = ${at}::timestamp`];
-  if (column) sets.push(Prisma.sql`${Prisma.raw(`"${column}"`)} = ${at}::timestamp`);
-  if (change.error !== undefined) sets.push(Prisma.sql`"errorCode" = ${change.error?.code ?? null}, "errorMessage" = ${change.error?.message ?? null}`);
-  // given (not null) where the change sets them: the others keep theirs
-  if (changes.some((c) => c.providerMessageId !== undefined)) sets.push(Prisma.sql`"providerMessageId" = coalesce(i."providerMessageId", "Message"."providerMessageId")`);
-  if (changes.some((c) => c.provider !== undefined)) sets.push(Prisma.sql`"provider" = coalesce(i."provider", "Message"."provider")`);
-  if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
-  const type = EVENT_OF_STATUS[change.status];
-  const followUps = changes.flatMap((c) => (c.followUps ?? []).map((job) => ({ ...job, messageId: c.messageId })));
-  const [input, moved, statusEvent, followUpRows] = ['input', 'moved', 'status_event', 'follow_ups'].map((cte) => Prisma.raw(`${name}_${cte}`));
-  const ctes = Prisma.sql`
-    ${input} AS (
-      SELECT * FROM unnest(${changes.map((c) => c.messageId)}::text[], ${changes.map(() => newId('evt'))}::text[],
-                           ${changes.map((c) => c.provider ?? null)}::text[], ${changes.map((c) => c.providerMessageId ?? null)}::text[])
-        AS i("id", "eventId", "provider", "providerMessageId")),
-    ${moved} AS (
-      UPDATE "Message" SET ${Prisma.join(sets)}
-      FROM ${input} i
-      WHERE "Message"."id" = i."id" AND "Message"."status" = ANY (${ALLOWED_FROM[change.status]}::text[]::"MessageStatus"[]) AND ${change.onlyIf ?? Prisma.sql`true`}
-      RETURNING ${messageColumns}, i."eventId" AS "_eventId", i."provider" AS "_provider"),
-    ${statusEvent} AS (
-      INSERT INTO "MessageStatusEvent" ("messageId", "status", "provider", "errorCode", "errorMessage", "createdAt")
-      SELECT "id", "status", "_provider", ${change.error?.code ?? null}, ${change.error?.message ?? null}, ${at}::timestamp FROM ${moved}),
-    ${followUpRows} AS (
-      INSERT INTO "OutboxEntry" ("queue", "jobId", "runAt", "createdAt")
-      SELECT u."queue", u."jobId", u."runAt", now() AT TIME ZONE 'UTC'
-      FROM unnest(${followUps.map((f) => f.queue)}::text[], ${followUps.map((f) => f.jobId)}::text[],
-                  ${followUps.map((f) => f.runAt?.toISOString() ?? null)}::timestamp[], ${followUps.map((f) => f.messageId)}::text[]) AS u("queue", "jobId", "runAt", "messageId")
-      WHERE u."messageId" IN (SELECT "id" FROM ${moved})
-      ON CONFLICT DO NOTHING)`;
-  const eventSource = type ? Prisma.sql`SELECT m."_eventId", m."orgId", ${type}, ${messageJsonSql}, NULL::text FROM ${moved} m` : null;
-  return { moved, ctes, eventSource, followUps };
 }

@@ -5,6 +5,7 @@ import { FetchFailedError, fetchSafely, type Resolver } from '@tidings/webhooks'
 import { attachmentStore } from '../attachments/attachment-store.ts';
 import type { Deps } from '../deps.ts';
 import type { StoredAttachment } from './attachments.ts';
+import { findSuppressedRecipients, insertSuppressedNote, listSuppressedNotes } from './delivery.store.ts';
 import { trackHtml } from '../tracking/track-html.ts';
 
 /** An attachment that could not be read at send time; `isRetryable` for a timeout, 5xx or dropped connection. */
@@ -82,7 +83,7 @@ const DROPPED_NOTE = 'Not sent to suppressed recipients (bounced, complained or 
  * @example await droppedRecipients(deps, messageId) // Set { 'ada@example.com' }
  */
 export async function droppedRecipients({ db }: Pick<Deps, 'db'>, messageId: string): Promise<Set<string>> {
-  const notes = await db.messageStatusEvent.findMany({ where: { messageId, errorCode: 'SUPPRESSED', errorMessage: { startsWith: DROPPED_NOTE } }, select: { errorMessage: true } });
+  const notes = await listSuppressedNotes(db, messageId, DROPPED_NOTE);
   return new Set(
     notes.flatMap((n) =>
       n
@@ -105,18 +106,13 @@ export type EmailRecipients = { to: string[]; cc: string[]; bcc: string[] };
 export async function dropSuppressedRecipients({ db }: Pick<Deps, 'db'>, message: MessageRow, { record }: { record: boolean }): Promise<EmailRecipients> {
   const all: EmailRecipients = { to: [message.to, ...(message.additionalTo ?? [])], cc: message.cc, bcc: message.bcc };
   if (all.to.length === 1 && message.cc.length === 0 && message.bcc.length === 0) return all;
-  const rows = await db.suppression.findMany({
-    where: { orgId: message.orgId, recipient: { in: [...all.to, ...all.cc, ...all.bcc] }, mode: { in: ['live', message.mode] } },
-    select: { recipient: true },
-  });
+  const rows = await findSuppressedRecipients(db, message.orgId, [...all.to, ...all.cc, ...all.bcc], message.mode);
   if (rows.length === 0) return all;
   const suppressed = new Set(rows.map((r) => r.recipient));
   const fields = ['to', 'cc', 'bcc'] as const;
   if (record && message.attempts <= 1) {
     const dropped = fields.flatMap((field) => all[field].filter((r) => suppressed.has(r)).map((r) => `${field} ${r}`));
-    await db.messageStatusEvent.create({
-      data: { messageId: message.id, status: message.status, errorCode: 'SUPPRESSED', errorMessage: `${DROPPED_NOTE}${dropped.join(', ')}` },
-    });
+    await insertSuppressedNote(db, message.id, message.status, `${DROPPED_NOTE}${dropped.join(', ')}`);
   }
   const kept = (field: (typeof fields)[number]) => all[field].filter((r) => !suppressed.has(r));
   return { to: kept('to'), cc: kept('cc'), bcc: kept('bcc') };

@@ -2,7 +2,8 @@ import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
-import { claimProviderEvent } from './provider-event-claim.ts';
+import { insertBounceSuppression } from './delivery.store.ts';
+import { claimProviderEvent } from './message.store.ts';
 import { recordMessageOutcome } from './message-outcome.ts';
 import { changeMessageStatus, type ChangedMessage } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
@@ -33,7 +34,7 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
   const result: { moved: ChangedMessage | null; optOut: OutboxItem[] } | null = await deps.db.$transaction(async (tx) => {
     if (outcome.eventId && !(await claimProviderEvent(tx, outcome.provider, outcome.eventId))) return null; // a replay
     if (outcome.kind === 'bounced') {
-      await tx.suppression.createMany({ data: [{ orgId: message.orgId, recipient: message.to, mode: message.mode, reason: 'bounced' }], skipDuplicates: true });
+      await insertBounceSuppression(tx, message);
     }
     const optOut = outcome.isRecipientStopped && message.channelType === 'sms' ? await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to, message.mode)) : [];
     const moved = await changeMessageStatus(tx, message.id, {

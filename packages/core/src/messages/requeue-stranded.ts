@@ -1,28 +1,14 @@
-import { Prisma, type Message as MessageRow } from '@tidings/db';
 import { sendQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { dispatchOutbox } from '../outbox.ts';
-
-type Unfinished = Pick<MessageRow, 'id' | 'channelType' | 'broadcastId' | 'scheduledAt' | 'updatedAt'>;
-type Kind = 'unfinished' | 'scheduled';
-
-/** Overdue messages of one kind, oldest first, after `after` (keyset); each kind has its partial index. */
-function overdue(db: Deps['db'], kind: Kind, cutoff: string, after: { at: Date; id: string } | null, limit: number): Promise<Unfinished[]> {
-  const column = Prisma.raw(kind === 'unfinished' ? '"updatedAt"' : '"scheduledAt"');
-  const status = Prisma.raw(kind === 'unfinished' ? `"status" IN ('queued', 'sending')` : `"status" = 'scheduled'`);
-  const page = after ? Prisma.sql`AND (${column}, "id") > (${after.at.toISOString()}::timestamp, ${after.id})` : Prisma.empty;
-  return db.$queryRaw<Unfinished[]>`
-    SELECT "id", "channelType", "broadcastId", "scheduledAt", "updatedAt" FROM "Message"
-    WHERE ${status} AND ${column} < ${cutoff}::timestamp ${page}
-    ORDER BY ${column}, "id" LIMIT ${limit}`;
-}
+import { listOverdueMessages, type OverdueMessage } from './message.store.ts';
 
 /**
  * The messages among `rows` whose job is not in Redis in any state: one pipelined EXISTS per queue (on a Redis
  * Cluster each queue's keys live in a slot of their own, and a pipeline stays within one). A message's job is in its
  * lane's queue (sendQueueOf) and nowhere else.
  */
-async function withoutJob({ queues, redis }: Pick<Deps, 'queues' | 'redis'>, rows: Unfinished[]): Promise<Unfinished[]> {
+async function withoutJob({ queues, redis }: Pick<Deps, 'queues' | 'redis'>, rows: OverdueMessage[]): Promise<OverdueMessage[]> {
   const missing = await Promise.all(
     (['email', 'sms', 'email-bulk', 'sms-bulk'] as const).map(async (queue) => {
       const ofQueue = rows.filter((row) => sendQueueOf(row) === queue);
@@ -56,7 +42,7 @@ export async function requeueStrandedMessages(
   for (const kind of ['unfinished', 'scheduled'] as const) {
     let after: { at: Date; id: string } | null = null;
     for (let batch = 0; batch < (options.maxBatches ?? 20); batch += 1) {
-      const rows = await overdue(deps.db, kind, cutoff, after, batchSize);
+      const rows = await listOverdueMessages(deps.db, kind, cutoff, after, batchSize);
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
       after = { at: kind === 'unfinished' ? last.updatedAt : last.scheduledAt!, id: last.id };

@@ -1,11 +1,11 @@
 import type { Message } from '@tidings/contracts';
-import { Prisma } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
-import { dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
+import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { toMessage } from './message.mapper.ts';
 import { checkSchedule } from './send-messages.ts';
+import { findMessageChannel, findMessageOrThrow, rescheduleScheduledMessage } from './message.store.ts';
 
 /**
  * Moves a scheduled message to `scheduledAt` (Resend's PATCH /emails/{id}): only while `scheduled` (409 otherwise).
@@ -17,16 +17,11 @@ import { checkSchedule } from './send-messages.ts';
 export async function rescheduleMessage(deps: Deps, orgId: string, id: string, scheduledAt: string, mode?: KeyMode): Promise<Message> {
   const now = deps.now();
   const runAt = checkSchedule({ scheduledAt }, now)!;
-  const current = foundOr404(await deps.db.message.findFirst({ where: { id, orgId, ...(mode && { mode }) }, select: { channelType: true } }), 'Message');
+  const current = foundOr404(await findMessageChannel(deps.db, orgId, id, mode), 'Message');
   const job: OutboxItem = { queue: current.channelType, jobId: id, runAt };
-  const [moved] = await deps.db.$queryRaw<{ count: number }[]>`
-    WITH moved AS (
-      UPDATE "Message" SET "scheduledAt" = ${runAt}, "updatedAt" = ${now}
-      WHERE "id" = ${id} AND "orgId" = ${orgId} AND "status" = 'scheduled' RETURNING "id"),
-    job AS (${outboxInsert([job], Prisma.sql`EXISTS (SELECT 1 FROM moved)`)})
-    SELECT count(*)::int AS "count" FROM moved`;
-  const row = await deps.db.message.findUniqueOrThrow({ where: { id } });
-  if (!moved?.count) throw new AppError('CONFLICT', `Message is ${row.status}: only scheduled messages can be rescheduled`);
+  const moved = await rescheduleScheduledMessage(deps.db, orgId, id, runAt, now, job);
+  const row = await findMessageOrThrow(deps.db, id);
+  if (!moved) throw new AppError('CONFLICT', `Message is ${row.status}: only scheduled messages can be rescheduled`);
   // Best effort: a delayed job that stays would find the new time when it runs and wait again.
   await deps.queues[current.channelType].remove(id).catch(() => 0);
   await dispatchOutbox(deps, [job]);

@@ -1,6 +1,7 @@
 import type { SendMessageBody } from '@tidings/contracts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { listContactAddresses } from './message.store.ts';
 import { parseE164, parseEmail } from './recipients.ts';
 
 type ContactAddress = { email: string | null; phone: string | null };
@@ -44,7 +45,7 @@ function parseToList(channelType: 'email' | 'sms', to: string | string[]): strin
  */
 export async function loadRecipientResolver({ db }: Pick<Deps, 'db'>, orgId: string, items: SendMessageBody[]): Promise<(item: SendMessageBody) => ToRecipients> {
   const ids = [...new Set(items.flatMap((i) => (i.contactId === undefined ? [] : [i.contactId])))];
-  const contacts = ids.length ? await db.contact.findMany({ where: { orgId, id: { in: ids } }, select: { id: true, email: true, phone: true } }) : [];
+  const contacts = ids.length ? await listContactAddresses(db, orgId, ids) : [];
   const byId = new Map<string, ContactAddress>(contacts.map((c) => [c.id, c]));
   const recipients = ([first, ...rest]: string[]): ToRecipients => ({ to: first!, additionalTo: rest });
   return (item) => {

@@ -1,6 +1,7 @@
 import { sendsToSandbox, type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { listSenderDomains, listSenderNumbers } from './message.store.ts';
 import { parseE164, parseEmail } from './recipients.ts';
 
 /** The senders of `sk_test_` keys when `from` is absent. */
@@ -53,19 +54,8 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: KeyMod
     }
   }
   const [domains, phones] = await Promise.all([
-    items.some((i) => i.channelType === 'email')
-      ? deps.db.emailDomain.findMany({
-          where: { orgId, status: 'verified', OR: [{ name: { in: [...domainNames] } }, { defaultFromAddress: { not: null } }] },
-          orderBy: { createdAt: 'asc' },
-          select: { name: true, defaultFromAddress: true, defaultFromName: true, openTracking: true, clickTracking: true },
-        })
-      : [],
-    items.some((i) => i.channelType === 'sms')
-      ? deps.db.phoneNumber.findMany({
-          where: { orgId, OR: [{ number: { in: [...numbers] } }, { isDefault: true }] },
-          select: { number: true, isDefault: true },
-        })
-      : [],
+    items.some((i) => i.channelType === 'email') ? listSenderDomains(deps.db, orgId, [...domainNames]) : [],
+    items.some((i) => i.channelType === 'sms') ? listSenderNumbers(deps.db, orgId, [...numbers]) : [],
   ]);
   const verified = new Set(domains.map((d) => d.name.toLowerCase()));
   const owned = new Set(phones.map((p) => p.number));

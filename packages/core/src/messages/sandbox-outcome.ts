@@ -1,6 +1,7 @@
 import { sandboxEngagementFor, sandboxOutcomeFor } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEngagement } from './engagement.ts';
+import { findMessageRecipient } from './message.store.ts';
 import { applyProviderOutcome } from './provider-outcome.ts';
 
 const SANDBOX_ERRORS = {
@@ -30,7 +31,7 @@ const SANDBOX_CLICKED_LINK = 'https://example.com/sandbox-click';
  * @example await reportSandboxOutcome(deps, 'msg_01J...') // { outcome: 'delivered', changed: true }
  */
 export async function reportSandboxOutcome(deps: Deps, messageId: string): Promise<{ outcome: string; changed?: boolean }> {
-  const message = await deps.db.message.findUnique({ where: { id: messageId }, select: { to: true } });
+  const message = await findMessageRecipient(deps.db, messageId);
   if (!message) return { outcome: 'missing' };
   const kind = sandboxOutcomeFor(message.to);
   const result = await applyProviderOutcome(deps, { provider: 'sandbox', messageId, kind, ...(kind === 'delivered' ? {} : { error: SANDBOX_ERRORS[kind] }) });
