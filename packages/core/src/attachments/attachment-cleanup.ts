@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { deleteFinishedMessageAttachmentContents, deleteUnneededAttachmentContents } from './attachment-content.store.ts';
 
 /** How long a sandbox message's attachments stay downloadable from the sandbox inbox. */
 export const SANDBOX_ATTACHMENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -12,11 +13,7 @@ const UNCLAIMED_GRACE_MS = 60 * 60 * 1000;
  * @example await removeFinishedMessageAttachments(deps, 'msg_1')
  */
 export async function removeFinishedMessageAttachments({ db }: Pick<Deps, 'db'>, messageId: string): Promise<number> {
-  return db.$executeRaw`
-    DELETE FROM "AttachmentContent" ac USING "Message" m
-    WHERE m."id" = ${messageId} AND ac."orgId" = m."orgId"
-      AND ac."key" IN (SELECT a->>'id' FROM jsonb_array_elements(m."attachments") a)
-      AND m."status" NOT IN ('scheduled', 'queued', 'sending') AND m."provider" <> 'sandbox'`;
+  return deleteFinishedMessageAttachmentContents(db, messageId);
 }
 
 /**
@@ -29,11 +26,5 @@ export async function removeUnneededAttachments({ db, now }: Pick<Deps, 'db' | '
   const at = now().getTime();
   const unclaimedBefore = new Date(at - UNCLAIMED_GRACE_MS);
   const sandboxSince = new Date(at - SANDBOX_ATTACHMENT_RETENTION_MS);
-  return db.$executeRaw`
-    DELETE FROM "AttachmentContent" ac
-    WHERE ac."createdAt" < ${unclaimedBefore}
-      AND NOT EXISTS (
-        SELECT 1 FROM "Message" m
-        WHERE m."orgId" = ac."orgId" AND m."attachments" @> jsonb_build_array(jsonb_build_object('id', ac."key"))
-          AND (m."status" IN ('scheduled', 'queued', 'sending') OR (m."provider" = 'sandbox' AND m."createdAt" > ${sandboxSince})))`;
+  return deleteUnneededAttachmentContents(db, unclaimedBefore, sandboxSince);
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { pgPoolOf } from '@tidings/db';
 import type { Deps } from '../deps.ts';
+import { attachmentContentPool, deleteAttachmentContents, findAttachmentContentSize, insertAttachmentContents, readAttachmentContentSlice } from './attachment-content.store.ts';
 
 /** Bytes to keep under `key` (an attachment id), for one organization. */
 export type StoredContent = { key: string; orgId: string; bytes: Buffer };
@@ -28,32 +28,21 @@ const SLICE_BYTES = 4 * 1024 * 1024;
  * @example const store = databaseAttachmentStore(deps); await store.put([{ key: 'att_1', orgId, bytes }]);
  */
 export function databaseAttachmentStore({ db }: Pick<Deps, 'db'>): AttachmentStore {
-  // pg itself, not Prisma: it sends each Buffer as a binary parameter, with no copy (see pgPoolOf).
-  const pool = pgPoolOf(db);
+  const pool = attachmentContentPool(db);
   return {
     async put(entries) {
       if (entries.length === 0) return;
-      const values = entries.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3})`).join(', ');
-      await pool.query(
-        `INSERT INTO "AttachmentContent" ("key", "orgId", "bytes") VALUES ${values}`,
-        entries.flatMap((e) => [e.key, e.orgId, e.bytes]),
-      );
+      await insertAttachmentContents(pool, entries);
     },
     async open(orgId, key) {
-      const { rows } = await pool.query<{ size: number }>('SELECT octet_length("bytes")::int AS "size" FROM "AttachmentContent" WHERE "key" = $1 AND "orgId" = $2', [key, orgId]);
-      if (!rows[0]) return null;
-      const size = rows[0].size;
+      const size = await findAttachmentContentSize(pool, orgId, key);
+      if (size === null) return null;
       let offset = 0;
       return new Readable({
         async read() {
           try {
             if (offset >= size) return void this.push(null);
-            const slice = await pool.query<{ bytes: Buffer }>('SELECT substring("bytes" FROM $2::int FOR $3::int) AS "bytes" FROM "AttachmentContent" WHERE "key" = $1', [
-              key,
-              offset + 1,
-              SLICE_BYTES,
-            ]);
-            const bytes = slice.rows[0]?.bytes;
+            const bytes = await readAttachmentContentSlice(pool, key, offset, SLICE_BYTES);
             if (!bytes || bytes.length === 0) return void this.destroy(new Error(`attachment ${key} changed while it was read`));
             offset += bytes.length;
             this.push(bytes);
@@ -64,7 +53,7 @@ export function databaseAttachmentStore({ db }: Pick<Deps, 'db'>): AttachmentSto
       });
     },
     async remove(keys) {
-      if (keys.length > 0) await pool.query('DELETE FROM "AttachmentContent" WHERE "key" = ANY ($1::text[])', [keys]);
+      if (keys.length > 0) await deleteAttachmentContents(pool, keys);
     },
   };
 }

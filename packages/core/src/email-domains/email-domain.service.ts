@@ -9,6 +9,15 @@ import { paginate, type Page } from '../pagination.ts';
 import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { providerFailure } from '../provider-failure.ts';
 import { normalizeDomainName } from './domain-name.ts';
+import {
+  deleteEmailDomainRow,
+  findEmailDomainIdByName,
+  findEmailDomainRow,
+  insertEmailDomain,
+  listEmailDomainsPage,
+  updateEmailDomainDefaultSender,
+  updateEmailDomainTracking,
+} from './email-domain.store.ts';
 
 const PROVIDER = 'email provider';
 
@@ -32,7 +41,7 @@ export function toEmailDomain(row: EmailDomainRow): EmailDomain {
 
 /** The domain, or NOT_FOUND when it is not in this organization. */
 export async function findEmailDomain({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<EmailDomainRow> {
-  return foundOr404(await db.emailDomain.findFirst({ where: { id, orgId } }), 'Email domain');
+  return foundOr404(await findEmailDomainRow(db, orgId, id), 'Email domain');
 }
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
@@ -45,7 +54,7 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string }).code 
 export async function addEmailDomain(deps: Deps, orgId: string, mode: KeyMode, input: AddEmailDomainBody): Promise<EmailDomain> {
   const name = normalizeDomainName(input.name);
   const conflict = () => new AppError('CONFLICT', `Email domain ${name} is already added to this organization`);
-  if (await deps.db.emailDomain.findFirst({ where: { orgId, name }, select: { id: true } })) throw conflict();
+  if (await findEmailDomainIdByName(deps.db, orgId, name)) throw conflict();
 
   const provider = deps.providers.domains({ mode });
   const provisioned = await provider.create(name).catch((error) => {
@@ -58,15 +67,13 @@ export async function addEmailDomain(deps: Deps, orgId: string, mode: KeyMode, i
   try {
     const id = newId('dom');
     const row = await auditedChange(deps, { orgId, action: 'emailDomain.added', targetId: id }, (tx) =>
-      tx.emailDomain.create({
-        data: {
-          id,
-          orgId,
-          name,
-          provider: provider.name,
-          providerDomainId: provisioned.providerDomainId,
-          records: records as Prisma.InputJsonValue,
-        },
+      insertEmailDomain(tx, {
+        id,
+        orgId,
+        name,
+        provider: provider.name,
+        providerDomainId: provisioned.providerDomainId,
+        records: records as Prisma.InputJsonValue,
       }),
     );
     return toEmailDomain(row);
@@ -80,7 +87,7 @@ export async function addEmailDomain(deps: Deps, orgId: string, mode: KeyMode, i
 
 /** emailDomain.list: newest first. */
 export async function listEmailDomains({ db }: Deps, orgId: string, query: ListQuery): Promise<Page<EmailDomain>> {
-  return paginate(query, ({ where, ...page }) => db.emailDomain.findMany({ where: { orgId, ...where }, ...page }), toEmailDomain);
+  return paginate(query, (page) => listEmailDomainsPage(db, orgId, page), toEmailDomain);
 }
 
 /** emailDomain.get: with the DNS status of each record as last checked. */
@@ -102,10 +109,7 @@ export async function setDefaultSender(deps: Deps, orgId: string, id: string, in
     throw new AppError('BAD_REQUEST', `fromAddress: must be an address on ${domain.name}`);
   }
   const row = await auditedChange(deps, { orgId, action: 'emailDomain.defaultSenderSet', targetId: domain.id }, (tx) =>
-    tx.emailDomain.update({
-      where: { id: domain.id },
-      data: { defaultFromName: input.fromName, defaultFromAddress: fromAddress, defaultReplyTo: input.replyTo ?? null },
-    }),
+    updateEmailDomainDefaultSender(tx, domain.id, { defaultFromName: input.fromName, defaultFromAddress: fromAddress, defaultReplyTo: input.replyTo ?? null }),
   );
   return toEmailDomain(row);
 }
@@ -119,7 +123,7 @@ export async function updateEmailDomain(deps: Deps, orgId: string, id: string, i
   const domain = await findEmailDomain(deps, orgId, id);
   refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
   const row = await auditedChange(deps, { orgId, action: 'emailDomain.updated', targetId: domain.id }, (tx) =>
-    tx.emailDomain.update({ where: { id: domain.id }, data: { openTracking: input.openTracking, clickTracking: input.clickTracking } }),
+    updateEmailDomainTracking(tx, domain.id, { openTracking: input.openTracking, clickTracking: input.clickTracking }),
   );
   return toEmailDomain(row);
 }
@@ -140,5 +144,5 @@ export async function deleteEmailDomain(deps: Deps, orgId: string, id: string, m
         throw providerFailure(deps, error, PROVIDER);
       });
   }
-  await auditedChange(deps, { orgId, action: 'emailDomain.deleted', targetId: domain.id }, (tx) => tx.emailDomain.deleteMany({ where: { id: domain.id, orgId } }));
+  await auditedChange(deps, { orgId, action: 'emailDomain.deleted', targetId: domain.id }, (tx) => deleteEmailDomainRow(tx, orgId, domain.id));
 }

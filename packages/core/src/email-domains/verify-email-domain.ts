@@ -8,6 +8,7 @@ import { dispatchOutbox } from '../outbox.ts';
 import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { checkDnsRecords, createDnsResolver } from './dns-check.ts';
 import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
+import { claimPendingEmailDomains, findEmailDomainByIdOrThrow, findEmailDomainsByIds, updateEmailDomainCheckIfStatus } from './email-domain.store.ts';
 
 /** A domain still unverified this long after it was added is `failed`. */
 export const VERIFICATION_WINDOW_MS = 72 * 60 * 60 * 1000;
@@ -55,8 +56,8 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
       lastCheckedAt: now,
       ...(changed && status === 'verified' ? { verifiedAt: now } : {}),
     };
-    const { count } = await tx.emailDomain.updateMany({ where: { id: row.id, status: row.status }, data });
-    const current = await tx.emailDomain.findUniqueOrThrow({ where: { id: row.id } });
+    const { count } = await updateEmailDomainCheckIfStatus(tx, row.id, row.status, data);
+    const current = await findEmailDomainByIdOrThrow(tx, row.id);
     if (count === 0 || !changed) return { updated: current, outbox: [] };
     const type = status === 'verified' ? 'emailDomain.verified' : 'emailDomain.failed';
     return { updated: current, outbox: await recordEvents(tx, [{ orgId: row.orgId, type, data: toEmailDomain(current) as Prisma.InputJsonValue }]) };
@@ -96,16 +97,12 @@ export async function recheckPendingDomains(
 ): Promise<{ checked: number; verified: number; failed: number }> {
   const batchSize = options.batchSize ?? 100;
   const cutoff = new Date(deps.now().getTime() - (options.minIntervalMs ?? 5 * 60 * 1000));
-  const claimed = await deps.db.$queryRaw<{ id: string; lastCheckedAt: Date | null }[]>`
-    WITH due AS (
-      SELECT "id" FROM "EmailDomain"
-      WHERE "status" = 'pending' AND ("lastCheckedAt" IS NULL OR "lastCheckedAt" < ${cutoff})
-      ORDER BY "lastCheckedAt" ASC NULLS FIRST LIMIT ${batchSize} FOR UPDATE SKIP LOCKED
-    )
-    UPDATE "EmailDomain" d SET "lastCheckedAt" = ${deps.now()} FROM due WHERE d."id" = due."id"
-    RETURNING d."id"`;
+  const claimed = await claimPendingEmailDomains(deps.db, cutoff, batchSize, deps.now());
   if (claimed.length === 0) return { checked: 0, verified: 0, failed: 0 };
-  const rows = await deps.db.emailDomain.findMany({ where: { id: { in: claimed.map((c) => c.id) } } });
+  const rows = await findEmailDomainsByIds(
+    deps.db,
+    claimed.map((c) => c.id),
+  );
   const resolver = createDnsResolver(deps.config);
   const result = { checked: 0, verified: 0, failed: 0 };
   const queue = [...rows];

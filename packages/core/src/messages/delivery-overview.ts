@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { countMessagesByDay, findMessageDayCounts, insertMessageDayCounts } from './message-read.store.ts';
 
 type Channel = 'email' | 'sms';
 type Counts = { sent: number; delivered: number; bounced: number; failed: number };
@@ -17,39 +18,27 @@ export const SETTLED_AFTER_DAYS = 3;
 
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
-/** Counts per day and channel of the organization's outbound messages created in `[from, to)`, one grouped scan. */
-async function countDays({ db }: Pick<Deps, 'db'>, orgId: string, from: Date, to: Date): Promise<DailyDeliveryCounts[]> {
-  return db.$queryRaw<DailyDeliveryCounts[]>`
-    SELECT to_char("d", 'YYYY-MM-DD') AS "day", "channelType", "sent", "delivered", "bounced", "failed" FROM (
-      SELECT date_trunc('day', "createdAt") AS "d", "channelType"::text AS "channelType",
-             count(*) FILTER (WHERE "status" IN ('sent', 'delivered', 'bounced', 'undelivered'))::int AS "sent",
-             count(*) FILTER (WHERE "status" = 'delivered')::int AS "delivered",
-             count(*) FILTER (WHERE "status" = 'bounced')::int AS "bounced",
-             count(*) FILTER (WHERE "status" IN ('failed', 'undelivered'))::int AS "failed"
-      FROM "Message"
-      WHERE "orgId" = ${orgId} AND "createdAt" >= ${from} AND "createdAt" < ${to} AND "status" <> 'received'
-      GROUP BY 1, 2) AS "grouped"
-    ORDER BY 1, 2`;
-}
-
 /** The settled days of the range, from MessageDayCount; those not kept yet are counted in one scan and kept. */
 async function settledCounts(deps: Pick<Deps, 'db'>, orgId: string, days: string[]): Promise<DailyDeliveryCounts[]> {
   if (days.length === 0) return [];
-  const kept = await deps.db.messageDayCount.findMany({ where: { orgId, day: { in: days.map((day) => new Date(`${day}T00:00:00Z`)) } } });
+  const kept = await findMessageDayCounts(
+    deps.db,
+    orgId,
+    days.map((day) => new Date(`${day}T00:00:00Z`)),
+  );
   const keptDays = new Set(kept.map((row) => dayOf(row.day.getTime())));
   const rows = kept.flatMap((row) => (row.counts as (Counts & { channelType: Channel })[]).map((c) => ({ ...c, day: dayOf(row.day.getTime()) })));
   const missing = days.filter((day) => !keptDays.has(day));
   if (missing.length > 0) {
     const from = new Date(`${missing[0]}T00:00:00Z`);
     const to = new Date(Date.parse(`${missing.at(-1)}T00:00:00Z`) + DAY_MS);
-    const counted = (await countDays(deps, orgId, from, to)).filter((row) => missing.includes(row.day));
+    const counted = (await countMessagesByDay(deps.db, orgId, from, to)).filter((row) => missing.includes(row.day));
     const data = missing.map((day) => ({
       orgId,
       day: new Date(`${day}T00:00:00Z`),
       counts: counted.filter((row) => row.day === day).map(({ day: _day, ...counts }) => counts),
     }));
-    // two views at once both count; the first write wins, the second is the same
-    await deps.db.messageDayCount.createMany({ data, skipDuplicates: true });
+    await insertMessageDayCounts(deps.db, data);
     rows.push(...counted);
   }
   return rows;
@@ -81,7 +70,7 @@ export async function getDeliveryOverview(deps: Pick<Deps, 'db' | 'now'>, orgId:
       orgId,
       dayList.filter((day) => Date.parse(`${day}T00:00:00Z`) < liveFrom),
     ),
-    countDays(deps, orgId, new Date(Math.max(liveFrom, today - (days - 1) * DAY_MS)), new Date(today + DAY_MS)),
+    countMessagesByDay(deps.db, orgId, new Date(Math.max(liveFrom, today - (days - 1) * DAY_MS)), new Date(today + DAY_MS)),
   ]);
   const counts = [...settled, ...live].sort((a, b) => a.day.localeCompare(b.day) || a.channelType.localeCompare(b.channelType));
   const byChannel = (channel: Channel) => counts.filter((row) => row.channelType === channel);

@@ -1,13 +1,13 @@
-import { Prisma, queryRows } from '@tidings/db';
 import type { Deps } from '../deps.ts';
-import { deliveryJobs, deliveryLaneOf, eventsCte } from '../events.ts';
+import { deliveryJobs, deliveryLaneOf } from '../events.ts';
 import { newId } from '../ids.ts';
-import { claimProviderEventSql } from './provider-event-claim.ts';
 import { dispatchOutbox } from '../outbox.ts';
-import { messageJsonSql } from './message.mapper.ts';
+import { engageMessage } from './engagement.store.ts';
 import { EVENT_OF_STATUS } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
 import { readTrackingToken, type TrackingSubject } from '../tracking/tracking-token.ts';
+
+export { SAME_CLICK_WINDOW_MINUTES } from './engagement.store.ts';
 
 /** What a provider reports about how a delivered message was received. */
 export type EngagementReport = ReportedMessageRef & {
@@ -15,10 +15,6 @@ export type EngagementReport = ReportedMessageRef & {
   /** The link of a click. */
   link?: string | null;
 };
-
-/** A click on the same link of the same message within this window of the last one recorded is the same click
- * (the provider's report of a click that went through our redirect too, a double click, a mail scanner's repeat). */
-export const SAME_CLICK_WINDOW_MINUTES = 60;
 
 /** Where a message to engage with is found: by id from a report, or by a signed tracking token's id alone. */
 type Engagement = {
@@ -81,46 +77,8 @@ export async function recordTrackingHit(deps: Deps, subject: TrackingSubject, us
 }
 
 async function engage(deps: Deps, engagement: Engagement): Promise<boolean> {
-  const { kind, link } = engagement;
   const at = deps.now().toISOString();
-  const sets = [Prisma.sql`"updatedAt" = ${at}::timestamp`];
-  if (kind === 'opened' || kind === 'clicked') sets.push(Prisma.sql`"openedAt" = coalesce("openedAt", ${at}::timestamp)`);
-  if (kind === 'clicked') sets.push(Prisma.sql`"clickedAt" = coalesce("clickedAt", ${at}::timestamp)`);
-  const extra: Prisma.Sql[] = [];
-  if (link !== null) extra.push(Prisma.sql`'link', ${link}::text`);
-  if (engagement.userAgent) extra.push(Prisma.sql`'userAgent', ${engagement.userAgent}::text`);
-  const data = extra.length === 0 ? messageJsonSql : Prisma.sql`${messageJsonSql} || jsonb_build_object(${Prisma.join(extra)})`;
-  const once =
-    kind === 'opened'
-      ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "MessageStatusEvent" e WHERE e."messageId" = ${engagement.messageId} AND e."activity" = 'opened')`
-      : kind === 'clicked' && link !== null
-        ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "MessageStatusEvent" e WHERE e."messageId" = ${engagement.messageId} AND e."activity" = 'clicked'
-            AND e."link" = ${link} AND e."createdAt" > ${at}::timestamp - make_interval(mins => ${SAME_CLICK_WINDOW_MINUTES}))`
-        : Prisma.empty;
-  const suppress =
-    kind === 'complained'
-      ? Prisma.sql`INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
-          SELECT "orgId", "to", "mode", 'complained'::"SuppressionReason", ${at}::timestamp FROM engaged
-          ON CONFLICT ("orgId", "recipient", "mode") DO UPDATE SET "reason" = 'complained' WHERE "Suppression"."reason" IN ('unsubscribed', 'manual')`
-      : Prisma.sql`SELECT 1`;
-  // a provider's event is claimed in the same statement: a replay (or a concurrent twin, once the first commits) engages nothing
-  const claimed = engagement.claim ? claimProviderEventSql(engagement.claim.provider, engagement.claim.eventId) : Prisma.sql`SELECT 1`;
-  // through pg, prepared by name per connection (queryRows): a click or an open is one statement, and Prisma's raw-query
-  // plumbing cost more than its round trip
-  const [row] = await queryRows<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null }>(
-    deps.db,
-    Prisma.sql`
-    WITH claimed AS (${claimed}),
-    engaged AS (
-      UPDATE "Message" SET ${Prisma.join(sets)}
-      WHERE "id" = ${engagement.messageId} AND "direction" = 'outbound' AND EXISTS (SELECT 1 FROM claimed) ${once} RETURNING *),
-    history AS (
-      INSERT INTO "MessageStatusEvent" ("messageId", "status", "activity", "link", "createdAt")
-      SELECT "id", "status", ${kind}::"MessageActivity", ${link}, ${at}::timestamp FROM engaged),
-    suppressed AS (${suppress}),
-    ${eventsCte(Prisma.sql`SELECT ${newId('evt')}, m."orgId", ${EVENT_OF_STATUS[kind]!}, ${data}, NULL::text FROM engaged m`)}
-    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt", "broadcastId" FROM engaged`,
-  );
+  const row = await engageMessage(deps.db, { ...engagement, at, event: { id: newId('evt'), type: EVENT_OF_STATUS[engagement.kind]! } });
   if (!row) return false;
   if (row.deliveryIds.length > 0) {
     // a broadcast's engagement goes to the bulk webhook lane, as its other events do

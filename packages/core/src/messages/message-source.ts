@@ -6,6 +6,7 @@ import { listUnsubscribeHeaders } from '../broadcasts/unsubscribe-token.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import type { StoredAttachment } from './attachments.ts';
+import { findMessageInOrg } from './message-read.store.ts';
 import { droppedRecipients, outgoingEmail } from './outgoing-message.ts';
 
 /** An attachment whose bytes the source cannot carry: a part with no content and a header saying why. */
@@ -42,7 +43,7 @@ async function sourceAttachments(deps: Pick<Deps, 'db' | 'config'>, message: Mes
  * @example const source = await getMessageSource(deps, orgId, 'msg_...', 'live'); // Buffer
  */
 export async function getMessageSource(deps: Pick<Deps, 'db' | 'config'>, orgId: string, id: string, mode?: KeyMode): Promise<Buffer> {
-  const message = foundOr404(await deps.db.message.findFirst({ where: { id, orgId, ...(mode && { mode }) } }), 'Message');
+  const message = foundOr404(await findMessageInOrg(deps.db, orgId, id, mode), 'Message');
   if (message.channelType !== 'email' || message.direction !== 'outbound') throw new AppError('NOT_FOUND', 'Message not found: only an outbound email has a source');
   const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
   // the recipients the send dropped as suppressed, not those suppressed by now (a bounce suppresses its address)

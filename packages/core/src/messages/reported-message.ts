@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { findMessageByProviderMessageId, findReportedMessageById } from './message-read.store.ts';
 
 /**
  * The message a report is about. A provider's report names it by `providerMessageId` (its own id, which only that
@@ -20,11 +21,10 @@ export type ReportedMessageRef = {
  * @example const message = await findReportedMessage(deps, { provider: 'resend', providerMessageId: 'e1...' });
  */
 export async function findReportedMessage({ db }: Pick<Deps, 'db'>, ref: ReportedMessageRef) {
-  const select = { id: true, orgId: true, to: true, provider: true, channelType: true, mode: true, broadcastId: true } as const;
   const message = ref.providerMessageId
-    ? await db.message.findFirst({ where: { providerMessageId: ref.providerMessageId, provider: ref.provider }, select })
+    ? await findMessageByProviderMessageId(db, ref.provider, ref.providerMessageId)
     : ref.messageId
-      ? await db.message.findUnique({ where: { id: ref.messageId }, select })
+      ? await findReportedMessageById(db, ref.messageId)
       : null;
   if (!message || message.provider !== ref.provider) return null;
   return ref.messageId && ref.messageId !== message.id ? null : message;

@@ -1,5 +1,5 @@
 import type { AvailablePhoneNumber, KeywordReplies, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
-import type { PhoneNumber as PhoneNumberRow, Prisma } from '@tidings/db';
+import type { PhoneNumber as PhoneNumberRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
@@ -7,6 +7,17 @@ import { foundOr404 } from '../errors.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { providerFailure } from '../provider-failure.ts';
+import {
+  findOwnedNumbers,
+  findPhoneNumberById,
+  findPhoneNumberRow,
+  listPhoneNumbersPage,
+  lockDefaultNumber,
+  unsetOtherDefaultNumbers,
+  updatePhoneNumberRow,
+} from './phone-number.store.ts';
+
+export { lockDefaultNumber } from './phone-number.store.ts';
 
 export const NUMBER_PROVIDER = 'phone number provider';
 
@@ -28,15 +39,7 @@ export function toPhoneNumber(row: PhoneNumberRow): PhoneNumber {
 
 /** The number, or NOT_FOUND when this organization does not own it (released numbers are gone). */
 export async function findPhoneNumber({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<PhoneNumberRow> {
-  return foundOr404(await db.phoneNumber.findFirst({ where: { id, orgId } }), 'Phone number');
-}
-
-/**
- * Serializes changes to one organization's default number for the rest of the transaction, so two concurrent
- * updates queue instead of colliding; the partial unique index on ("orgId") WHERE "isDefault" is the guarantee.
- */
-export async function lockDefaultNumber(tx: Prisma.TransactionClient, orgId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`phone-number-default:${orgId}`}, 0))`;
+  return foundOr404(await findPhoneNumberRow(db, orgId, id), 'Phone number');
 }
 
 /**
@@ -51,14 +54,17 @@ export async function searchAvailableNumbers(deps: Deps, _orgId: string, mode: K
     throw providerFailure(deps, error, NUMBER_PROVIDER);
   });
   if (found.length === 0) return { data: [] };
-  const owned = await deps.db.phoneNumber.findMany({ where: { number: { in: found.map((n) => n.number) } }, select: { number: true } });
+  const owned = await findOwnedNumbers(
+    deps.db,
+    found.map((n) => n.number),
+  );
   const ownedNumbers = new Set(owned.map((o) => o.number));
   return { data: found.filter((n) => !ownedNumbers.has(n.number)).slice(0, query.limit) };
 }
 
 /** phoneNumber.list: newest first. */
 export async function listPhoneNumbers({ db }: Deps, orgId: string, query: ListQuery): Promise<Page<PhoneNumber>> {
-  return paginate(query, ({ where, ...page }) => db.phoneNumber.findMany({ where: { orgId, ...where }, ...page }), toPhoneNumber);
+  return paginate(query, (page) => listPhoneNumbersPage(db, orgId, page), toPhoneNumber);
 }
 
 /** phoneNumber.get */
@@ -86,18 +92,11 @@ export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, i
   const row = await deps.db.$transaction(async (tx) => {
     if (input.isDefault !== undefined) await lockDefaultNumber(tx, orgId);
     if (input.isDefault === true) {
-      await tx.phoneNumber.updateMany({ where: { orgId, isDefault: true, NOT: { id } }, data: { isDefault: false } });
+      await unsetOtherDefaultNumbers(tx, orgId, id);
     }
-    const { count } = await tx.phoneNumber.updateMany({
-      where: { id, orgId },
-      data: {
-        ...(input.friendlyName !== undefined ? { friendlyName: input.friendlyName } : {}),
-        ...(input.isDefault !== undefined ? { isDefault: input.isDefault } : {}),
-        ...(input.replies !== undefined ? { replies: input.replies } : {}),
-      },
-    });
+    const { count } = await updatePhoneNumberRow(tx, orgId, id, input);
     // Released while we talked to the provider.
-    const updated = foundOr404(count === 0 ? null : await tx.phoneNumber.findUnique({ where: { id } }), 'Phone number');
+    const updated = foundOr404(count === 0 ? null : await findPhoneNumberById(tx, id), 'Phone number');
     await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.updated', targetId: id });
     return updated;
   });

@@ -10,7 +10,8 @@ import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { providerFailure } from '../provider-failure.ts';
-import { findPhoneNumber, lockDefaultNumber, NUMBER_PROVIDER, toPhoneNumber } from './phone-number.service.ts';
+import { findPhoneNumber, NUMBER_PROVIDER, toPhoneNumber } from './phone-number.service.ts';
+import { deletePhoneNumber, findNumberOwner, hasDefaultNumber, insertPhoneNumber, lockDefaultNumber } from './phone-number.store.ts';
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
 
@@ -42,7 +43,7 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
       `number: an sk_test_ key buys only sandbox numbers from the fictional range +1 NXX 555-0100 to 555-0199 (such as +14155550142); phoneNumber.searchAvailable with this key offers them`,
     );
   }
-  const existing = await deps.db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
+  const existing = await findNumberOwner(deps.db, number);
   if (existing) throw alreadyOwned(number);
 
   const id = newId('pn');
@@ -58,19 +59,17 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
   try {
     const { row, outbox } = await deps.db.$transaction(async (tx) => {
       await lockDefaultNumber(tx, orgId);
-      const hasDefault = (await tx.phoneNumber.count({ where: { orgId, isDefault: true } })) > 0;
-      const created = await tx.phoneNumber.create({
-        data: {
-          id,
-          orgId,
-          number,
-          friendlyName: input.friendlyName ?? null,
-          isDefault: !hasDefault,
-          type: ordered.type ?? described!.type,
-          country: ordered.country || described?.country || null,
-          provider: provider.name,
-          providerNumberId: ordered.providerNumberId,
-        },
+      const hasDefault = await hasDefaultNumber(tx, orgId);
+      const created = await insertPhoneNumber(tx, {
+        id,
+        orgId,
+        number,
+        friendlyName: input.friendlyName ?? null,
+        isDefault: !hasDefault,
+        type: ordered.type ?? described!.type,
+        country: ordered.country || described?.country || null,
+        provider: provider.name,
+        providerNumberId: ordered.providerNumberId,
       });
       const events = await recordEvents(tx, [{ orgId, type: 'phoneNumber.purchased', data: toPhoneNumber(created) as Prisma.InputJsonValue }]);
       await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.purchased', targetId: id });
@@ -101,7 +100,7 @@ export async function releasePhoneNumber(deps: Deps, orgId: string, id: string, 
       throw providerFailure(deps, error, NUMBER_PROVIDER);
     });
   const outbox = await deps.db.$transaction(async (tx) => {
-    const { count } = await tx.phoneNumber.deleteMany({ where: { id, orgId } });
+    const { count } = await deletePhoneNumber(tx, orgId, id);
     if (count === 0) return [];
     await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.released', targetId: id });
     return recordEvents(tx, [{ orgId, type: 'phoneNumber.released', data: toPhoneNumber(current) as Prisma.InputJsonValue }]);

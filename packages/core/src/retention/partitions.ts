@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { createMonthPartition, selectPartitionBounds } from './partition.store.ts';
 
 /** The tables partitioned by month of "createdAt" (migrations `partitions_and_retention`, `webhook_partitions`). */
 export const PARTITIONED_TABLES = ['Message', 'MessageStatusEvent', 'WebhookDelivery', 'WebhookAttempt'] as const;
@@ -7,20 +8,14 @@ export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 /** One partition: a month (or the legacy table: from null), or the default (both null). */
 export type Partition = { name: string; from: Date | null; to: Date | null; isDefault: boolean };
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const monthStart = (at: Date, plusMonths = 0) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + plusMonths, 1));
-const sqlTime = (at: Date) => at.toISOString().replace('T', ' ').replace('Z', '');
 const monthName = (table: string, month: Date) => `${table}_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
 const boundPattern = /FROM \((?:'([^']+)'|MINVALUE)\) TO \((?:'([^']+)'|MAXVALUE)\)/;
 const parseBound = (value: string | undefined) => (value ? new Date(`${value.replace(' ', 'T')}Z`) : null);
 
 /** The partitions of a table with their ranges, read from the catalog. */
 export async function listPartitions({ db }: Pick<Deps, 'db'>, table: PartitionedTable): Promise<Partition[]> {
-  const rows = await db.$queryRawUnsafe<{ name: string; bound: string }[]>(
-    `SELECT c.relname AS "name", pg_get_expr(c.relpartbound, c.oid) AS "bound"
-     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY c.relname`,
-    quote(table),
-  );
+  const rows = await selectPartitionBounds(db, table);
   return rows.map(({ name, bound }) => {
     const match = boundPattern.exec(bound);
     return { name, from: parseBound(match?.[1]), to: parseBound(match?.[2]), isDefault: bound === 'DEFAULT' };
@@ -42,29 +37,11 @@ export async function addMonthPartitions(deps: Pick<Deps, 'db'>, table: Partitio
     const covered = existing.some((p) => !p.isDefault && (p.from === null || p.from < end) && (p.to === null || p.to > month));
     if (covered) continue;
     const name = monthName(table, month);
-    const range = `FROM ('${sqlTime(month)}') TO ('${sqlTime(end)}')`;
-    await deps.db.$transaction([
-      deps.db.$executeRawUnsafe(`CREATE TABLE ${quote(name)} (LIKE ${quote(table)} INCLUDING DEFAULTS)${STORAGE[table] ?? ''}`),
-      ...(defaultPartition
-        ? [
-            deps.db.$executeRawUnsafe(
-              `WITH moved AS (DELETE FROM ${quote(defaultPartition.name)} WHERE "createdAt" >= '${sqlTime(month)}' AND "createdAt" < '${sqlTime(end)}' RETURNING *)
-               INSERT INTO ${quote(name)} SELECT * FROM moved`,
-            ),
-          ]
-        : []),
-      deps.db.$executeRawUnsafe(`ALTER TABLE ${quote(table)} ATTACH PARTITION ${quote(name)} FOR VALUES ${range}`),
-    ]);
+    await createMonthPartition(deps.db, { table, name, from: month, to: end, defaultPartition: defaultPartition?.name });
     added.push(name);
   }
   return added;
 }
-
-/** Storage options of a table's partitions (not inherited from the parent): room in each page for HOT updates. */
-const STORAGE: Partial<Record<PartitionedTable, string>> = {
-  // a delivery's claim (migration webhook_claim_column)
-  WebhookDelivery: ' WITH (fillfactor = 70)',
-};
 
 /** How many months ahead of the current one partitions exist, so inserts never land in the default. */
 export const PARTITION_MONTHS_AHEAD = 3;

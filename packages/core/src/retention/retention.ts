@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
-import { idsBefore } from '../ids.ts';
+import { countPartitionRows, dropPartition, lockPartitionForDrop, partitionHasRowWhere } from './partition.store.ts';
 import { listPartitions, type PartitionedTable } from './partitions.ts';
+import { deleteRetentionBatch, expiredIdempotencyRecords, PENDING_DELIVERY, type RetentionTarget, rowsCreatedBefore, unreferencedEventsBefore } from './retention.store.ts';
 
 const DAY_MS = 86_400_000;
 /** Rows per delete statement: each is its own short transaction, so no lock is held for long. */
@@ -26,17 +27,15 @@ async function dropOldPartitions(deps: RetentionDeps, table: PartitionedTable, c
   let rows = 0;
   let parentLockMs = 0;
   for (const partition of old) {
-    const name = `"${partition.name.replace(/"/g, '""')}"`;
     let dropStarted = 0;
     try {
       const count = await deps.db.$transaction(
         async (tx) => {
-          await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
-          await tx.$executeRawUnsafe(`LOCK TABLE ${name} IN SHARE MODE`);
-          if (keep && (await tx.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${name} WHERE ${keep} LIMIT 1`)).length > 0) return null;
-          const [{ n }] = await tx.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS "n" FROM ${name}`);
+          await lockPartitionForDrop(tx, partition.name, DROP_LOCK_TIMEOUT);
+          if (keep && (await partitionHasRowWhere(tx, partition.name, keep))) return null;
+          const n = await countPartitionRows(tx, partition.name);
           dropStarted = performance.now();
-          await tx.$executeRawUnsafe(`DROP TABLE ${name}`);
+          await dropPartition(tx, partition.name);
           return n;
         },
         { timeout: 600_000 },
@@ -58,28 +57,18 @@ async function dropOldPartitions(deps: RetentionDeps, table: PartitionedTable, c
   return { dropped, rows, parentLockMs };
 }
 
-// The key a batch of each table is picked and deleted by: a partitioned table's includes "createdAt".
-const batchKeys: Record<string, string[]> = { IdempotencyRecord: ['orgId', 'mode', 'key'], Event: ['id'], ProviderEvent: ['provider', 'eventId'] };
-
 /**
  * How long a provider event's id is remembered (ProviderEvent). Far beyond every provider's retries (Svix's last
  * about a day and a half after the first try) and signature windows (5 minutes for Resend and Telnyx, an hour for SNS).
  */
 export const PROVIDER_EVENT_RETENTION_DAYS = 7;
 
-/** Deletes the rows that `where` picks ($1: `cutoff`, then `params`) in batches of `batchSize`, each its own statement. */
-async function deleteInBatches(deps: RetentionDeps, table: string, where: string, cutoff: Date, batchSize: number, params: unknown[] = []): Promise<number> {
-  const key = batchKeys[table] ?? ['id', 'createdAt'];
-  const keyList = key.map((k) => `"${k}"`).join(', ');
-  // The condition again on the outer rows: a row changed since the batch was picked (an idempotency key taken over)
-  // is checked afresh and kept.
-  const statement = `
-    WITH gone AS (DELETE FROM "${table}" WHERE (${keyList}) IN (SELECT ${keyList} FROM "${table}" WHERE ${where} LIMIT ${batchSize}) AND ${where} RETURNING *)
-    SELECT count(*)::int AS "n" FROM gone`;
+/** Deletes the target's rows in batches of `batchSize`, each its own statement. */
+async function deleteInBatches(deps: RetentionDeps, target: RetentionTarget, batchSize: number): Promise<number> {
+  const { table } = target;
   let total = 0;
   for (;;) {
-    // a UTC time without zone, as the columns hold: no session time zone shifts the cutoff
-    const [{ n }] = await deps.db.$queryRawUnsafe<[{ n: number }]>(statement, cutoff.toISOString().replace('Z', ''), ...params);
+    const n = await deleteRetentionBatch(deps.db, target, batchSize);
     total += n;
     if (n > 0) deps.metrics.retentionRowsRemoved.inc({ table }, n);
     if (n < batchSize) return total;
@@ -110,8 +99,7 @@ export async function applyRetention(deps: RetentionDeps, options: RetentionOpti
   };
   const removeOld = async (table: PartitionedTable, cutoff: Date, keep?: string) => {
     const { dropped, rows, parentLockMs } = await dropOldPartitions(deps, table, cutoff, keep);
-    const where = `"createdAt" < $1::timestamp${keep ? ` AND NOT (${keep})` : ''}`;
-    record(table, await deleteInBatches(deps, table, where, cutoff, batch), dropped, rows, parentLockMs);
+    record(table, await deleteInBatches(deps, rowsCreatedBefore(table, cutoff, keep), batch), dropped, rows, parentLockMs);
   };
 
   const messageCutoff = options.messageDays > 0 ? new Date(now.getTime() - options.messageDays * DAY_MS) : null;
@@ -121,22 +109,19 @@ export async function applyRetention(deps: RetentionDeps, options: RetentionOpti
   }
   if (options.webhookAttemptDays > 0) {
     const cutoff = new Date(now.getTime() - options.webhookAttemptDays * DAY_MS);
-    await removeOld('WebhookDelivery', cutoff, `"status" = 'pending'`);
+    await removeOld('WebhookDelivery', cutoff, PENDING_DELIVERY);
     // by their own age: an attempt outlives its delivery by at most the retry schedule, unreachable meanwhile
     await removeOld('WebhookAttempt', cutoff);
   }
   if (messageCutoff) {
-    // Event has no index on "createdAt": its ids are ULIDs, so its primary key finds the old ones by range. A
-    // delivery still kept (a longer WEBHOOK_ATTEMPT_RETENTION_DAYS, or pending) keeps its event, which it sends.
-    const where = `"id" < $2 AND "createdAt" < $1::timestamp AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventId" = "Event"."id")`;
-    record('Event', await deleteInBatches(deps, 'Event', where, messageCutoff, batch, [idsBefore('evt', messageCutoff)]));
+    record('Event', await deleteInBatches(deps, unreferencedEventsBefore(messageCutoff), batch));
   }
   const providerEventCutoff = new Date(now.getTime() - PROVIDER_EVENT_RETENTION_DAYS * DAY_MS);
-  record('ProviderEvent', await deleteInBatches(deps, 'ProviderEvent', `"createdAt" < $1::timestamp`, providerEventCutoff, batch));
+  record('ProviderEvent', await deleteInBatches(deps, rowsCreatedBefore('ProviderEvent', providerEventCutoff), batch));
   if (options.auditDays && options.auditDays > 0) {
     const cutoff = new Date(now.getTime() - options.auditDays * DAY_MS);
-    record('AuditEvent', await deleteInBatches(deps, 'AuditEvent', `"createdAt" < $1::timestamp`, cutoff, batch));
+    record('AuditEvent', await deleteInBatches(deps, rowsCreatedBefore('AuditEvent', cutoff), batch));
   }
-  record('IdempotencyRecord', await deleteInBatches(deps, 'IdempotencyRecord', `"expiresAt" < $1::timestamp AND "lockedUntil" < $1::timestamp`, now, batch));
+  record('IdempotencyRecord', await deleteInBatches(deps, expiredIdempotencyRecords(now), batch));
   return report;
 }

@@ -1,0 +1,76 @@
+import type { Db, EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
+
+/** The arguments `paginate` gives for one page. */
+type PageArgs = { where: Prisma.EmailDomainWhereInput; orderBy: Prisma.EmailDomainOrderByWithRelationInput[]; take: number; skip: number };
+
+/** The domain row, or null when it is not in this organization. */
+export function findEmailDomainRow(db: Db, orgId: string, id: string): Promise<EmailDomainRow | null> {
+  return db.emailDomain.findFirst({ where: { id, orgId } });
+}
+
+/** The id of the organization's domain of this name, or null. */
+export function findEmailDomainIdByName(db: Db, orgId: string, name: string): Promise<{ id: string } | null> {
+  return db.emailDomain.findFirst({ where: { orgId, name }, select: { id: true } });
+}
+
+/** Fails with P2002 when the organization has the name already (a concurrent add). */
+export function insertEmailDomain(tx: Prisma.TransactionClient, row: Prisma.EmailDomainUncheckedCreateInput): Promise<EmailDomainRow> {
+  return tx.emailDomain.create({ data: row });
+}
+
+export function listEmailDomainsPage(db: Db, orgId: string, { where, ...page }: PageArgs): Promise<EmailDomainRow[]> {
+  return db.emailDomain.findMany({ where: { orgId, ...where }, ...page });
+}
+
+export function updateEmailDomainDefaultSender(
+  tx: Prisma.TransactionClient,
+  id: string,
+  sender: { defaultFromName: string; defaultFromAddress: string; defaultReplyTo: string | null },
+): Promise<EmailDomainRow> {
+  return tx.emailDomain.update({ where: { id }, data: sender });
+}
+
+export function updateEmailDomainTracking(
+  tx: Prisma.TransactionClient,
+  id: string,
+  tracking: { openTracking: boolean | undefined; clickTracking: boolean | undefined },
+): Promise<EmailDomainRow> {
+  return tx.emailDomain.update({ where: { id }, data: tracking });
+}
+
+export function deleteEmailDomainRow(tx: Prisma.TransactionClient, orgId: string, id: string): Promise<Prisma.BatchPayload> {
+  return tx.emailDomain.deleteMany({ where: { id, orgId } });
+}
+
+/** Writes a check's result only while the domain's status is still `status` (so two checks at once report a change once). */
+export function updateEmailDomainCheckIfStatus(
+  tx: Prisma.TransactionClient,
+  id: string,
+  status: EmailDomainRow['status'],
+  data: Prisma.EmailDomainUpdateManyMutationInput,
+): Promise<Prisma.BatchPayload> {
+  return tx.emailDomain.updateMany({ where: { id, status }, data });
+}
+
+export function findEmailDomainByIdOrThrow(tx: Prisma.TransactionClient, id: string): Promise<EmailDomainRow> {
+  return tx.emailDomain.findUniqueOrThrow({ where: { id } });
+}
+
+/**
+ * Claims up to `batchSize` pending domains not checked since `cutoff`, marking them checked at `now` in the same
+ * statement with `FOR UPDATE SKIP LOCKED` so replicas never take the same ones.
+ */
+export function claimPendingEmailDomains(db: Db, cutoff: Date, batchSize: number, now: Date): Promise<{ id: string; lastCheckedAt: Date | null }[]> {
+  return db.$queryRaw<{ id: string; lastCheckedAt: Date | null }[]>`
+    WITH due AS (
+      SELECT "id" FROM "EmailDomain"
+      WHERE "status" = 'pending' AND ("lastCheckedAt" IS NULL OR "lastCheckedAt" < ${cutoff})
+      ORDER BY "lastCheckedAt" ASC NULLS FIRST LIMIT ${batchSize} FOR UPDATE SKIP LOCKED
+    )
+    UPDATE "EmailDomain" d SET "lastCheckedAt" = ${now} FROM due WHERE d."id" = due."id"
+    RETURNING d."id"`;
+}
+
+export function findEmailDomainsByIds(db: Db, ids: string[]): Promise<EmailDomainRow[]> {
+  return db.emailDomain.findMany({ where: { id: { in: ids } } });
+}
