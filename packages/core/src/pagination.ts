@@ -1,6 +1,7 @@
 import { StorableDateTime, unstorableText, type ListQuery } from '@tidings/contracts';
-import { Prisma } from '@tidings/db';
+import type { Prisma } from '@tidings/db';
 import { AppError } from './errors.ts';
+import { olderThanPositionSql } from './pagination.store.ts';
 
 export type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
 
@@ -37,23 +38,21 @@ export function olderThan(cursor: string | undefined) {
 export function olderThanSql(cursor: string | undefined): Prisma.Sql | undefined {
   if (!cursor) return undefined;
   const { createdAt, id } = decodeCursor(cursor);
-  const at = createdAt.toISOString();
-  return Prisma.sql`m."createdAt" <= ${at}::timestamp AND (m."createdAt" < ${at}::timestamp OR (m."createdAt" = ${at}::timestamp AND m."id" < ${id}))`;
+  return olderThanPositionSql(createdAt, id);
 }
 
 /** Newest first, with `id` breaking ties, so keyset pages never skip or repeat a row. */
 export const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
+/** What `paginate` hands its fetch: the Prisma `where`, `orderBy`, `take` and `skip` of one keyset page. */
+export type PageArgs = { where: ReturnType<typeof olderThan>; orderBy: typeof newestFirst; take: number; skip: number };
+
 /**
  * Runs a list query for one page: asks for one row more than `limit` to learn `hasMore`.
  * @example
- * const page = await paginate(query, (args) => db.apiKey.findMany({ where: { orgId, ...args.where }, ...args }));
+ * const page = await paginate(query, (args) => listTopicsPage(db, orgId, args), toTopic);
  */
-export async function paginate<Row extends Keyset, Item>(
-  query: ListQuery,
-  fetch: (args: { where: ReturnType<typeof olderThan>; orderBy: typeof newestFirst; take: number; skip: number }) => Promise<Row[]>,
-  toItem: (row: Row) => Item,
-): Promise<Page<Item>> {
+export async function paginate<Row extends Keyset, Item>(query: ListQuery, fetch: (args: PageArgs) => Promise<Row[]>, toItem: (row: Row) => Item): Promise<Page<Item>> {
   const rows = await fetch({ where: olderThan(query.cursor), orderBy: newestFirst, take: query.limit + 1, skip: query.offset });
   const hasMore = rows.length > query.limit;
   const pageRows = hasMore ? rows.slice(0, query.limit) : rows;

@@ -1,5 +1,4 @@
-import { CreateContactBody, type BulkCreateContactsResult, type JsonValue, type RowError } from '@tidings/contracts';
-import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
+import { CreateContactBody, type BulkCreateContactsResult, type RowError } from '@tidings/contracts';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
@@ -7,24 +6,10 @@ import { dispatchOutbox } from '../outbox.ts';
 import { normalizeEmail, toContact, toE164, withoutNulls } from './contact-fields.ts';
 import { unknownTopicIds } from '../topics/contact-topics.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
-
-type NewContact = {
-  id: string;
-  orgId: string;
-  email: string | null;
-  phone: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  attributes: Record<string, JsonValue>;
-  emailSubscribed: boolean;
-  smsSubscribed: boolean;
-  topics: Record<string, boolean>;
-  /** For `onConflict: "update"`: which names the row gave, and its attributes with their nulls (a null removes the key). */
-  given: { firstName: boolean; lastName: boolean; attributes: Record<string, JsonValue> };
-};
+import { findContactsByAddress, insertContacts, updateImportedContacts, type ImportedContact } from './contact.store.ts';
 
 /** Validates one row as contact.create would; returns the row to insert or the reason it cannot be. */
-function prepareRow(orgId: string, raw: unknown): NewContact | string {
+function prepareRow(orgId: string, raw: unknown): ImportedContact | string {
   const parsed = CreateContactBody.safeParse(raw);
   if (!parsed.success) {
     return parsed.error.issues
@@ -52,56 +37,6 @@ function prepareRow(orgId: string, raw: unknown): NewContact | string {
   };
 }
 
-/**
- * One INSERT for any number of rows: each column travels as one array parameter and `unnest` turns them back into
- * rows (Prisma's createMany binds every value separately and took about ten times as long for 1,000 rows). Times
- * are UTC, as Prisma stores them, whatever the session's time zone. A row
- * whose email or phone was taken meanwhile is skipped by ON CONFLICT DO NOTHING and is absent from the result.
- */
-async function insertContacts(tx: Prisma.TransactionClient, orgId: string, rows: NewContact[]): Promise<ContactRow[]> {
-  if (rows.length === 0) return [];
-  const column = <K extends keyof NewContact>(key: K) => rows.map((r) => r[key]);
-  return tx.$queryRaw<ContactRow[]>`
-    INSERT INTO "Contact" ("id", "orgId", "email", "phone", "firstName", "lastName", "attributes", "emailSubscribed", "smsSubscribed", "topics", "createdAt", "updatedAt")
-    SELECT u.id, ${orgId}, u.email, u.phone, u.first_name, u.last_name, u.attributes::jsonb, u.email_subscribed, u.sms_subscribed, u.topics::jsonb,
-           now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-    FROM unnest(${column('id')}::text[], ${column('email')}::text[], ${column('phone')}::text[], ${column('firstName')}::text[],
-                ${column('lastName')}::text[], ${rows.map((r) => JSON.stringify(r.attributes))}::text[],
-                ${column('emailSubscribed')}::boolean[], ${column('smsSubscribed')}::boolean[], ${rows.map((r) => JSON.stringify(r.topics))}::text[])
-      WITH ORDINALITY AS u(id, email, phone, first_name, last_name, attributes, email_subscribed, sms_subscribed, topics, position)
-    ORDER BY u.position
-    ON CONFLICT DO NOTHING
-    RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
-}
-
-/**
- * The `onConflict: "update"` rows in ONE statement: names the row gave, attributes merged key by key (a null removes
- * the key), email and phone when given, topic choices merged by topic, and a subscription flag only ever turned off
- * (an import never resubscribes).
- */
-async function updateContacts(tx: Prisma.TransactionClient, orgId: string, updates: { id: string; row: NewContact }[]): Promise<ContactRow[]> {
-  if (updates.length === 0) return [];
-  const column = <T>(pick: (u: { id: string; row: NewContact }) => T) => updates.map(pick);
-  return tx.$queryRaw<ContactRow[]>`
-    UPDATE "Contact" c SET
-      "email" = coalesce(u.email, c."email"), "phone" = coalesce(u.phone, c."phone"),
-      "firstName" = CASE WHEN u.first_given THEN u.first_name ELSE c."firstName" END,
-      "lastName" = CASE WHEN u.last_given THEN u.last_name ELSE c."lastName" END,
-      "attributes" = jsonb_strip_nulls(coalesce(c."attributes", '{}'::jsonb) || u.attributes::jsonb),
-      "emailSubscribed" = c."emailSubscribed" AND u.email_subscribed, "smsSubscribed" = c."smsSubscribed" AND u.sms_subscribed,
-      "topics" = coalesce(c."topics", '{}'::jsonb) || u.topics::jsonb,
-      "updatedAt" = now() AT TIME ZONE 'UTC'
-    FROM unnest(${column((u) => u.id)}::text[], ${column((u) => u.row.email)}::text[], ${column((u) => u.row.phone)}::text[],
-                ${column((u) => u.row.given.firstName)}::boolean[], ${column((u) => u.row.firstName)}::text[],
-                ${column((u) => u.row.given.lastName)}::boolean[], ${column((u) => u.row.lastName)}::text[],
-                ${column((u) => JSON.stringify(u.row.given.attributes))}::text[],
-                ${column((u) => u.row.emailSubscribed)}::boolean[], ${column((u) => u.row.smsSubscribed)}::boolean[],
-                ${column((u) => JSON.stringify(u.row.topics))}::text[])
-      AS u(id, email, phone, first_given, first_name, last_given, last_name, attributes, email_subscribed, sms_subscribed, topics)
-    WHERE c."id" = u.id AND c."orgId" = ${orgId}
-    RETURNING c.*`;
-}
-
 /** What bulkCreate does with a row whose email or phone a contact already has. */
 export type OnConflict = 'skip' | 'update';
 
@@ -116,7 +51,7 @@ export type OnConflict = 'skip' | 'update';
  */
 export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknown[], onConflict: OnConflict = 'skip'): Promise<BulkCreateContactsResult> {
   const errors: RowError[] = [];
-  const candidates: { index: number; row: NewContact }[] = [];
+  const candidates: { index: number; row: ImportedContact }[] = [];
   const firstIndexOf = new Map<string, number>();
   const prepared = rows.map((raw) => prepareRow(orgId, raw));
   // one query for the topics every row names; a row naming one that is not the organization's is refused
@@ -151,13 +86,11 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
   const emails = candidates.flatMap((c) => (c.row.email ? [c.row.email] : []));
   const phones = candidates.flatMap((c) => (c.row.phone ? [c.row.phone] : []));
   const { created, updated, outbox } = await deps.db.$transaction(async (tx) => {
-    const existing = await tx.$queryRaw<{ id: string; email: string | null; phone: string | null }[]>`
-      SELECT "id", "email", "phone" FROM "Contact"
-      WHERE "orgId" = ${orgId} AND ("email" = ANY(${emails}::text[]) OR "phone" = ANY(${phones}::text[]))`;
+    const existing = await findContactsByAddress(tx, orgId, emails, phones);
     const byEmail = new Map(existing.flatMap((e) => (e.email ? [[e.email, e.id]] : [])));
     const byPhone = new Map(existing.flatMap((e) => (e.phone ? [[e.phone, e.id]] : [])));
     const fresh: typeof candidates = [];
-    const updates: { index: number; id: string; row: NewContact }[] = [];
+    const updates: { index: number; id: string; row: ImportedContact }[] = [];
     for (const { index, row } of candidates) {
       const emailOwner = row.email ? byEmail.get(row.email) : undefined;
       const phoneOwner = row.phone ? byPhone.get(row.phone) : undefined;
@@ -178,7 +111,7 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
     for (const { index, row } of fresh) {
       if (!insertedIds.has(row.id)) errors.push({ index, code: 'CONFLICT', message: 'email or phone: another contact in this organization has it' });
     }
-    const changed = await updateContacts(tx, orgId, updates);
+    const changed = await updateImportedContacts(tx, orgId, updates);
     await syncUnsubscribes(tx, orgId, [...inserted, ...changed], []);
     const byId = new Map([...inserted, ...changed].map((r) => [r.id, toContact(r)]));
     // Request order, not the database's.

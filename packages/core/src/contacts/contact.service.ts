@@ -1,15 +1,15 @@
 import type { Contact, ContactFilterQuery, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
-import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
+import type { Prisma } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import type { Page } from '../pagination.ts';
-import { compileCriteria, utcTimestamp } from '../segments/criteria-sql.ts';
 import { findSegment } from '../segments/find-segment.ts';
 import { requireTopicChoices } from '../topics/contact-topics.ts';
 import { duplicateContact, normalizeEmail, requireE164, toContact, uniqueViolationField, withoutNulls } from './contact-fields.ts';
+import { contactConditions, deleteContactReturning, findContact, insertContact, lockContact, updateContactRow } from './contact.store.ts';
 import { queryContacts } from './query-contacts.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
 
@@ -47,7 +47,7 @@ export async function createContact(deps: Deps, orgId: string, input: CreateCont
   };
   const { contact, outbox } = await conflictsAs409(() =>
     deps.db.$transaction(async (tx) => {
-      const row = await tx.contact.create({ data });
+      const row = await insertContact(tx, data);
       await syncUnsubscribes(tx, orgId, [row], []);
       const contact = toContact(row);
       return { contact, outbox: await recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]) };
@@ -62,7 +62,7 @@ export async function createContact(deps: Deps, orgId: string, input: CreateCont
  * @example const contact = await getContact(deps, orgId, 'con_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
  */
 export async function getContact({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<Contact> {
-  return toContact(foundOr404(await db.contact.findFirst({ where: { id, orgId } }), 'Contact'));
+  return toContact(foundOr404(await findContact(db, orgId, id), 'Contact'));
 }
 
 /**
@@ -71,24 +71,19 @@ export async function getContact({ db }: Pick<Deps, 'db'>, orgId: string, id: st
  * @example const where = await contactFilters(deps, orgId, { subscribed: true });
  */
 export async function contactFilters(deps: Pick<Deps, 'db'>, orgId: string, query: ContactFilterQuery): Promise<Prisma.Sql[]> {
-  const where: Prisma.Sql[] = [];
-  if (query.email !== undefined) where.push(Prisma.sql`c."email" = ${normalizeEmail(query.email)}`);
-  if (query.phone !== undefined) where.push(Prisma.sql`c."phone" = ${requireE164(query.phone)}`);
-  if (query.q !== undefined) {
-    const prefix = `${query.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    where.push(Prisma.sql`(c."email" ILIKE ${prefix} OR c."firstName" ILIKE ${prefix} OR c."lastName" ILIKE ${prefix}
-      OR concat_ws(' ', c."firstName", c."lastName") ILIKE ${prefix})`);
-  }
-  if (query.subscribed !== undefined) {
-    where.push(query.subscribed ? Prisma.sql`(c."emailSubscribed" OR c."smsSubscribed")` : Prisma.sql`NOT (c."emailSubscribed" OR c."smsSubscribed")`);
-  }
-  if (query.createdAfter !== undefined) where.push(Prisma.sql`c."createdAt" > ${utcTimestamp(new Date(query.createdAfter))}`);
-  if (query.createdBefore !== undefined) where.push(Prisma.sql`c."createdAt" < ${utcTimestamp(new Date(query.createdBefore))}`);
-  if (query.segmentId !== undefined) {
-    const segment = await findSegment(deps, orgId, query.segmentId);
-    where.push(compileCriteria(segment.criteria as SegmentCriteria));
-  }
-  return where;
+  // checked in this order (a phone that is not a number is refused before the segment is looked up)
+  const email = query.email === undefined ? undefined : normalizeEmail(query.email);
+  const phone = query.phone === undefined ? undefined : requireE164(query.phone);
+  const segment = query.segmentId === undefined ? undefined : await findSegment(deps, orgId, query.segmentId);
+  return contactConditions({
+    email,
+    phone,
+    q: query.q,
+    subscribed: query.subscribed,
+    createdAfter: query.createdAfter === undefined ? undefined : new Date(query.createdAfter),
+    createdBefore: query.createdBefore === undefined ? undefined : new Date(query.createdBefore),
+    criteria: segment === undefined ? undefined : (segment.criteria as SegmentCriteria),
+  });
 }
 
 /**
@@ -119,24 +114,21 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
   const topics = input.topics === undefined ? undefined : await requireTopicChoices(deps, orgId, input.topics);
   const { contact, outbox } = await conflictsAs409(() =>
     deps.db.$transaction(async (tx) => {
-      const [current] = await tx.$queryRaw<ContactRow[]>`SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
+      const current = await lockContact(tx, orgId, id);
       if (!current) throw new AppError('NOT_FOUND', 'Contact not found');
       const nextEmail = email === undefined ? current.email : email;
       const nextPhone = phone === undefined ? current.phone : phone;
       if (nextEmail === null && nextPhone === null) throw new AppError('BAD_REQUEST', 'email: a contact needs an email or a phone');
-      const row = await tx.contact.update({
-        where: { id: current.id },
-        data: {
-          email,
-          phone,
-          firstName: input.firstName,
-          lastName: input.lastName,
-          attributes: input.attributes === undefined ? undefined : mergeAttributes(current.attributes, input.attributes),
-          emailSubscribed: input.emailSubscribed,
-          smsSubscribed: input.smsSubscribed,
-          // merged by topic: a topic not named keeps its choice (the row is locked, so no concurrent choice is lost)
-          topics: topics === undefined ? undefined : { ...(current.topics as Record<string, boolean>), ...topics },
-        },
+      const row = await updateContactRow(tx, current.id, {
+        email,
+        phone,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        attributes: input.attributes === undefined ? undefined : mergeAttributes(current.attributes, input.attributes),
+        emailSubscribed: input.emailSubscribed,
+        smsSubscribed: input.smsSubscribed,
+        // merged by topic: a topic not named keeps its choice (the row is locked, so no concurrent choice is lost)
+        topics: topics === undefined ? undefined : { ...(current.topics as Record<string, boolean>), ...topics },
       });
       const resubscribed = [...(input.emailSubscribed === true && row.email ? [row.email] : []), ...(input.smsSubscribed === true && row.phone ? [row.phone] : [])];
       await syncUnsubscribes(tx, orgId, [row], resubscribed);
@@ -155,7 +147,7 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
  */
 export async function deleteContact(deps: Deps, orgId: string, id: string): Promise<void> {
   const outbox = await deps.db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<ContactRow[]>`DELETE FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
+    const row = await deleteContactReturning(tx, orgId, id);
     if (!row) throw new AppError('NOT_FOUND', 'Contact not found');
     return recordEvents(tx, [{ orgId, type: 'contact.deleted', data: toContact(row) }]);
   });

@@ -1,8 +1,7 @@
 import type { ContactFilterQuery } from '@tidings/contracts';
-import { Prisma, type Contact as ContactRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
-import { utcTimestamp } from '../segments/criteria-sql.ts';
 import { contactFilters } from './contact.service.ts';
+import { contactsMatching, selectAttributeKeys, selectExportBatch } from './contact.store.ts';
 
 /** Contacts read per query: memory holds one batch whatever the organization's size. */
 export const EXPORT_BATCH_SIZE = 1000;
@@ -37,13 +36,8 @@ const csvLine = (fields: unknown[]) => `${fields.map(csvField).join(',')}\r\n`;
  * @example const csv = await exportContacts(deps, orgId, { subscribed: true }); return c.body(csv);
  */
 export async function exportContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactFilterQuery): Promise<ReadableStream<Uint8Array>> {
-  const conditions = [Prisma.sql`c."orgId" = ${orgId}`, ...(await contactFilters(deps, orgId, query))];
-  const where = Prisma.join(conditions, ' AND ');
-  const keys = (
-    await deps.db.$queryRaw<{ key: string }[]>`
-      SELECT DISTINCT k."key" FROM "Contact" c, jsonb_object_keys(CASE WHEN jsonb_typeof(c."attributes") = 'object' THEN c."attributes" ELSE '{}'::jsonb END) AS k("key")
-      WHERE ${where} ORDER BY k."key"`
-  ).map((row) => row.key);
+  const where = contactsMatching(orgId, await contactFilters(deps, orgId, query));
+  const keys = (await selectAttributeKeys(deps.db, where)).map((row) => row.key);
   const encoder = new TextEncoder();
   let after: { createdAt: Date; id: string } | null = null;
   let isHeaderSent = false;
@@ -54,9 +48,7 @@ export async function exportContacts(deps: Pick<Deps, 'db'>, orgId: string, quer
           isHeaderSent = true;
           return controller.enqueue(encoder.encode(csvLine([...FIXED_COLUMNS, ...keys.map((key) => `attributes.${key}`)])));
         }
-        const page: Prisma.Sql = after ? Prisma.sql`AND (c."createdAt", c."id") < (${utcTimestamp(after.createdAt)}, ${after.id})` : Prisma.empty;
-        const rows = await deps.db.$queryRaw<ContactRow[]>`
-          SELECT c.* FROM "Contact" c WHERE ${where} ${page} ORDER BY c."createdAt" DESC, c."id" DESC LIMIT ${EXPORT_BATCH_SIZE}`;
+        const rows = await selectExportBatch(deps.db, where, after, EXPORT_BATCH_SIZE);
         if (rows.length === 0) return controller.close();
         const last = rows.at(-1)!;
         after = { createdAt: last.createdAt, id: last.id };

@@ -1,4 +1,5 @@
 import type { Prisma } from '@tidings/db';
+import { deleteUnsubscribedSuppressions, insertUnsubscribedSuppressions } from './contact.store.ts';
 
 type Subscriptions = { email: string | null; phone: string | null; emailSubscribed: boolean; smsSubscribed: boolean };
 
@@ -11,15 +12,6 @@ type Subscriptions = { email: string | null; phone: string | null; emailSubscrib
  */
 export async function syncUnsubscribes(tx: Prisma.TransactionClient, orgId: string, contacts: Subscriptions[], resubscribed: string[]): Promise<void> {
   const unsubscribed = contacts.flatMap((c) => [...(c.email && !c.emailSubscribed ? [c.email] : []), ...(c.phone && !c.smsSubscribed ? [c.phone] : [])]);
-  if (unsubscribed.length > 0) {
-    // unnest with one array parameter: Prisma's createMany binds each value and is several times slower in bulk.
-    // Times are UTC, as Prisma stores them, whatever the session's time zone.
-    await tx.$executeRaw`
-      INSERT INTO "Suppression" ("orgId", "recipient", "reason", "createdAt")
-      SELECT ${orgId}, recipient, 'unsubscribed'::"SuppressionReason", now() AT TIME ZONE 'UTC' FROM unnest(${unsubscribed}::text[]) AS recipient
-      ON CONFLICT DO NOTHING`;
-  }
-  if (resubscribed.length > 0) {
-    await tx.suppression.deleteMany({ where: { orgId, reason: 'unsubscribed', recipient: { in: resubscribed } } });
-  }
+  if (unsubscribed.length > 0) await insertUnsubscribedSuppressions(tx, orgId, unsubscribed);
+  if (resubscribed.length > 0) await deleteUnsubscribedSuppressions(tx, orgId, resubscribed);
 }

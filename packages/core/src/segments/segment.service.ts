@@ -5,8 +5,9 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
-import { compileCriteria } from './criteria-sql.ts';
+import { compileCriteria } from './criteria.store.ts';
 import { findSegment } from './find-segment.ts';
+import { deleteOrgSegment, findSegmentById, insertSegment, listSegmentsPage, saveSegmentCount, updateSegmentRow } from './segment.store.ts';
 
 /**
  * The API's view of a segment row.
@@ -36,11 +37,7 @@ function withStoredCount(row: SegmentRow & { contactCount: number; countedAt: Da
 export async function countSegment(deps: Pick<Deps, 'db'>, row: SegmentRow) {
   const countedAt = new Date();
   const contactCount = await countContacts(deps, row.orgId, [compileCriteria(row.criteria as SegmentCriteria)]);
-  // only while the criteria are those counted (an update meanwhile stores its own count); not an update of the
-  // segment itself, so "updatedAt" stays (Prisma's updateMany would set it)
-  await deps.db.$executeRaw`
-    UPDATE "Segment" SET "contactCount" = ${contactCount}::int, "countedAt" = ${countedAt.toISOString()}::timestamp
-    WHERE "id" = ${row.id} AND "updatedAt" = ${row.updatedAt.toISOString()}::timestamp`;
+  await saveSegmentCount(deps.db, row, contactCount, countedAt);
   return { ...row, contactCount, countedAt };
 }
 
@@ -49,7 +46,7 @@ export async function countSegment(deps: Pick<Deps, 'db'>, row: SegmentRow) {
  * @example await recountSegment(deps, 'seg_...')
  */
 export async function recountSegment(deps: Pick<Deps, 'db'>, segmentId: string): Promise<{ contactCount: number | null }> {
-  const row = await deps.db.segment.findUnique({ where: { id: segmentId } });
+  const row = await findSegmentById(deps.db, segmentId);
   return { contactCount: row ? (await countSegment(deps, row)).contactCount : null };
 }
 
@@ -58,7 +55,7 @@ export async function recountSegment(deps: Pick<Deps, 'db'>, segmentId: string):
  * @example await createSegment(deps, orgId, { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } }) // { ..., contactCount: 12 }
  */
 export async function createSegment(deps: Pick<Deps, 'db'>, orgId: string, input: CreateSegmentBody): Promise<SegmentWithCount> {
-  const row = await deps.db.segment.create({ data: { id: newId('seg'), orgId, name: input.name, criteria: input.criteria } });
+  const row = await insertSegment(deps.db, { id: newId('seg'), orgId, name: input.name, criteria: input.criteria });
   return withStoredCount(await countSegment(deps, row));
 }
 
@@ -67,7 +64,7 @@ export async function createSegment(deps: Pick<Deps, 'db'>, orgId: string, input
  * @example await listSegments(deps, orgId, { limit: 20, offset: 0 })
  */
 export async function listSegments({ db }: Pick<Deps, 'db'>, orgId: string, query: ListQuery): Promise<Page<Segment>> {
-  return paginate(query, ({ where, ...page }) => db.segment.findMany({ where: { orgId, ...where }, ...page }), toSegment);
+  return paginate(query, (page) => listSegmentsPage(db, orgId, page), toSegment);
 }
 
 /**
@@ -95,7 +92,7 @@ export async function getSegment(deps: Pick<Deps, 'db' | 'queues' | 'config' | '
  */
 export async function updateSegment(deps: Pick<Deps, 'db'>, orgId: string, id: string, input: UpdateSegmentBody): Promise<SegmentWithCount> {
   const current = await findSegment(deps, orgId, id);
-  const row = await deps.db.segment.update({ where: { id: current.id }, data: { name: input.name, criteria: input.criteria } });
+  const row = await updateSegmentRow(deps.db, current.id, { name: input.name, criteria: input.criteria });
   // a new name keeps the count; new criteria are counted now
   if (!input.criteria && row.contactCount !== null && row.countedAt !== null) return withStoredCount({ ...row, contactCount: row.contactCount, countedAt: row.countedAt });
   return withStoredCount(await countSegment(deps, row));
@@ -106,7 +103,7 @@ export async function updateSegment(deps: Pick<Deps, 'db'>, orgId: string, id: s
  * @example await deleteSegment(deps, orgId, id);
  */
 export async function deleteSegment({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<void> {
-  const { count } = await db.segment.deleteMany({ where: { id, orgId } });
+  const count = await deleteOrgSegment(db, orgId, id);
   if (count === 0) throw new AppError('NOT_FOUND', 'Segment not found');
 }
 

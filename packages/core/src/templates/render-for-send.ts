@@ -2,6 +2,7 @@ import type { Template as TemplateRow, TemplateVersion as VersionRow } from '@ti
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import type { LabelledRenderJob } from './template-renderer.ts';
+import { findOrgTemplates, findTemplateVersions } from './template.store.ts';
 
 export type RenderForSendInput = {
   templateId: string;
@@ -50,7 +51,7 @@ export async function renderTemplatesForSend(
   inputs: RenderForSendInput[],
 ): Promise<(RenderedForSend | AppError)[]> {
   if (inputs.length === 0) return [];
-  const templates = await db.template.findMany({ where: { orgId, id: { in: [...new Set(inputs.map((i) => i.templateId))] } } });
+  const templates = await findOrgTemplates(db, orgId, [...new Set(inputs.map((i) => i.templateId))]);
   const byId = new Map(templates.map((t) => [t.id, t]));
   const wanted = inputs.flatMap((i) => {
     const template = byId.get(i.templateId);
@@ -58,7 +59,7 @@ export async function renderTemplatesForSend(
     const version = i.templateVersion ?? template?.version;
     return template && version !== undefined && version <= 2_147_483_647 ? [{ templateId: template.id, version }] : [];
   });
-  const versions = wanted.length ? await db.templateVersion.findMany({ where: { OR: wanted } }) : [];
+  const versions = wanted.length ? await findTemplateVersions(db, wanted) : [];
   const byKey = new Map(versions.map((v) => [`${v.templateId}:${v.version}`, v]));
   const checked = inputs.map((input) => {
     try {

@@ -1,5 +1,6 @@
 import type { Template } from '@tidings/contracts';
 import type { Db, Template as TemplateRow, TemplateVersion as VersionRow } from '@tidings/db';
+import { findOrgTemplate, findTemplateVersionRow } from './template.store.ts';
 
 /**
  * The API's view of one version of a template.
@@ -37,11 +38,9 @@ export async function findTemplateVersion(
   id: string,
   options: { version?: number; includeDeleted?: boolean } = {},
 ): Promise<FoundVersion> {
-  const template = await db.template.findFirst({ where: { id, orgId } });
+  const template = await findOrgTemplate(db, orgId, id);
   if (!template) return { found: false, reason: 'template' };
   if (template.deletedAt && !options.includeDeleted) return { found: false, reason: 'deleted' };
-  const version = await db.templateVersion.findUnique({
-    where: { templateId_version: { templateId: template.id, version: options.version ?? template.version } },
-  });
+  const version = await findTemplateVersionRow(db, template.id, options.version ?? template.version);
   return version ? { found: true, template, version } : { found: false, reason: 'version' };
 }

@@ -8,7 +8,7 @@ import type {
   TemplateVersionsQuery,
   UpdateTemplateBody,
 } from '@tidings/contracts';
-import { columnsOf, Prisma, type Template as TemplateRow, type TemplateVersion as VersionRow } from '@tidings/db';
+import type { Template as TemplateRow, TemplateVersion as VersionRow } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -17,6 +17,17 @@ import { parseEmail } from '../messages/recipients.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 import type { TemplateContent } from './template-engine.ts';
 import { findTemplateVersion, toTemplate } from './template-versions.ts';
+import {
+  findTemplateVersionOrThrow,
+  findTemplateVersions,
+  insertTemplateVersion,
+  insertTemplateWithFirstVersion,
+  listTemplatesPage,
+  listTemplateVersionsPage,
+  lockLiveTemplate,
+  setLatestTemplateVersion,
+  softDeleteTemplate,
+} from './template.store.ts';
 
 const notFound = (reason: 'template' | 'deleted' | 'version') => new AppError('NOT_FOUND', reason === 'version' ? 'Template version not found' : 'Template not found');
 
@@ -28,10 +39,7 @@ export async function createTemplate({ db, renderer }: Pick<Deps, 'db' | 'render
   const content = { subject: input.subject ?? null, html: input.html ?? null, text: input.text ?? null, body: input.body ?? null };
   const variables = await renderer.analyze(content, { orgId });
   const replyTo = replyToAddresses(input.replyTo);
-  const template = await db.template.create({
-    data: { id: newId('tpl'), orgId, name: input.name, channelType: input.channelType, version: 1, versions: { create: { version: 1, ...content, replyTo, variables } } },
-    include: { versions: true },
-  });
+  const template = await insertTemplateWithFirstVersion(db, { id: newId('tpl'), orgId, name: input.name, channelType: input.channelType }, { ...content, replyTo, variables });
   return toTemplate(template, template.versions[0]!);
 }
 
@@ -42,22 +50,13 @@ export async function createTemplate({ db, renderer }: Pick<Deps, 'db' | 'render
 export async function listTemplates({ db }: Pick<Deps, 'db'>, orgId: string, query: TemplateListQuery): Promise<Page<Template>> {
   const page = await paginate(
     query,
-    ({ where, ...pageArgs }) =>
-      db.template.findMany({
-        where: {
-          orgId,
-          ...(query.includeDeleted ? {} : { deletedAt: null }),
-          ...(query.channelType ? { channelType: query.channelType } : {}),
-          ...(query.name ? { name: query.name } : {}),
-          ...where,
-        },
-        ...pageArgs,
-      }),
+    (pageArgs) => listTemplatesPage(db, orgId, query, pageArgs),
     (row) => row,
   );
   // The latest version of each, in one query by exact (templateId, version): an include with `take` would read every
   // version of every template on the page.
-  const versions = page.data.length ? await db.templateVersion.findMany({ where: { OR: page.data.map((t) => ({ templateId: t.id, version: t.version })) } }) : [];
+  const latestKeys = page.data.map((t) => ({ templateId: t.id, version: t.version }));
+  const versions = latestKeys.length ? await findTemplateVersions(db, latestKeys) : [];
   const latest = new Map(versions.map((v) => [v.templateId, v]));
   return { ...page, data: page.data.map((t) => toTemplate(t, latest.get(t.id)!)) };
 }
@@ -109,17 +108,14 @@ function mergedContent(channelType: string, latest: VersionRow, changes: UpdateT
  */
 export async function updateTemplate({ db, renderer }: Pick<Deps, 'db' | 'renderer'>, orgId: string, id: string, changes: UpdateTemplateBody): Promise<Template> {
   return db.$transaction(async (tx) => {
-    const [template] = await tx.$queryRaw<TemplateRow[]>`
-      SELECT ${columnsOf(Prisma.TemplateScalarFieldEnum)} FROM "Template" WHERE "id" = ${id} AND "orgId" = ${orgId} AND "deletedAt" IS NULL FOR UPDATE`;
+    const template = await lockLiveTemplate(tx, orgId, id);
     if (!template) throw notFound('template');
-    const latest = await tx.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: template.version } } });
+    const latest = await findTemplateVersionOrThrow(tx, template.id, template.version);
     const content = mergedContent(template.channelType, latest, changes);
     const replyTo = changes.replyTo === undefined ? latest.replyTo : replyToAddresses(changes.replyTo);
     const variables = await renderer.analyze(content, { orgId });
-    const version = await tx.templateVersion.create({
-      data: { templateId: template.id, version: template.version + 1, ...content, replyTo, variables },
-    });
-    const updated = await tx.template.update({ where: { id: template.id }, data: { version: version.version, name: changes.name } });
+    const version = await insertTemplateVersion(tx, { templateId: template.id, version: template.version + 1, ...content, replyTo, variables });
+    const updated = await setLatestTemplateVersion(tx, template.id, version.version, changes.name);
     return toTemplate(updated, version);
   });
 }
@@ -129,7 +125,7 @@ export async function updateTemplate({ db, renderer }: Pick<Deps, 'db' | 'render
  * @example await deleteTemplate(deps, orgId, id); // get now 404s unless includeDeleted
  */
 export async function deleteTemplate({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: string, id: string): Promise<void> {
-  const { count } = await db.template.updateMany({ where: { id, orgId, deletedAt: null }, data: { deletedAt: now() } });
+  const count = await softDeleteTemplate(db, orgId, id, now());
   if (count === 0) throw notFound('template');
 }
 
@@ -143,12 +139,7 @@ export async function listTemplateVersions({ db }: Pick<Deps, 'db'>, orgId: stri
   const before = query.cursor ? Number(decodeCursor(query.cursor).id) : undefined;
   // the version column is an int4: a forged cursor outside it is bad input, not a database error
   if (before !== undefined && !(Number.isInteger(before) && before >= 1 && before <= 2_147_483_647)) throw new AppError('BAD_REQUEST', 'cursor: not a cursor from this API');
-  const rows = await db.templateVersion.findMany({
-    where: { templateId: found.template.id, ...(before !== undefined ? { version: { lt: before } } : {}) },
-    orderBy: { version: 'desc' },
-    take: query.limit + 1,
-    skip: query.offset,
-  });
+  const rows = await listTemplateVersionsPage(db, found.template.id, { before, take: query.limit + 1, skip: query.offset });
   const hasMore = rows.length > query.limit;
   const pageRows = hasMore ? rows.slice(0, query.limit) : rows;
   const last = pageRows.at(-1);

@@ -1,5 +1,5 @@
 import { SegmentCriteriaSchema } from '@tidings/contracts';
-import { compileCriteria } from './criteria-sql.ts';
+import { compileCriteria } from './criteria.store.ts';
 
 describe('compileCriteria', () => {
   it('binds every value the caller wrote; the SQL text holds only fixed columns and operators', () => {
