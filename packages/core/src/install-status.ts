@@ -2,6 +2,7 @@ import { listMigrations } from '@tidings/db';
 import { QUEUE_NAMES, type QueueName } from '@tidings/queue';
 import { within } from '@tidings/runtime';
 import type { Deps } from './deps.ts';
+import { listAppliedMigrations, pingDatabase } from './install.store.ts';
 
 /** How long each store may take to answer before it counts as unreachable: a new process connects first. */
 const STORE_TIMEOUT_MS = 10_000;
@@ -20,15 +21,6 @@ export type InstallStatus = {
   providers: { email: string[]; sms: string[] };
 };
 
-/** The migrations the database has finished, by name; none before the first `migrate`. */
-async function appliedMigrations({ db }: Pick<Deps, 'db'>): Promise<string[]> {
-  const [table] = await db.$queryRaw<{ exists: boolean }[]>`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS "exists"`;
-  if (!table?.exists) return [];
-  const rows = await db.$queryRaw<{ name: string }[]>`
-    SELECT "migration_name" AS "name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`;
-  return rows.map((row) => row.name);
-}
-
 /**
  * Whether Postgres and Redis answer, which migrations are pending, how many jobs wait in each queue, and which
  * providers are configured. Each store gets 10 s (the first statement of a new process opens its connection): a store
@@ -37,9 +29,9 @@ async function appliedMigrations({ db }: Pick<Deps, 'db'>): Promise<string[]> {
  */
 export async function installStatus(deps: Pick<Deps, 'db' | 'redis' | 'queues' | 'config'>): Promise<InstallStatus> {
   const [postgres, redis, applied, counts, known] = await Promise.all([
-    within(() => deps.db.$queryRaw`SELECT 1`, STORE_TIMEOUT_MS),
+    within(() => pingDatabase(deps.db), STORE_TIMEOUT_MS),
     within(() => deps.redis.ping(), STORE_TIMEOUT_MS),
-    within(() => appliedMigrations(deps), STORE_TIMEOUT_MS),
+    within(() => listAppliedMigrations(deps.db), STORE_TIMEOUT_MS),
     within(() => Promise.all(QUEUE_NAMES.map((name) => deps.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed'))), STORE_TIMEOUT_MS),
     listMigrations(),
   ]);

@@ -2,6 +2,7 @@ import type { ApiKeyWithSecret } from '@tidings/contracts';
 import { insertApiKey } from '../api-keys/api-key.service.ts';
 import type { Deps } from '../deps.ts';
 import { newId } from '../ids.ts';
+import { insertOrganization } from './organization.store.ts';
 
 export type Organization = { id: string; name: string; createdAt: string };
 
@@ -15,7 +16,7 @@ export async function createOrganization(
 ): Promise<{ organization: Organization; apiKey: ApiKeyWithSecret }> {
   return db.$transaction(async (tx) => {
     // an organization made for testing gets no live key from the dashboard until an operator allows it
-    const org = await tx.organization.create({ data: { id: newId('org'), name: input.name, liveKeysAllowed: input.mode === 'live' } });
+    const org = await insertOrganization(tx, { id: newId('org'), name: input.name, liveKeysAllowed: input.mode === 'live' });
     const apiKey = await insertApiKey(tx, org.id, { name: 'Default key', permission: 'full', mode: input.mode });
     return { organization: { id: org.id, name: org.name, createdAt: org.createdAt.toISOString() }, apiKey };
   });

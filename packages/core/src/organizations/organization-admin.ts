@@ -1,6 +1,13 @@
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { auditedChange } from '../audit/audit-log.ts';
+import {
+  findOrganizationSuspendedAt,
+  listOrganizationKeyIds,
+  listOrganizationSummaries,
+  type OrganizationSummaryRow,
+  updateOrganizationSuspendedAt,
+} from './organization.store.ts';
 
 /** What a suspended organization's keys are told (403), by the API and in its reference. */
 export const ORGANIZATION_SUSPENDED_MESSAGE =
@@ -19,25 +26,7 @@ export type OrganizationSummary = {
   apiKeys: number;
 };
 
-type OrganizationRow = {
-  id: string;
-  name: string;
-  createdAt: Date;
-  suspendedAt: Date | null;
-  liveKeysAllowed: boolean;
-  _count: { memberships: number; apiKeys: number };
-};
-
-const summarySelect = {
-  id: true,
-  name: true,
-  createdAt: true,
-  suspendedAt: true,
-  liveKeysAllowed: true,
-  _count: { select: { memberships: true, apiKeys: { where: { deletedAt: null } } } },
-} as const;
-
-const toSummary = (row: OrganizationRow): OrganizationSummary => ({
+const toSummary = (row: OrganizationSummaryRow): OrganizationSummary => ({
   id: row.id,
   name: row.name,
   createdAt: row.createdAt.toISOString(),
@@ -52,7 +41,7 @@ const toSummary = (row: OrganizationRow): OrganizationSummary => ({
  * @example const organizations = await listOrganizations(deps);
  */
 export async function listOrganizations({ db }: Pick<Deps, 'db'>): Promise<OrganizationSummary[]> {
-  const rows = await db.organization.findMany({ select: summarySelect, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const rows = await listOrganizationSummaries(db);
   return rows.map(toSummary);
 }
 
@@ -65,13 +54,13 @@ export async function listOrganizations({ db }: Pick<Deps, 'db'>): Promise<Organ
  */
 export async function setOrganizationSuspended(deps: Pick<Deps, 'db' | 'keyChanges' | 'now' | 'actor'>, orgId: string, suspended: boolean): Promise<OrganizationSummary> {
   const { db } = deps;
-  const current = await db.organization.findUnique({ where: { id: orgId }, select: { suspendedAt: true } });
+  const current = await findOrganizationSuspendedAt(db, orgId);
   if (!current) throw new AppError('NOT_FOUND', 'Organization not found');
   const suspendedAt = suspended ? (current.suspendedAt ?? deps.now()) : null;
   const row = await auditedChange(deps, { orgId, action: suspended ? 'organization.suspended' : 'organization.unsuspended', targetId: orgId }, (tx) =>
-    tx.organization.update({ where: { id: orgId }, data: { suspendedAt }, select: summarySelect }),
+    updateOrganizationSuspendedAt(tx, orgId, suspendedAt),
   );
-  const keys = await db.apiKey.findMany({ where: { orgId, deletedAt: null }, select: { id: true } });
+  const keys = await listOrganizationKeyIds(db, orgId);
   for (const key of keys) await deps.keyChanges.publish(key.id);
   return toSummary(row);
 }

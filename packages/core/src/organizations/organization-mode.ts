@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import type { KeyMode } from '../api-keys/key-secret.ts';
+import { findOrganizationLiveKeysAllowed } from './organization.store.ts';
 
 /**
  * The mode the dashboard acts in for an organization: `live`, or `test` while it is made for testing (`--test`,
@@ -8,7 +9,7 @@ import type { KeyMode } from '../api-keys/key-secret.ts';
  * @example const mode = await organizationMode(deps, orgId); await addEmailDomain(deps, orgId, mode, input);
  */
 export async function organizationMode({ db }: Pick<Deps, 'db'>, orgId: string): Promise<KeyMode> {
-  const org = await db.organization.findUnique({ where: { id: orgId }, select: { liveKeysAllowed: true } });
+  const org = await findOrganizationLiveKeysAllowed(db, orgId);
   return org?.liveKeysAllowed ? 'live' : 'test';
 }
 

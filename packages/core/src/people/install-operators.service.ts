@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { parsePersonEmail } from './people.service.ts';
+import { updateInstallOperatorByEmail } from './user.store.ts';
 
 /**
  * Makes a person an install operator, or stops them being one: the only people who see and act on the queues
@@ -9,7 +10,7 @@ import { parsePersonEmail } from './people.service.ts';
  */
 export async function setInstallOperator({ db }: Pick<Deps, 'db'>, email: string, isInstallOperator: boolean): Promise<{ email: string; isInstallOperator: boolean }> {
   const address = parsePersonEmail(email);
-  const { count } = await db.user.updateMany({ where: { email: address }, data: { isInstallOperator } });
+  const { count } = await updateInstallOperatorByEmail(db, address, isInstallOperator);
   if (count === 0) throw new AppError('NOT_FOUND', `No account has the email ${address}; create it first with "tidings users create"`);
   return { email: address, isInstallOperator };
 }

@@ -3,9 +3,13 @@ import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { findOrganizationName } from '../organizations/organization.store.ts';
+import { claimInvitation, findInvitationByTokenHash, insertInvitation, listOpenInvitations, revokeOpenInvitation } from './invitation.store.ts';
+import { ensureMembership, findMembershipByEmail, listMembersOfOrganization } from './membership.store.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { parsePersonEmail, PASSWORD_MIN_LENGTH, type Role, type User } from './people.service.ts';
 import { hashSessionToken } from './sessions.service.ts';
+import { findUserByEmail, findUserIdByEmail, insertUser } from './user.store.ts';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -32,21 +36,19 @@ export async function createInvitation(
 ): Promise<{ invitation: Invitation; token: string }> {
   const { db, now } = deps;
   const email = parsePersonEmail(input.email);
-  const member = await db.membership.findFirst({ where: { orgId, user: { email } } });
+  const member = await findMembershipByEmail(db, orgId, email);
   if (member) throw new AppError('CONFLICT', `email: ${email} is already a member`);
   const token = randomBytes(32).toString('base64url');
   const id = newId('inv');
   const row = await auditedChange(deps, { orgId, action: 'invitation.created', targetId: id }, (tx) =>
-    tx.invitation.create({
-      data: {
-        id,
-        orgId,
-        email,
-        role: input.role,
-        tokenHash: hashSessionToken(token),
-        invitedByUserId: input.invitedByUserId,
-        expiresAt: new Date(now().getTime() + INVITATION_TTL_MS),
-      },
+    insertInvitation(tx, {
+      id,
+      orgId,
+      email,
+      role: input.role,
+      tokenHash: hashSessionToken(token),
+      invitedByUserId: input.invitedByUserId,
+      expiresAt: new Date(now().getTime() + INVITATION_TTL_MS),
     }),
   );
   return { invitation: toInvitation(row), token };
@@ -57,10 +59,7 @@ export async function createInvitation(
  * @example const { members, invitations } = await listMembers(deps, orgId);
  */
 export async function listMembers({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
-  const [memberships, invitations] = await Promise.all([
-    db.membership.findMany({ where: { orgId }, include: { user: { select: { email: true, name: true, totpEnabledAt: true } } }, orderBy: { createdAt: 'asc' } }),
-    db.invitation.findMany({ where: { orgId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now() } }, orderBy: { createdAt: 'desc' } }),
-  ]);
+  const [memberships, invitations] = await Promise.all([listMembersOfOrganization(db, orgId), listOpenInvitations(db, orgId, now())]);
   return {
     members: memberships.map((m) => ({
       userId: m.userId,
@@ -80,7 +79,7 @@ export async function listMembers({ db, now }: Pick<Deps, 'db' | 'now'>, orgId: 
  */
 export async function revokeInvitation(deps: Pick<Deps, 'db' | 'now' | 'actor'>, orgId: string, id: string): Promise<void> {
   await auditedChange(deps, { orgId, action: 'invitation.revoked', targetId: id }, async (tx) => {
-    const { count } = await tx.invitation.updateMany({ where: { id, orgId, acceptedAt: null, revokedAt: null }, data: { revokedAt: deps.now() } });
+    const { count } = await revokeOpenInvitation(tx, orgId, id, deps.now());
     if (count === 0) throw new AppError('NOT_FOUND', 'Invitation not found');
   });
 }
@@ -91,12 +90,9 @@ export async function revokeInvitation(deps: Pick<Deps, 'db' | 'now' | 'actor'>,
  * @example const invitation = await findInvitation(deps, c.req.param('token'));
  */
 export async function findInvitation({ db, now }: Pick<Deps, 'db' | 'now'>, token: string): Promise<Invitation & { orgName: string; hasAccount: boolean }> {
-  const row = await db.invitation.findUnique({ where: { tokenHash: hashSessionToken(token) } });
+  const row = await findInvitationByTokenHash(db, hashSessionToken(token));
   if (!row || row.acceptedAt || row.revokedAt || row.expiresAt <= now()) throw new AppError('NOT_FOUND', 'Invitation not found or no longer valid');
-  const [org, user] = await Promise.all([
-    db.organization.findUnique({ where: { id: row.orgId }, select: { name: true } }),
-    db.user.findUnique({ where: { email: row.email }, select: { id: true } }),
-  ]);
+  const [org, user] = await Promise.all([findOrganizationName(db, row.orgId), findUserIdByEmail(db, row.email)]);
   if (!org) throw new AppError('NOT_FOUND', 'Invitation not found or no longer valid');
   return { ...toInvitation(row), orgName: org.name, hasAccount: !!user };
 }
@@ -109,20 +105,16 @@ export async function findInvitation({ db, now }: Pick<Deps, 'db' | 'now'>, toke
 export async function acceptInvitation(deps: Pick<Deps, 'db' | 'now' | 'actor'>, token: string, input: { password: string; name?: string }): Promise<User> {
   const invitation = await findInvitation(deps, token);
   const { db, now } = deps;
-  const existing = await db.user.findUnique({ where: { email: invitation.email } });
+  const existing = await findUserByEmail(db, invitation.email);
   if (existing && !(await verifyPassword(input.password, existing.passwordHash))) throw new AppError('UNAUTHORIZED', 'password: is not the password of this account');
   if (!existing && input.password.length < PASSWORD_MIN_LENGTH) throw new AppError('BAD_REQUEST', `password: must be at least ${PASSWORD_MIN_LENGTH} characters`);
   const passwordHash = existing ? null : await hashPassword(input.password);
   return db.$transaction(async (tx) => {
     // claiming the invitation first makes a second, simultaneous acceptance find nothing to claim
-    const { count } = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: now() } });
+    const { count } = await claimInvitation(tx, invitation.id, now());
     if (count === 0) throw new AppError('NOT_FOUND', 'Invitation not found or no longer valid');
-    const user = existing ?? (await tx.user.create({ data: { id: newId('usr'), email: invitation.email, passwordHash, name: input.name?.trim() || null } }));
-    await tx.membership.upsert({
-      where: { orgId_userId: { orgId: invitation.orgId, userId: user.id } },
-      create: { orgId: invitation.orgId, userId: user.id, role: invitation.role },
-      update: {},
-    });
+    const user = existing ?? (await insertUser(tx, { id: newId('usr'), email: invitation.email, passwordHash, name: input.name?.trim() || null }));
+    await ensureMembership(tx, { orgId: invitation.orgId, userId: user.id, role: invitation.role });
     // the person joining is the actor (the visitor's address is the request's)
     const joiner = deps.actor && { ...deps.actor, type: 'user' as const, id: user.id };
     await recordAudit(tx, joiner, { orgId: invitation.orgId, action: 'invitation.accepted', targetId: invitation.id });

@@ -1,6 +1,7 @@
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { deleteMembership, findMembership, lockOrganizationOwners, updateMembershipRole } from './membership.store.ts';
 import type { Role } from './people.service.ts';
 
 const ROLES: readonly Role[] = ['owner', 'operator', 'member'];
@@ -12,18 +13,18 @@ const ROLES: readonly Role[] = ['owner', 'operator', 'member'];
  */
 async function changeMembership({ db, actor }: Pick<Deps, 'db' | 'actor'>, orgId: string, userId: string, change: { role: Role } | 'remove'): Promise<void> {
   await db.$transaction(async (tx) => {
-    const owners = await tx.$queryRaw<{ userId: string }[]>`SELECT "userId" FROM "Membership" WHERE "orgId" = ${orgId} AND role = 'owner' FOR UPDATE`;
-    const membership = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
+    const owners = await lockOrganizationOwners(tx, orgId);
+    const membership = await findMembership(tx, orgId, userId);
     if (!membership) throw new AppError('NOT_FOUND', 'Member not found');
     const staysOwner = change !== 'remove' && change.role === 'owner';
     if (membership.role === 'owner' && !staysOwner && owners.length <= 1) {
       throw new AppError('CONFLICT', 'The last owner cannot be removed or demoted: make someone else an owner first');
     }
     if (change === 'remove') {
-      await tx.membership.delete({ where: { orgId_userId: { orgId, userId } } });
+      await deleteMembership(tx, orgId, userId);
       // their sessions in this organization move on (findSession) or end with their last membership
     } else {
-      await tx.membership.update({ where: { orgId_userId: { orgId, userId } }, data: { role: change.role } });
+      await updateMembershipRole(tx, orgId, userId, change.role);
     }
     await recordAudit(tx, actor, { orgId, action: change === 'remove' ? 'member.removed' : 'member.roleChanged', targetId: userId });
   });

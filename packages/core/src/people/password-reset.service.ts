@@ -5,8 +5,19 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { sendMessages } from '../messages/send-messages.ts';
+import { findOrganizationLiveKeysAllowed } from '../organizations/organization.store.ts';
 import { checkPassword, listMemberships, parsePersonEmail } from './people.service.ts';
 import { hashPassword } from './password.ts';
+import {
+  claimPasswordReset,
+  findPasswordResetByTokenHash,
+  findPasswordResetEmail,
+  findPasswordResetValidity,
+  insertPasswordReset,
+  spendOpenPasswordResetsOfUser,
+} from './password-reset.store.ts';
+import { deleteSessionsOfUser } from './session.store.ts';
+import { findUserIdByEmail, updateUserPassword } from './user.store.ts';
 
 /** How long a "forgot password" link works. */
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
@@ -53,7 +64,7 @@ const isSandboxOnly = (config: Deps['config']) => config.providerLists.email.eve
 async function senderOf(deps: Deps, userId: string): Promise<{ orgId: string; mode: 'live' | 'test' } | null> {
   const [membership] = await listMemberships(deps.db, userId);
   if (!membership) return null;
-  const org = await deps.db.organization.findUnique({ where: { id: membership.orgId }, select: { liveKeysAllowed: true } });
+  const org = await findOrganizationLiveKeysAllowed(deps.db, membership.orgId);
   return { orgId: membership.orgId, mode: isSandboxOnly(deps.config) || !org?.liveKeysAllowed ? 'test' : 'live' };
 }
 
@@ -75,15 +86,13 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
   } catch {
     return; // not an address: nobody to write to
   }
-  const user = await deps.db.user.findUnique({ where: { email: address }, select: { id: true } });
+  const user = await findUserIdByEmail(deps.db, address);
   if (!user) return;
   const sender = await senderOf(deps, user.id);
   if (!sender) return;
   const id = newId('pwr');
   const token = resetToken(deps.config.broadcasts.unsubscribeSecret, id);
-  await deps.db.passwordReset.create({
-    data: { id, tokenHash: hashResetToken(token), userId: user.id, expiresAt: new Date(deps.now().getTime() + PASSWORD_RESET_TTL_MS) },
-  });
+  await insertPasswordReset(deps.db, { id, tokenHash: hashResetToken(token), userId: user.id, expiresAt: new Date(deps.now().getTime() + PASSWORD_RESET_TTL_MS) });
   const content = resetEmail(address, resetLink(deps.config, isSandboxOnly(deps.config) ? token : sealedToken(id)));
   const { errors } = await sendMessages(deps, sender.orgId, sender.mode, [
     { channelType: 'email', to: address, ...content, tags: [RESET_TAG], tracking: { opens: false, clicks: false } },
@@ -104,7 +113,7 @@ export async function withPasswordResetLink(deps: Pick<Deps, 'db' | 'config'>, m
   if (!message.tags.includes(RESET_TAG)) return email;
   const resetId = SEALED_LINK.exec(message.text ?? '')?.[1];
   if (!resetId || message.additionalTo.length > 0 || message.cc.length > 0 || message.bcc.length > 0) return email;
-  const reset = await deps.db.passwordReset.findUnique({ where: { id: resetId }, select: { user: { select: { email: true } } } });
+  const reset = await findPasswordResetEmail(deps.db, resetId);
   if (!reset || reset.user.email !== message.to) return email;
   const stored = resetEmail(message.to, resetLink(deps.config, sealedToken(resetId)));
   if (message.subject !== stored.subject || message.text !== stored.text || message.html !== stored.html) return email;
@@ -117,7 +126,7 @@ export async function withPasswordResetLink(deps: Pick<Deps, 'db' | 'config'>, m
  * @example if (!(await isPasswordResetUsable(deps, token))) return linkRefusedPage(c);
  */
 export async function isPasswordResetUsable({ db, now }: Pick<Deps, 'db' | 'now'>, token: string): Promise<boolean> {
-  const reset = await db.passwordReset.findUnique({ where: { tokenHash: hashResetToken(token) }, select: { usedAt: true, expiresAt: true } });
+  const reset = await findPasswordResetValidity(db, hashResetToken(token));
   return !!reset && reset.usedAt === null && reset.expiresAt > now();
 }
 
@@ -132,12 +141,12 @@ export async function resetPasswordWithToken({ db, now }: Pick<Deps, 'db' | 'now
   const passwordHash = await hashPassword(password);
   return db.$transaction(async (tx) => {
     const at = now();
-    const reset = await tx.passwordReset.findUnique({ where: { tokenHash: hashResetToken(token) }, select: { id: true, userId: true } });
-    const claimed = reset ? await tx.passwordReset.updateMany({ where: { id: reset.id, usedAt: null, expiresAt: { gt: at } }, data: { usedAt: at } }) : { count: 0 };
+    const reset = await findPasswordResetByTokenHash(tx, hashResetToken(token));
+    const claimed = reset ? await claimPasswordReset(tx, reset.id, at) : { count: 0 };
     if (!reset || claimed.count === 0) throw new AppError('NOT_FOUND', 'This link has been used or has expired');
-    await tx.user.update({ where: { id: reset.userId }, data: { passwordHash } });
-    await tx.passwordReset.updateMany({ where: { userId: reset.userId, usedAt: null }, data: { usedAt: at } });
-    const { count } = await tx.session.deleteMany({ where: { userId: reset.userId } });
+    await updateUserPassword(tx, reset.userId, passwordHash);
+    await spendOpenPasswordResetsOfUser(tx, reset.userId, at);
+    const { count } = await deleteSessionsOfUser(tx, reset.userId);
     return { userId: reset.userId, signedOut: count };
   });
 }

@@ -2,7 +2,18 @@ import type { Db } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import {
+  findOrganization,
+  findOrganizationId,
+  insertOrganization,
+  listUpToTwoOrganizationIds,
+  listUpToTwoOrganizations,
+  lockOrganization,
+} from '../organizations/organization.store.ts';
+import { countMembershipsOfOrganization, findMembership, insertMembership, listMembershipsOfUser } from './membership.store.ts';
 import { hashPassword, verifyPassword } from './password.ts';
+import { deleteSessionsOfUser, deleteSessionsOfUserExcept } from './session.store.ts';
+import { countUsers, findUserByEmail, findUserPasswordHash, insertUser, listUsersWithMemberships, lockFirstSignUp, updateUserPassword } from './user.store.ts';
 
 export type Role = 'owner' | 'operator' | 'member';
 export type User = { id: string; email: string; name: string | null; createdAt: string };
@@ -12,8 +23,6 @@ export type Membership = { orgId: string; orgName: string; role: Role; requiresT
 export const PASSWORD_MIN_LENGTH = 10;
 const PASSWORD_MAX_LENGTH = 200;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-// Any constant: it serialises first sign-ups, so two at once cannot both create an organization.
-const FIRST_SIGN_UP_LOCK = 724_311_806;
 
 function toUser(row: { id: string; email: string; name: string | null; createdAt: Date }): User {
   return { id: row.id, email: row.email, name: row.name, createdAt: row.createdAt.toISOString() };
@@ -40,7 +49,7 @@ export function checkPassword(password: string): void {
  * @example if (await isSignUpOpen(deps)) return c.redirect('/sign-up');
  */
 export async function isSignUpOpen({ db }: Pick<Deps, 'db'>): Promise<boolean> {
-  return (await db.user.count()) === 0;
+  return (await countUsers(db)) === 0;
 }
 
 /**
@@ -49,7 +58,7 @@ export async function isSignUpOpen({ db }: Pick<Deps, 'db'>): Promise<boolean> {
  * @example const joining = await organizationForFirstSignUp(deps); // { id: 'org_...', name: 'Acme' } | null
  */
 export async function organizationForFirstSignUp({ db }: Pick<Deps, 'db'>): Promise<{ id: string; name: string } | null> {
-  const [users, orgs] = await Promise.all([db.user.count(), db.organization.findMany({ take: 2, select: { id: true, name: true } })]);
+  const [users, orgs] = await Promise.all([countUsers(db), listUpToTwoOrganizations(db)]);
   return users === 0 && orgs.length === 1 ? orgs[0]! : null;
 }
 
@@ -69,14 +78,14 @@ export async function signUpFirstOwner(
   const organizationName = input.organizationName.trim();
   const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${FIRST_SIGN_UP_LOCK})`;
-    if ((await tx.user.count()) > 0) throw new AppError('FORBIDDEN', 'Sign-up is closed: ask an owner to add you');
-    const orgs = await tx.organization.findMany({ take: 2, select: { id: true } });
+    await lockFirstSignUp(tx);
+    if ((await countUsers(tx)) > 0) throw new AppError('FORBIDDEN', 'Sign-up is closed: ask an owner to add you');
+    const orgs = await listUpToTwoOrganizationIds(tx);
     const existing = orgs.length === 1 ? orgs[0]! : null;
     if (!existing && (!organizationName || organizationName.length > 100)) throw new AppError('BAD_REQUEST', 'organizationName: must be 1 to 100 characters');
-    const org = existing ?? (await tx.organization.create({ data: { id: newId('org'), name: organizationName } }));
-    const user = await tx.user.create({ data: { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null } });
-    await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: 'owner' } });
+    const org = existing ?? (await insertOrganization(tx, { id: newId('org'), name: organizationName }));
+    const user = await insertUser(tx, { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null });
+    await insertMembership(tx, { orgId: org.id, userId: user.id, role: 'owner' });
     return { user: toUser(user), orgId: org.id, joinedExisting: existing !== null };
   });
 }
@@ -93,19 +102,19 @@ export async function createUser(
   input: { orgId: string; email: string; password: string; role?: Role; name?: string },
 ): Promise<{ user: User; membership: Membership; isNewUser: boolean }> {
   const email = parsePersonEmail(input.email);
-  const org = await db.organization.findUnique({ where: { id: input.orgId } });
+  const org = await findOrganization(db, input.orgId);
   if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
-  const existing = await db.user.findUnique({ where: { email } });
+  const existing = await findUserByEmail(db, email);
   if (!existing) checkPassword(input.password);
   const passwordHash = existing ? null : await hashPassword(input.password);
   return db.$transaction(async (tx) => {
     // serialises additions to this organization, so two first people cannot both become its owner by default
-    await tx.$executeRaw`SELECT 1 FROM "Organization" WHERE "id" = ${org.id} FOR UPDATE`;
-    const user = existing ?? (await tx.user.create({ data: { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null } }));
-    const member = await tx.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
+    await lockOrganization(tx, org.id);
+    const user = existing ?? (await insertUser(tx, { id: newId('usr'), email, passwordHash, name: input.name?.trim() || null }));
+    const member = await findMembership(tx, org.id, user.id);
     if (member) throw new AppError('CONFLICT', `${email} is already a member of ${org.name}`);
-    const role = input.role ?? ((await tx.membership.count({ where: { orgId: org.id } })) === 0 ? 'owner' : 'member');
-    await tx.membership.create({ data: { orgId: org.id, userId: user.id, role } });
+    const role = input.role ?? ((await countMembershipsOfOrganization(tx, org.id)) === 0 ? 'owner' : 'member');
+    await insertMembership(tx, { orgId: org.id, userId: user.id, role });
     return { user: toUser(user), membership: { orgId: org.id, orgName: org.name, role, requiresTwoFactor: org.requireTwoFactor }, isNewUser: !existing };
   });
 }
@@ -115,7 +124,7 @@ export async function createUser(
  * @example const user = await verifyCredentials(deps, form.email, form.password);
  */
 export async function verifyCredentials({ db }: Pick<Deps, 'db'>, email: string, password: string): Promise<User | null> {
-  const row = await db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  const row = await findUserByEmail(db, email.trim().toLowerCase());
   const isMatch = await verifyPassword(password, row?.passwordHash);
   return row && isMatch ? toUser(row) : null;
 }
@@ -125,11 +134,7 @@ export async function verifyCredentials({ db }: Pick<Deps, 'db'>, email: string,
  * @example const memberships = await listMemberships(deps.db, user.id);
  */
 export async function listMemberships(db: Pick<Db, 'membership'>, userId: string): Promise<Membership[]> {
-  const rows = await db.membership.findMany({
-    where: { userId },
-    include: { organization: { select: { name: true, requireTwoFactor: true } } },
-    orderBy: { createdAt: 'asc' },
-  });
+  const rows = await listMembershipsOfUser(db, userId);
   return rows.map((row) => ({ orgId: row.orgId, orgName: row.organization.name, role: row.role, requiresTwoFactor: row.organization.requireTwoFactor }));
 }
 
@@ -142,14 +147,10 @@ export type UserWithMemberships = User & { memberships: Membership[] };
  * @example const people = await listUsers(deps, { orgId: 'org_01JD8Z5Q9X4N7W2M3K6P0R1T5V' });
  */
 export async function listUsers({ db }: Pick<Deps, 'db'>, filter: { orgId?: string } = {}): Promise<UserWithMemberships[]> {
-  if (filter.orgId && !(await db.organization.findUnique({ where: { id: filter.orgId }, select: { id: true } }))) {
+  if (filter.orgId && !(await findOrganizationId(db, filter.orgId))) {
     throw new AppError('NOT_FOUND', 'Organization not found');
   }
-  const rows = await db.user.findMany({
-    where: filter.orgId ? { memberships: { some: { orgId: filter.orgId } } } : {},
-    include: { memberships: { include: { organization: { select: { name: true, requireTwoFactor: true } } }, orderBy: { createdAt: 'asc' } } },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-  });
+  const rows = await listUsersWithMemberships(db, filter);
   return rows.map((row) => ({
     ...toUser(row),
     memberships: row.memberships.map((m) => ({ orgId: m.orgId, orgName: m.organization.name, role: m.role, requiresTwoFactor: m.organization.requireTwoFactor })),
@@ -163,10 +164,10 @@ export async function listUsers({ db }: Pick<Deps, 'db'>, filter: { orgId?: stri
  */
 export async function resetPassword({ db }: Pick<Deps, 'db'>, email: string, password: string): Promise<{ user: User; signedOut: number }> {
   checkPassword(password);
-  const row = await db.user.findUnique({ where: { email: parsePersonEmail(email) } });
+  const row = await findUserByEmail(db, parsePersonEmail(email));
   if (!row) throw new AppError('NOT_FOUND', 'User not found');
   const passwordHash = await hashPassword(password);
-  const [user, sessions] = await db.$transaction([db.user.update({ where: { id: row.id }, data: { passwordHash } }), db.session.deleteMany({ where: { userId: row.id } })]);
+  const [user, sessions] = await db.$transaction([updateUserPassword(db, row.id, passwordHash), deleteSessionsOfUser(db, row.id)]);
   return { user: toUser(user), signedOut: sessions.count };
 }
 
@@ -176,13 +177,10 @@ export async function resetPassword({ db }: Pick<Deps, 'db'>, email: string, pas
  * @example const { signedOut } = await changePassword(deps, signedIn.user.id, form.currentPassword, form.password, signedIn.sessionId);
  */
 export async function changePassword({ db }: Pick<Deps, 'db'>, userId: string, currentPassword: string, password: string, keepSessionId: string): Promise<{ signedOut: number }> {
-  const row = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { passwordHash: true } });
+  const row = await findUserPasswordHash(db, userId);
   if (!(await verifyPassword(currentPassword, row.passwordHash))) throw new AppError('BAD_REQUEST', 'currentPassword: is not your current password');
   checkPassword(password);
   const passwordHash = await hashPassword(password);
-  const [, sessions] = await db.$transaction([
-    db.user.update({ where: { id: userId }, data: { passwordHash } }),
-    db.session.deleteMany({ where: { userId, id: { not: keepSessionId } } }),
-  ]);
+  const [, sessions] = await db.$transaction([updateUserPassword(db, userId, passwordHash), deleteSessionsOfUserExcept(db, userId, keepSessionId)]);
   return { signedOut: sessions.count };
 }

@@ -3,6 +3,9 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { listMemberships, type Membership, type User } from './people.service.ts';
+import { deletePasswordResetsExpiredBy } from './password-reset.store.ts';
+import { deleteSessionByTokenHash, deleteSessionById, deleteSessionsExpiredBy, findSessionByTokenHash, insertSession, updateSessionOrg } from './session.store.ts';
+import { findSignedInUser } from './user.store.ts';
 
 /** How long a dashboard session lasts after sign-in. */
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
@@ -22,7 +25,7 @@ export type SignedIn = {
 
 /**
  * The SHA-256 of a session token, hex: the only form in which tokens are stored.
- * @example await db.session.findUnique({ where: { tokenHash: hashSessionToken(token) } });
+ * @example const session = await findSessionByTokenHash(db, hashSessionToken(token));
  */
 export function hashSessionToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -39,7 +42,7 @@ export async function createSession({ db, now }: Pick<Deps, 'db' | 'now'>, userI
   if (!membership) throw new AppError('FORBIDDEN', 'This account does not belong to any organization');
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now().getTime() + SESSION_TTL_MS);
-  await db.session.create({ data: { id: newId('ses'), tokenHash: hashSessionToken(token), userId, orgId: membership.orgId, expiresAt } });
+  await insertSession(db, { id: newId('ses'), tokenHash: hashSessionToken(token), userId, orgId: membership.orgId, expiresAt });
   return { token, expiresAt };
 }
 
@@ -49,21 +52,18 @@ export async function createSession({ db, now }: Pick<Deps, 'db' | 'now'>, userI
  * @example const signedIn = token ? await findSession(deps, token) : null;
  */
 export async function findSession({ db, now }: Pick<Deps, 'db' | 'now'>, token: string): Promise<SignedIn | null> {
-  const session = await db.session.findUnique({ where: { tokenHash: hashSessionToken(token) } });
+  const session = await findSessionByTokenHash(db, hashSessionToken(token));
   if (!session) return null;
   if (session.expiresAt <= now()) {
-    await db.session.deleteMany({ where: { id: session.id } });
+    await deleteSessionById(db, session.id);
     return null;
   }
-  const [user, memberships] = await Promise.all([
-    db.user.findUnique({ where: { id: session.userId }, select: { id: true, email: true, name: true, isInstallOperator: true, totpEnabledAt: true } }),
-    listMemberships(db, session.userId),
-  ]);
+  const [user, memberships] = await Promise.all([findSignedInUser(db, session.userId), listMemberships(db, session.userId)]);
   if (!user || memberships.length === 0) return null;
   let membership = memberships.find((m) => m.orgId === session.orgId);
   if (!membership) {
     membership = memberships[0]!;
-    await db.session.update({ where: { id: session.id }, data: { orgId: membership.orgId } });
+    await updateSessionOrg(db, session.id, membership.orgId);
   }
   const { isInstallOperator, totpEnabledAt, ...person } = user;
   return { sessionId: session.id, user: person, memberships, membership, isInstallOperator, hasTwoFactor: totpEnabledAt !== null };
@@ -75,7 +75,7 @@ export async function findSession({ db, now }: Pick<Deps, 'db' | 'now'>, token: 
  */
 export async function switchSessionOrg({ db }: Pick<Deps, 'db'>, signedIn: SignedIn, orgId: string): Promise<void> {
   if (!signedIn.memberships.some((m) => m.orgId === orgId)) throw new AppError('NOT_FOUND', 'Organization not found');
-  await db.session.update({ where: { id: signedIn.sessionId }, data: { orgId } });
+  await updateSessionOrg(db, signedIn.sessionId, orgId);
 }
 
 /**
@@ -83,7 +83,7 @@ export async function switchSessionOrg({ db }: Pick<Deps, 'db'>, signedIn: Signe
  * @example await deleteSession(deps, getCookie(c, 'tidings_session'));
  */
 export async function deleteSession({ db }: Pick<Deps, 'db'>, token: string): Promise<void> {
-  await db.session.deleteMany({ where: { tokenHash: hashSessionToken(token) } });
+  await deleteSessionByTokenHash(db, hashSessionToken(token));
 }
 
 /**
@@ -92,9 +92,6 @@ export async function deleteSession({ db }: Pick<Deps, 'db'>, token: string): Pr
  * @example const removed = await deleteExpiredSessions(deps);
  */
 export async function deleteExpiredSessions({ db, now }: Pick<Deps, 'db' | 'now'>): Promise<number> {
-  const [{ count }] = await db.$transaction([
-    db.session.deleteMany({ where: { expiresAt: { lte: now() } } }),
-    db.passwordReset.deleteMany({ where: { expiresAt: { lte: now() } } }),
-  ]);
+  const [{ count }] = await db.$transaction([deleteSessionsExpiredBy(db, now()), deletePasswordResetsExpiredBy(db, now())]);
   return count;
 }

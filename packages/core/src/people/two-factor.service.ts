@@ -4,7 +4,22 @@ import { Secret, TOTP } from 'otpauth';
 import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { updateOrganizationRequireTwoFactor } from '../organizations/organization.store.ts';
+import { findMembershipUserId } from './membership.store.ts';
 import { parsePersonEmail } from './people.service.ts';
+import { deleteSessionsOfUser } from './session.store.ts';
+import {
+  claimTotpStep,
+  clearUserTwoFactor,
+  enableUserTwoFactor,
+  findUserTotp,
+  findUserTotpEnrolment,
+  findUserTotpOrThrow,
+  findUserTwoFactorStatus,
+  findUserWithOrgIdsByEmail,
+  updatePendingTotpSecret,
+  useRecoveryCode,
+} from './user.store.ts';
 
 // RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30-second steps; one step either side for clock drift.
 const TOTP_SETTINGS = { issuer: 'Tidings', algorithm: 'SHA1', digits: 6, period: 30 } as const;
@@ -41,12 +56,12 @@ export type TwoFactorEnrolment = { secret: string; uri: string };
  * @example const { secret, uri } = await beginTwoFactorEnrolment(deps, signedIn.user.id);
  */
 export async function beginTwoFactorEnrolment({ db, config }: Pick<Deps, 'db' | 'config'>, userId: string): Promise<TwoFactorEnrolment> {
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, totpSecretCiphertext: true, totpEnabledAt: true } });
+  const user = await findUserTotpEnrolment(db, userId);
   if (user.totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already on');
   let secret = user.totpSecretCiphertext ? decryptSecret(user.totpSecretCiphertext, config.webhooks.secretKey) : null;
   if (!secret) {
     secret = new Secret({ size: 20 }).base32;
-    await db.user.update({ where: { id: userId }, data: { totpSecretCiphertext: encryptSecret(secret, config.webhooks.secretKey), totpLastStep: null } });
+    await updatePendingTotpSecret(db, userId, encryptSecret(secret, config.webhooks.secretKey));
   }
   return { secret, uri: totpOf(secret, user.email).toString() };
 }
@@ -66,15 +81,12 @@ function matchingStep(secretBase32: string, code: string, now: Date): number | n
  * @example const { recoveryCodes } = await confirmTwoFactorEnrolment(deps, userId, '123456');
  */
 export async function confirmTwoFactorEnrolment({ db, now, config }: DbClockKey, userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { totpSecretCiphertext: true, totpEnabledAt: true } });
+  const user = await findUserTotpOrThrow(db, userId);
   if (user.totpEnabledAt || !user.totpSecretCiphertext) throw new AppError('CONFLICT', 'There is no enrolment to confirm: start again');
   const step = matchingStep(decryptSecret(user.totpSecretCiphertext, config.webhooks.secretKey), code, now());
   if (step === null) throw new AppError('BAD_REQUEST', 'code: that code is not right; check the time on your phone and enter the current one');
   const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-  const { count } = await db.user.updateMany({
-    where: { id: userId, totpEnabledAt: null },
-    data: { totpEnabledAt: now(), totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) },
-  });
+  const { count } = await enableUserTwoFactor(db, userId, { totpEnabledAt: now(), totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) });
   if (count === 0) throw new AppError('CONFLICT', 'Two-factor sign-in is already on');
   return { recoveryCodes };
 }
@@ -86,17 +98,15 @@ export async function confirmTwoFactorEnrolment({ db, now, config }: DbClockKey,
  * @example const used = await verifySecondFactor(deps, userId, form.code); // 'totp' | 'recovery' | null
  */
 export async function verifySecondFactor({ db, now, config }: DbClockKey, userId: string, code: string): Promise<'totp' | 'recovery' | null> {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { totpSecretCiphertext: true, totpEnabledAt: true } });
+  const user = await findUserTotp(db, userId);
   if (!user?.totpEnabledAt || !user.totpSecretCiphertext) return null;
   const step = matchingStep(decryptSecret(user.totpSecretCiphertext, config.webhooks.secretKey), code, now());
   if (step !== null) {
-    const claimed = await db.$executeRaw`UPDATE "User" SET "totpLastStep" = ${step}
-      WHERE "id" = ${userId} AND ("totpLastStep" IS NULL OR "totpLastStep" < ${step})`;
+    const claimed = await claimTotpStep(db, userId, step);
     return claimed === 1 ? 'totp' : null;
   }
   const hash = hashRecoveryCode(code);
-  const used = await db.$executeRaw`UPDATE "User" SET "recoveryCodeHashes" = array_remove("recoveryCodeHashes", ${hash})
-    WHERE "id" = ${userId} AND ${hash} = ANY("recoveryCodeHashes")`;
+  const used = await useRecoveryCode(db, userId, hash);
   return used === 1 ? 'recovery' : null;
 }
 
@@ -105,7 +115,7 @@ export async function verifySecondFactor({ db, now, config }: DbClockKey, userId
  * @example const { isEnabled, recoveryCodesLeft } = await twoFactorStatus(deps, userId);
  */
 export async function twoFactorStatus({ db }: Db, userId: string): Promise<{ isEnabled: boolean; recoveryCodesLeft: number }> {
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { totpEnabledAt: true, recoveryCodeHashes: true } });
+  const user = await findUserTwoFactorStatus(db, userId);
   return { isEnabled: user.totpEnabledAt !== null, recoveryCodesLeft: user.recoveryCodeHashes.length };
 }
 
@@ -116,8 +126,8 @@ export async function twoFactorStatus({ db }: Db, userId: string): Promise<{ isE
  */
 async function clearSecondFactor({ db, actor }: Pick<Deps, 'db' | 'actor'>, userId: string, auditedIn: string[]): Promise<number> {
   return db.$transaction(async (tx) => {
-    await tx.user.update({ where: { id: userId }, data: { totpSecretCiphertext: null, totpEnabledAt: null, totpLastStep: null, recoveryCodeHashes: [] } });
-    const sessions = await tx.session.deleteMany({ where: { userId } });
+    await clearUserTwoFactor(tx, userId);
+    const sessions = await deleteSessionsOfUser(tx, userId);
     for (const orgId of auditedIn) await recordAudit(tx, actor, { orgId, action: 'member.twoFactorReset', targetId: userId });
     return sessions.count;
   });
@@ -129,7 +139,7 @@ async function clearSecondFactor({ db, actor }: Pick<Deps, 'db' | 'actor'>, user
  * @example await resetMemberTwoFactor(deps, orgId, 'usr_01JD...');
  */
 export async function resetMemberTwoFactor(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, userId: string): Promise<void> {
-  const member = await deps.db.membership.findUnique({ where: { orgId_userId: { orgId, userId } }, select: { userId: true } });
+  const member = await findMembershipUserId(deps.db, orgId, userId);
   if (!member) throw new AppError('NOT_FOUND', 'Member not found');
   await clearSecondFactor(deps, userId, [orgId]);
 }
@@ -139,10 +149,7 @@ export async function resetMemberTwoFactor(deps: Pick<Deps, 'db' | 'actor'>, org
  * @example const { signedOut } = await resetTwoFactorByEmail(deps, 'ana@example.com');
  */
 export async function resetTwoFactorByEmail(deps: Pick<Deps, 'db' | 'actor'>, email: string): Promise<{ userId: string; wasEnabled: boolean; signedOut: number }> {
-  const user = await deps.db.user.findUnique({
-    where: { email: parsePersonEmail(email) },
-    select: { id: true, totpEnabledAt: true, memberships: { select: { orgId: true } } },
-  });
+  const user = await findUserWithOrgIdsByEmail(deps.db, parsePersonEmail(email));
   if (!user) throw new AppError('NOT_FOUND', 'User not found');
   // the person is a member of each of these organizations: each one's audit log shows the reset
   const signedOut = await clearSecondFactor(
@@ -158,7 +165,5 @@ export async function resetTwoFactorByEmail(deps: Pick<Deps, 'db' | 'actor'>, em
  * @example await setOrganizationRequiresTwoFactor(deps, orgId, true);
  */
 export async function setOrganizationRequiresTwoFactor(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, isRequired: boolean): Promise<void> {
-  await auditedChange(deps, { orgId, action: 'organization.updated', targetId: orgId }, (tx) =>
-    tx.organization.update({ where: { id: orgId }, data: { requireTwoFactor: isRequired } }),
-  );
+  await auditedChange(deps, { orgId, action: 'organization.updated', targetId: orgId }, (tx) => updateOrganizationRequireTwoFactor(tx, orgId, isRequired));
 }

@@ -1,0 +1,81 @@
+import type { Db, Organization as OrganizationRow, Prisma } from '@tidings/db';
+
+/** An organization with its state and counts, as the operator lists it. */
+export type OrganizationSummaryRow = {
+  id: string;
+  name: string;
+  createdAt: Date;
+  suspendedAt: Date | null;
+  liveKeysAllowed: boolean;
+  _count: { memberships: number; apiKeys: number };
+};
+
+const summarySelect = {
+  id: true,
+  name: true,
+  createdAt: true,
+  suspendedAt: true,
+  liveKeysAllowed: true,
+  _count: { select: { memberships: true, apiKeys: { where: { deletedAt: null } } } },
+} as const;
+
+/** Without `liveKeysAllowed` it takes the column's default (live keys allowed). */
+export function insertOrganization(tx: Prisma.TransactionClient, row: { id: string; name: string; liveKeysAllowed?: boolean }): Promise<OrganizationRow> {
+  return tx.organization.create({ data: row });
+}
+
+export function findOrganization(db: Db, orgId: string): Promise<OrganizationRow | null> {
+  return db.organization.findUnique({ where: { id: orgId } });
+}
+
+/** Whether the organization exists (its id when it does). */
+export function findOrganizationId(db: Db, orgId: string): Promise<{ id: string } | null> {
+  return db.organization.findUnique({ where: { id: orgId }, select: { id: true } });
+}
+
+export function findOrganizationName(db: Db, orgId: string): Promise<{ name: string } | null> {
+  return db.organization.findUnique({ where: { id: orgId }, select: { name: true } });
+}
+
+/** False for an organization made for testing, until an operator allows live keys. */
+export function findOrganizationLiveKeysAllowed(db: Db, orgId: string): Promise<{ liveKeysAllowed: boolean } | null> {
+  return db.organization.findUnique({ where: { id: orgId }, select: { liveKeysAllowed: true } });
+}
+
+export function findOrganizationSuspendedAt(db: Db, orgId: string): Promise<{ suspendedAt: Date | null } | null> {
+  return db.organization.findUnique({ where: { id: orgId }, select: { suspendedAt: true } });
+}
+
+/** At most two organizations: enough to tell whether the install has exactly one. */
+export function listUpToTwoOrganizations(db: Db): Promise<{ id: string; name: string }[]> {
+  return db.organization.findMany({ take: 2, select: { id: true, name: true } });
+}
+
+/** At most two organizations' ids: enough to tell whether the install has exactly one. */
+export function listUpToTwoOrganizationIds(tx: Prisma.TransactionClient): Promise<{ id: string }[]> {
+  return tx.organization.findMany({ take: 2, select: { id: true } });
+}
+
+/** Every organization of the install with its state and counts (keys that are not deleted), oldest first. */
+export function listOrganizationSummaries(db: Db): Promise<OrganizationSummaryRow[]> {
+  return db.organization.findMany({ select: summarySelect, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}
+
+/** Returns the organization's summary as it is after the change. */
+export function updateOrganizationSuspendedAt(tx: Prisma.TransactionClient, orgId: string, suspendedAt: Date | null): Promise<OrganizationSummaryRow> {
+  return tx.organization.update({ where: { id: orgId }, data: { suspendedAt }, select: summarySelect });
+}
+
+/** The organization's keys that are not deleted: those a suspension or a resumption announces as changed. */
+export function listOrganizationKeyIds(db: Db, orgId: string): Promise<{ id: string }[]> {
+  return db.apiKey.findMany({ where: { orgId, deletedAt: null }, select: { id: true } });
+}
+
+export function updateOrganizationRequireTwoFactor(tx: Prisma.TransactionClient, orgId: string, requireTwoFactor: boolean): Promise<OrganizationRow> {
+  return tx.organization.update({ where: { id: orgId }, data: { requireTwoFactor } });
+}
+
+/** Locks the organization's row until the transaction ends. */
+export async function lockOrganization(tx: Prisma.TransactionClient, orgId: string): Promise<void> {
+  await tx.$executeRaw`SELECT 1 FROM "Organization" WHERE "id" = ${orgId} FOR UPDATE`;
+}
