@@ -1,0 +1,33 @@
+import { columnsOf, Prisma, type Db, type Contact as ContactRow, type Topic as TopicRow } from '@tidings/db';
+
+/** The organization's topic, or null (another organization's id included). */
+export function findOrgTopic(db: Db, orgId: string, id: string): Promise<TopicRow | null> {
+  return db.topic.findFirst({ where: { id, orgId } });
+}
+
+/** The id and name of the organization's topic, or null. */
+export function findTopicName(db: Db, orgId: string, id: string): Promise<{ id: string; name: string } | null> {
+  return db.topic.findFirst({ where: { id, orgId }, select: { id: true, name: true } });
+}
+
+/**
+ * A topic broadcast's one-click unsubscribe: the contact's choice for the topic becomes false, only if it was in the
+ * topic (by choice or by an `opt_out` default), so a repeated POST changes nothing. Undefined when nothing changed.
+ */
+export async function unsubscribeContactFromTopic(tx: Prisma.TransactionClient, orgId: string, contactId: string, topicId: string, now: Date): Promise<ContactRow | undefined> {
+  const [contact] = await tx.$queryRaw<ContactRow[]>`
+      UPDATE "Contact" c SET "topics" = c."topics" || jsonb_build_object(${topicId}::text, false), "updatedAt" = ${now.toISOString()}::timestamp
+      WHERE c."id" = ${contactId} AND c."orgId" = ${orgId} AND EXISTS (
+        SELECT 1 FROM "Topic" t WHERE t."id" = ${topicId} AND t."orgId" = c."orgId"
+          AND coalesce((c."topics" ->> t."id")::boolean, t."defaultSubscription" = 'opt_out'))
+      RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
+  return contact;
+}
+
+/**
+ * The SQL condition "contact `c` is in the topic": it subscribed, or it never chose and the topic is `opt_out`.
+ * @example Prisma.sql`SELECT ... FROM "Contact" c WHERE ${inTopicSql(topic)}`
+ */
+export function inTopicSql(topic: { id: string; defaultSubscription: string }): Prisma.Sql {
+  return Prisma.sql`coalesce((c."topics" ->> ${topic.id}::text)::boolean, ${topic.defaultSubscription === 'opt_out'})`;
+}
