@@ -2,7 +2,7 @@ import type { BroadcastLinks } from '@tidings/contracts';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
-import { ofMode } from './broadcast.service.ts';
+import { findBroadcastId, selectBroadcastLinks } from './broadcast.store.ts';
 
 /** The most links broadcast.links lists. */
 const MAX_LINKS = 1000;
@@ -15,11 +15,6 @@ const MAX_LINKS = 1000;
  * @example const links = await broadcastLinks(deps, orgId, 'brd_...', 'live');
  */
 export async function broadcastLinks(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<BroadcastLinks> {
-  const broadcast = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) }, select: { id: true } }), 'Broadcast');
-  return deps.db.$queryRaw<BroadcastLinks>`
-    SELECT e."link" AS "url", count(*)::int AS "clicks", count(DISTINCT e."messageId")::int AS "uniqueClicks"
-    FROM "Message" m JOIN "MessageStatusEvent" e ON e."messageId" = m."id"
-    WHERE m."orgId" = ${orgId} AND m."broadcastId" = ${broadcast.id} AND m."clickedAt" IS NOT NULL
-      AND e."activity" = 'clicked' AND e."link" IS NOT NULL
-    GROUP BY e."link" ORDER BY "clicks" DESC, "url" LIMIT ${MAX_LINKS}`;
+  const broadcast = foundOr404(await findBroadcastId(deps.db, orgId, id, mode), 'Broadcast');
+  return selectBroadcastLinks(deps.db, orgId, broadcast.id, MAX_LINKS);
 }

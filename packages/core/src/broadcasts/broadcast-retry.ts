@@ -1,12 +1,11 @@
-import { type Broadcast as BroadcastRow, Prisma, queryPrepared } from '@tidings/db';
+import type { Broadcast as BroadcastRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
-import { auditInsertSql } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { sendQueueOf } from '@tidings/queue';
 import { addJobs } from '../outbox.ts';
 import { countSmsSegments } from '../sms/segments.ts';
-import { ofMode } from './broadcast.service.ts';
+import { findBroadcast, findRecipientContacts, findTemplateVersion, requeueFailedMessages, type RequeuedContent, selectRetryableMessages } from './broadcast.store.ts';
 import { BROADCAST_RENDER_ATTEMPTS, broadcastVariables, type Failure, finishJob, type RecipientContact, renderEach, renderedProblem } from './fan-out.ts';
 
 /**
@@ -16,16 +15,16 @@ import { BROADCAST_RENDER_ATTEMPTS, broadcastVariables, type Failure, finishJob,
 export const RETRYABLE_FAILURES = ['PROVIDER_FAILED', 'PROVIDER_UNAVAILABLE', 'RENDER_FAILED', 'SENDER_REFUSED', 'INTERNAL_ERROR'] as const;
 
 type FailedMessage = { id: string; contactId: string | null; hasContent: boolean };
-type Content = { id: string; subject?: string | null; html?: string | null; text?: string | null; body?: string | null; segments?: number | null };
 
 /** Renders again the failed messages that never had content (RENDER_FAILED), for the contacts that still exist. */
-async function renderAgain(deps: Deps, broadcast: BroadcastRow, messages: FailedMessage[]): Promise<(Content | (Failure & { id: string }))[]> {
-  const version = await deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion ?? 0 } } });
+async function renderAgain(deps: Deps, broadcast: BroadcastRow, messages: FailedMessage[]): Promise<(RequeuedContent | (Failure & { id: string }))[]> {
+  const version = await findTemplateVersion(deps.db, broadcast.templateId, broadcast.templateVersion ?? 0);
   if (!version || messages.length === 0) return [];
-  const contacts = await deps.db.contact.findMany({
-    where: { orgId: broadcast.orgId, id: { in: messages.flatMap((m) => (m.contactId ? [m.contactId] : [])) } },
-    select: { id: true, email: true, phone: true, firstName: true, lastName: true, attributes: true },
-  });
+  const contacts = await findRecipientContacts(
+    deps.db,
+    broadcast.orgId,
+    messages.flatMap((m) => (m.contactId ? [m.contactId] : [])),
+  );
   const byContact = new Map<string, RecipientContact>(contacts.map((c) => [c.id, c]));
   const found = messages.filter((m) => m.contactId && byContact.has(m.contactId));
   const variables = found.map((m) => broadcastVariables(deps.config, broadcast, byContact.get(m.contactId!)!));
@@ -51,46 +50,20 @@ async function renderAgain(deps: Deps, broadcast: BroadcastRow, messages: Failed
  * @example await retryFailedBroadcastMessages(deps, orgId, 'brd_...', 'live') // { count: 335 }
  */
 export async function retryFailedBroadcastMessages(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<{ count: number }> {
-  const broadcast = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) } }), 'Broadcast');
+  const broadcast = foundOr404(await findBroadcast(deps.db, orgId, id, mode), 'Broadcast');
   if (broadcast.status !== 'sending' && broadcast.status !== 'sent') {
     throw new AppError('CONFLICT', `Only sending or sent broadcasts have failed messages to retry; this one is ${broadcast.status}.`);
   }
-  const failed = await deps.db.$queryRaw<FailedMessage[]>`
-    SELECT "id", "contactId", ("subject" IS NOT NULL OR "html" IS NOT NULL OR "text" IS NOT NULL OR "body" IS NOT NULL) AS "hasContent"
-    FROM "Message" WHERE "orgId" = ${orgId} AND "status" = 'failed' AND "broadcastId" = ${id} AND "errorCode" = ANY(${RETRYABLE_FAILURES}::text[])`;
+  const failed = await selectRetryableMessages(deps.db, orgId, id, RETRYABLE_FAILURES);
   const rendered = await renderAgain(
     deps,
     broadcast,
     failed.filter((m) => !m.hasContent),
   );
-  const again: Content[] = [...failed.filter((m) => m.hasContent).map((m) => ({ id: m.id })), ...rendered.filter((r): r is Content => !('code' in r))];
+  const again: RequeuedContent[] = [...failed.filter((m) => m.hasContent).map((m) => ({ id: m.id })), ...rendered.filter((r): r is RequeuedContent => !('code' in r))];
   const stillFailing = rendered.filter((r): r is Failure & { id: string } => 'code' in r);
   const now = deps.now().toISOString();
-  // One statement: the messages queued again (content where rendered again), their history, the broadcast sending again.
-  const { rows } = await queryPrepared<{ id: string }>(
-    deps.db,
-    Prisma.sql`
-    WITH given AS (
-      SELECT * FROM json_to_recordset(${JSON.stringify(again)}::json) AS g("id" text, "subject" text, "html" text, "text" text, "body" text, "segments" int)),
-    queued AS (
-      UPDATE "Message" m SET "status" = 'queued', "errorCode" = NULL, "errorMessage" = NULL, "failedAt" = NULL, "attempts" = 0,
-        "subject" = coalesce(g."subject", m."subject"), "html" = coalesce(g."html", m."html"), "text" = coalesce(g."text", m."text"),
-        "body" = coalesce(g."body", m."body"), "segments" = coalesce(g."segments", m."segments"), "updatedAt" = ${now}::timestamp
-      FROM given g WHERE m."id" = g."id" AND m."orgId" = ${orgId} AND m."broadcastId" = ${id} AND m."status" = 'failed'
-      RETURNING m."id"),
-    history AS (
-      INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", 'queued', ${now}::timestamp FROM queued),
-    failing AS (
-      UPDATE "Message" m SET "errorCode" = f."code", "errorMessage" = f."message", "updatedAt" = ${now}::timestamp
-      FROM json_to_recordset(${JSON.stringify(stillFailing)}::json) AS f("id" text, "code" text, "message" text)
-      WHERE m."id" = f."id" AND m."orgId" = ${orgId} AND m."status" = 'failed'),
-    reopened AS (
-      UPDATE "Broadcast" SET "status" = 'sending', "completedAt" = NULL, "updatedAt" = ${now}::timestamp
-      WHERE "id" = ${id} AND "status" = 'sent' AND EXISTS (SELECT 1 FROM queued)),
-    -- the retry was asked for (and allowed) even when nothing had failed: audited either way
-    audit AS (${auditInsertSql(deps.actor, { orgId, action: 'broadcast.retriedFailed', targetId: id }, Prisma.sql`TRUE`)})
-    SELECT "id" FROM queued`,
-  );
+  const rows = await requeueFailedMessages(deps.db, deps.actor, { orgId, broadcastId: id, again, stillFailing, now });
   if (rows.length === 0) return { count: 0 };
   // BullMQ keeps a finished job for a day and ignores a new one under its id: the old jobs go first.
   // the bulk lane, like the broadcast's other messages

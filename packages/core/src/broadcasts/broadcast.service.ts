@@ -21,6 +21,19 @@ import { paginate, type Page } from '../pagination.ts';
 import { findSegment } from '../segments/find-segment.ts';
 import { findTopic } from '../topics/topic.service.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
+import {
+  cancelBroadcastRow,
+  countFailedReasons,
+  deleteDraftBroadcast,
+  findBroadcast,
+  findBroadcastStatus,
+  findTemplateChannel,
+  findTemplateVersion,
+  insertBroadcast,
+  listBroadcastsPage,
+  sendDraftBroadcast,
+  sumBroadcastMessageCounts,
+} from './broadcast.store.ts';
 
 /**
  * broadcast.create: a draft. The template (of the broadcast's channel, and the version if named) and the segment
@@ -29,7 +42,7 @@ import { toBroadcast } from './broadcast.mapper.ts';
  */
 export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, input: CreateBroadcastBody): Promise<Broadcast> {
   const [template, , , senderOf] = await Promise.all([
-    deps.db.template.findFirst({ where: { id: input.templateId, orgId, deletedAt: null }, select: { id: true, channelType: true } }),
+    findTemplateChannel(deps.db, orgId, input.templateId),
     input.segmentId ? findSegment(deps, orgId, input.segmentId) : null,
     input.topicId ? findTopic(deps, orgId, input.topicId) : null,
     loadSenderResolver(deps, orgId, mode, [{ channelType: input.channelType, from: input.from }]),
@@ -39,46 +52,41 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
     throw new AppError('BAD_REQUEST', `templateId: the template is for ${template.channelType}, not ${input.channelType}`);
   }
   if (input.templateVersion !== undefined) {
-    const version =
-      input.templateVersion <= 2_147_483_647 &&
-      (await deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: template.id, version: input.templateVersion } } }));
+    const version = input.templateVersion <= 2_147_483_647 && (await findTemplateVersion(deps.db, template.id, input.templateVersion));
     if (!version) throw new AppError('BAD_REQUEST', `templateVersion: the template has no version ${input.templateVersion}`);
   }
   senderOf({ channelType: input.channelType, from: input.from }); // throws 400 for a sender this organization may not use
   const id = newId('brd');
   const row = await auditedChange(deps, { orgId, action: 'broadcast.created', targetId: id }, (tx) =>
-    tx.broadcast.create({
-      data: {
-        id,
-        orgId,
-        name: input.name,
-        channelType: input.channelType,
-        templateId: template.id,
-        templateVersion: input.templateVersion ?? null,
-        segmentId: input.segmentId ?? null,
-        topicId: input.topicId ?? null,
-        from: input.from ?? null,
-        variables: input.variables ?? {},
-        tags: input.tags ?? [],
-        ...(input.quietHours ? { quietHours: input.quietHours } : {}),
-        sendRate: input.sendRate ?? null,
-        mode,
-      },
+    insertBroadcast(tx, {
+      id,
+      orgId,
+      name: input.name,
+      channelType: input.channelType,
+      templateId: template.id,
+      templateVersion: input.templateVersion ?? null,
+      segmentId: input.segmentId ?? null,
+      topicId: input.topicId ?? null,
+      from: input.from ?? null,
+      variables: input.variables ?? {},
+      tags: input.tags ?? [],
+      ...(input.quietHours ? { quietHours: input.quietHours } : {}),
+      sendRate: input.sendRate ?? null,
+      mode,
     }),
   );
   return toBroadcast(row);
 }
 
-/** An API key acts only on its own mode's broadcasts (another mode's is not found); the dashboard passes no mode. */
-export const ofMode = (mode: KeyMode | undefined) => (mode ? { mode } : {});
+// An API key acts only on its own mode's broadcasts (another mode's is not found); the dashboard passes no mode.
+export { ofMode } from './broadcast.store.ts';
 
 /**
  * broadcast.list: newest first, optionally of one status; with `mode` (an API key's) only that mode's.
  * @example await listBroadcasts(deps, orgId, { limit: 20, offset: 0, status: 'sending' })
  */
 export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, query: BroadcastListQuery, mode?: KeyMode): Promise<Page<Broadcast>> {
-  const filter = { orgId, ...ofMode(mode), ...(query.status && { status: query.status }) };
-  return paginate(query, ({ where, ...page }) => db.broadcast.findMany({ where: { ...filter, ...where }, ...page }), toBroadcast);
+  return paginate(query, (page) => listBroadcastsPage(db, orgId, query.status, mode, page), toBroadcast);
 }
 
 /**
@@ -88,9 +96,10 @@ export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, qu
  */
 async function countsOf({ db }: Pick<Deps, 'db'>, rows: BroadcastRow[]): Promise<BroadcastCounts[]> {
   if (rows.length === 0) return [];
-  const grouped = await db.$queryRaw<{ broadcastId: string; status: string; count: number; opened: number; clicked: number }[]>`
-    SELECT "broadcastId", "status"::text AS "status", sum("messages")::int AS "count", sum("opened")::int AS "opened", sum("clicked")::int AS "clicked"
-    FROM "BroadcastMessageCount" WHERE "broadcastId" = ANY(${rows.map((row) => row.id)}::text[]) GROUP BY "broadcastId", "status"`;
+  const grouped = await sumBroadcastMessageCounts(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => {
     const byStatus = grouped.filter((s) => s.broadcastId === row.id);
     const count = (...statuses: string[]) => byStatus.filter((s) => statuses.includes(s.status)).reduce((sum, s) => sum + s.count, 0);
@@ -115,7 +124,7 @@ async function countsOf({ db }: Pick<Deps, 'db'>, rows: BroadcastRow[]): Promise
  * @example (await getBroadcast(deps, orgId, id)).counts.delivered
  */
 export async function getBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<BroadcastWithCounts> {
-  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) } }), 'Broadcast');
+  const row = foundOr404(await findBroadcast(deps.db, orgId, id, mode), 'Broadcast');
   const [counts] = await countsOf(deps, [row]);
   const [failedReasons] = await failedReasonsOf(deps, orgId, [{ id: row.id, counts: counts! }]);
   return { ...toBroadcast(row), counts: counts!, failedReasons: failedReasons! };
@@ -127,12 +136,7 @@ export async function getBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: st
  */
 async function failedReasonsOf({ db }: Pick<Deps, 'db'>, orgId: string, rows: { id: string; counts: BroadcastCounts }[]): Promise<Record<string, number>[]> {
   const failing = rows.filter((row) => row.counts.failed > 0).map((row) => row.id);
-  const grouped = failing.length
-    ? await db.$queryRaw<{ broadcastId: string; code: string; count: number }[]>`
-        SELECT "broadcastId", coalesce("errorCode", 'UNKNOWN') AS "code", count(*)::int AS "count" FROM "Message"
-        WHERE "orgId" = ${orgId} AND "status" IN ('failed', 'undelivered') AND "broadcastId" = ANY(${failing}::text[])
-        GROUP BY 1, 2 ORDER BY 2`
-    : [];
+  const grouped = failing.length ? await countFailedReasons(db, orgId, failing) : [];
   return rows.map((row) => Object.fromEntries(grouped.filter((g) => g.broadcastId === row.id).map((g) => [g.code, g.count])));
 }
 
@@ -141,10 +145,9 @@ async function failedReasonsOf({ db }: Pick<Deps, 'db'>, orgId: string, rows: { 
  * @example (await listBroadcastsWithCounts(deps, orgId, { limit: 50, offset: 0 })).data[0]?.counts.sent
  */
 export async function listBroadcastsWithCounts(deps: Pick<Deps, 'db'>, orgId: string, query: BroadcastListQuery): Promise<Page<BroadcastWithCounts>> {
-  const filter = { orgId, ...(query.status && { status: query.status }) };
   const page = await paginate(
     query,
-    ({ where, ...pageArgs }) => deps.db.broadcast.findMany({ where: { ...filter, ...where }, ...pageArgs }),
+    (pageArgs) => listBroadcastsPage(deps.db, orgId, query.status, undefined, pageArgs),
     (row) => row,
   );
   const counts = await countsOf(deps, page.data);
@@ -162,7 +165,7 @@ export async function listBroadcastsWithCounts(deps: Pick<Deps, 'db'>, orgId: st
  * @example await refuse(deps, orgId, id, 'Only draft broadcasts can be sent', mode) // CONFLICT 'Only draft broadcasts can be sent; this one is sending.'
  */
 export async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, rule: string, mode: KeyMode | undefined): Promise<never> {
-  const row = foundOr404(await deps.db.broadcast.findFirst({ where: { id, orgId, ...ofMode(mode) }, select: { status: true } }), 'Broadcast');
+  const row = foundOr404(await findBroadcastStatus(deps.db, orgId, id, mode), 'Broadcast');
   throw new AppError('CONFLICT', `${rule}; this one is ${row.status}.`);
 }
 
@@ -172,7 +175,7 @@ export async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, 
  */
 export async function deleteBroadcast(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
   const count = await deps.db.$transaction(async (tx) => {
-    const deleted = await tx.broadcast.deleteMany({ where: { id, orgId, ...ofMode(mode), status: 'draft' } });
+    const deleted = await deleteDraftBroadcast(tx, orgId, id, mode);
     if (deleted.count > 0) await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.deleted', targetId: id });
     return deleted.count;
   });
@@ -194,14 +197,7 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
   const isScheduled = scheduledAt !== null && scheduledAt > now;
   const start: OutboxItem = { queue: 'broadcasts', jobId: broadcastJobId({ broadcastId: id, step: 'start' }), runAt: isScheduled ? scheduledAt : null };
   const row = await deps.db.$transaction(async (tx) => {
-    // The template version is pinned now (the latest, when the draft named none): a later edit of the template
-    // changes nothing a scheduled or sending broadcast says.
-    const [updated] = await tx.$queryRaw<BroadcastRow[]>`
-      UPDATE "Broadcast" b SET "status" = ${isScheduled ? 'scheduled' : 'sending'}::"BroadcastStatus", "scheduledAt" = ${isScheduled ? scheduledAt.toISOString() : null}::timestamp,
-        "updatedAt" = ${now.toISOString()}::timestamp,
-        "templateVersion" = coalesce(b."templateVersion", (SELECT t."version" FROM "Template" t WHERE t."id" = b."templateId" AND t."orgId" = b."orgId"))
-      WHERE b."id" = ${id} AND b."orgId" = ${orgId} AND b."status" = 'draft' AND (${mode ?? null}::"ApiKeyMode" IS NULL OR b."mode" = ${mode ?? null}::"ApiKeyMode")
-      RETURNING b.*`;
+    const updated = await sendDraftBroadcast(tx, orgId, id, mode, { scheduledAt: isScheduled ? scheduledAt : null, now });
     if (updated) {
       await writeOutbox(tx, [start]);
       await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.sent', targetId: id });
@@ -222,10 +218,7 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
 export async function cancelBroadcast(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Broadcast> {
   const now = deps.now();
   const result = await deps.db.$transaction(async (tx) => {
-    const [row] = await tx.broadcast.updateManyAndReturn({
-      where: { id, orgId, ...ofMode(mode), status: { in: ['scheduled', 'sending'] } },
-      data: { status: 'canceled', canceledAt: now, updatedAt: now },
-    });
+    const row = await cancelBroadcastRow(tx, orgId, id, mode, now);
     if (!row) return null;
     await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.canceled', targetId: id });
     const broadcast = toBroadcast(row);

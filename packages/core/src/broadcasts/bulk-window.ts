@@ -1,7 +1,7 @@
-import { Prisma } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import type { OutboxItem } from '../outbox.ts';
+import { readChunkWindow, selectLostChunks } from './broadcast.store.ts';
 
 /**
  * Fairness between organizations in the bulk lane. A broadcast's chunks are released as a chain: the start adds the
@@ -44,13 +44,7 @@ export function nextChunkJobs(config: Deps['config'], broadcastId: string, chunk
  */
 export async function windowOf(deps: Pick<Deps, 'db' | 'config'>, orgId: string, broadcastId: string, chunk: number): Promise<{ written: boolean; full: boolean }> {
   const { orgWindow, chunkSize } = deps.config.broadcasts;
-  const [row] = await deps.db.$queryRaw<{ written: boolean; waiting: number }[]>`
-    SELECT EXISTS (SELECT 1 FROM "BroadcastChunk" WHERE "broadcastId" = ${broadcastId} AND "chunk" = ${chunk}) AS "written",
-      (SELECT count(*)::int FROM (
-        SELECT 1 FROM "Message" m
-        WHERE m."broadcastId" IN (SELECT b."id" FROM "Broadcast" b WHERE b."orgId" = ${orgId} AND b."status" = 'sending')
-          AND m."status" IN ('queued', 'sending')
-        LIMIT ${orgWindow}) w) AS "waiting"`;
+  const row = await readChunkWindow(deps.db, orgId, broadcastId, chunk, orgWindow);
   const waiting = row?.waiting ?? 0;
   return { written: row?.written ?? false, full: waiting > 0 && waiting + chunkSize > orgWindow };
 }
@@ -61,9 +55,6 @@ export async function windowOf(deps: Pick<Deps, 'db' | 'config'>, orgId: string,
  */
 export async function lostChunks(deps: Pick<Deps, 'db' | 'config'>, broadcastId: string, chunkCount: number): Promise<number[]> {
   const step = chunksInFlight(deps.config);
-  const written = (k: Prisma.Sql) => Prisma.sql`EXISTS (SELECT 1 FROM "BroadcastChunk" d WHERE d."broadcastId" = ${broadcastId} AND d."chunk" = ${k})`;
-  const rows = await deps.db.$queryRaw<{ chunk: number }[]>`
-    SELECT k AS "chunk" FROM generate_series(0, ${chunkCount - 1}) k
-    WHERE NOT ${written(Prisma.sql`k`)} AND (k < ${step} OR ${written(Prisma.sql`k - ${step}`)})`;
+  const rows = await selectLostChunks(deps.db, broadcastId, chunkCount, step);
   return rows.map((r) => r.chunk);
 }

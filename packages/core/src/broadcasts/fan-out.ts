@@ -1,21 +1,34 @@
-import type { SegmentCriteria } from '@tidings/contracts';
-import { columnsOf, Prisma, queryPrepared, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
+import type { Broadcast as BroadcastRow, Contact as ContactRow } from '@tidings/db';
 import { broadcastJobId, sendQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { eventsCte, deliveryJobs, recordEvents } from '../events.ts';
+import { deliveryJobs, recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
-import { messageJsonSql } from '../messages/message.mapper.ts';
 import { loadSenderResolver } from '../messages/resolve-sender.ts';
-import { addJobs, dispatchOutbox, outboxInsert, type OutboxItem } from '../outbox.ts';
-import { compileCriteria } from '../segments/criteria-sql.ts';
+import { addJobs, dispatchOutbox, writeOutbox, type OutboxItem } from '../outbox.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 import { quietUntil, zonesOf, type QuietHours } from '../sms/quiet-hours.ts';
 import { compileSimpleTemplate } from '../templates/simple-template.ts';
 import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 import { chunkJob, firstChunkJobs, lostChunks, nextChunkJobs, windowOf, WINDOW_RECHECK_MS } from './bulk-window.ts';
-import { inTopicSql } from '../topics/contact-topics.ts';
+import { findOrgTopic } from '../topics/topic.store.ts';
+import {
+  cancelUnstartedBroadcast,
+  type ChunkMessage,
+  type ChunkMessages,
+  findBroadcastById,
+  findBroadcastProgress,
+  findOrgSegment,
+  findStrandedBroadcasts,
+  findTemplateLatestVersion,
+  findTemplateVersion,
+  markBroadcastSentWhenDone,
+  selectChunkWaitingMessages,
+  selectFanOutRecipients,
+  startBroadcastRecipients,
+  writeChunkMessages,
+} from './broadcast.store.ts';
 import { preferencesUrl, unsubscribeUrl } from './unsubscribe-token.ts';
 
 /** What a fan-out step tells its job: finished, or run again at `runAt` (a scheduled start, a finish not yet due). */
@@ -34,10 +47,7 @@ export const finishJob = (broadcastId: string, runAt: Date): OutboxItem => ({ qu
 async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string): Promise<StepResult> {
   const now = deps.now();
   const outbox = await deps.db.$transaction(async (tx) => {
-    const [canceled] = await tx.broadcast.updateManyAndReturn({
-      where: { id: row.id, status: { in: ['scheduled', 'sending'] }, startedAt: null },
-      data: { status: 'canceled', canceledAt: now, updatedAt: now },
-    });
+    const canceled = await cancelUnstartedBroadcast(tx, row.id, now);
     return canceled ? recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.canceled', data: toBroadcast(canceled) }]) : [];
   });
   await dispatchOutbox(deps, outbox);
@@ -55,54 +65,30 @@ async function cancelUnstartable(deps: Deps, row: BroadcastRow, reason: string):
  */
 export async function startBroadcast(deps: Deps, broadcastId: string): Promise<StepResult> {
   const now = deps.now();
-  const row = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
+  const row = await findBroadcastById(deps.db, broadcastId);
   if (!row || row.startedAt || !['scheduled', 'sending'].includes(row.status)) return { kind: 'done', outcome: row?.status ?? 'missing' };
   if (row.status === 'scheduled' && row.scheduledAt && row.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
     return { kind: 'not-yet', runAt: row.scheduledAt };
   }
   const [segment, topic, template] = await Promise.all([
-    row.segmentId ? deps.db.segment.findFirst({ where: { id: row.segmentId, orgId: row.orgId } }) : null,
-    row.topicId ? deps.db.topic.findFirst({ where: { id: row.topicId, orgId: row.orgId } }) : null,
-    deps.db.template.findFirst({ where: { id: row.templateId, orgId: row.orgId, deletedAt: null }, select: { version: true } }),
+    row.segmentId ? findOrgSegment(deps.db, row.orgId, row.segmentId) : null,
+    row.topicId ? findOrgTopic(deps.db, row.orgId, row.topicId) : null,
+    findTemplateLatestVersion(deps.db, row.orgId, row.templateId),
   ]);
   if (row.segmentId && !segment) return cancelUnstartable(deps, row, 'the segment was deleted');
   if (row.topicId && !topic) return cancelUnstartable(deps, row, 'the topic was deleted');
   if (!template) return cancelUnstartable(deps, row, 'the template was deleted');
 
-  const isEmail = row.channelType === 'email';
-  const address = Prisma.raw(isEmail ? 'c."email"' : 'c."phone"');
-  const subscribed = Prisma.raw(isEmail ? 'c."emailSubscribed"' : 'c."smsSubscribed"');
-  const criteria = segment ? compileCriteria(segment.criteria as SegmentCriteria) : Prisma.sql`true`;
-  // a topic's non-members are not recipients at all (they chose, or the topic is opt-in); members unsubscribed from
-  // the channel are recipients counted `suppressed`, as without a topic
-  const inTopic = topic ? inTopicSql(topic) : Prisma.sql`true`;
   const chunkSize = deps.config.broadcasts.chunkSize;
   const at = now.toISOString();
   // Fixing a large audience takes seconds (100,000 contacts under load: more than Prisma's 5 s default for an
   // interactive transaction, which failed the start again and again), hence START_TIMEOUT_MS.
   const result = await deps.db.$transaction(
     async (tx) => {
-      const [started] = await tx.$queryRaw<BroadcastRow[]>`
-      WITH matching AS MATERIALIZED (
-        SELECT c."id", (${subscribed} AND NOT EXISTS (
-          SELECT 1 FROM "Suppression" s WHERE s."orgId" = c."orgId" AND s."recipient" = ${address}
-            AND (s."mode" = 'live' OR s."mode" = ${row.mode}::"ApiKeyMode"))) AS "isSendable"
-        FROM "Contact" c WHERE c."orgId" = ${row.orgId} AND ${address} IS NOT NULL AND ${criteria} AND ${inTopic}),
-      started AS (
-        UPDATE "Broadcast" SET "status" = 'sending', "startedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp,
-          "templateVersion" = coalesce("templateVersion", ${template.version}),
-          "recipientCount" = (SELECT count(*) FROM matching),
-          "suppressedCount" = (SELECT count(*) FROM matching WHERE NOT "isSendable"),
-          "chunkCount" = ceil((SELECT count(*) FROM matching WHERE "isSendable")::numeric / ${chunkSize})
-        WHERE "id" = ${row.id} AND "startedAt" IS NULL AND "status" IN ('scheduled', 'sending')
-        RETURNING *),
-      fixed AS (
-        INSERT INTO "BroadcastRecipient" ("broadcastId", "position", "contactId")
-        SELECT ${row.id}, row_number() OVER (ORDER BY m."id"), m."id" FROM matching m WHERE m."isSendable" AND EXISTS (SELECT 1 FROM started))
-      SELECT * FROM started`;
+      const started = await startBroadcastRecipients(tx, row, { segment, topic, templateVersion: template.version, chunkSize, at });
       if (!started) return null;
       const jobs = [...firstChunkJobs(deps.config, row.id, started.chunkCount), finishJob(row.id, new Date(now.getTime() + FINISH_CHECK_EVERY_MS))];
-      await tx.$executeRaw(outboxInsert(jobs));
+      await writeOutbox(tx, jobs);
       const events = await recordEvents(tx, [{ orgId: row.orgId, type: 'broadcast.sending', data: toBroadcast(started) }]);
       return { started, outbox: [...jobs, ...events] };
     },
@@ -226,25 +212,6 @@ export async function renderEach(
   return Array.from(results, (r) => r ?? { code: 'RENDER_FAILED', message });
 }
 
-/**
- * What differs between the messages of a chunk (writeChunk adds what they share from the broadcast); fields left out
- * are null. Kept this small because a chunk's messages cross to Postgres as one JSON text.
- */
-type ChunkMessage = {
-  id: string;
-  to: string;
-  contactId: string;
-  subject?: string | null;
-  html?: string | null;
-  text?: string | null;
-  body?: string | null;
-  segments?: number;
-  errorCode?: string;
-  errorMessage?: string;
-  /** Held by the broadcast's quiet hours until then (ISO); the message is `scheduled`. */
-  scheduledAt?: string;
-};
-
 /** What makes a rendered message unsendable (no subject or content, an empty SMS), or null. */
 export function renderedProblem({ subject, html, text, body }: Rendered, isEmail: boolean): Failure | null {
   if (isEmail && (!subject || (!html && !text))) return { code: 'RENDER_FAILED', message: 'The rendered email has no subject, or neither html nor text' };
@@ -258,7 +225,7 @@ export function renderedProblem({ subject, html, text, body }: Rendered, isEmail
  */
 async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: RecipientContact[], attempt: number): Promise<ChunkMessages> {
   const [version, senderOf] = await Promise.all([
-    deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: broadcast.templateId, version: broadcast.templateVersion! } } }),
+    findTemplateVersion(deps.db, broadcast.templateId, broadcast.templateVersion!),
     loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
   ]);
   let from = '';
@@ -307,67 +274,6 @@ async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: Recipi
   return { from, tracking, messages };
 }
 
-type ChunkMessages = { from: string; tracking: { opens: boolean; clicks: boolean }; messages: ChunkMessage[] };
-
-const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
-
-/**
- * Writes one chunk's messages in ONE statement: only while the broadcast is `sending` (a share lock on its row, so
- * a cancel waits for a chunk in flight and then cancels its messages), only if the chunk is not already written
- * (BroadcastChunk), and never a second message for a (broadcast, contact) (the partial unique index). A message
- * with an error is `failed`, the others `queued`. Their status events and `message.queued` / `message.failed`
- * events go with them. Returns the queued message ids, or null when the chunk was written before (or the broadcast
- * is no longer sending). Through pg itself (prepared once per connection), not Prisma: Prisma's raw queries serialize and parse every parameter
- * as JSON once more, which for a chunk's messages (about a megabyte) cost more CPU than the rest of the chunk step.
- */
-async function writeChunk(
-  deps: Deps,
-  broadcast: BroadcastRow,
-  chunk: number,
-  { from, tracking, messages }: ChunkMessages,
-): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
-  // message.queued of a broadcast's messages is recorded only when an endpoint of the organization subscribes to
-  // it: 100,000 events nobody receives would double the fan-out's writes (broadcast.sending announces them all).
-  const eventSource = Prisma.sql`
-    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), m."orgId",
-           CASE WHEN m."status" = 'queued' THEN 'message.queued' ELSE 'message.failed' END, ${messageJsonSql}, NULL::text
-    FROM new_messages m
-    WHERE m."status" = 'failed' OR (m."status" = 'queued' AND EXISTS (
-      SELECT 1 FROM "Webhook" w WHERE w."orgId" = m."orgId" AND w."enabled" AND 'message.queued' = ANY (w."events")))`;
-  const now = deps.now().toISOString();
-  const provider = deps.providers.plannedFor(broadcast.mode, broadcast.channelType);
-  const statement = Prisma.sql`
-    WITH live AS (SELECT "id" FROM "Broadcast" WHERE "id" = ${broadcast.id} AND "status" = 'sending' FOR SHARE),
-    chunk_done AS (
-      INSERT INTO "BroadcastChunk" ("broadcastId", "chunk", "createdAt") SELECT "id", ${chunk}, now() AT TIME ZONE 'UTC' FROM live
-      ON CONFLICT DO NOTHING RETURNING "broadcastId"),
-    new_messages AS (
-      INSERT INTO "Message" ("id", "orgId", "channelType", "direction", "to", "from", "subject", "html", "text", "body", "templateId",
-        "templateVersion", "contactId", "broadcastId", "status", "segments", "provider", "mode", "errorCode", "errorMessage", "tags",
-        "scheduledAt", "failedAt", "trackOpens", "trackClicks", "createdAt", "updatedAt")
-      -- once per contact: a contact is in one chunk, and a chunk written before has its BroadcastChunk row already
-      SELECT m."id", ${broadcast.orgId}, ${broadcast.channelType}::"ChannelType", 'outbound', m."to", ${from}, m."subject", m."html",
-        m."text", m."body", ${broadcast.templateId}, ${broadcast.templateVersion}::int, m."contactId", ${broadcast.id},
-        (CASE WHEN m."errorCode" IS NOT NULL THEN 'failed' WHEN m."scheduledAt" IS NOT NULL THEN 'scheduled' ELSE 'queued' END)::"MessageStatus",
-        m."segments", ${provider}, ${broadcast.mode}::"ApiKeyMode", m."errorCode", m."errorMessage", ${broadcast.tags}::text[], m."scheduledAt",
-        CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${tracking.opens}, ${tracking.clicks}, ${now}::timestamp, ${now}::timestamp
-      FROM json_to_recordset(${JSON.stringify(messages)}::json) AS m("id" text, "to" text, "contactId" text, "subject" text,
-        "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text, "scheduledAt" timestamp)
-      WHERE EXISTS (SELECT 1 FROM chunk_done)
-      RETURNING ${messageColumns}),
-    status_events AS (
-      INSERT INTO "MessageStatusEvent" ("messageId", "status", "errorCode", "errorMessage", "createdAt")
-      SELECT "id", "status", "errorCode", "errorMessage", "createdAt" FROM new_messages),
-    ${eventsCte(eventSource)}
-    SELECT EXISTS (SELECT 1 FROM chunk_done) AS "isNew",
-           ARRAY(SELECT "id" FROM new_messages WHERE "status" IN ('queued', 'scheduled')) AS "queuedIds",
-           ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds",
-           (SELECT count(*)::int FROM new_messages) AS "created",
-           (SELECT count(*)::int FROM new_messages WHERE "status" = 'failed') AS "failed"`;
-  const { rows } = await queryPrepared<{ isNew: boolean; queuedIds: string[]; deliveryIds: string[]; created: number; failed: number }>(deps.db, statement);
-  return rows[0]!.isNew ? rows[0]! : null;
-}
-
 /**
  * A chunk step: renders and writes the messages of recipients `chunk * size + 1 .. (chunk + 1) * size` (one query
  * for the contacts, one statement for the messages, one addBulk for their jobs; memory holds one chunk), then
@@ -379,7 +285,7 @@ async function writeChunk(
  * @example await expandBroadcastChunk(deps, 'brd_...', 0) // { kind: 'done', outcome: 'created 1000' }
  */
 export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chunk: number, options: { attempt?: number } = {}): Promise<StepResult> {
-  const broadcast = await deps.db.broadcast.findUnique({ where: { id: broadcastId } });
+  const broadcast = await findBroadcastById(deps.db, broadcastId);
   if (broadcast?.status !== 'sending' || !broadcast.startedAt) return { kind: 'done', outcome: broadcast?.status ?? 'missing' };
   const window = await windowOf(deps, broadcast.orgId, broadcastId, chunk);
   if (!window.written && window.full) return { kind: 'not-yet', runAt: new Date(deps.now().getTime() + WINDOW_RECHECK_MS * (1 + Math.random())) };
@@ -389,13 +295,13 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
   if (!window.written && firstDue && firstDue.getTime() - deps.now().getTime() > SEND_RATE_LEAD_MS) {
     return { kind: 'not-yet', runAt: new Date(firstDue.getTime() - SEND_RATE_LEAD_MS) };
   }
-  const range = Prisma.sql`r."broadcastId" = ${broadcastId} AND r."position" > ${chunk * size} AND r."position" <= ${(chunk + 1) * size}`;
-  const contacts = await deps.db.$queryRaw<RecipientContact[]>`
-    SELECT c."id", c."email", c."phone", c."firstName", c."lastName", c."attributes", r."position"
-    FROM "BroadcastRecipient" r JOIN "Contact" c ON c."id" = r."contactId" WHERE ${range} ORDER BY r."position"`;
+  const contacts = await selectFanOutRecipients(deps.db, broadcastId, chunk, size);
   const messages = await messagesFor(deps, broadcast, contacts, options.attempt ?? BROADCAST_RENDER_ATTEMPTS);
   // written even when empty (its contacts deleted since the start): the chunk counts as done either way
-  const written = await writeChunk(deps, broadcast, chunk, messages);
+  const written = await writeChunkMessages(deps.db, broadcast, chunk, messages, {
+    now: deps.now().toISOString(),
+    provider: deps.providers.plannedFor(broadcast.mode, broadcast.channelType),
+  });
   const queue = sendQueueOf({ channelType: broadcast.channelType, broadcastId: broadcast.id });
   let jobs: OutboxItem[];
   if (written) {
@@ -417,10 +323,7 @@ export async function expandBroadcastChunk(deps: Deps, broadcastId: string, chun
       ),
     );
   } else {
-    const again = await deps.db.$queryRaw<{ id: string; scheduledAt: Date | null }[]>`
-      SELECT m."id", m."scheduledAt" FROM "BroadcastRecipient" r
-      JOIN "Message" m ON m."broadcastId" = r."broadcastId" AND m."contactId" = r."contactId"
-      WHERE ${range} AND m."status" IN ('queued', 'scheduled')`;
+    const again = await selectChunkWaitingMessages(deps.db, broadcastId, chunk, size);
     jobs = again.map((m) => ({ queue, jobId: m.id, runAt: m.scheduledAt }));
   }
   // Thrown errors leave the job to run again, which adds these jobs then: nothing is promised in the outbox for them.
@@ -441,12 +344,7 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
   const now = deps.now();
   const at = now.toISOString();
   const result = await deps.db.$transaction(async (tx) => {
-    const [sent] = await tx.$queryRaw<BroadcastRow[]>`
-      UPDATE "Broadcast" b SET "status" = 'sent', "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
-      WHERE b."id" = ${broadcastId} AND b."status" = 'sending' AND b."startedAt" IS NOT NULL
-        AND (SELECT count(*) FROM "BroadcastChunk" k WHERE k."broadcastId" = b."id") >= b."chunkCount"
-        AND NOT EXISTS (SELECT 1 FROM "Message" m WHERE m."broadcastId" = b."id" AND m."status" IN ('scheduled', 'queued'))
-      RETURNING *`;
+    const sent = await markBroadcastSentWhenDone(tx, broadcastId, at);
     return sent ? { sent, outbox: await recordEvents(tx, [{ orgId: sent.orgId, type: 'broadcast.sent', data: toBroadcast(sent) }]) } : null;
   });
   if (result) {
@@ -454,7 +352,7 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
     deps.logger.info({ broadcastId, orgId: result.sent.orgId }, 'broadcast sent');
     return { kind: 'done', outcome: 'sent' };
   }
-  const current = await deps.db.broadcast.findUnique({ where: { id: broadcastId }, select: { status: true, startedAt: true, chunkCount: true } });
+  const current = await findBroadcastProgress(deps.db, broadcastId);
   // not started yet: look again later (finishing now would leave the broadcast without a finish job)
   const isStarting = current?.status === 'scheduled' || (current?.status === 'sending' && !current.startedAt);
   if (!current || (current.status !== 'sending' && !isStarting)) return { kind: 'done', outcome: current?.status ?? 'missing' };
@@ -479,16 +377,7 @@ export async function finishBroadcast(deps: Deps, broadcastId: string): Promise<
  */
 export async function requeueStrandedBroadcasts(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { overdueMs: number }): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - options.overdueMs);
-  const stranded = await deps.db.broadcast.findMany({
-    where: {
-      OR: [
-        { status: 'scheduled', scheduledAt: { lt: cutoff } },
-        { status: 'sending', updatedAt: { lt: cutoff } },
-      ],
-    },
-    select: { id: true, status: true },
-    take: 500,
-  });
+  const stranded = await findStrandedBroadcasts(deps.db, cutoff);
   const jobs = stranded.flatMap((b) => [
     { queue: 'broadcasts' as const, jobId: broadcastJobId({ broadcastId: b.id, step: 'start' }) },
     ...(b.status === 'sending' ? [finishJob(b.id, deps.now())] : []),

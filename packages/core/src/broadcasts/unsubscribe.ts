@@ -1,10 +1,18 @@
-import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
 import { toContact } from '../contacts/contact-fields.ts';
 import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import { findTopicName, unsubscribeContactFromTopic } from '../topics/topic.store.ts';
+import {
+  countBroadcastUnsubscribe,
+  findContactOrg,
+  findOrganizationName,
+  findUnsubscribeBroadcast,
+  suppressTestRecipient,
+  unsubscribeContactFromChannel,
+} from './broadcast.store.ts';
 import { readUnsubscribeToken } from './unsubscribe-token.ts';
 
 export type UnsubscribeTarget = {
@@ -27,14 +35,11 @@ export type UnsubscribeTarget = {
  */
 export async function findUnsubscribeTarget(deps: Pick<Deps, 'db' | 'config'>, token: string, purpose: 'unsubscribe' | 'preferences' = 'unsubscribe'): Promise<UnsubscribeTarget> {
   const subject = foundOr404(readUnsubscribeToken(deps.config.broadcasts.unsubscribeSecret, token, purpose), 'Unsubscribe link');
-  const [broadcast, contact] = await Promise.all([
-    deps.db.broadcast.findUnique({ where: { id: subject.broadcastId }, select: { orgId: true, channelType: true, mode: true, topicId: true } }),
-    deps.db.contact.findUnique({ where: { id: subject.contactId }, select: { orgId: true } }),
-  ]);
+  const [broadcast, contact] = await Promise.all([findUnsubscribeBroadcast(deps.db, subject.broadcastId), findContactOrg(deps.db, subject.contactId)]);
   if (!broadcast || !contact || broadcast.orgId !== contact.orgId) throw new AppError('NOT_FOUND', 'Unsubscribe link not found');
   const [organization, topic] = await Promise.all([
-    deps.db.organization.findUnique({ where: { id: broadcast.orgId }, select: { name: true } }),
-    broadcast.topicId ? deps.db.topic.findFirst({ where: { id: broadcast.topicId, orgId: broadcast.orgId }, select: { id: true, name: true } }) : null,
+    findOrganizationName(deps.db, broadcast.orgId),
+    broadcast.topicId ? findTopicName(deps.db, broadcast.orgId, broadcast.topicId) : null,
   ]);
   return { ...subject, orgId: broadcast.orgId, orgName: organization?.name ?? '', channelType: broadcast.channelType, mode: broadcast.mode, topic };
 }
@@ -59,13 +64,10 @@ async function unsubscribeTarget(deps: Deps, target: UnsubscribeTarget): Promise
   const flag = target.channelType === 'email' ? 'emailSubscribed' : 'smsSubscribed';
   const now = deps.now();
   const outbox = await deps.db.$transaction(async (tx) => {
-    const [contact] = (await tx.contact.updateManyAndReturn({
-      where: { id: target.contactId, orgId: target.orgId, [flag]: true },
-      data: { [flag]: false, updatedAt: now },
-    })) as ContactRow[];
+    const contact = await unsubscribeContactFromChannel(tx, target.orgId, target.contactId, flag, now);
     if (!contact) return null;
     await syncUnsubscribes(tx, target.orgId, [contact], []);
-    await tx.broadcast.update({ where: { id: target.broadcastId }, data: { unsubscribedCount: { increment: 1 } } });
+    await countBroadcastUnsubscribe(tx, target.broadcastId);
     return recordEvents(tx, [{ orgId: target.orgId, type: 'contact.unsubscribed', data: toContact(contact) }]);
   });
   if (outbox) await dispatchOutbox(deps, outbox);
@@ -80,14 +82,9 @@ async function unsubscribeTarget(deps: Deps, target: UnsubscribeTarget): Promise
 async function unsubscribeFromTopic(deps: Deps, target: UnsubscribeTarget, topicId: string): Promise<{ changed: boolean }> {
   const now = deps.now();
   const outbox = await deps.db.$transaction(async (tx) => {
-    const [contact] = await tx.$queryRaw<ContactRow[]>`
-      UPDATE "Contact" c SET "topics" = c."topics" || jsonb_build_object(${topicId}::text, false), "updatedAt" = ${now.toISOString()}::timestamp
-      WHERE c."id" = ${target.contactId} AND c."orgId" = ${target.orgId} AND EXISTS (
-        SELECT 1 FROM "Topic" t WHERE t."id" = ${topicId} AND t."orgId" = c."orgId"
-          AND coalesce((c."topics" ->> t."id")::boolean, t."defaultSubscription" = 'opt_out'))
-      RETURNING ${columnsOf(Prisma.ContactScalarFieldEnum)}`;
+    const contact = await unsubscribeContactFromTopic(tx, target.orgId, target.contactId, topicId, now);
     if (!contact) return null;
-    await tx.broadcast.update({ where: { id: target.broadcastId }, data: { unsubscribedCount: { increment: 1 } } });
+    await countBroadcastUnsubscribe(tx, target.broadcastId);
     return recordEvents(tx, [{ orgId: target.orgId, type: 'contact.updated', data: toContact(contact) }]);
   });
   if (outbox) await dispatchOutbox(deps, outbox);
@@ -96,15 +93,6 @@ async function unsubscribeFromTopic(deps: Deps, target: UnsubscribeTarget, topic
 
 /** The test broadcast's unsubscribe: a test suppression of the contact's address, counted once by the broadcast. */
 export async function unsubscribeFromTestBroadcast({ db }: Pick<Deps, 'db'>, target: UnsubscribeTarget): Promise<{ changed: boolean }> {
-  const address = Prisma.raw(target.channelType === 'email' ? '"email"' : '"phone"');
-  const [row] = await db.$queryRaw<{ changed: boolean }[]>`
-    WITH suppressed AS (
-      INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
-      SELECT "orgId", ${address}, 'test', 'unsubscribed', now() AT TIME ZONE 'UTC' FROM "Contact"
-      WHERE "id" = ${target.contactId} AND "orgId" = ${target.orgId} AND ${address} IS NOT NULL
-      ON CONFLICT DO NOTHING RETURNING 1),
-    counted AS (
-      UPDATE "Broadcast" SET "unsubscribedCount" = "unsubscribedCount" + 1 WHERE "id" = ${target.broadcastId} AND EXISTS (SELECT 1 FROM suppressed))
-    SELECT EXISTS (SELECT 1 FROM suppressed) AS "changed"`;
+  const row = await suppressTestRecipient(db, target);
   return { changed: row?.changed ?? false };
 }

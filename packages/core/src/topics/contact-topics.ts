@@ -1,7 +1,7 @@
 import type { ContactTopic } from '@tidings/contracts';
-import { Prisma } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
+import { selectOrgTopicIds } from './topic.store.ts';
 
 /** A contact's stored choices: `{ "<topicId>": subscribed }`. */
 export type TopicChoices = Record<string, boolean>;
@@ -21,7 +21,7 @@ export function contactTopicsOf(stored: unknown): ContactTopic[] {
  */
 export async function unknownTopicIds({ db }: Pick<Deps, 'db'>, orgId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const found = await db.topic.findMany({ where: { orgId, id: { in: [...new Set(ids)] } }, select: { id: true } });
+  const found = await selectOrgTopicIds(db, orgId, [...new Set(ids)]);
   const known = new Set(found.map((t) => t.id));
   return ids.filter((id) => !known.has(id));
 }
@@ -39,14 +39,6 @@ export async function requireTopicChoices(deps: Pick<Deps, 'db'>, orgId: string,
   );
   if (unknown !== undefined) throw new AppError('NOT_FOUND', `topics: topic ${unknown.slice(0, 64)} not found`);
   return Object.fromEntries(choices.map((c) => [c.topicId, c.subscribed]));
-}
-
-/**
- * The SQL condition "contact `c` is in the topic": it subscribed, or it never chose and the topic is `opt_out`.
- * @example Prisma.sql`SELECT ... FROM "Contact" c WHERE ${inTopicSql(topic)}`
- */
-export function inTopicSql(topic: { id: string; defaultSubscription: string }): Prisma.Sql {
-  return Prisma.sql`coalesce((c."topics" ->> ${topic.id}::text)::boolean, ${topic.defaultSubscription === 'opt_out'})`;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { columnsOf, Prisma, type Contact as ContactRow } from '@tidings/db';
+import type { Prisma } from '@tidings/db';
+import { findOrgContact } from '../broadcasts/broadcast.store.ts';
 import { findUnsubscribeTarget, unsubscribeFromTestBroadcast, type UnsubscribeTarget } from '../broadcasts/unsubscribe.ts';
 import { toContact } from '../contacts/contact-fields.ts';
 import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
@@ -7,6 +8,7 @@ import { AppError } from '../errors.ts';
 import { recordEvents, type EventType } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { isInTopic } from './contact-topics.ts';
+import { listPublicTopics, lockPreferenceContact, savePreferenceContact, selectPublicTopicIds } from './topic.store.ts';
 
 /** Public topics shown on one preference page, at most. */
 const MAX_PAGE_TOPICS = 200;
@@ -29,10 +31,7 @@ const flagOf = (target: UnsubscribeTarget) => (target.channelType === 'email' ? 
 
 /** The page's content for a target, in two queries (the contact, the public topics). */
 async function preferencesOf({ db }: Pick<Deps, 'db'>, target: UnsubscribeTarget): Promise<Preferences> {
-  const [contact, topics] = await Promise.all([
-    db.contact.findFirst({ where: { id: target.contactId, orgId: target.orgId } }),
-    db.topic.findMany({ where: { orgId: target.orgId, visibility: 'public' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: MAX_PAGE_TOPICS }),
-  ]);
+  const [contact, topics] = await Promise.all([findOrgContact(db, target.orgId, target.contactId), listPublicTopics(db, target.orgId, MAX_PAGE_TOPICS)]);
   if (!contact) throw new AppError('NOT_FOUND', 'Preference link not found');
   return {
     orgName: target.orgName,
@@ -69,22 +68,18 @@ export async function savePreferences(deps: Deps, token: string, choice: Prefere
   const flag = flagOf(target);
   const now = deps.now();
   const outbox = await deps.db.$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<ContactRow[]>`
-      SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${target.contactId} AND "orgId" = ${target.orgId} FOR UPDATE`;
+    const current = await lockPreferenceContact(tx, target.orgId, target.contactId);
     if (!current) throw new AppError('NOT_FOUND', 'Preference link not found');
     let data: Prisma.ContactUpdateInput;
     if (choice.action === 'save') {
-      const shown = await tx.topic.findMany({
-        where: { orgId: target.orgId, visibility: 'public', id: { in: choice.shownTopicIds.slice(0, MAX_PAGE_TOPICS) } },
-        select: { id: true },
-      });
+      const shown = await selectPublicTopicIds(tx, target.orgId, choice.shownTopicIds.slice(0, MAX_PAGE_TOPICS));
       const ticked = new Set(choice.subscribedTopicIds);
       const chosen = Object.fromEntries(shown.map((t) => [t.id, ticked.has(t.id)]));
       data = { topics: { ...(current.topics as Record<string, boolean>), ...chosen } };
     } else {
       data = { [flag]: choice.action === 'resubscribe' };
     }
-    const row = await tx.contact.update({ where: { id: current.id }, data: { ...data, updatedAt: now } });
+    const row = await savePreferenceContact(tx, current.id, { ...data, updatedAt: now });
     const address = target.channelType === 'email' ? row.email : row.phone;
     await syncUnsubscribes(tx, target.orgId, [row], choice.action === 'resubscribe' && address ? [address] : []);
     const contact = toContact(row);

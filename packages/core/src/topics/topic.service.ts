@@ -5,6 +5,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
+import { deleteOrgTopic, findOrgTopic, insertTopic, listTopicsPage, removeTopicChoices, updateOrgTopic } from './topic.store.ts';
 
 /**
  * The API's view of a topic row.
@@ -27,7 +28,7 @@ export function toTopic(row: TopicRow): Topic {
  * @example const topic = await findTopic(deps, orgId, input.topicId);
  */
 export async function findTopic({ db }: Pick<Deps, 'db'>, orgId: string, id: string): Promise<TopicRow> {
-  return foundOr404(await db.topic.findFirst({ where: { id, orgId } }), 'Topic');
+  return foundOr404(await findOrgTopic(db, orgId, id), 'Topic');
 }
 
 /**
@@ -37,9 +38,7 @@ export async function findTopic({ db }: Pick<Deps, 'db'>, orgId: string, id: str
 export async function createTopic(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, input: CreateTopicBody): Promise<Topic> {
   const id = newId('top');
   const row = await auditedChange(deps, { orgId, action: 'topic.created', targetId: id }, (tx) =>
-    tx.topic.create({
-      data: { id, orgId, name: input.name, description: input.description ?? null, defaultSubscription: input.defaultSubscription, visibility: input.visibility },
-    }),
+    insertTopic(tx, { id, orgId, name: input.name, description: input.description ?? null, defaultSubscription: input.defaultSubscription, visibility: input.visibility }),
   );
   return toTopic(row);
 }
@@ -49,7 +48,7 @@ export async function createTopic(deps: Pick<Deps, 'db' | 'actor'>, orgId: strin
  * @example await listTopics(deps, orgId, { limit: 20, offset: 0 })
  */
 export async function listTopics({ db }: Pick<Deps, 'db'>, orgId: string, query: ListQuery): Promise<Page<Topic>> {
-  return paginate(query, ({ where, ...page }) => db.topic.findMany({ where: { orgId, ...where }, ...page }), toTopic);
+  return paginate(query, (page) => listTopicsPage(db, orgId, page), toTopic);
 }
 
 /**
@@ -67,9 +66,11 @@ export async function getTopic(deps: Pick<Deps, 'db'>, orgId: string, id: string
  */
 export async function updateTopic(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, id: string, input: UpdateTopicBody): Promise<Topic> {
   const row = await auditedChange(deps, { orgId, action: 'topic.updated', targetId: id }, async (tx) => {
-    const [updated] = await tx.topic.updateManyAndReturn({
-      where: { id, orgId },
-      data: { name: input.name, description: input.description, defaultSubscription: input.defaultSubscription, visibility: input.visibility },
+    const updated = await updateOrgTopic(tx, orgId, id, {
+      name: input.name,
+      description: input.description,
+      defaultSubscription: input.defaultSubscription,
+      visibility: input.visibility,
     });
     return foundOr404(updated, 'Topic'); // throws inside the transaction: no row for a topic that is not there
   });
@@ -83,8 +84,8 @@ export async function updateTopic(deps: Pick<Deps, 'db' | 'actor'>, orgId: strin
  */
 export async function deleteTopic(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, id: string): Promise<void> {
   await auditedChange(deps, { orgId, action: 'topic.deleted', targetId: id }, async (tx) => {
-    const { count } = await tx.topic.deleteMany({ where: { id, orgId } });
+    const { count } = await deleteOrgTopic(tx, orgId, id);
     if (count === 0) throw new AppError('NOT_FOUND', 'Topic not found');
-    await tx.$executeRaw`UPDATE "Contact" SET "topics" = "topics" - ${id}::text WHERE "orgId" = ${orgId} AND "topics" -> ${id}::text IS NOT NULL`;
+    await removeTopicChoices(tx, orgId, id);
   });
 }
