@@ -35,7 +35,7 @@ export * from './templates/template.service.ts';
 export * from './templates/template-engine.ts';
 export * from './templates/render-for-send.ts';
 export * from './templates/template-renderer.ts';
-export * from './segments/criteria-sql.ts';
+export * from './segments/criteria.store.ts';
 export * from './segments/segment.service.ts';
 export * from './messages/index.ts';
 export * from './suppressions/suppression.service.ts';

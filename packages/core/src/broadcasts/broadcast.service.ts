@@ -79,7 +79,6 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
 }
 
 // An API key acts only on its own mode's broadcasts (another mode's is not found); the dashboard passes no mode.
-export { ofMode } from './broadcast.store.ts';
 
 /**
  * broadcast.list: newest first, optionally of one status; with `mode` (an API key's) only that mode's.

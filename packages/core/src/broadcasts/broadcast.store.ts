@@ -3,9 +3,9 @@ import { columnsOf, Prisma, queryPrepared, type Db, type Broadcast as BroadcastR
 import type { KeyMode, ProviderName } from '@tidings/providers';
 import { auditInsertSql, type AuditActor } from '../audit/audit-log.ts';
 import { eventsCte } from '../events.ts';
-import { messageJsonSql } from '../messages/message.mapper.ts';
+import { messageJsonSql } from '../messages/message-read.store.ts';
 import type { newestFirst, olderThan } from '../pagination.ts';
-import { compileCriteria } from '../segments/criteria-sql.ts';
+import { compileCriteria } from '../segments/criteria.store.ts';
 import { inTopicSql } from '../topics/topic.store.ts';
 import type { RecipientContact } from './fan-out.ts';
 

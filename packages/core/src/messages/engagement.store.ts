@@ -1,11 +1,11 @@
 import { type Db, Prisma, queryRows } from '@tidings/db';
 import { type EventType, eventsCte } from '../events.ts';
 import { messageJsonSql } from './message-read.store.ts';
-import { claimProviderEventSql } from './provider-event-claim.ts';
+import { claimProviderEventSql } from './message.store.ts';
 
 /** A click on the same link of the same message within this window of the last one recorded is the same click
  * (the provider's report of a click that went through our redirect too, a double click, a mail scanner's repeat). */
-export const SAME_CLICK_WINDOW_MINUTES = 60;
+const SAME_CLICK_WINDOW_MINUTES = 60;
 
 /** One engagement with one message, as the statement records it. */
 export type MessageEngagement = {

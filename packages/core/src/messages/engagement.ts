@@ -7,8 +7,6 @@ import { EVENT_OF_STATUS } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
 import { readTrackingToken, type TrackingSubject } from '../tracking/tracking-token.ts';
 
-export { SAME_CLICK_WINDOW_MINUTES } from './engagement.store.ts';
-
 /** What a provider reports about how a delivered message was received. */
 export type EngagementReport = ReportedMessageRef & {
   kind: 'opened' | 'clicked' | 'complained' | 'delayed';

@@ -13,7 +13,7 @@ export { rescheduleMessage } from './reschedule-message.ts';
 export { getResendEmail, rescheduleResendEmail, cancelResendEmail, sendResendEmail, sendResendEmails } from './resend-compatible.ts';
 export { claimForSending, markSent, markFailed, type Claim } from './delivery.ts';
 export { applyProviderOutcome, type ProviderOutcome } from './provider-outcome.ts';
-export { recordEngagement, recordTrackingHit, SAME_CLICK_WINDOW_MINUTES, type EngagementReport } from './engagement.ts';
+export { recordEngagement, recordTrackingHit, type EngagementReport } from './engagement.ts';
 export { reportSandboxOutcome, sandboxOutcomeMessageId } from './sandbox-outcome.ts';
 export { attemptToSend, type SendAttempt } from './send-attempt.ts';
 export { receiveInboundMessage, type InboundMessage, type InboundResult } from './inbound.ts';

@@ -2,7 +2,6 @@ import type { Message, MessageStatusEvent } from '@tidings/contracts';
 import type { Message as MessageRow, MessageStatusEvent as MessageStatusEventRow } from '@tidings/db';
 
 /** The message's SQL views (`toMessage` in SQL), where they are built. */
-export { messageColumnsSql, messageJsonSql } from './message-read.store.ts';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 

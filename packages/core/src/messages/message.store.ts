@@ -4,7 +4,7 @@ import type { KeyMode } from '@tidings/providers';
 import { eventsCte, type EventType } from '../events.ts';
 import { newId } from '../ids.ts';
 import { outboxInsert, type OutboxItem } from '../outbox.ts';
-import { messageJsonSql } from './message.mapper.ts';
+import { messageJsonSql } from './message-read.store.ts';
 import type { StatusChangeOfMany } from './message-status.ts';
 
 // Status changes (message-status.ts)
@@ -104,7 +104,7 @@ function statusChangeCtes(name: string, { changes, change, allowedFrom, eventTyp
   return { moved, ctes, eventSource };
 }
 
-// Provider events (provider-event-claim.ts)
+// Provider events: a callback event is applied once
 
 /**
  * The statement that claims a provider's event: one row back the first time, none for a replay. A concurrent twin

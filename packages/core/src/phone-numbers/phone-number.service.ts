@@ -17,8 +17,6 @@ import {
   updatePhoneNumberRow,
 } from './phone-number.store.ts';
 
-export { lockDefaultNumber } from './phone-number.store.ts';
-
 export const NUMBER_PROVIDER = 'phone number provider';
 
 /** The API's view of a number row. */
