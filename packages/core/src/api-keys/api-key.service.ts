@@ -5,6 +5,19 @@ import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
+import {
+  allowOrganizationLiveKeys,
+  countUndeletedApiKeys,
+  findManagedApiKey,
+  findOrganization,
+  findOrganizationLiveKeysAllowed,
+  insertApiKeyRow,
+  listApiKeysPage,
+  lockOrganizationForNewKey,
+  markApiKeyDeleted,
+  replaceApiKeyHash,
+  setApiKeyDisabledAt,
+} from './api-key.store.ts';
 import { generateKey, hashKey, keyPrefix, type KeyMode } from './key-secret.ts';
 
 /** How long the old secret keeps working after a rotation. */
@@ -33,8 +46,14 @@ export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
  */
 export async function insertApiKey(db: Pick<Db, 'apiKey'>, orgId: string, input: { name: string; permission: 'full' | 'sending'; mode: KeyMode }): Promise<ApiKeyWithSecret> {
   const key = generateKey(input.mode);
-  const row = await db.apiKey.create({
-    data: { id: newId('key'), orgId, name: input.name, permission: input.permission, mode: input.mode, prefix: keyPrefix(key), keyHash: hashKey(key) },
+  const row = await insertApiKeyRow(db, {
+    id: newId('key'),
+    orgId,
+    name: input.name,
+    permission: input.permission,
+    mode: input.mode,
+    prefix: keyPrefix(key),
+    keyHash: hashKey(key),
   });
   return { ...toApiKey(row), key };
 }
@@ -47,16 +66,14 @@ export async function insertApiKey(db: Pick<Db, 'apiKey'>, orgId: string, input:
  */
 export async function createApiKey({ db, config, actor }: Deps, orgId: string, callerMode: KeyMode, input: CreateApiKeyBody): Promise<ApiKeyWithSecret> {
   return db.$transaction(async (tx) => {
-    // the organization row is locked so concurrent creates cannot pass the cap together
-    const [org] = await tx.$queryRaw<Array<{ liveKeysAllowed: boolean }>>`
-      SELECT "liveKeysAllowed" FROM "Organization" WHERE "id" = ${orgId} FOR UPDATE`;
+    const org = await lockOrganizationForNewKey(tx, orgId);
     if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
     const mode = input.mode ?? (callerMode === 'live' && org.liveKeysAllowed ? 'live' : 'test');
     if (callerMode === 'test' && mode === 'live') throw new AppError('FORBIDDEN', 'A test key cannot create live keys');
     if (mode === 'live' && !org.liveKeysAllowed) {
       throw new AppError('FORBIDDEN', 'This organization was created for testing: live keys are not allowed until an operator allows them');
     }
-    const count = await tx.apiKey.count({ where: { orgId, deletedAt: null } });
+    const count = await countUndeletedApiKeys(tx, orgId);
     if (count >= config.apiKeysPerOrgMax) {
       throw new AppError('CONFLICT', `An organization may have at most ${config.apiKeysPerOrgMax} API keys; delete one it no longer uses first`);
     }
@@ -66,21 +83,18 @@ export async function createApiKey({ db, config, actor }: Deps, orgId: string, c
   });
 }
 
-/** The keys a caller of `callerMode` may see and manage: a test key only test keys, anything else every key. */
-const visibleTo = (callerMode: KeyMode) => (callerMode === 'test' ? { mode: 'test' as const } : {});
-
 /** apiKey.list: the organization's keys that are not deleted (for a test caller only test keys), newest first. */
 export async function listApiKeys({ db, now }: Deps, orgId: string, callerMode: KeyMode, query: ListQuery): Promise<Page<ApiKey>> {
   return paginate(
     query,
-    ({ where, ...page }) => db.apiKey.findMany({ where: { orgId, deletedAt: null, ...visibleTo(callerMode), ...where }, ...page }),
+    (page) => listApiKeysPage(db, orgId, callerMode, page),
     (row) => toApiKey(row, now()),
   );
 }
 
 /** A key the caller may manage; NOT_FOUND for a deleted or foreign one, and for a live one to a test caller. */
 async function findManagedKey(db: Db, orgId: string, callerMode: KeyMode, id: string): Promise<ApiKeyRow> {
-  return foundOr404(await db.apiKey.findFirst({ where: { id, orgId, deletedAt: null, ...visibleTo(callerMode) } }), 'API key');
+  return foundOr404(await findManagedApiKey(db, orgId, callerMode, id), 'API key');
 }
 
 /** apiKey.rotate: a new secret; the previous one keeps working for 24 h unless `immediately`. */
@@ -90,15 +104,12 @@ export async function rotateApiKey(deps: Deps, orgId: string, callerMode: KeyMod
   const key = generateKey(current.mode);
   const keepOld = !input.immediately;
   const row = await db.$transaction(async (tx) => {
-    const updated = await tx.apiKey.update({
-      where: { id: current.id },
-      data: {
-        keyHash: hashKey(key),
-        prefix: keyPrefix(key),
-        // Only the secret just replaced overlaps; one from an earlier rotation stops now.
-        previousKeyHash: keepOld ? current.keyHash : null,
-        previousKeyExpiresAt: keepOld ? new Date(now().getTime() + ROTATION_OVERLAP_MS) : null,
-      },
+    const updated = await replaceApiKeyHash(tx, current.id, {
+      keyHash: hashKey(key),
+      prefix: keyPrefix(key),
+      // Only the secret just replaced overlaps; one from an earlier rotation stops now.
+      previousKeyHash: keepOld ? current.keyHash : null,
+      previousKeyExpiresAt: keepOld ? new Date(now().getTime() + ROTATION_OVERLAP_MS) : null,
     });
     await recordAudit(tx, deps.actor, { orgId, action: 'apiKey.rotated', targetId: current.id });
     return updated;
@@ -112,7 +123,7 @@ export async function setApiKeyEnabled(deps: Deps, orgId: string, callerMode: Ke
   const { db, now } = deps;
   const current = await findManagedKey(db, orgId, callerMode, id);
   const row = await db.$transaction(async (tx) => {
-    const updated = await tx.apiKey.update({ where: { id: current.id }, data: { disabledAt: enabled ? null : now() } });
+    const updated = await setApiKeyDisabledAt(tx, current.id, enabled ? null : now());
     await recordAudit(tx, deps.actor, { orgId, action: enabled ? 'apiKey.enabled' : 'apiKey.disabled', targetId: current.id });
     return updated;
   });
@@ -125,10 +136,7 @@ export async function deleteApiKey(deps: Deps, orgId: string, callerMode: KeyMod
   const { db, now } = deps;
   const current = await findManagedKey(db, orgId, callerMode, id);
   await db.$transaction(async (tx) => {
-    await tx.apiKey.update({
-      where: { id: current.id },
-      data: { deletedAt: now(), disabledAt: now(), keyHash: `deleted:${current.id}`, previousKeyHash: null, previousKeyExpiresAt: null },
-    });
+    await markApiKeyDeleted(tx, current.id, { deletedAt: now(), disabledAt: now() });
     await recordAudit(tx, deps.actor, { orgId, action: 'apiKey.deleted', targetId: current.id });
   });
   await deps.keyChanges.publish(current.id);
@@ -144,7 +152,7 @@ export async function getApiKey({ db, now }: Deps, orgId: string, callerMode: Ke
 
 /** Whether the dashboard may offer live keys to this organization (false for one created with `--test`). */
 export async function areLiveKeysAllowed({ db }: Pick<Deps, 'db'>, orgId: string): Promise<boolean> {
-  const org = await db.organization.findUnique({ where: { id: orgId }, select: { liveKeysAllowed: true } });
+  const org = await findOrganizationLiveKeysAllowed(db, orgId);
   return org?.liveKeysAllowed ?? false;
 }
 
@@ -153,10 +161,8 @@ export async function areLiveKeysAllowed({ db }: Pick<Deps, 'db'>, orgId: string
  * @example await allowLiveKeys(deps, 'org_01JD8Z5Q9X4N7W2M3K6P0R1T5V');
  */
 export async function allowLiveKeys(deps: Pick<Deps, 'db' | 'actor'>, orgId: string): Promise<{ id: string; name: string; liveKeysAllowed: boolean }> {
-  const org = await deps.db.organization.findUnique({ where: { id: orgId } });
+  const org = await findOrganization(deps.db, orgId);
   if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
-  const updated = await auditedChange(deps, { orgId, action: 'organization.liveKeysAllowed', targetId: orgId }, (tx) =>
-    tx.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: true } }),
-  );
+  const updated = await auditedChange(deps, { orgId, action: 'organization.liveKeysAllowed', targetId: orgId }, (tx) => allowOrganizationLiveKeys(tx, orgId));
   return { id: updated.id, name: updated.name, liveKeysAllowed: updated.liveKeysAllowed };
 }

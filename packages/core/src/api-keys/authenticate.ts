@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { findActiveApiKeyByHash, setApiKeyLastUsedAt } from './api-key.store.ts';
 import { hashKey, modeOfKey, sameHash, type KeyMode } from './key-secret.ts';
 
 export type Principal = {
@@ -36,14 +37,7 @@ export function createAuthenticator(deps: Deps) {
 
   async function lookup(keyHash: string): Promise<Principal | null> {
     const now = deps.now();
-    const row = await deps.db.apiKey.findFirst({
-      where: {
-        deletedAt: null,
-        disabledAt: null,
-        OR: [{ keyHash }, { previousKeyHash: keyHash, previousKeyExpiresAt: { gt: now } }],
-      },
-      include: { organization: { select: { suspendedAt: true, liveKeysAllowed: true } } },
-    });
+    const row = await findActiveApiKeyByHash(deps.db, keyHash, now);
     const storedHash = row && (row.keyHash === keyHash ? row.keyHash : row.previousKeyHash);
     if (!row || !storedHash || !sameHash(storedHash, keyHash)) return null;
     return {
@@ -60,9 +54,7 @@ export function createAuthenticator(deps: Deps) {
     const nowMs = deps.now().getTime();
     if (nowMs - (lastUsedWrites.get(keyId) ?? 0) < LAST_USED_WRITE_INTERVAL_MS) return;
     lastUsedWrites.set(keyId, nowMs);
-    deps.db.apiKey
-      .update({ where: { id: keyId }, data: { lastUsedAt: new Date(nowMs) } })
-      .catch((error: unknown) => deps.logger.warn({ err: error, keyId }, 'could not record lastUsedAt'));
+    setApiKeyLastUsedAt(deps.db, keyId, new Date(nowMs)).catch((error: unknown) => deps.logger.warn({ err: error, keyId }, 'could not record lastUsedAt'));
   }
 
   return async function authenticate(presentedKey: string): Promise<Principal | null> {

@@ -6,6 +6,7 @@ import type { NewEvent } from '../events.ts';
 import { newId } from '../ids.ts';
 import { toMessage } from '../messages/message.mapper.ts';
 import { writeOutbox, type OutboxItem } from '../outbox.ts';
+import { findNumberReplies, findOrganizationName, insertKeywordReply } from './keyword-reply.store.ts';
 import { countSmsSegments } from './segments.ts';
 
 /** The answers carriers expect when neither the number nor the install sets one: they name who is writing. */
@@ -36,32 +37,22 @@ export async function recordKeywordReply(
   tx: Prisma.TransactionClient,
   { orgId, mode, keyword, inbound }: { orgId: string; mode: KeyMode; keyword: SmsKeyword; inbound: MessageRow },
 ): Promise<{ events: NewEvent[]; jobs: OutboxItem[] }> {
-  const [number, organization] = await Promise.all([
-    tx.phoneNumber.findFirst({ where: { orgId, number: inbound.to }, select: { replies: true } }),
-    tx.organization.findUniqueOrThrow({ where: { id: orgId }, select: { name: true } }),
-  ]);
+  const [number, organization] = await Promise.all([findNumberReplies(tx, orgId, inbound.to), findOrganizationName(tx, orgId)]);
   const body = keywordReplyText(keyword, (number?.replies ?? {}) as KeywordReplies, config.smsReplies, organization.name);
   const now = inbound.createdAt;
-  const row = await tx.message.create({
-    data: {
-      id: newId('msg'),
-      orgId,
-      channelType: 'sms',
-      direction: 'outbound',
-      to: inbound.from,
-      from: inbound.to,
-      body,
-      segments: countSmsSegments(body).segments,
-      contactId: inbound.contactId,
-      status: 'queued',
-      provider: providers.plannedFor(mode, 'sms'),
-      mode,
-      keywordReply: keyword,
-      metadata: { inReplyTo: inbound.id },
-      createdAt: now,
-      updatedAt: now,
-      events: { create: { status: 'queued', createdAt: now } },
-    },
+  const row = await insertKeywordReply(tx, {
+    id: newId('msg'),
+    orgId,
+    to: inbound.from,
+    from: inbound.to,
+    body,
+    segments: countSmsSegments(body).segments,
+    contactId: inbound.contactId,
+    provider: providers.plannedFor(mode, 'sms'),
+    mode,
+    keywordReply: keyword,
+    inReplyTo: inbound.id,
+    at: now,
   });
   const jobs: OutboxItem[] = [{ queue: 'sms', jobId: row.id }];
   await writeOutbox(tx, jobs);

@@ -1,7 +1,8 @@
-import type { Prisma, Contact as ContactRow } from '@tidings/db';
+import type { Prisma } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import { toContact } from '../contacts/contact-fields.ts';
 import type { NewEvent } from '../events.ts';
+import { deleteOptOutSuppressions, resubscribeContactsToSms, unsubscribeContactsFromSms, upsertStoppedSuppression } from './suppression.store.ts';
 
 /**
  * SMS opt-out, in the caller's transaction: suppresses the number with reason `stopped` (an `unsubscribed` row
@@ -12,14 +13,9 @@ import type { NewEvent } from '../events.ts';
  * @example const events = await recordSmsOptOut(tx, orgId, '+14155550123', 'live'); await recordEvents(tx, events);
  */
 export async function recordSmsOptOut(tx: Prisma.TransactionClient, orgId: string, phone: string, mode: KeyMode): Promise<NewEvent[]> {
-  await tx.$executeRaw`
-    INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
-    VALUES (${orgId}, ${phone}, ${mode}::"ApiKeyMode", 'stopped'::"SuppressionReason", now() AT TIME ZONE 'UTC')
-    ON CONFLICT ("orgId", "recipient", "mode") DO UPDATE SET "reason" = 'stopped' WHERE "Suppression"."reason" = 'unsubscribed'`;
+  await upsertStoppedSuppression(tx, orgId, phone, mode);
   if (mode === 'test') return [];
-  const contacts = await tx.$queryRaw<ContactRow[]>`
-    UPDATE "Contact" SET "smsSubscribed" = false, "updatedAt" = now() AT TIME ZONE 'UTC'
-    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND "smsSubscribed" RETURNING *`;
+  const contacts = await unsubscribeContactsFromSms(tx, orgId, phone);
   return contacts.map((row) => ({ orgId, type: 'contact.unsubscribed', data: toContact(row) }));
 }
 
@@ -30,10 +26,8 @@ export async function recordSmsOptOut(tx: Prisma.TransactionClient, orgId: strin
  * @example const events = await recordSmsOptIn(tx, orgId, '+14155550123', 'live');
  */
 export async function recordSmsOptIn(tx: Prisma.TransactionClient, orgId: string, phone: string, mode: KeyMode): Promise<NewEvent[]> {
-  await tx.suppression.deleteMany({ where: { orgId, recipient: phone, mode, reason: { in: ['stopped', 'unsubscribed'] } } });
+  await deleteOptOutSuppressions(tx, orgId, phone, mode);
   if (mode === 'test') return [];
-  const contacts = await tx.$queryRaw<ContactRow[]>`
-    UPDATE "Contact" SET "smsSubscribed" = true, "updatedAt" = now() AT TIME ZONE 'UTC'
-    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND NOT "smsSubscribed" RETURNING *`;
+  const contacts = await resubscribeContactsToSms(tx, orgId, phone);
   return contacts.map((row) => ({ orgId, type: 'contact.updated', data: toContact(row) }));
 }

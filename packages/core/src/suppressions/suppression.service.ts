@@ -1,11 +1,12 @@
 import type { CreateSuppressionBody, Suppression, SuppressionListQuery } from '@tidings/contracts';
-import type { Prisma, Suppression as SuppressionRow } from '@tidings/db';
+import type { Suppression as SuppressionRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import { auditedChange } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { parseE164, parseEmail } from '../messages/recipients.ts';
 import { paginate, type Page } from '../pagination.ts';
+import { deleteOrgSuppression, findSuppression, insertSuppressionIfAbsent, listSuppressionsPage } from './suppression.store.ts';
 
 /**
  * The API's view of a suppression row; the channel follows from the recipient (email addresses hold an `@`).
@@ -40,15 +41,7 @@ function normalizedAddress(channelType: 'email' | 'sms', address: string): strin
  * @example const page = await listSuppressions(deps, orgId, { limit: 20, offset: 0, reason: 'stopped' }, 'live');
  */
 export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, query: SuppressionListQuery, mode?: KeyMode): Promise<Page<Suppression>> {
-  const where: Prisma.SuppressionWhereInput = {
-    orgId,
-    ...(mode && { mode }),
-    ...(query.reason && { reason: query.reason }),
-    ...(query.channelType === 'email' && { recipient: { contains: '@' } }),
-    ...(query.channelType === 'sms' && { NOT: { recipient: { contains: '@' } } }),
-    ...(query.address && { recipient: query.address.includes('@') ? query.address.trim().toLowerCase() : query.address.trim() }),
-  };
-  return paginate(query, ({ where: keyset, ...page }) => db.suppression.findMany({ where: { AND: [where, keyset] }, ...page }), toSuppression);
+  return paginate(query, (page) => listSuppressionsPage(db, orgId, query, mode, page), toSuppression);
 }
 
 /**
@@ -57,7 +50,7 @@ export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, 
  * @example const suppression = await getSuppression(deps, orgId, 'sup_...');
  */
 export async function getSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<Suppression> {
-  return toSuppression(foundOr404(await db.suppression.findFirst({ where: { id, orgId, ...(mode && { mode }) } }), 'Suppression'));
+  return toSuppression(foundOr404(await findSuppression(db, orgId, id, mode), 'Suppression'));
 }
 
 /**
@@ -68,11 +61,7 @@ export async function getSuppression({ db }: Pick<Deps, 'db'>, orgId: string, id
 export async function createSuppression(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, input: CreateSuppressionBody, mode: KeyMode = 'live'): Promise<Suppression> {
   const recipient = normalizedAddress(input.channelType, input.address);
   const row = await auditedChange(deps, { orgId, action: 'suppression.created', targetId: (created: SuppressionRow) => created.id }, async (tx) => {
-    const [created] = await tx.$queryRaw<SuppressionRow[]>`
-      INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
-      VALUES (${orgId}, ${recipient}, ${mode}::"ApiKeyMode", ${input.reason ?? 'manual'}::"SuppressionReason", now() AT TIME ZONE 'UTC')
-      ON CONFLICT DO NOTHING
-      RETURNING *`;
+    const created = await insertSuppressionIfAbsent(tx, { orgId, recipient, mode, reason: input.reason ?? 'manual' });
     if (!created) throw new AppError('CONFLICT', `${recipient} is already suppressed`);
     return created;
   });
@@ -87,7 +76,7 @@ export async function createSuppression(deps: Pick<Deps, 'db' | 'actor'>, orgId:
  */
 export async function deleteSuppression(deps: Pick<Deps, 'db' | 'actor'>, orgId: string, id: string, mode?: KeyMode): Promise<void> {
   await auditedChange(deps, { orgId, action: 'suppression.deleted', targetId: id }, async (tx) => {
-    const { count } = await tx.suppression.deleteMany({ where: { id, orgId, ...(mode && { mode }) } });
+    const count = await deleteOrgSuppression(tx, orgId, id, mode);
     foundOr404(count === 0 ? null : count, 'Suppression');
   });
 }

@@ -1,9 +1,20 @@
-import { Prisma, queryPrepared } from '@tidings/db';
 import { decryptSecret, type PostResult } from '@tidings/webhooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../backoff.ts';
 import type { Deps } from '../deps.ts';
 import { groupCommit } from '../group-commit.ts';
+import {
+  clearDeliveryClaim,
+  type DeliveryClaim,
+  type DeliveryKey,
+  type DeliveryRow,
+  type DeliverySuccesses,
+  failPendingDelivery,
+  recordFailedAttempt,
+  recordSuccessesAndLoadDeliveries,
+} from './webhook-delivery.store.ts';
+
+export type { DeliveryKey, DeliveryRow } from './webhook-delivery.store.ts';
 
 /** The longest `Retry-After` honoured; an endpoint asking for more is retried after this. */
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -39,48 +50,6 @@ export type DeliveryWork =
       createdAt: Date;
     };
 
-/** A delivery with its endpoint and event, as one statement reads them for many deliveries. */
-export type DeliveryRow = {
-  id: string;
-  orgId: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: Date | null;
-  claimedUntil: Date | null;
-  webhookId: string;
-  url: string;
-  enabled: boolean;
-  secretCiphertext: string;
-  previousSecretCiphertext: string | null;
-  previousSecretExpiresAt: Date | null;
-  failingSince: Date | null;
-  eventId: string | null;
-  eventType: string | null;
-  eventCreatedAt: Date | null;
-  eventData: unknown;
-  createdAt: Date;
-  /** True when this call claimed the delivery: no other worker attempts it until the claim runs out. */
-  isClaimed: boolean;
-};
-
-/** A job's delivery: its id, and its `createdAt` (partition key) when the job carries it. */
-export type DeliveryKey = { id: string; createdAt: string | undefined };
-
-/**
- * The partitions a batch of deliveries can be in: those from the earliest to the latest `createdAt` when every job
- * carries it (a parameter, so even a generic plan prunes the others at executor start), else every one.
- */
-function partitionRange(column: Prisma.Sql, keys: DeliveryKey[]): Prisma.Sql {
-  let min: string | undefined;
-  let max: string | undefined;
-  for (const { createdAt } of keys) {
-    if (createdAt === undefined) return Prisma.empty;
-    if (min === undefined || createdAt < min) min = createdAt;
-    if (max === undefined || createdAt > max) max = createdAt;
-  }
-  return Prisma.sql`AND ${column} BETWEEN ${min}::timestamp AND ${max}::timestamp`;
-}
-
 /** A job's `createdAt` as the statements take it: an ISO instant (sorts as it compares), or undefined. */
 function partitionKeyOf(createdAt: unknown): string | undefined {
   if (typeof createdAt !== 'string') return undefined;
@@ -114,14 +83,9 @@ export function createDeliverySteps(deps: StepDeps): DeliverySteps {
         if (i.kind === 'load') keys.push(i.key);
         else succeeded.push(i.success);
       }
-      // a delivery both succeeding and loaded (its job run again beside the first) is not claimed here: Postgres
-      // leaves it open which of two changes to one row in one statement takes place
-      const succeededIds = succeeded.map((s) => s.work.deliveryId);
-      const ctes = [...(succeeded.length > 0 ? [successCtes(deps, succeeded)] : []), ...(keys.length > 0 ? [claimCte(deps, keys, succeededIds)] : [])];
-      // nothing to read without loads: the CTEs' writes run all the same
-      const statement = Prisma.sql`WITH ${Prisma.join(ctes, ', ')} ${keys.length > 0 ? loadedRows(keys) : Prisma.sql`SELECT NULL AS "id" WHERE false`}`;
-      // through pg (queryPrepared), not Prisma's $queryRaw: a quarter less of the worker's CPU per delivery
-      const { rows } = await queryPrepared<DeliveryRow>(deps.db, statement);
+      const successes = succeeded.length > 0 ? successesOf(deps, succeeded) : undefined;
+      const claim = keys.length > 0 ? claimOf(deps, keys) : undefined;
+      const rows = await recordSuccessesAndLoadDeliveries(deps.db, successes, claim);
       const byId = new Map(rows.map((row) => [row.id, row]));
       return items.map((i) => (i.kind === 'load' ? (byId.get(i.key.id) ?? null) : undefined));
     },
@@ -130,40 +94,14 @@ export function createDeliverySteps(deps: StepDeps): DeliverySteps {
 }
 
 /**
- * Claims the deliveries that are pending, due and unclaimed by setting their `claimedUntil` past this attempt's end
- * (a column in no index, so a HOT update). A second job run for the same delivery (BullMQ hands a job whose lock ran
- * out to another worker) finds it claimed and waits.
- * "status" is compared as text so that no plan reads the pending rows through the (status, nextAttemptAt) index and
- * filters them by id: on a partition not analysed yet (a burst of new deliveries) the planner took that for a few
- * rows, and each claim read every pending delivery.
+ * The claim of the loaded deliveries: those due by now (within EARLY_TOLERANCE_MS), until past this attempt's end
+ * (the POST's timeout and CLAIM_GRACE_MS).
  */
-function claimCte(deps: StepDeps, keys: DeliveryKey[], succeededIds: string[]): Prisma.Sql {
+function claimOf(deps: StepDeps, keys: DeliveryKey[]): DeliveryClaim {
   const now = deps.now().getTime();
   const dueBy = new Date(now + EARLY_TOLERANCE_MS).toISOString();
   const claimedUntil = new Date(now + deps.config.webhooks.timeoutMs + CLAIM_GRACE_MS).toISOString();
-  return Prisma.sql`
-    claimed AS (
-      UPDATE "WebhookDelivery" SET "claimedUntil" = ${claimedUntil}::timestamp
-      WHERE "id" = ANY(${keys.map((k) => k.id)}::text[]) AND "id" <> ALL(${succeededIds}::text[]) ${partitionRange(Prisma.sql`"createdAt"`, keys)} AND "status"::text = 'pending'
-        AND ("nextAttemptAt" IS NULL OR "nextAttemptAt" <= ${dueBy}::timestamp) AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${dueBy}::timestamp)
-      RETURNING "id")`;
-}
-
-/**
- * The deliveries with their endpoint and event. The SELECT sees the rows as they were before the claim (one
- * snapshot), so a claimed row shows it was due.
- */
-function loadedRows(keys: DeliveryKey[]): Prisma.Sql {
-  return Prisma.sql`
-    SELECT d."id", d."orgId", d."status"::text AS "status", d."attempts", d."nextAttemptAt",
-           d."claimedUntil", w."id" AS "webhookId", w."url", w."enabled",
-           w."secretCiphertext", w."previousSecretCiphertext", w."previousSecretExpiresAt",
-           w."failingSince", e."id" AS "eventId", e."type" AS "eventType",
-           e."createdAt" AS "eventCreatedAt", e."data" AS "eventData",
-           d."createdAt", c."id" IS NOT NULL AS "isClaimed"
-    FROM "WebhookDelivery" d JOIN "Webhook" w ON w."id" = d."webhookId" LEFT JOIN "Event" e ON e."id" = d."eventId"
-      LEFT JOIN claimed c ON c."id" = d."id"
-    WHERE d."id" = ANY(${keys.map((k) => k.id)}::text[]) ${partitionRange(Prisma.sql`d."createdAt"`, keys)}`;
+  return { keys, dueBy, claimedUntil };
 }
 
 /** Reads a delivery with its endpoint and event, and claims it when it is pending, due and unclaimed. */
@@ -205,10 +143,7 @@ export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt
   if (!delivery) return { kind: 'done', reason: 'no such delivery' };
   if (delivery.status !== 'pending') return { kind: 'done', reason: `already ${delivery.status}` };
   if (!delivery.enabled) {
-    await db.webhookDelivery.updateMany({
-      where: { id: delivery.id, createdAt: delivery.createdAt, status: 'pending' },
-      data: { status: 'failed', completedAt: now(), nextAttemptAt: null },
-    });
+    await failPendingDelivery(db, { id: delivery.id, createdAt: delivery.createdAt }, now());
     return { kind: 'done', reason: 'endpoint disabled' };
   }
   if (!delivery.isClaimed) {
@@ -243,9 +178,7 @@ export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt
  * @example await releaseDeliveryClaim(deps, work);
  */
 export async function releaseDeliveryClaim({ db }: Pick<Deps, 'db'>, work: Extract<DeliveryWork, { kind: 'deliver' }>): Promise<void> {
-  await db.$executeRaw`
-    UPDATE "WebhookDelivery" SET "claimedUntil" = NULL
-    WHERE "id" = ${work.deliveryId} AND "createdAt" = ${work.createdAt.toISOString()}::timestamp AND "status"::text = 'pending' AND "attempts" = ${work.attempts}::int`;
+  await clearDeliveryClaim(db, { id: work.deliveryId, createdAt: work.createdAt, attempts: work.attempts });
 }
 
 /**
@@ -260,9 +193,6 @@ export function retryDelayMs(scheduleMs: number[], attemptNumber: number, retryA
 }
 
 export type AttemptOutcome = { kind: 'succeeded' } | { kind: 'retry'; at: Date } | { kind: 'failed' } | { kind: 'disabled'; reason: 'gone' | 'failing' };
-
-// Postgres text cannot hold NUL; a response may contain anything.
-const storable = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', ''));
 
 /**
  * Records one attempt and its consequences in one statement: the attempt row (status, duration, response excerpt,
@@ -303,30 +233,13 @@ export async function recordAttempt(deps: Deps, work: Extract<DeliveryWork, { ki
 export type Attempt = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
 
 /** A failed attempt: the attempt row, the delivery retried later or failed, and the endpoint's failing streak or its disabling. */
-async function recordFailure({ db }: Deps, { work, result, at }: Attempt, outcome: Exclude<AttemptOutcome, { kind: 'succeeded' }>): Promise<void> {
-  const number = work.attempts + 1;
-  const nextAttemptAt = outcome.kind === 'retry' ? outcome.at.toISOString() : null;
-  const completedAt = outcome.kind === 'retry' ? null : at.toISOString();
-  const disabledReason = outcome.kind === 'disabled' ? outcome.reason : null;
-  const when = at.toISOString();
-  await db.$executeRaw`
-    WITH delivery AS (
-      UPDATE "WebhookDelivery" SET "status" = ${outcome.kind === 'retry' ? 'pending' : 'failed'}::"WebhookDeliveryStatus", "attempts" = ${number}::int,
-        "lastAttemptAt" = ${when}::timestamp, "nextAttemptAt" = ${nextAttemptAt}::timestamp, "claimedUntil" = NULL, "completedAt" = ${completedAt}::timestamp, "updatedAt" = ${when}::timestamp
-      WHERE "id" = ${work.deliveryId} AND "createdAt" = ${work.createdAt.toISOString()}::timestamp AND "status" = 'pending' AND "attempts" = ${number - 1}::int
-      RETURNING "id"),
-    attempt AS (
-      INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
-      SELECT "id", ${number}::int, ${result.statusCode}::int, ${Math.round(result.durationMs)}::int, ${storable(result.responseBody)}::text,
-        ${storable(result.error)}::text, ${when}::timestamp FROM delivery)
-    UPDATE "Webhook" SET
-      "failingSince" = COALESCE("failingSince", ${when}::timestamp),
-      "enabled" = "enabled" AND ${disabledReason}::text IS NULL,
-      "disabledReason" = COALESCE(${disabledReason}::text, "disabledReason"),
-      "disabledAt" = CASE WHEN ${disabledReason}::text IS NULL THEN "disabledAt" ELSE ${when}::timestamp END,
-      "updatedAt" = ${when}::timestamp
-    WHERE "id" = ${work.webhookId} AND EXISTS (SELECT 1 FROM delivery)
-      AND (CASE WHEN ${disabledReason}::text IS NULL THEN "failingSince" IS NULL ELSE "enabled" END)`;
+async function recordFailure({ db }: Deps, attempt: Attempt, outcome: Exclude<AttemptOutcome, { kind: 'succeeded' }>): Promise<void> {
+  await recordFailedAttempt(db, attempt, {
+    status: outcome.kind === 'retry' ? 'pending' : 'failed',
+    nextAttemptAt: outcome.kind === 'retry' ? outcome.at.toISOString() : null,
+    completedAt: outcome.kind === 'retry' ? null : attempt.at.toISOString(),
+    disabledReason: outcome.kind === 'disabled' ? outcome.reason : null,
+  });
 }
 
 /**
@@ -337,33 +250,7 @@ async function recordSuccess(deps: Deps, success: Attempt): Promise<void> {
   await deps.batchers.deliverySteps({ kind: 'success', success });
 }
 
-/**
- * The successes' writes, as CTEs of the shared statement. "status" as text, as in the claim: the deliveries are looked
- * up by key (a nested loop of the pending rows, through the status index, against the input was most of Postgres's
- * CPU per delivery: 78 ms for 11 successes among 5,000 pending).
- */
-function successCtes(deps: StepDeps, list: Attempt[]): Prisma.Sql {
-  const at = (list[0]?.at ?? deps.now()).toISOString();
-  const keys = list.map((s) => ({ id: s.work.deliveryId, createdAt: s.work.createdAt.toISOString() }));
-  return Prisma.sql`
-    input AS (
-      SELECT * FROM unnest(${list.map((s) => s.work.deliveryId)}::text[], ${list.map((s) => s.work.attempts + 1)}::int[],
-                           ${list.map((s) => s.result.statusCode)}::int[], ${list.map((s) => Math.round(s.result.durationMs))}::int[],
-                           ${list.map((s) => storable(s.result.responseBody))}::text[], ${list.map((s) => storable(s.result.error))}::text[],
-                           ${list.map((s) => s.work.webhookId)}::text[], ${list.map((s) => s.work.createdAt.toISOString())}::timestamp[],
-                           ${list.map((s) => s.at.toISOString())}::timestamp[])
-        AS i("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "webhookId", "createdAt", "at")),
-    deliveries AS (
-      UPDATE "WebhookDelivery" d SET "status" = 'succeeded', "attempts" = i."number", "lastAttemptAt" = i."at",
-        "nextAttemptAt" = NULL, "claimedUntil" = NULL, "completedAt" = i."at", "updatedAt" = i."at"
-      FROM input i WHERE d."id" = i."deliveryId" AND d."createdAt" = i."createdAt"
-        ${partitionRange(Prisma.sql`d."createdAt"`, keys)}
-        AND d."status"::text = 'pending' AND d."attempts" = i."number" - 1
-      RETURNING d."id" AS "deliveryId"),
-    attempts AS (
-      INSERT INTO "WebhookAttempt" ("deliveryId", "number", "statusCode", "durationMs", "responseBody", "error", "createdAt")
-      -- each attempt at its own time (when its request ended), not the batch's: the attempts' times say what was in flight
-      SELECT i."deliveryId", i."number", i."statusCode", i."durationMs", i."responseBody", i."error", i."at" FROM input i JOIN deliveries USING ("deliveryId")),
-    endpoints AS (
-      UPDATE "Webhook" SET "failingSince" = NULL, "updatedAt" = ${at}::timestamp WHERE "id" IN (SELECT "webhookId" FROM input) AND "failingSince" IS NOT NULL)`;
+/** The successes of a group, at the first one's time: their endpoints' `updatedAt`. */
+function successesOf(deps: StepDeps, list: Attempt[]): DeliverySuccesses {
+  return { attempts: list, at: (list[0]?.at ?? deps.now()).toISOString() };
 }

@@ -4,8 +4,9 @@ import type { KeyMode } from '@tidings/providers';
 import { auditedChange } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
+import { findOrgEvent } from '../event.store.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
-import { visibleToMode } from './delivery-mode.ts';
+import { findDeliveryWithAttempts, reopenDelivery, replayDeliveries } from './webhook-delivery.store.ts';
 import { toDelivery } from './webhook-mappers.ts';
 import { findWebhook } from './webhook.service.ts';
 
@@ -25,14 +26,8 @@ async function enabledWebhook({ db }: Pick<Deps, 'db'>, orgId: string, webhookId
  * @example const delivery = await getWebhookDelivery(deps, orgId, 'whk_...', 'dlv_...');
  */
 export async function getWebhookDelivery({ db }: Pick<Deps, 'db'>, orgId: string, webhookId: string, deliveryId: string, mode?: KeyMode): Promise<WebhookDeliveryDetail> {
-  const row = foundOr404(
-    await db.webhookDelivery.findFirst({
-      where: { id: deliveryId, webhookId, orgId, ...(mode && { webhook: { mode } }), AND: [visibleToMode(mode)] },
-      include: { attemptsLog: { orderBy: { number: 'asc' } } },
-    }),
-    'Webhook delivery',
-  );
-  const event = await db.event.findFirst({ where: { id: row.eventId, orgId } });
+  const row = foundOr404(await findDeliveryWithAttempts(db, orgId, webhookId, deliveryId, mode), 'Webhook delivery');
+  const event = await findOrgEvent(db, orgId, row.eventId);
   return {
     ...toDelivery({ ...row, attemptsLog: row.attemptsLog.slice(-1) }),
     payload: event ? { id: event.id, type: event.type as EventType, createdAt: event.createdAt.toISOString(), data: event.data as Record<string, unknown> } : null,
@@ -58,10 +53,7 @@ export async function retryWebhookDelivery(deps: Deps, orgId: string, webhookId:
   await enabledWebhook(deps, orgId, webhookId, mode);
   const now = deps.now();
   const row = await auditedChange(deps, { orgId, action: 'webhook.eventRetried', targetId: deliveryId }, async (tx) => {
-    const [updated] = await tx.webhookDelivery.updateManyAndReturn({
-      where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] },
-      data: { status: 'pending', nextAttemptAt: now, completedAt: null },
-    });
+    const updated = await reopenDelivery(tx, { orgId, webhookId, deliveryId, mode }, now);
     if (!updated) throw new AppError('NOT_FOUND', 'Webhook delivery not found');
     return updated;
   });
@@ -87,26 +79,9 @@ export async function replayWebhookDeliveries(deps: Deps, orgId: string, webhook
   const statuses = input.status ? [input.status] : ['pending', 'succeeded', 'failed'];
   const max = deps.config.webhooks.replayMax;
   const queue = webhookQueueOf('bulk');
-  // one more than the cap is enough to know the range is too wide: the count never reads further
   // in the audit row's transaction: a range refused below leaves no row (and changed nothing)
   const result = await auditedChange(deps, { orgId, action: 'webhook.replayed', targetId: webhookId }, async (tx) => {
-    const [replay] = await tx.$queryRaw<{ matched: number; count: number; jobIds: string[] }[]>`
-    WITH matching AS (
-      SELECT "id", "createdAt" FROM "WebhookDelivery"
-      WHERE "webhookId" = ${webhookId} AND "orgId" = ${orgId} AND "createdAt" >= ${since}::timestamp AND "createdAt" < ${until}::timestamp
-        AND "status" = ANY (${statuses}::text[]::"WebhookDeliveryStatus"[])
-        AND (${mode ?? null}::"ApiKeyMode" IS NULL OR "mode" IS NULL OR "mode" = ${mode ?? null}::"ApiKeyMode")
-      LIMIT ${max + 1}),
-    replayed AS (
-      UPDATE "WebhookDelivery" d SET "status" = 'pending', "nextAttemptAt" = ${now}::timestamp, "completedAt" = NULL, "updatedAt" = ${now}::timestamp
-      FROM matching m WHERE d."id" = m."id" AND d."createdAt" = m."createdAt" AND (SELECT count(*) FROM matching) <= ${max}
-      -- the SQL form of redeliveryJobId
-      RETURNING d."id" || '.redeliver-' || d."attempts" AS "jobId", d."createdAt"),
-    jobs AS (
-      INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
-      SELECT ${queue}, "jobId", now() AT TIME ZONE 'UTC' FROM replayed ON CONFLICT DO NOTHING)
-    SELECT (SELECT count(*)::int FROM matching) AS "matched", count(*)::int AS "count",
-      ARRAY(SELECT "jobId" FROM replayed ORDER BY "createdAt" LIMIT ${DISPATCH_AT_ONCE}) AS "jobIds" FROM replayed`;
+    const replay = await replayDeliveries(tx, { orgId, webhookId, since, until, statuses, mode, now, max, queue }, DISPATCH_AT_ONCE);
     if ((replay?.matched ?? 0) > max) {
       throw new AppError('BAD_REQUEST', `since: the range holds more than ${max} deliveries, the most one replay re-delivers; narrow since and until and replay it in parts.`);
     }

@@ -1,5 +1,6 @@
 import { webhookQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
+import { selectOverdueDeliveries } from './webhook-delivery.store.ts';
 
 /**
  * The safety net behind the outbox for deliveries already past it: a delivery still `pending` long after its
@@ -10,12 +11,7 @@ import type { Deps } from '../deps.ts';
  */
 export async function requeueOverdueDeliveries(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { overdueMs?: number; batchSize?: number } = {}): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000));
-  // with each one's lane: a broadcast's message's events are in the bulk one (as eventsCte put them)
-  const overdue = await deps.db.$queryRaw<{ id: string; createdAt: Date; isBulk: boolean }[]>`
-    SELECT d."id", d."createdAt", coalesce(e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL, false) AS "isBulk"
-    FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e."id" = d."eventId"
-    WHERE d."status" = 'pending' AND d."nextAttemptAt" < ${cutoff.toISOString()}::timestamp
-    ORDER BY d."nextAttemptAt" LIMIT ${options.batchSize ?? 500}::int`;
+  const overdue = await selectOverdueDeliveries(deps.db, cutoff, options.batchSize ?? 500);
   let requeued = 0;
   // One look per overdue delivery: these are exceptions (normally none), never the send path.
   for (const { id, createdAt, isBulk } of overdue) {

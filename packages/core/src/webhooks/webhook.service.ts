@@ -8,9 +8,19 @@ import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
-import { newestFirst, paginate, type Page } from '../pagination.ts';
-import { visibleToMode } from './delivery-mode.ts';
-import { toDelivery, toWebhook, withLastAttempt } from './webhook-mappers.ts';
+import { paginate, type Page } from '../pagination.ts';
+import { getDeliveryWithLastAttempt, listDeliveriesPage, listRecentDeliveries } from './webhook-delivery.store.ts';
+import { toDelivery, toWebhook } from './webhook-mappers.ts';
+import {
+  countEnabledWebhooks,
+  disableWebhookManually,
+  findOrgWebhook,
+  insertWebhook,
+  listAutoDisabledWebhookRows,
+  listWebhooksPage,
+  replaceWebhookSecret,
+  updateWebhookSettings,
+} from './webhook.store.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -32,7 +42,7 @@ async function assertSafeUrl({ config }: Pick<Deps, 'config'>, url: string): Pro
  * @example const webhook = await findWebhook(deps.db, orgId, 'whk_...', 'test');
  */
 export async function findWebhook(db: Db, orgId: string, id: string, mode?: KeyMode): Promise<WebhookRow> {
-  return foundOr404(await db.webhook.findFirst({ where: { id, orgId, ...(mode && { mode }) } }), 'Webhook');
+  return foundOr404(await findOrgWebhook(db, orgId, id, mode), 'Webhook');
 }
 
 /**
@@ -41,7 +51,7 @@ export async function findWebhook(db: Db, orgId: string, id: string, mode?: KeyM
  */
 async function assertRoomForEndpoint(deps: Deps, orgId: string): Promise<void> {
   const limit = deps.config.webhooks.endpointsPerOrg;
-  if ((await deps.db.webhook.count({ where: { orgId, enabled: true } })) >= limit) {
+  if ((await countEnabledWebhooks(deps.db, orgId)) >= limit) {
     throw new AppError(
       'CONFLICT',
       `This organization already has ${limit} enabled webhook endpoints, the most it may have; delete (disable) one before adding or enabling another.`,
@@ -59,16 +69,14 @@ export async function createWebhook(deps: Deps, orgId: string, input: CreateWebh
   const secret = generateWebhookSecret();
   const id = newId('whk');
   const row = await auditedChange(deps, { orgId, action: 'webhook.created', targetId: id }, (tx) =>
-    tx.webhook.create({
-      data: {
-        id,
-        orgId,
-        mode,
-        url: input.url,
-        events: input.events,
-        description: input.description ?? null,
-        secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
-      },
+    insertWebhook(tx, {
+      id,
+      orgId,
+      mode,
+      url: input.url,
+      events: input.events,
+      description: input.description ?? null,
+      secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
     }),
   );
   return { ...toWebhook(row, deps.now()), secret };
@@ -78,7 +86,7 @@ export async function createWebhook(deps: Deps, orgId: string, input: CreateWebh
 export async function listWebhooks({ db, now }: Deps, orgId: string, query: ListQuery, mode?: KeyMode): Promise<Page<Webhook>> {
   return paginate(
     query,
-    ({ where, ...page }) => db.webhook.findMany({ where: { orgId, ...(mode && { mode }), ...where }, ...page }),
+    (page) => listWebhooksPage(db, orgId, mode, page),
     (row) => toWebhook(row, now()),
   );
 }
@@ -86,12 +94,7 @@ export async function listWebhooks({ db, now }: Deps, orgId: string, query: List
 /** webhook.get: the endpoint and its last 20 deliveries (with `mode`, an API key's: those it may see). */
 export async function getWebhook({ db, now }: Deps, orgId: string, id: string, mode?: KeyMode): Promise<WebhookDetail> {
   const row = await findWebhook(db, orgId, id, mode);
-  const recent = await db.webhookDelivery.findMany({
-    where: { webhookId: row.id, AND: [visibleToMode(mode)] },
-    orderBy: newestFirst,
-    take: RECENT_DELIVERIES,
-    include: withLastAttempt,
-  });
+  const recent = await listRecentDeliveries(db, row.id, mode, RECENT_DELIVERIES);
   return { ...toWebhook(row, now()), recentEvents: recent.map(toDelivery) };
 }
 
@@ -106,15 +109,12 @@ export async function updateWebhook(deps: Deps, orgId: string, id: string, input
   const disabling = input.enabled === false && current.enabled;
   if (enabling) await assertRoomForEndpoint(deps, orgId);
   const row = await auditedChange(deps, { orgId, action: 'webhook.updated', targetId: current.id }, (tx) =>
-    tx.webhook.update({
-      where: { id: current.id },
-      data: {
-        url: input.url,
-        events: input.events,
-        description: input.description,
-        ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
-        ...(disabling ? { enabled: false, disabledReason: 'manual', disabledAt: deps.now() } : {}),
-      },
+    updateWebhookSettings(tx, current.id, {
+      url: input.url,
+      events: input.events,
+      description: input.description,
+      ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
+      ...(disabling ? { enabled: false, disabledReason: 'manual', disabledAt: deps.now() } : {}),
     }),
   );
   return toWebhook(row, deps.now());
@@ -124,9 +124,7 @@ export async function updateWebhook(deps: Deps, orgId: string, id: string, input
 export async function disableWebhook(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Webhook> {
   const current = await findWebhook(deps.db, orgId, id, mode);
   if (!current.enabled) return toWebhook(current, deps.now());
-  const row = await auditedChange(deps, { orgId, action: 'webhook.deleted', targetId: current.id }, (tx) =>
-    tx.webhook.update({ where: { id: current.id }, data: { enabled: false, disabledReason: 'manual', disabledAt: deps.now() } }),
-  );
+  const row = await auditedChange(deps, { orgId, action: 'webhook.deleted', targetId: current.id }, (tx) => disableWebhookManually(tx, current.id, deps.now()));
   return toWebhook(row, deps.now());
 }
 
@@ -135,14 +133,11 @@ export async function rotateWebhookSecret(deps: Deps, orgId: string, id: string,
   const current = await findWebhook(deps.db, orgId, id, mode);
   const secret = generateWebhookSecret();
   const row = await auditedChange(deps, { orgId, action: 'webhook.secretRotated', targetId: current.id }, (tx) =>
-    tx.webhook.update({
-      where: { id: current.id },
-      data: {
-        secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
-        // Only the secret just replaced overlaps; one from an earlier rotation stops now.
-        previousSecretCiphertext: current.secretCiphertext,
-        previousSecretExpiresAt: new Date(deps.now().getTime() + SECRET_OVERLAP_MS),
-      },
+    replaceWebhookSecret(tx, current.id, {
+      secretCiphertext: encryptSecret(secret, deps.config.webhooks.secretKey),
+      // Only the secret just replaced overlaps; one from an earlier rotation stops now.
+      previousSecretCiphertext: current.secretCiphertext,
+      previousSecretExpiresAt: new Date(deps.now().getTime() + SECRET_OVERLAP_MS),
     }),
   );
   return { ...toWebhook(row, deps.now()), secret };
@@ -157,7 +152,7 @@ export async function sendTestEvent(deps: Deps, orgId: string, id: string, mode?
   // Disabled between the read and the insert: no delivery was made.
   if (outbox.length === 0) throw notEnabled();
   await dispatchOutbox(deps, outbox);
-  const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: outbox[0]!.jobId }, include: withLastAttempt });
+  const delivery = await getDeliveryWithLastAttempt(deps.db, outbox[0]!.jobId);
   return toDelivery(delivery);
 }
 
@@ -167,16 +162,7 @@ export async function sendTestEvent(deps: Deps, orgId: string, id: string, mode?
  */
 export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: string, query: ListWebhookEventsQuery, mode?: KeyMode): Promise<Page<WebhookDelivery>> {
   const webhook = await findWebhook(db, orgId, id, mode);
-  return paginate(
-    query,
-    ({ where, ...page }) =>
-      db.webhookDelivery.findMany({
-        where: { webhookId: webhook.id, ...(query.status ? { status: query.status } : {}), ...where, AND: [visibleToMode(mode)] },
-        ...page,
-        include: withLastAttempt,
-      }),
-    toDelivery,
-  );
+  return paginate(query, (page) => listDeliveriesPage(db, webhook.id, { status: query.status, mode }, page), toDelivery);
 }
 
 /**
@@ -185,10 +171,6 @@ export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: str
  * @example const recent = await listAutoDisabledWebhooks(deps, orgId, new Date(Date.now() - 7 * 86_400_000));
  */
 export async function listAutoDisabledWebhooks({ db, now }: Deps, orgId: string, since: Date, limit = 5): Promise<Webhook[]> {
-  const rows = await db.webhook.findMany({
-    where: { orgId, enabled: false, disabledReason: { in: ['gone', 'failing'] }, disabledAt: { gte: since } },
-    orderBy: { disabledAt: 'desc' },
-    take: limit,
-  });
+  const rows = await listAutoDisabledWebhookRows(db, orgId, since, limit);
   return rows.map((row) => toWebhook(row, now()));
 }

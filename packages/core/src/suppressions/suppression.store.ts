@@ -1,0 +1,77 @@
+import type { SuppressionListQuery } from '@tidings/contracts';
+import type { Contact as ContactRow, Db, Prisma, Suppression as SuppressionRow } from '@tidings/db';
+import type { KeyMode } from '@tidings/providers';
+
+/**
+ * One page of the organization's suppressions; filters `channelType`, `reason` and `address` (an email address
+ * lower-cased, as sends compare it); with `mode` only that mode's.
+ */
+export async function listSuppressionsPage(
+  db: Db,
+  orgId: string,
+  query: SuppressionListQuery,
+  mode: KeyMode | undefined,
+  { where: keyset, ...page }: { where: Prisma.SuppressionWhereInput } & Pick<Prisma.SuppressionFindManyArgs, 'orderBy' | 'take' | 'skip'>,
+): Promise<SuppressionRow[]> {
+  const where: Prisma.SuppressionWhereInput = {
+    orgId,
+    ...(mode && { mode }),
+    ...(query.reason && { reason: query.reason }),
+    ...(query.channelType === 'email' && { recipient: { contains: '@' } }),
+    ...(query.channelType === 'sms' && { NOT: { recipient: { contains: '@' } } }),
+    ...(query.address && { recipient: query.address.includes('@') ? query.address.trim().toLowerCase() : query.address.trim() }),
+  };
+  return db.suppression.findMany({ where: { AND: [where, keyset] }, ...page });
+}
+
+/** One suppression of the organization; with `mode`, null for another mode's. */
+export async function findSuppression(db: Db, orgId: string, id: string, mode: KeyMode | undefined): Promise<SuppressionRow | null> {
+  return db.suppression.findFirst({ where: { id, orgId, ...(mode && { mode }) } });
+}
+
+/** Suppresses the recipient on the list of `mode`; undefined when it is already on it, whatever the reason. */
+export async function insertSuppressionIfAbsent(
+  tx: Prisma.TransactionClient,
+  row: { orgId: string; recipient: string; mode: KeyMode; reason: SuppressionRow['reason'] },
+): Promise<SuppressionRow | undefined> {
+  const { orgId, recipient, mode, reason } = row;
+  const [created] = await tx.$queryRaw<SuppressionRow[]>`
+      INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
+      VALUES (${orgId}, ${recipient}, ${mode}::"ApiKeyMode", ${reason}::"SuppressionReason", now() AT TIME ZONE 'UTC')
+      ON CONFLICT DO NOTHING
+      RETURNING *`;
+  return created;
+}
+
+/** Deletes the organization's suppression (with `mode`, only that mode's); how many it deleted (0 or 1). */
+export async function deleteOrgSuppression(tx: Prisma.TransactionClient, orgId: string, id: string, mode: KeyMode | undefined): Promise<number> {
+  const { count } = await tx.suppression.deleteMany({ where: { id, orgId, ...(mode && { mode }) } });
+  return count;
+}
+
+/** Suppresses the number with reason `stopped`: an `unsubscribed` row becomes `stopped`; a bounce or complaint row stays. */
+export async function upsertStoppedSuppression(tx: Prisma.TransactionClient, orgId: string, phone: string, mode: KeyMode): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "Suppression" ("orgId", "recipient", "mode", "reason", "createdAt")
+    VALUES (${orgId}, ${phone}, ${mode}::"ApiKeyMode", 'stopped'::"SuppressionReason", now() AT TIME ZONE 'UTC')
+    ON CONFLICT ("orgId", "recipient", "mode") DO UPDATE SET "reason" = 'stopped' WHERE "Suppression"."reason" = 'unsubscribed'`;
+}
+
+/** Lifts the number's `stopped` or `unsubscribed` suppression of `mode` (never a bounce or complaint). */
+export async function deleteOptOutSuppressions(tx: Prisma.TransactionClient, orgId: string, phone: string, mode: KeyMode): Promise<void> {
+  await tx.suppression.deleteMany({ where: { orgId, recipient: phone, mode, reason: { in: ['stopped', 'unsubscribed'] } } });
+}
+
+/** Sets `smsSubscribed` false on the organization's contacts with that phone; returns those it changed. */
+export async function unsubscribeContactsFromSms(tx: Prisma.TransactionClient, orgId: string, phone: string): Promise<ContactRow[]> {
+  return tx.$queryRaw<ContactRow[]>`
+    UPDATE "Contact" SET "smsSubscribed" = false, "updatedAt" = now() AT TIME ZONE 'UTC'
+    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND "smsSubscribed" RETURNING *`;
+}
+
+/** Sets `smsSubscribed` back to true on the organization's contacts with that phone; returns those it changed. */
+export async function resubscribeContactsToSms(tx: Prisma.TransactionClient, orgId: string, phone: string): Promise<ContactRow[]> {
+  return tx.$queryRaw<ContactRow[]>`
+    UPDATE "Contact" SET "smsSubscribed" = true, "updatedAt" = now() AT TIME ZONE 'UTC'
+    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND NOT "smsSubscribed" RETURNING *`;
+}
