@@ -4,7 +4,6 @@ import { insertEventsWithDeliveries } from './event.store.ts';
 import type { OutboxItem } from './outbox.ts';
 
 // the SQL that records events and fans them out (statements of other modules start with `eventsCte`)
-export { eventsCte, eventValues } from './event.store.ts';
 
 /** The event types of API.md. */
 export type EventType =

@@ -4,8 +4,6 @@ import type { Batchers } from './batchers.ts';
 import type { Deps } from './deps.ts';
 import { deleteOutboxRows, deleteOutboxRowsById, lockDueOutboxRows } from './outbox.store.ts';
 
-export { outboxInsert, writeOutbox } from './outbox.store.ts';
-
 /**
  * A job to add. `createdAt` (a webhook delivery's partition key) goes into the job's data when it is added at once;
  * the outbox table does not keep it, so a job the relay adds goes without (the worker then finds the row slower).

@@ -1,5 +1,6 @@
 import { createTestDeps, waitFor } from '@tidings/testing';
-import { dispatchOutbox, relayOutbox, writeOutbox } from '../src/index.ts';
+import { dispatchOutbox, relayOutbox } from '../src/index.ts';
+import { writeOutbox } from '../src/outbox.store.ts';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());

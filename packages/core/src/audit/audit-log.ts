@@ -6,8 +6,6 @@ import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { insertAuditEvent, listAuditEventsPage } from './audit-event.store.ts';
 
-export { auditInsertSql } from './audit-event.store.ts';
-
 /**
  * Who is making a change, and from where: an API key (its id and mode), a person in the dashboard (their user id),
  * or the `tidings` CLI on the server. `mode` is the mode of the change: a test key's are `test`, everything else

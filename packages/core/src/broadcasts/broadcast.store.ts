@@ -1,8 +1,9 @@
 import type { BroadcastLinks, BroadcastListQuery, SegmentCriteria } from '@tidings/contracts';
 import { columnsOf, Prisma, queryPrepared, type Db, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
 import type { KeyMode, ProviderName } from '@tidings/providers';
-import { auditInsertSql, type AuditActor } from '../audit/audit-log.ts';
-import { eventsCte } from '../events.ts';
+import { auditInsertSql } from '../audit/audit-event.store.ts';
+import type { AuditActor } from '../audit/audit-log.ts';
+import { eventsCte } from '../event.store.ts';
 import { messageJsonSql } from '../messages/message-read.store.ts';
 import type { newestFirst, olderThan } from '../pagination.ts';
 import { compileCriteria } from '../segments/criteria.store.ts';

@@ -1,5 +1,6 @@
 import { type Db, Prisma, queryRows } from '@tidings/db';
-import { type EventType, eventsCte } from '../events.ts';
+import { eventsCte } from '../event.store.ts';
+import type { EventType } from '../events.ts';
 import { messageJsonSql } from './message-read.store.ts';
 import { claimProviderEventSql } from './message.store.ts';
 

@@ -3,7 +3,8 @@ import { columnsOf, Prisma, queryPrepared, type Message as MessageRow } from '@t
 import { sendQueueOf } from '@tidings/queue';
 import type { RequestTrace } from '@tidings/runtime';
 import type { Deps } from '../deps.ts';
-import { deliveryJobs, eventsCte, eventValues } from '../events.ts';
+import { eventsCte, eventValues } from '../event.store.ts';
+import { deliveryJobs } from '../events.ts';
 import { groupCommit } from '../group-commit.ts';
 import { reserveAnsweredSql, storeAnswersSql, type KeyedAnswer } from '../idempotency.store.ts';
 import { dispatchOutbox, type DispatchDeps, type OutboxItem } from '../outbox.ts';

@@ -1,9 +1,11 @@
 import type { MessageStatus } from '@tidings/contracts';
 import { Prisma, queryRows, type Db, type EmailDomain, type Message as MessageRow, type PhoneNumber } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
-import { eventsCte, type EventType } from '../events.ts';
+import { eventsCte } from '../event.store.ts';
+import type { EventType } from '../events.ts';
 import { newId } from '../ids.ts';
-import { outboxInsert, type OutboxItem } from '../outbox.ts';
+import type { OutboxItem } from '../outbox.ts';
+import { outboxInsert } from '../outbox.store.ts';
 import { messageJsonSql } from './message-read.store.ts';
 import type { StatusChangeOfMany } from './message-status.ts';
 

@@ -5,7 +5,8 @@ import type { Deps } from '../deps.ts';
 import type { NewEvent } from '../events.ts';
 import { newId } from '../ids.ts';
 import { toMessage } from '../messages/message.mapper.ts';
-import { writeOutbox, type OutboxItem } from '../outbox.ts';
+import type { OutboxItem } from '../outbox.ts';
+import { writeOutbox } from '../outbox.store.ts';
 import { findNumberReplies, findOrganizationName, insertKeywordReply } from './keyword-reply.store.ts';
 import { countSmsSegments } from './segments.ts';
 

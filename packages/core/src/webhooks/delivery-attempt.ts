@@ -14,8 +14,6 @@ import {
   recordSuccessesAndLoadDeliveries,
 } from './webhook-delivery.store.ts';
 
-export type { DeliveryKey, DeliveryRow } from './webhook-delivery.store.ts';
-
 /** The longest `Retry-After` honoured; an endpoint asking for more is retried after this. */
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 // A job may run a little before its row's time (clock skew between hosts); within this it is not early.
