@@ -5,19 +5,8 @@ import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
-import {
-  allowOrganizationLiveKeys,
-  countUndeletedApiKeys,
-  findManagedApiKey,
-  findOrganization,
-  findOrganizationLiveKeysAllowed,
-  insertApiKeyRow,
-  listApiKeysPage,
-  lockOrganizationForNewKey,
-  markApiKeyDeleted,
-  replaceApiKeyHash,
-  setApiKeyDisabledAt,
-} from './api-key.store.ts';
+import { allowOrganizationLiveKeys, findOrganization, findOrganizationLiveKeysAllowed, lockOrganizationForNewKey } from '../organizations/organization.store.ts';
+import { countUndeletedApiKeys, findManagedApiKey, insertApiKeyRow, listApiKeysPage, markApiKeyDeleted, replaceApiKeyHash, setApiKeyDisabledAt } from './api-key.store.ts';
 import { generateKey, hashKey, keyPrefix, type KeyMode } from './key-secret.ts';
 
 /** How long the old secret keeps working after a rotation. */

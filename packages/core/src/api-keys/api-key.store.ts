@@ -1,4 +1,4 @@
-import type { ApiKey as ApiKeyRow, Db, Organization as OrganizationRow, Prisma } from '@tidings/db';
+import type { ApiKey as ApiKeyRow, Db, Prisma } from '@tidings/db';
 import type { KeyMode } from './key-secret.ts';
 
 /** The keys a caller of `callerMode` may see and manage: a test key only test keys, anything else every key. */
@@ -14,17 +14,14 @@ export async function insertApiKeyRow(
   });
 }
 
-/** Reads whether the organization may have live keys, and locks its row until the transaction ends. */
-export async function lockOrganizationForNewKey(tx: Prisma.TransactionClient, orgId: string): Promise<{ liveKeysAllowed: boolean } | undefined> {
-  // the organization row is locked so concurrent creates cannot pass the cap together
-  const [org] = await tx.$queryRaw<Array<{ liveKeysAllowed: boolean }>>`
-      SELECT "liveKeysAllowed" FROM "Organization" WHERE "id" = ${orgId} FOR UPDATE`;
-  return org;
-}
-
 /** The organization's keys that are not deleted. */
 export async function countUndeletedApiKeys(tx: Prisma.TransactionClient, orgId: string): Promise<number> {
   return tx.apiKey.count({ where: { orgId, deletedAt: null } });
+}
+
+/** The ids of the organization's keys that are not deleted: those a suspension or a resumption announces as changed. */
+export function listUndeletedApiKeyIds(db: Db, orgId: string): Promise<{ id: string }[]> {
+  return db.apiKey.findMany({ where: { orgId, deletedAt: null }, select: { id: true } });
 }
 
 /** One page of the organization's keys that are not deleted, those a caller of `callerMode` may see. */
@@ -89,18 +86,4 @@ export async function findActiveApiKeyByHash(db: Db, keyHash: string, now: Date)
 
 export async function setApiKeyLastUsedAt(db: Db, id: string, lastUsedAt: Date): Promise<void> {
   await db.apiKey.update({ where: { id }, data: { lastUsedAt } });
-}
-
-/** Whether the organization may have live keys; null when there is no such organization. */
-export async function findOrganizationLiveKeysAllowed(db: Db, orgId: string): Promise<{ liveKeysAllowed: boolean } | null> {
-  return db.organization.findUnique({ where: { id: orgId }, select: { liveKeysAllowed: true } });
-}
-
-export async function findOrganization(db: Db, orgId: string): Promise<OrganizationRow | null> {
-  return db.organization.findUnique({ where: { id: orgId } });
-}
-
-/** Lets an organization created for testing have live keys. */
-export async function allowOrganizationLiveKeys(tx: Prisma.TransactionClient, orgId: string): Promise<OrganizationRow> {
-  return tx.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: true } });
 }

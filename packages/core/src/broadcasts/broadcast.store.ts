@@ -173,11 +173,6 @@ export function findContactOrg(db: Db, id: string): Promise<{ orgId: string } | 
   return db.contact.findUnique({ where: { id }, select: { orgId: true } });
 }
 
-/** An organization's name, or null. */
-export function findOrganizationName(db: Db, id: string): Promise<{ name: string } | null> {
-  return db.organization.findUnique({ where: { id }, select: { name: true } });
-}
-
 /** The contact's subscription to a channel ends (`flag` false); undefined when it was not subscribed (or is gone). */
 export async function unsubscribeContactFromChannel(
   tx: Prisma.TransactionClient,

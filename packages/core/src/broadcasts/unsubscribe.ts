@@ -4,15 +4,9 @@ import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import { findOrganizationName } from '../organizations/organization.store.ts';
 import { findTopicName, unsubscribeContactFromTopic } from '../topics/topic.store.ts';
-import {
-  countBroadcastUnsubscribe,
-  findContactOrg,
-  findOrganizationName,
-  findUnsubscribeBroadcast,
-  suppressTestRecipient,
-  unsubscribeContactFromChannel,
-} from './broadcast.store.ts';
+import { countBroadcastUnsubscribe, findContactOrg, findUnsubscribeBroadcast, suppressTestRecipient, unsubscribeContactFromChannel } from './broadcast.store.ts';
 import { readUnsubscribeToken } from './unsubscribe-token.ts';
 
 export type UnsubscribeTarget = {

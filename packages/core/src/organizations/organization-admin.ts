@@ -1,13 +1,8 @@
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { auditedChange } from '../audit/audit-log.ts';
-import {
-  findOrganizationSuspendedAt,
-  listOrganizationKeyIds,
-  listOrganizationSummaries,
-  type OrganizationSummaryRow,
-  updateOrganizationSuspendedAt,
-} from './organization.store.ts';
+import { listUndeletedApiKeyIds } from '../api-keys/api-key.store.ts';
+import { findOrganizationSuspendedAt, listOrganizationSummaries, type OrganizationSummaryRow, updateOrganizationSuspendedAt } from './organization.store.ts';
 
 /** What a suspended organization's keys are told (403), by the API and in its reference. */
 export const ORGANIZATION_SUSPENDED_MESSAGE =
@@ -60,7 +55,7 @@ export async function setOrganizationSuspended(deps: Pick<Deps, 'db' | 'keyChang
   const row = await auditedChange(deps, { orgId, action: suspended ? 'organization.suspended' : 'organization.unsuspended', targetId: orgId }, (tx) =>
     updateOrganizationSuspendedAt(tx, orgId, suspendedAt),
   );
-  const keys = await listOrganizationKeyIds(db, orgId);
+  const keys = await listUndeletedApiKeyIds(db, orgId);
   for (const key of keys) await deps.keyChanges.publish(key.id);
   return toSummary(row);
 }

@@ -37,6 +37,11 @@ export function findOrganizationName(db: Db, orgId: string): Promise<{ name: str
   return db.organization.findUnique({ where: { id: orgId }, select: { name: true } });
 }
 
+/** The organization's name, which must exist (Prisma's not-found error otherwise): a keyword reply's, whose inbound message names it. */
+export function findOrganizationNameOrThrow(tx: Prisma.TransactionClient, orgId: string): Promise<{ name: string }> {
+  return tx.organization.findUniqueOrThrow({ where: { id: orgId }, select: { name: true } });
+}
+
 /** False for an organization made for testing, until an operator allows live keys. */
 export function findOrganizationLiveKeysAllowed(db: Db, orgId: string): Promise<{ liveKeysAllowed: boolean } | null> {
   return db.organization.findUnique({ where: { id: orgId }, select: { liveKeysAllowed: true } });
@@ -66,11 +71,6 @@ export function updateOrganizationSuspendedAt(tx: Prisma.TransactionClient, orgI
   return tx.organization.update({ where: { id: orgId }, data: { suspendedAt }, select: summarySelect });
 }
 
-/** The organization's keys that are not deleted: those a suspension or a resumption announces as changed. */
-export function listOrganizationKeyIds(db: Db, orgId: string): Promise<{ id: string }[]> {
-  return db.apiKey.findMany({ where: { orgId, deletedAt: null }, select: { id: true } });
-}
-
 export function updateOrganizationRequireTwoFactor(tx: Prisma.TransactionClient, orgId: string, requireTwoFactor: boolean): Promise<OrganizationRow> {
   return tx.organization.update({ where: { id: orgId }, data: { requireTwoFactor } });
 }
@@ -78,4 +78,17 @@ export function updateOrganizationRequireTwoFactor(tx: Prisma.TransactionClient,
 /** Locks the organization's row until the transaction ends. */
 export async function lockOrganization(tx: Prisma.TransactionClient, orgId: string): Promise<void> {
   await tx.$executeRaw`SELECT 1 FROM "Organization" WHERE "id" = ${orgId} FOR UPDATE`;
+}
+
+/** Reads whether the organization may have live keys, and locks its row until the transaction ends. */
+export async function lockOrganizationForNewKey(tx: Prisma.TransactionClient, orgId: string): Promise<{ liveKeysAllowed: boolean } | undefined> {
+  // the organization row is locked so concurrent creates cannot pass the cap together
+  const [org] = await tx.$queryRaw<Array<{ liveKeysAllowed: boolean }>>`
+      SELECT "liveKeysAllowed" FROM "Organization" WHERE "id" = ${orgId} FOR UPDATE`;
+  return org;
+}
+
+/** Lets an organization created for testing have live keys. */
+export async function allowOrganizationLiveKeys(tx: Prisma.TransactionClient, orgId: string): Promise<OrganizationRow> {
+  return tx.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: true } });
 }

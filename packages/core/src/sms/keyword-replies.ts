@@ -7,7 +7,8 @@ import { newId } from '../ids.ts';
 import { toMessage } from '../messages/message.mapper.ts';
 import type { OutboxItem } from '../outbox.ts';
 import { writeOutbox } from '../outbox.store.ts';
-import { findNumberReplies, findOrganizationName, insertKeywordReply } from './keyword-reply.store.ts';
+import { findOrganizationNameOrThrow } from '../organizations/organization.store.ts';
+import { findNumberReplies, insertKeywordReply } from './keyword-reply.store.ts';
 import { countSmsSegments } from './segments.ts';
 
 /** The answers carriers expect when neither the number nor the install sets one: they name who is writing. */
@@ -38,7 +39,7 @@ export async function recordKeywordReply(
   tx: Prisma.TransactionClient,
   { orgId, mode, keyword, inbound }: { orgId: string; mode: KeyMode; keyword: SmsKeyword; inbound: MessageRow },
 ): Promise<{ events: NewEvent[]; jobs: OutboxItem[] }> {
-  const [number, organization] = await Promise.all([findNumberReplies(tx, orgId, inbound.to), findOrganizationName(tx, orgId)]);
+  const [number, organization] = await Promise.all([findNumberReplies(tx, orgId, inbound.to), findOrganizationNameOrThrow(tx, orgId)]);
   const body = keywordReplyText(keyword, (number?.replies ?? {}) as KeywordReplies, config.smsReplies, organization.name);
   const now = inbound.createdAt;
   const row = await insertKeywordReply(tx, {

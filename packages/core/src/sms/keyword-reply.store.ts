@@ -6,11 +6,6 @@ export async function findNumberReplies(tx: Prisma.TransactionClient, orgId: str
   return tx.phoneNumber.findFirst({ where: { orgId, number }, select: { replies: true } });
 }
 
-/** The organization's name (the organization exists: its inbound message does). */
-export async function findOrganizationName(tx: Prisma.TransactionClient, orgId: string): Promise<{ name: string }> {
-  return tx.organization.findUniqueOrThrow({ where: { id: orgId }, select: { name: true } });
-}
-
 /** The answer to an inbound keyword: an outbound SMS, `queued` with its first status event, marked `keywordReply`. */
 export async function insertKeywordReply(
   tx: Prisma.TransactionClient,
