@@ -5,7 +5,8 @@ import { AppError, foundOr404 } from '../errors.ts';
 import { sendQueueOf } from '@tidings/queue';
 import { addJobs } from '../outbox.ts';
 import { countSmsSegments } from '../sms/segments.ts';
-import { findBroadcast, findRecipientContacts, findTemplateVersion, requeueFailedMessages, type RequeuedContent, selectRetryableMessages } from './broadcast.store.ts';
+import { findTemplateVersionRow } from '../templates/template.store.ts';
+import { findBroadcast, findRecipientContacts, requeueFailedMessages, type RequeuedContent, selectRetryableMessages } from './broadcast.store.ts';
 import { BROADCAST_RENDER_ATTEMPTS, broadcastVariables, type Failure, finishJob, type RecipientContact, renderEach, renderedProblem } from './fan-out.ts';
 
 /**
@@ -18,7 +19,7 @@ type FailedMessage = { id: string; contactId: string | null; hasContent: boolean
 
 /** Renders again the failed messages that never had content (RENDER_FAILED), for the contacts that still exist. */
 async function renderAgain(deps: Deps, broadcast: BroadcastRow, messages: FailedMessage[]): Promise<(RequeuedContent | (Failure & { id: string }))[]> {
-  const version = await findTemplateVersion(deps.db, broadcast.templateId, broadcast.templateVersion ?? 0);
+  const version = await findTemplateVersionRow(deps.db, broadcast.templateId, broadcast.templateVersion ?? 0);
   if (!version || messages.length === 0) return [];
   const contacts = await findRecipientContacts(
     deps.db,

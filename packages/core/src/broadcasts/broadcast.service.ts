@@ -20,6 +20,7 @@ import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { writeOutbox } from '../outbox.store.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { findSegment } from '../segments/find-segment.ts';
+import { findTemplateChannel, findTemplateVersionRow } from '../templates/template.store.ts';
 import { findTopic } from '../topics/topic.service.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 import {
@@ -28,8 +29,6 @@ import {
   deleteDraftBroadcast,
   findBroadcast,
   findBroadcastStatus,
-  findTemplateChannel,
-  findTemplateVersion,
   insertBroadcast,
   listBroadcastsPage,
   sendDraftBroadcast,
@@ -53,7 +52,7 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
     throw new AppError('BAD_REQUEST', `templateId: the template is for ${template.channelType}, not ${input.channelType}`);
   }
   if (input.templateVersion !== undefined) {
-    const version = input.templateVersion <= 2_147_483_647 && (await findTemplateVersion(deps.db, template.id, input.templateVersion));
+    const version = input.templateVersion <= 2_147_483_647 && (await findTemplateVersionRow(deps.db, template.id, input.templateVersion));
     if (!version) throw new AppError('BAD_REQUEST', `templateVersion: the template has no version ${input.templateVersion}`);
   }
   senderOf({ channelType: input.channelType, from: input.from }); // throws 400 for a sender this organization may not use

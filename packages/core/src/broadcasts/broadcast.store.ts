@@ -122,26 +122,7 @@ export function selectBroadcastLinks(db: Db, orgId: string, broadcastId: string,
     GROUP BY e."link" ORDER BY "clicks" DESC, "url" LIMIT ${limit}`;
 }
 
-// --- what a broadcast reads of its template, segment and contacts
-
-/** The organization's template (not deleted), with its channel, or null. */
-export function findTemplateChannel(db: Db, orgId: string, templateId: string): Promise<{ id: string; channelType: string } | null> {
-  return db.template.findFirst({ where: { id: templateId, orgId, deletedAt: null }, select: { id: true, channelType: true } });
-}
-
-/** The latest version number of the organization's template (not deleted), or null. */
-export function findTemplateLatestVersion(db: Db, orgId: string, templateId: string): Promise<{ version: number } | null> {
-  return db.template.findFirst({ where: { id: templateId, orgId, deletedAt: null }, select: { version: true } });
-}
-
-export function findTemplateVersion(db: Db, templateId: string, version: number) {
-  return db.templateVersion.findUnique({ where: { templateId_version: { templateId, version } } });
-}
-
-/** The organization's segment, or null. */
-export function findOrgSegment(db: Db, orgId: string, id: string) {
-  return db.segment.findFirst({ where: { id, orgId } });
-}
+// --- what a broadcast reads of its contacts
 
 /** The organization's contact, or null (another organization's id included). */
 export function findOrgContact(db: Db, orgId: string, id: string): Promise<ContactRow | null> {

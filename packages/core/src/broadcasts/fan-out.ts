@@ -13,6 +13,8 @@ import { compileSimpleTemplate } from '../templates/simple-template.ts';
 import type { TemplateContent } from '../templates/template-engine.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 import { chunkJob, firstChunkJobs, lostChunks, nextChunkJobs, windowOf, WINDOW_RECHECK_MS } from './bulk-window.ts';
+import { findOrgSegment } from '../segments/segment.store.ts';
+import { findTemplateLatestVersion, findTemplateVersionRow } from '../templates/template.store.ts';
 import { findOrgTopic } from '../topics/topic.store.ts';
 import {
   cancelUnstartedBroadcast,
@@ -20,10 +22,7 @@ import {
   type ChunkMessages,
   findBroadcastById,
   findBroadcastProgress,
-  findOrgSegment,
   findStrandedBroadcasts,
-  findTemplateLatestVersion,
-  findTemplateVersion,
   markBroadcastSentWhenDone,
   selectChunkWaitingMessages,
   selectFanOutRecipients,
@@ -226,7 +225,7 @@ export function renderedProblem({ subject, html, text, body }: Rendered, isEmail
  */
 async function messagesFor(deps: Deps, broadcast: BroadcastRow, contacts: RecipientContact[], attempt: number): Promise<ChunkMessages> {
   const [version, senderOf] = await Promise.all([
-    findTemplateVersion(deps.db, broadcast.templateId, broadcast.templateVersion!),
+    findTemplateVersionRow(deps.db, broadcast.templateId, broadcast.templateVersion!),
     loadSenderResolver(deps, broadcast.orgId, broadcast.mode, [{ channelType: broadcast.channelType, from: broadcast.from ?? undefined }]),
   ]);
   let from = '';

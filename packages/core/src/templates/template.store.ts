@@ -42,6 +42,16 @@ export async function findOrgTemplate(db: Pick<Db, 'template'>, orgId: string, i
   return db.template.findFirst({ where: { id, orgId } });
 }
 
+/** The organization's template (not deleted), with its channel, or null: what a broadcast checks its channel against. */
+export function findTemplateChannel(db: Db, orgId: string, templateId: string): Promise<{ id: string; channelType: string } | null> {
+  return db.template.findFirst({ where: { id: templateId, orgId, deletedAt: null }, select: { id: true, channelType: true } });
+}
+
+/** The latest version number of the organization's template (not deleted), or null: what a broadcast that names none pins. */
+export function findTemplateLatestVersion(db: Db, orgId: string, templateId: string): Promise<{ version: number } | null> {
+  return db.template.findFirst({ where: { id: templateId, orgId, deletedAt: null }, select: { version: true } });
+}
+
 /** The organization's templates among `ids`, soft-deleted or not. */
 export async function findOrgTemplates(db: Db, orgId: string, ids: string[]): Promise<TemplateRow[]> {
   return db.template.findMany({ where: { orgId, id: { in: ids } } });
