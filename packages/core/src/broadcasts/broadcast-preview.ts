@@ -2,7 +2,8 @@ import type { PreviewTemplateBody, TemplatePreview } from '@tidings/contracts';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
 import { previewTemplate } from '../templates/template.service.ts';
-import { findBroadcastForPreview, findOrgContact } from './broadcast.store.ts';
+import { findContact } from '../contacts/contact.store.ts';
+import { findBroadcastForPreview } from './broadcast.store.ts';
 import { broadcastVariables } from './fan-out.ts';
 
 /**
@@ -12,7 +13,7 @@ import { broadcastVariables } from './fan-out.ts';
  * @example await previewBroadcast(deps, orgId, 'brd_...', 'con_...') // { subject: 'Hi Ada', html: '...', ... }
  */
 export async function previewBroadcast(deps: Pick<Deps, 'db' | 'renderer' | 'config'>, orgId: string, id: string, contactId: string): Promise<TemplatePreview> {
-  const [broadcast, contact] = await Promise.all([findBroadcastForPreview(deps.db, orgId, id), findOrgContact(deps.db, orgId, contactId)]);
+  const [broadcast, contact] = await Promise.all([findBroadcastForPreview(deps.db, orgId, id), findContact(deps.db, orgId, contactId)]);
   const found = foundOr404(broadcast, 'Broadcast');
   const variables = broadcastVariables(deps.config, found, foundOr404(contact, 'Contact'));
   return previewTemplate(deps, orgId, found.templateId, { variables: variables as PreviewTemplateBody['variables'], version: found.templateVersion ?? undefined });

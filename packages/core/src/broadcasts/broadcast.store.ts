@@ -1,5 +1,5 @@
 import type { BroadcastLinks, BroadcastListQuery, SegmentCriteria } from '@tidings/contracts';
-import { columnsOf, Prisma, queryPrepared, type Db, type Broadcast as BroadcastRow, type Contact as ContactRow } from '@tidings/db';
+import { columnsOf, Prisma, queryPrepared, type Db, type Broadcast as BroadcastRow } from '@tidings/db';
 import type { KeyMode, ProviderName } from '@tidings/providers';
 import { auditInsertSql } from '../audit/audit-event.store.ts';
 import type { AuditActor } from '../audit/audit-log.ts';
@@ -122,20 +122,7 @@ export function selectBroadcastLinks(db: Db, orgId: string, broadcastId: string,
     GROUP BY e."link" ORDER BY "clicks" DESC, "url" LIMIT ${limit}`;
 }
 
-// --- what a broadcast reads of its contacts
-
-/** The organization's contact, or null (another organization's id included). */
-export function findOrgContact(db: Db, orgId: string, id: string): Promise<ContactRow | null> {
-  return db.contact.findFirst({ where: { id, orgId } });
-}
-
-/** What a template sees of the organization's contacts among `ids` (those deleted since are not there). */
-export function findRecipientContacts(db: Db, orgId: string, ids: string[]): Promise<RecipientContact[]> {
-  return db.contact.findMany({
-    where: { orgId, id: { in: ids } },
-    select: { id: true, email: true, phone: true, firstName: true, lastName: true, attributes: true },
-  });
-}
+// --- previews
 
 /** The broadcast's fields a preview renders with, or null when not the organization's. */
 export function findBroadcastForPreview(db: Db, orgId: string, id: string) {
@@ -147,26 +134,6 @@ export function findBroadcastForPreview(db: Db, orgId: string, id: string) {
 /** What an unsubscribe link needs of its broadcast (found by id: the link names no organization), or null. */
 export function findUnsubscribeBroadcast(db: Db, id: string) {
   return db.broadcast.findUnique({ where: { id }, select: { orgId: true, channelType: true, mode: true, topicId: true } });
-}
-
-/** A contact's organization (found by id: the link names no organization), or null. */
-export function findContactOrg(db: Db, id: string): Promise<{ orgId: string } | null> {
-  return db.contact.findUnique({ where: { id }, select: { orgId: true } });
-}
-
-/** The contact's subscription to a channel ends (`flag` false); undefined when it was not subscribed (or is gone). */
-export async function unsubscribeContactFromChannel(
-  tx: Prisma.TransactionClient,
-  orgId: string,
-  contactId: string,
-  flag: 'emailSubscribed' | 'smsSubscribed',
-  now: Date,
-): Promise<ContactRow | undefined> {
-  const [contact] = (await tx.contact.updateManyAndReturn({
-    where: { id: contactId, orgId, [flag]: true },
-    data: { [flag]: false, updatedAt: now },
-  })) as ContactRow[];
-  return contact;
 }
 
 /**

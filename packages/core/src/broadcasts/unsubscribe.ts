@@ -1,4 +1,5 @@
 import { toContact } from '../contacts/contact-fields.ts';
+import { findContactOrg, unsubscribeContactFromChannel } from '../contacts/contact.store.ts';
 import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
@@ -6,7 +7,7 @@ import { recordEvents } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { findOrganizationName } from '../organizations/organization.store.ts';
 import { findTopicName, unsubscribeContactFromTopic } from '../topics/topic.store.ts';
-import { countBroadcastUnsubscribe, findContactOrg, findUnsubscribeBroadcast, suppressTestRecipient, unsubscribeContactFromChannel } from './broadcast.store.ts';
+import { countBroadcastUnsubscribe, findUnsubscribeBroadcast, suppressTestRecipient } from './broadcast.store.ts';
 import { readUnsubscribeToken } from './unsubscribe-token.ts';
 
 export type UnsubscribeTarget = {

@@ -68,6 +68,29 @@ export async function findContact(db: Db, orgId: string, id: string): Promise<Co
   return db.contact.findFirst({ where: { id, orgId } });
 }
 
+/** A contact's organization (found by id: an unsubscribe link names no organization), or null. */
+export function findContactOrg(db: Db, id: string): Promise<{ orgId: string } | null> {
+  return db.contact.findUnique({ where: { id }, select: { orgId: true } });
+}
+
+/** The organization's contact with that email (email) or phone (sms): the sender of an inbound message. */
+export function findContactIdByAddress(tx: Prisma.TransactionClient, orgId: string, channelType: 'email' | 'sms', address: string): Promise<{ id: string } | null> {
+  return tx.contact.findFirst({ where: { orgId, ...(channelType === 'email' ? { email: address } : { phone: address }) }, select: { id: true } });
+}
+
+/** The addresses of the organization's contacts among `ids`: a send's `contactId` recipients. */
+export function listContactAddresses(db: Db, orgId: string, ids: string[]): Promise<{ id: string; email: string | null; phone: string | null }[]> {
+  return db.contact.findMany({ where: { orgId, id: { in: ids } }, select: { id: true, email: true, phone: true } });
+}
+
+/** What a broadcast's template sees of the organization's contacts among `ids` (those deleted since are not there). */
+export function findRecipientContacts(db: Db, orgId: string, ids: string[]): Promise<Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>[]> {
+  return db.contact.findMany({
+    where: { orgId, id: { in: ids } },
+    select: { id: true, email: true, phone: true, firstName: true, lastName: true, attributes: true },
+  });
+}
+
 /** The organization's contact, locked for the rest of the transaction (so concurrent merges never lose a key). */
 export async function lockContact(tx: Prisma.TransactionClient, orgId: string, id: string): Promise<ContactRow | undefined> {
   const [current] = await tx.$queryRaw<ContactRow[]>`SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${id} AND "orgId" = ${orgId} FOR UPDATE`;
@@ -86,8 +109,43 @@ export type ContactChanges = {
   topics: Record<string, boolean> | undefined;
 };
 
-export async function updateContactRow(tx: Prisma.TransactionClient, id: string, data: ContactChanges): Promise<ContactRow> {
+/** contact.update's changes, or a preference form's (topics, or the channel's subscription, with `updatedAt`). */
+export async function updateContactRow(tx: Prisma.TransactionClient, id: string, data: ContactChanges | Prisma.ContactUpdateInput): Promise<ContactRow> {
   return tx.contact.update({ where: { id }, data });
+}
+
+/** The contact's subscription to a channel ends (`flag` false); undefined when it was not subscribed (or is gone). */
+export async function unsubscribeContactFromChannel(
+  tx: Prisma.TransactionClient,
+  orgId: string,
+  contactId: string,
+  flag: 'emailSubscribed' | 'smsSubscribed',
+  now: Date,
+): Promise<ContactRow | undefined> {
+  const [contact] = (await tx.contact.updateManyAndReturn({
+    where: { id: contactId, orgId, [flag]: true },
+    data: { [flag]: false, updatedAt: now },
+  })) as ContactRow[];
+  return contact;
+}
+
+/** Sets `smsSubscribed` false on the organization's contacts with that phone (an SMS opt-out); returns those it changed. */
+export async function unsubscribeContactsFromSms(tx: Prisma.TransactionClient, orgId: string, phone: string): Promise<ContactRow[]> {
+  return tx.$queryRaw<ContactRow[]>`
+    UPDATE "Contact" SET "smsSubscribed" = false, "updatedAt" = now() AT TIME ZONE 'UTC'
+    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND "smsSubscribed" RETURNING *`;
+}
+
+/** Sets `smsSubscribed` back to true on the organization's contacts with that phone (an SMS opt-in); returns those it changed. */
+export async function resubscribeContactsToSms(tx: Prisma.TransactionClient, orgId: string, phone: string): Promise<ContactRow[]> {
+  return tx.$queryRaw<ContactRow[]>`
+    UPDATE "Contact" SET "smsSubscribed" = true, "updatedAt" = now() AT TIME ZONE 'UTC'
+    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND NOT "smsSubscribed" RETURNING *`;
+}
+
+/** Forgets every contact's choice about a deleted topic. */
+export function removeTopicChoices(tx: Prisma.TransactionClient, orgId: string, topicId: string): Promise<number> {
+  return tx.$executeRaw`UPDATE "Contact" SET "topics" = "topics" - ${topicId}::text WHERE "orgId" = ${orgId} AND "topics" -> ${topicId}::text IS NOT NULL`;
 }
 
 /** Deletes the organization's contact in one statement, returning the row it was (undefined when there was none). */

@@ -1,21 +1,14 @@
 import type { Message } from '@tidings/contracts';
 import type { Message as MessageRow } from '@tidings/db';
 import { toE164 } from '../contacts/contact-fields.ts';
+import { findContactIdByAddress } from '../contacts/contact.store.ts';
 import type { Deps } from '../deps.ts';
 import { recordEvents, type NewEvent } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { toMessage } from './message.mapper.ts';
-import {
-  claimProviderEvent,
-  findContactIdByAddress,
-  findInboundMessage,
-  findNumberOwner,
-  findVerifiedDomainOwner,
-  insertReceivedMessage,
-  lockInboundMessage,
-} from './message.store.ts';
+import { claimProviderEvent, findInboundMessage, findNumberOwner, findVerifiedDomainOwner, insertReceivedMessage, lockInboundMessage } from './message.store.ts';
 import { parseEmail } from './recipients.ts';
 import { modeOfProvider, type KeyMode } from '@tidings/providers';
 import { countSmsSegments } from '../sms/segments.ts';

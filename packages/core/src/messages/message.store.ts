@@ -185,11 +185,6 @@ export function findInboundMessage(tx: Prisma.TransactionClient, orgId: string, 
   return tx.message.findFirst({ where: { orgId, provider, providerMessageId, direction: 'inbound' } });
 }
 
-/** The organization's contact with that email (email) or phone (sms). */
-export function findContactIdByAddress(tx: Prisma.TransactionClient, orgId: string, channelType: 'email' | 'sms', address: string): Promise<{ id: string } | null> {
-  return tx.contact.findFirst({ where: { orgId, ...(channelType === 'email' ? { email: address } : { phone: address }) }, select: { id: true } });
-}
-
 /** The message with its `received` history entry. */
 export function insertReceivedMessage(tx: Prisma.TransactionClient, row: Prisma.MessageUncheckedCreateInput & { createdAt: Date }): Promise<MessageRow> {
   return tx.message.create({ data: { ...row, events: { create: { status: 'received', createdAt: row.createdAt } } } });
@@ -235,10 +230,6 @@ export function listSenderNumbers(db: Db, orgId: string, numbers: string[]): Pro
     where: { orgId, OR: [{ number: { in: numbers } }, { isDefault: true }] },
     select: { number: true, isDefault: true },
   });
-}
-
-export function listContactAddresses(db: Db, orgId: string, ids: string[]): Promise<{ id: string; email: string | null; phone: string | null }[]> {
-  return db.contact.findMany({ where: { orgId, id: { in: ids } }, select: { id: true, email: true, phone: true } });
 }
 
 // Sandbox outcome (sandbox-outcome.ts)

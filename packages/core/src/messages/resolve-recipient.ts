@@ -1,7 +1,7 @@
 import type { SendMessageBody } from '@tidings/contracts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { listContactAddresses } from './message.store.ts';
+import { listContactAddresses } from '../contacts/contact.store.ts';
 import { parseE164, parseEmail } from './recipients.ts';
 
 type ContactAddress = { email: string | null; phone: string | null };

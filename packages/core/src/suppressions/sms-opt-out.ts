@@ -1,8 +1,9 @@
 import type { Prisma } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import { toContact } from '../contacts/contact-fields.ts';
+import { resubscribeContactsToSms, unsubscribeContactsFromSms } from '../contacts/contact.store.ts';
 import type { NewEvent } from '../events.ts';
-import { deleteOptOutSuppressions, resubscribeContactsToSms, unsubscribeContactsFromSms, upsertStoppedSuppression } from './suppression.store.ts';
+import { deleteOptOutSuppressions, upsertStoppedSuppression } from './suppression.store.ts';
 
 /**
  * SMS opt-out, in the caller's transaction: suppresses the number with reason `stopped` (an `unsubscribed` row

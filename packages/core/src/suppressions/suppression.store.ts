@@ -1,5 +1,5 @@
 import type { SuppressionListQuery } from '@tidings/contracts';
-import type { Contact as ContactRow, Db, Prisma, Suppression as SuppressionRow } from '@tidings/db';
+import type { Db, Prisma, Suppression as SuppressionRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 
 /**
@@ -60,18 +60,4 @@ export async function upsertStoppedSuppression(tx: Prisma.TransactionClient, org
 /** Lifts the number's `stopped` or `unsubscribed` suppression of `mode` (never a bounce or complaint). */
 export async function deleteOptOutSuppressions(tx: Prisma.TransactionClient, orgId: string, phone: string, mode: KeyMode): Promise<void> {
   await tx.suppression.deleteMany({ where: { orgId, recipient: phone, mode, reason: { in: ['stopped', 'unsubscribed'] } } });
-}
-
-/** Sets `smsSubscribed` false on the organization's contacts with that phone; returns those it changed. */
-export async function unsubscribeContactsFromSms(tx: Prisma.TransactionClient, orgId: string, phone: string): Promise<ContactRow[]> {
-  return tx.$queryRaw<ContactRow[]>`
-    UPDATE "Contact" SET "smsSubscribed" = false, "updatedAt" = now() AT TIME ZONE 'UTC'
-    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND "smsSubscribed" RETURNING *`;
-}
-
-/** Sets `smsSubscribed` back to true on the organization's contacts with that phone; returns those it changed. */
-export async function resubscribeContactsToSms(tx: Prisma.TransactionClient, orgId: string, phone: string): Promise<ContactRow[]> {
-  return tx.$queryRaw<ContactRow[]>`
-    UPDATE "Contact" SET "smsSubscribed" = true, "updatedAt" = now() AT TIME ZONE 'UTC'
-    WHERE "orgId" = ${orgId} AND "phone" = ${phone} AND NOT "smsSubscribed" RETURNING *`;
 }

@@ -1,14 +1,14 @@
 import type { Prisma } from '@tidings/db';
-import { findOrgContact } from '../broadcasts/broadcast.store.ts';
 import { findUnsubscribeTarget, unsubscribeFromTestBroadcast, type UnsubscribeTarget } from '../broadcasts/unsubscribe.ts';
 import { toContact } from '../contacts/contact-fields.ts';
+import { findContact, lockContact, updateContactRow } from '../contacts/contact.store.ts';
 import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents, type EventType } from '../events.ts';
 import { dispatchOutbox } from '../outbox.ts';
 import { isInTopic } from './contact-topics.ts';
-import { listPublicTopics, lockPreferenceContact, savePreferenceContact, selectPublicTopicIds } from './topic.store.ts';
+import { listPublicTopics, selectPublicTopicIds } from './topic.store.ts';
 
 /** Public topics shown on one preference page, at most. */
 const MAX_PAGE_TOPICS = 200;
@@ -31,7 +31,7 @@ const flagOf = (target: UnsubscribeTarget) => (target.channelType === 'email' ? 
 
 /** The page's content for a target, in two queries (the contact, the public topics). */
 async function preferencesOf({ db }: Pick<Deps, 'db'>, target: UnsubscribeTarget): Promise<Preferences> {
-  const [contact, topics] = await Promise.all([findOrgContact(db, target.orgId, target.contactId), listPublicTopics(db, target.orgId, MAX_PAGE_TOPICS)]);
+  const [contact, topics] = await Promise.all([findContact(db, target.orgId, target.contactId), listPublicTopics(db, target.orgId, MAX_PAGE_TOPICS)]);
   if (!contact) throw new AppError('NOT_FOUND', 'Preference link not found');
   return {
     orgName: target.orgName,
@@ -68,7 +68,7 @@ export async function savePreferences(deps: Deps, token: string, choice: Prefere
   const flag = flagOf(target);
   const now = deps.now();
   const outbox = await deps.db.$transaction(async (tx) => {
-    const current = await lockPreferenceContact(tx, target.orgId, target.contactId);
+    const current = await lockContact(tx, target.orgId, target.contactId);
     if (!current) throw new AppError('NOT_FOUND', 'Preference link not found');
     let data: Prisma.ContactUpdateInput;
     if (choice.action === 'save') {
@@ -79,7 +79,7 @@ export async function savePreferences(deps: Deps, token: string, choice: Prefere
     } else {
       data = { [flag]: choice.action === 'resubscribe' };
     }
-    const row = await savePreferenceContact(tx, current.id, { ...data, updatedAt: now });
+    const row = await updateContactRow(tx, current.id, { ...data, updatedAt: now });
     const address = target.channelType === 'email' ? row.email : row.phone;
     await syncUnsubscribes(tx, target.orgId, [row], choice.action === 'resubscribe' && address ? [address] : []);
     const contact = toContact(row);

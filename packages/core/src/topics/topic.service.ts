@@ -5,7 +5,8 @@ import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
-import { deleteOrgTopic, findOrgTopic, insertTopic, listTopicsPage, removeTopicChoices, updateOrgTopic } from './topic.store.ts';
+import { removeTopicChoices } from '../contacts/contact.store.ts';
+import { deleteOrgTopic, findOrgTopic, insertTopic, listTopicsPage, updateOrgTopic } from './topic.store.ts';
 
 /**
  * The API's view of a topic row.

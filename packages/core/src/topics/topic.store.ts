@@ -37,11 +37,6 @@ export function deleteOrgTopic(tx: Prisma.TransactionClient, orgId: string, id: 
   return tx.topic.deleteMany({ where: { id, orgId } });
 }
 
-/** Forgets every contact's choice about a deleted topic. */
-export function removeTopicChoices(tx: Prisma.TransactionClient, orgId: string, topicId: string): Promise<number> {
-  return tx.$executeRaw`UPDATE "Contact" SET "topics" = "topics" - ${topicId}::text WHERE "orgId" = ${orgId} AND "topics" -> ${topicId}::text IS NOT NULL`;
-}
-
 /** The organization's public topics as a preference page lists them: oldest first, at most `limit`. */
 export function listPublicTopics(db: Db, orgId: string, limit: number): Promise<TopicRow[]> {
   return db.topic.findMany({ where: { orgId, visibility: 'public' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit });
@@ -50,18 +45,6 @@ export function listPublicTopics(db: Db, orgId: string, limit: number): Promise<
 /** Which of `ids` are public topics of the organization (those a preference form may set). */
 export function selectPublicTopicIds(tx: Prisma.TransactionClient, orgId: string, ids: string[]): Promise<{ id: string }[]> {
   return tx.topic.findMany({ where: { orgId, visibility: 'public', id: { in: ids } }, select: { id: true } });
-}
-
-/** The contact a preference form changes, locked until the transaction ends; undefined when not the organization's. */
-export async function lockPreferenceContact(tx: Prisma.TransactionClient, orgId: string, contactId: string): Promise<ContactRow | undefined> {
-  const [current] = await tx.$queryRaw<ContactRow[]>`
-      SELECT ${columnsOf(Prisma.ContactScalarFieldEnum)} FROM "Contact" WHERE "id" = ${contactId} AND "orgId" = ${orgId} FOR UPDATE`;
-  return current;
-}
-
-/** Writes a preference form's choices (topics, or the channel's subscription) to the contact. */
-export function savePreferenceContact(tx: Prisma.TransactionClient, id: string, data: Prisma.ContactUpdateInput): Promise<ContactRow> {
-  return tx.contact.update({ where: { id }, data });
 }
 
 /**
