@@ -1,5 +1,5 @@
 import type { Prisma } from '@tidings/db';
-import { deleteUnsubscribedSuppressions, insertUnsubscribedSuppressions } from './contact.store.ts';
+import { deleteUnsubscribedSuppressions, insertUnsubscribedSuppressions } from '../suppressions/suppression.store.ts';
 
 type Subscriptions = { email: string | null; phone: string | null; emailSubscribed: boolean; smsSubscribed: boolean };
 

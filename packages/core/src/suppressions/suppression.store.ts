@@ -61,3 +61,21 @@ export async function upsertStoppedSuppression(tx: Prisma.TransactionClient, org
 export async function deleteOptOutSuppressions(tx: Prisma.TransactionClient, orgId: string, phone: string, mode: KeyMode): Promise<void> {
   await tx.suppression.deleteMany({ where: { orgId, recipient: phone, mode, reason: { in: ['stopped', 'unsubscribed'] } } });
 }
+
+/**
+ * An `unsubscribed` suppression for each of `recipients` (an existing bounce or complaint row is kept as it is), in
+ * one statement for any number. Suppression rows kept in step with contacts' subscription flags.
+ */
+export async function insertUnsubscribedSuppressions(tx: Prisma.TransactionClient, orgId: string, recipients: string[]): Promise<void> {
+  // unnest with one array parameter: Prisma's createMany binds each value and is several times slower in bulk.
+  // Times are UTC, as Prisma stores them, whatever the session's time zone.
+  await tx.$executeRaw`
+      INSERT INTO "Suppression" ("orgId", "recipient", "reason", "createdAt")
+      SELECT ${orgId}, recipient, 'unsubscribed'::"SuppressionReason", now() AT TIME ZONE 'UTC' FROM unnest(${recipients}::text[]) AS recipient
+      ON CONFLICT DO NOTHING`;
+}
+
+/** Removes only the `unsubscribed` suppressions of `recipients`, never bounces or complaints. */
+export async function deleteUnsubscribedSuppressions(tx: Prisma.TransactionClient, orgId: string, recipients: string[]): Promise<void> {
+  await tx.suppression.deleteMany({ where: { orgId, reason: 'unsubscribed', recipient: { in: recipients } } });
+}
