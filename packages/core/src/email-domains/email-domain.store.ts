@@ -74,3 +74,26 @@ export function claimPendingEmailDomains(db: Db, cutoff: Date, batchSize: number
 export function findEmailDomainsByIds(db: Db, ids: string[]): Promise<EmailDomainRow[]> {
   return db.emailDomain.findMany({ where: { id: { in: ids } } });
 }
+
+/** The organization that verified `domain` first (a domain only added, pending or failed, receives nothing): an inbound email's. */
+export async function findVerifiedDomainOwner(db: Db, domain: string): Promise<string | null> {
+  const found = await db.emailDomain.findFirst({
+    where: { name: domain, status: 'verified' },
+    orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }],
+    select: { orgId: true },
+  });
+  return found?.orgId ?? null;
+}
+
+/** The verified domains a send may use: those named (`names`) and those with a default sender, oldest first. */
+export function listSenderDomains(
+  db: Db,
+  orgId: string,
+  names: string[],
+): Promise<Pick<EmailDomainRow, 'name' | 'defaultFromAddress' | 'defaultFromName' | 'openTracking' | 'clickTracking'>[]> {
+  return db.emailDomain.findMany({
+    where: { orgId, status: 'verified', OR: [{ name: { in: names } }, { defaultFromAddress: { not: null } }] },
+    orderBy: { createdAt: 'asc' },
+    select: { name: true, defaultFromAddress: true, defaultFromName: true, openTracking: true, clickTracking: true },
+  });
+}

@@ -3,12 +3,14 @@ import type { Message as MessageRow } from '@tidings/db';
 import { toE164 } from '../contacts/contact-fields.ts';
 import { findContactIdByAddress } from '../contacts/contact.store.ts';
 import type { Deps } from '../deps.ts';
+import { findVerifiedDomainOwner } from '../email-domains/email-domain.store.ts';
 import { recordEvents, type NewEvent } from '../events.ts';
 import { newId } from '../ids.ts';
 import { dispatchOutbox } from '../outbox.ts';
+import { findNumberOwner } from '../phone-numbers/phone-number.store.ts';
 import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { toMessage } from './message.mapper.ts';
-import { claimProviderEvent, findInboundMessage, findNumberOwner, findVerifiedDomainOwner, insertReceivedMessage, lockInboundMessage } from './message.store.ts';
+import { claimProviderEvent, findInboundMessage, insertReceivedMessage, lockInboundMessage } from './message.store.ts';
 import { parseEmail } from './recipients.ts';
 import { modeOfProvider, type KeyMode } from '@tidings/providers';
 import { countSmsSegments } from '../sms/segments.ts';
@@ -48,7 +50,7 @@ const normalize = (channelType: 'email' | 'sms', address: string) =>
  * failed) receives nothing, so nobody can claim another's mail by adding its domain first.
  */
 async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
-  if (channelType === 'sms') return findNumberOwner(db, to);
+  if (channelType === 'sms') return (await findNumberOwner(db, to))?.orgId ?? null;
   return findVerifiedDomainOwner(db, to.slice(to.lastIndexOf('@') + 1));
 }
 

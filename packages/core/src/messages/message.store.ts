@@ -1,5 +1,5 @@
 import type { MessageStatus } from '@tidings/contracts';
-import { Prisma, queryRows, type Db, type EmailDomain, type Message as MessageRow, type PhoneNumber } from '@tidings/db';
+import { Prisma, queryRows, type Db, type Message as MessageRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import { eventsCte } from '../event.store.ts';
 import type { EventType } from '../events.ts';
@@ -162,20 +162,6 @@ export async function rescheduleScheduledMessage(db: Db, orgId: string, id: stri
 
 // Inbound (inbound.ts)
 
-export async function findNumberOwner(db: Db, number: string): Promise<string | null> {
-  return (await db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } }))?.orgId ?? null;
-}
-
-/** The organization that verified `domain` first (a domain only added, pending or failed, receives nothing). */
-export async function findVerifiedDomainOwner(db: Db, domain: string): Promise<string | null> {
-  const found = await db.emailDomain.findFirst({
-    where: { name: domain, status: 'verified' },
-    orderBy: [{ verifiedAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }],
-    select: { orgId: true },
-  });
-  return found?.orgId ?? null;
-}
-
 /** Held until `tx` ends: the same callback delivered twice at once waits for the first's commit, then finds its message. */
 export async function lockInboundMessage(tx: Prisma.TransactionClient, provider: string, providerMessageId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`inbound:${provider}:${providerMessageId}`}, 0))`;
@@ -207,29 +193,6 @@ export function listOverdueMessages(db: Db, kind: 'unfinished' | 'scheduled', cu
     SELECT "id", "channelType", "broadcastId", "scheduledAt", "updatedAt" FROM "Message"
     WHERE ${status} AND ${column} < ${cutoff}::timestamp ${page}
     ORDER BY ${column}, "id" LIMIT ${limit}`;
-}
-
-// Senders and recipients (resolve-sender.ts, resolve-recipient.ts)
-
-/** The verified domains a send may use: those named (`names`) and those with a default sender, oldest first. */
-export function listSenderDomains(
-  db: Db,
-  orgId: string,
-  names: string[],
-): Promise<Pick<EmailDomain, 'name' | 'defaultFromAddress' | 'defaultFromName' | 'openTracking' | 'clickTracking'>[]> {
-  return db.emailDomain.findMany({
-    where: { orgId, status: 'verified', OR: [{ name: { in: names } }, { defaultFromAddress: { not: null } }] },
-    orderBy: { createdAt: 'asc' },
-    select: { name: true, defaultFromAddress: true, defaultFromName: true, openTracking: true, clickTracking: true },
-  });
-}
-
-/** The organization's numbers a send may use: those named (`numbers`) and the default one. */
-export function listSenderNumbers(db: Db, orgId: string, numbers: string[]): Promise<Pick<PhoneNumber, 'number' | 'isDefault'>[]> {
-  return db.phoneNumber.findMany({
-    where: { orgId, OR: [{ number: { in: numbers } }, { isDefault: true }] },
-    select: { number: true, isDefault: true },
-  });
 }
 
 // Sandbox outcome (sandbox-outcome.ts)

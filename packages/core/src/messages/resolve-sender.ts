@@ -1,7 +1,8 @@
 import { sendsToSandbox, type KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { listSenderDomains, listSenderNumbers } from './message.store.ts';
+import { listSenderDomains } from '../email-domains/email-domain.store.ts';
+import { listSenderNumbers } from '../phone-numbers/phone-number.store.ts';
 import { parseE164, parseEmail } from './recipients.ts';
 
 /** The senders of `sk_test_` keys when `from` is absent. */

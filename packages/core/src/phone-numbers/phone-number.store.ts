@@ -26,6 +26,19 @@ export function findNumberOwner(db: Db, number: string): Promise<{ orgId: string
   return db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
 }
 
+/** The organization's numbers a send may use: those named (`numbers`) and the default one. */
+export function listSenderNumbers(db: Db, orgId: string, numbers: string[]): Promise<Pick<PhoneNumberRow, 'number' | 'isDefault'>[]> {
+  return db.phoneNumber.findMany({
+    where: { orgId, OR: [{ number: { in: numbers } }, { isDefault: true }] },
+    select: { number: true, isDefault: true },
+  });
+}
+
+/** The keyword replies the organization's number sets, or null when the number is not (or no longer) the organization's. */
+export async function findNumberReplies(tx: Prisma.TransactionClient, orgId: string, number: string): Promise<{ replies: Prisma.JsonValue } | null> {
+  return tx.phoneNumber.findFirst({ where: { orgId, number }, select: { replies: true } });
+}
+
 export function listPhoneNumbersPage(db: Db, orgId: string, { where, ...page }: PageArgs): Promise<PhoneNumberRow[]> {
   return db.phoneNumber.findMany({ where: { orgId, ...where }, ...page });
 }

@@ -8,7 +8,8 @@ import { toMessage } from '../messages/message.mapper.ts';
 import type { OutboxItem } from '../outbox.ts';
 import { writeOutbox } from '../outbox.store.ts';
 import { findOrganizationNameOrThrow } from '../organizations/organization.store.ts';
-import { findNumberReplies, insertKeywordReply } from './keyword-reply.store.ts';
+import { findNumberReplies } from '../phone-numbers/phone-number.store.ts';
+import { insertKeywordReply } from './keyword-reply.store.ts';
 import { countSmsSegments } from './segments.ts';
 
 /** The answers carriers expect when neither the number nor the install sets one: they name who is writing. */

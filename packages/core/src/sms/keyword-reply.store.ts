@@ -1,11 +1,6 @@
 import type { Message as MessageRow, Prisma, SmsKeyword } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 
-/** The keyword replies the organization's number sets, or null when the number is not (or no longer) the organization's. */
-export async function findNumberReplies(tx: Prisma.TransactionClient, orgId: string, number: string): Promise<{ replies: Prisma.JsonValue } | null> {
-  return tx.phoneNumber.findFirst({ where: { orgId, number }, select: { replies: true } });
-}
-
 /** The answer to an inbound keyword: an outbound SMS, `queued` with its first status event, marked `keywordReply`. */
 export async function insertKeywordReply(
   tx: Prisma.TransactionClient,
