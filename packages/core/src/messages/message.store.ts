@@ -1,5 +1,5 @@
 import type { MessageStatus } from '@tidings/contracts';
-import { Prisma, queryRows, type Db, type Message as MessageRow } from '@tidings/db';
+import { Prisma, queryRows, type Db, type Message as MessageRow, type SmsKeyword } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import { eventsCte } from '../event.store.ts';
 import type { EventType } from '../events.ts';
@@ -174,6 +174,49 @@ export function findInboundMessage(tx: Prisma.TransactionClient, orgId: string, 
 /** The message with its `received` history entry. */
 export function insertReceivedMessage(tx: Prisma.TransactionClient, row: Prisma.MessageUncheckedCreateInput & { createdAt: Date }): Promise<MessageRow> {
   return tx.message.create({ data: { ...row, events: { create: { status: 'received', createdAt: row.createdAt } } } });
+}
+
+// SMS keyword replies (keyword-replies.ts)
+
+/** The answer to an inbound keyword: an outbound SMS, `queued` with its first status event, marked `keywordReply`. */
+export async function insertKeywordReply(
+  tx: Prisma.TransactionClient,
+  reply: {
+    id: string;
+    orgId: string;
+    to: string;
+    from: string;
+    body: string;
+    segments: number;
+    contactId: string | null;
+    provider: string;
+    mode: KeyMode;
+    keywordReply: SmsKeyword;
+    inReplyTo: string;
+    at: Date;
+  },
+): Promise<MessageRow> {
+  return tx.message.create({
+    data: {
+      id: reply.id,
+      orgId: reply.orgId,
+      channelType: 'sms',
+      direction: 'outbound',
+      to: reply.to,
+      from: reply.from,
+      body: reply.body,
+      segments: reply.segments,
+      contactId: reply.contactId,
+      status: 'queued',
+      provider: reply.provider,
+      mode: reply.mode,
+      keywordReply: reply.keywordReply,
+      metadata: { inReplyTo: reply.inReplyTo },
+      createdAt: reply.at,
+      updatedAt: reply.at,
+      events: { create: { status: 'queued', createdAt: reply.at } },
+    },
+  });
 }
 
 // Stranded messages (requeue-stranded.ts)

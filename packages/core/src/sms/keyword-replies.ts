@@ -5,11 +5,11 @@ import type { Deps } from '../deps.ts';
 import type { NewEvent } from '../events.ts';
 import { newId } from '../ids.ts';
 import { toMessage } from '../messages/message.mapper.ts';
+import { insertKeywordReply } from '../messages/message.store.ts';
 import type { OutboxItem } from '../outbox.ts';
 import { writeOutbox } from '../outbox.store.ts';
 import { findOrganizationNameOrThrow } from '../organizations/organization.store.ts';
 import { findNumberReplies } from '../phone-numbers/phone-number.store.ts';
-import { insertKeywordReply } from './keyword-reply.store.ts';
 import { countSmsSegments } from './segments.ts';
 
 /** The answers carriers expect when neither the number nor the install sets one: they name who is writing. */
