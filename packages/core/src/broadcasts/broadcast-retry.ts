@@ -6,8 +6,9 @@ import { sendQueueOf } from '@tidings/queue';
 import { addJobs } from '../outbox.ts';
 import { countSmsSegments } from '../sms/segments.ts';
 import { findRecipientContacts } from '../contacts/contact.store.ts';
+import { selectRetryableMessages } from '../messages/message.store.ts';
 import { findTemplateVersionRow } from '../templates/template.store.ts';
-import { findBroadcast, requeueFailedMessages, type RequeuedContent, selectRetryableMessages } from './broadcast.store.ts';
+import { findBroadcast, requeueFailedMessages, type RequeuedContent } from './broadcast.store.ts';
 import { BROADCAST_RENDER_ATTEMPTS, broadcastVariables, type Failure, finishJob, type RecipientContact, renderEach, renderedProblem } from './fan-out.ts';
 
 /**

@@ -15,6 +15,7 @@ import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import type { KeyMode } from '@tidings/providers';
+import { countFailedReasons } from '../messages/message.store.ts';
 import { loadSenderResolver } from '../messages/resolve-sender.ts';
 import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
 import { writeOutbox } from '../outbox.store.ts';
@@ -25,7 +26,6 @@ import { findTopic } from '../topics/topic.service.ts';
 import { toBroadcast } from './broadcast.mapper.ts';
 import {
   cancelBroadcastRow,
-  countFailedReasons,
   deleteDraftBroadcast,
   findBroadcast,
   findBroadcastStatus,

@@ -101,14 +101,6 @@ export function sumBroadcastMessageCounts(db: Db, ids: string[]): Promise<{ broa
     FROM "BroadcastMessageCount" WHERE "broadcastId" = ANY(${ids}::text[]) GROUP BY "broadcastId", "status"`;
 }
 
-/** How many failed messages of each broadcast have each error code, through the organization's (orgId, status) index. */
-export function countFailedReasons(db: Db, orgId: string, ids: string[]): Promise<{ broadcastId: string; code: string; count: number }[]> {
-  return db.$queryRaw<{ broadcastId: string; code: string; count: number }[]>`
-        SELECT "broadcastId", coalesce("errorCode", 'UNKNOWN') AS "code", count(*)::int AS "count" FROM "Message"
-        WHERE "orgId" = ${orgId} AND "status" IN ('failed', 'undelivered') AND "broadcastId" = ANY(${ids}::text[])
-        GROUP BY 1, 2 ORDER BY 2`;
-}
-
 /**
  * Each clicked link of the broadcast's messages (their `clicked` history entries), most clicked first: one grouped
  * read through the messages' (orgId, broadcastId) index and each one's history.
@@ -158,18 +150,6 @@ export async function suppressTestRecipient(
 }
 
 // --- retrying failed messages
-
-/** The broadcast's failed messages whose error is one of `errorCodes`, and whether each has content (was rendered). */
-export function selectRetryableMessages(
-  db: Db,
-  orgId: string,
-  broadcastId: string,
-  errorCodes: readonly string[],
-): Promise<{ id: string; contactId: string | null; hasContent: boolean }[]> {
-  return db.$queryRaw<{ id: string; contactId: string | null; hasContent: boolean }[]>`
-    SELECT "id", "contactId", ("subject" IS NOT NULL OR "html" IS NOT NULL OR "text" IS NOT NULL OR "body" IS NOT NULL) AS "hasContent"
-    FROM "Message" WHERE "orgId" = ${orgId} AND "status" = 'failed' AND "broadcastId" = ${broadcastId} AND "errorCode" = ANY(${errorCodes}::text[])`;
-}
 
 /** A failed message queued again, with its content where it was rendered again (else it keeps its own). */
 export type RequeuedContent = { id: string; subject?: string | null; html?: string | null; text?: string | null; body?: string | null; segments?: number | null };

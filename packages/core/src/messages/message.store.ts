@@ -176,6 +176,28 @@ export function insertReceivedMessage(tx: Prisma.TransactionClient, row: Prisma.
   return tx.message.create({ data: { ...row, events: { create: { status: 'received', createdAt: row.createdAt } } } });
 }
 
+// Broadcasts' failed messages (broadcast.service.ts, broadcast-retry.ts)
+
+/** How many failed messages of each broadcast have each error code, through the organization's (orgId, status) index. */
+export function countFailedReasons(db: Db, orgId: string, ids: string[]): Promise<{ broadcastId: string; code: string; count: number }[]> {
+  return db.$queryRaw<{ broadcastId: string; code: string; count: number }[]>`
+        SELECT "broadcastId", coalesce("errorCode", 'UNKNOWN') AS "code", count(*)::int AS "count" FROM "Message"
+        WHERE "orgId" = ${orgId} AND "status" IN ('failed', 'undelivered') AND "broadcastId" = ANY(${ids}::text[])
+        GROUP BY 1, 2 ORDER BY 2`;
+}
+
+/** The broadcast's failed messages whose error is one of `errorCodes`, and whether each has content (was rendered). */
+export function selectRetryableMessages(
+  db: Db,
+  orgId: string,
+  broadcastId: string,
+  errorCodes: readonly string[],
+): Promise<{ id: string; contactId: string | null; hasContent: boolean }[]> {
+  return db.$queryRaw<{ id: string; contactId: string | null; hasContent: boolean }[]>`
+    SELECT "id", "contactId", ("subject" IS NOT NULL OR "html" IS NOT NULL OR "text" IS NOT NULL OR "body" IS NOT NULL) AS "hasContent"
+    FROM "Message" WHERE "orgId" = ${orgId} AND "status" = 'failed' AND "broadcastId" = ${broadcastId} AND "errorCode" = ANY(${errorCodes}::text[])`;
+}
+
 // SMS keyword replies (keyword-replies.ts)
 
 /** The answer to an inbound keyword: an outbound SMS, `queued` with its first status event, marked `keywordReply`. */
