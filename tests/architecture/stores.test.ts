@@ -34,7 +34,7 @@ describe('stores', () => {
     expect(modelCall.test('await tx.topic.findFirst({ where })')).toBe(true);
     expect(modelCall.test('await deps.db.contact.count()')).toBe(true);
     expect(rawStatement.test('db.$queryRaw`SELECT 1`')).toBe(true);
-    expect(rawStatement.test('Prisma.sql`"orgId" = \${orgId}`')).toBe(true);
+    expect(rawStatement.test('Prisma.sql`"orgId" = 1`')).toBe(true);
     expect(modelCall.test('payload.message.update')).toBe(true);
     expect(files.filter((file) => file.endsWith('.store.ts')).length).toBeGreaterThan(0);
   });
