@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeTestCertificate } from '@tidings/testing';
 import nodemailer from 'nodemailer';
 import { freePort, load, progress, ratio, root, sampleRss, startProcess, stopProcess, type Api, type Bench } from '../harness.ts';
 import { SEND_BODY } from './send.ts';
@@ -27,13 +28,23 @@ function imageNodeOptions(): string {
 /** The SMTP app on free ports: built when its bundle exists, else through tsx. */
 async function startSmtp(bench: Bench): Promise<{ child: ChildProcess; port: number; isBuilt: boolean }> {
   const port = await freePort();
-  const env = { ...bench.env, REDIS_PREFIX: bench.prefix('smtp'), SMTP_SUBMISSION_PORT: String(port), SMTPS_PORT: '0', SMTP_METRICS_PORT: '0' };
+  // a certificate of its own, as production requires (SMTP_TLS_CERT and SMTP_TLS_KEY), not one the app makes at start
+  const { cert, key } = makeTestCertificate('localhost');
+  const env = {
+    ...bench.env,
+    REDIS_PREFIX: bench.prefix('smtp'),
+    SMTP_SUBMISSION_PORT: String(port),
+    SMTPS_PORT: '0',
+    SMTP_METRICS_PORT: '0',
+    SMTP_TLS_CERT: cert,
+    SMTP_TLS_KEY: key,
+  };
   const built = path.join(root, 'apps/smtp/dist/server.js');
   const isBuilt = existsSync(built);
   const child = isBuilt
     ? spawn(process.execPath, [built], { env: { ...process.env, LOG_LEVEL: 'warn', NODE_OPTIONS: imageNodeOptions(), ...env }, stdio: ['ignore', 'inherit', 'inherit'] })
     : startProcess('smtp', 'apps/smtp/src/server.ts', env);
-  // STARTTLS with the app's self-signed certificate
+  // STARTTLS with the bench's self-signed certificate
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, tls: { rejectUnauthorized: false } });
   try {
     const deadline = Date.now() + 60_000;
@@ -62,7 +73,7 @@ async function loadSmtp(port: number, apiKey: string, seconds: number) {
     port,
     secure: false,
     requireTLS: true,
-    tls: { rejectUnauthorized: false }, // the app's self-signed certificate
+    tls: { rejectUnauthorized: false }, // the bench's self-signed certificate
     auth: { user: 'bench', pass: apiKey },
     pool: true,
     maxConnections: SMTP_CONNECTIONS,

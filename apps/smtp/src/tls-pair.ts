@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError, type Config } from '@tidings/config';
-import { generate } from 'selfsigned';
 
 export type TlsPair = { cert: string; key: string; isSelfSigned: boolean };
 
@@ -20,6 +19,8 @@ export async function loadTlsPair(settings: Config['smtpSubmission'], env: Confi
   if (tlsCert && tlsKey) return { cert: await pem(tlsCert), key: await pem(tlsKey), isSelfSigned: false };
   if (tlsCert || tlsKey) throw new ConfigError('Invalid configuration:\n  SMTP_TLS_CERT and SMTP_TLS_KEY: set both or neither');
   if (env === 'production') throw new ConfigError('Invalid configuration:\n  SMTP_TLS_CERT and SMTP_TLS_KEY: required in production');
+  // loaded only here: its X.509 and ASN.1 modules are about 20 MiB of a process that, in production, never needs them
+  const { generate } = await import('selfsigned');
   // EC P-256: made in milliseconds, where a 2048-bit RSA key can take a second of start-up
   const made = await generate([{ name: 'commonName', value: publicHost }], { keyType: 'ec', curve: 'P-256' });
   return { cert: made.cert, key: made.private, isSelfSigned: true };
