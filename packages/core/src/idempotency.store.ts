@@ -2,7 +2,7 @@ import { Prisma, queryRows, type Db, type IdempotencyRecord } from '@tidings/db'
 import type { KeyMode } from '@tidings/providers';
 
 /** How long a stored response is replayed. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** One request's reservation of its key. */
 export type Reservation = { orgId: string; mode: KeyMode; key: string; fingerprint: string; at: Date };

@@ -5,8 +5,6 @@ import { AppError } from './errors.ts';
 import { groupCommit } from './group-commit.ts';
 import { deleteReservation, findIdempotencyRecord, insertReservations, renewReservation, storeAnswer, type Reservation } from './idempotency.store.ts';
 
-export type { KeyedAnswer, Reservation } from './idempotency.store.ts';
-
 /** `first`: the key is this request's, reserved at `reservedAt` (what `releaseIdempotentRequest` frees it by). */
 export type IdempotencyOutcome = { kind: 'first'; reservedAt: Date } | { kind: 'replay'; status: number; body: string };
 

@@ -14,7 +14,7 @@ import type { RecipientContact } from './fan-out.ts';
 type PageArgs = { where: ReturnType<typeof olderThan>; orderBy: typeof newestFirst; take: number; skip: number };
 
 /** An API key acts only on its own mode's broadcasts (another mode's is not found); the dashboard passes no mode. */
-export const ofMode = (mode: KeyMode | undefined) => (mode ? { mode } : {});
+const ofMode = (mode: KeyMode | undefined) => (mode ? { mode } : {});
 
 // --- the broadcast row
 
