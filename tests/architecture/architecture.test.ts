@@ -122,6 +122,24 @@ describe('architecture', () => {
     expect(readFileSync(path.join(root, 'packages/bootstrap/src/open-deps.ts'), 'utf8')).toMatch(builders);
   });
 
+  it("apps reach the providers only through @tidings/providers' entry, never a file inside it", () => {
+    /** Whether `spec`, imported by `file`, names a module inside packages/providers rather than its entry. */
+    const intoProviders = (file: string, spec: string) =>
+      spec.startsWith('@tidings/providers/') || (spec.startsWith('.') && relative(path.resolve(path.dirname(file), spec)).startsWith('packages/providers/'));
+    const deep = apps.flatMap((app) =>
+      sourceFiles(app).flatMap((file) =>
+        importsOf(file)
+          .filter((spec) => intoProviders(file, spec))
+          .map((spec) => `${relative(file)}: ${spec}`),
+      ),
+    );
+    expect(deep).toEqual([]);
+    const someApp = path.join(root, 'apps/api/src/server.ts');
+    expect(intoProviders(someApp, '@tidings/providers/src/resend.provider.ts')).toBe(true);
+    expect(intoProviders(someApp, '../../../packages/providers/src/resend.provider.ts')).toBe(true);
+    expect(intoProviders(someApp, '@tidings/providers')).toBe(false);
+  });
+
   it('the rules see what they check: an app that imported another would be caught', () => {
     // a guard against a check that passes because it reads nothing
     expect(apps.length).toBeGreaterThanOrEqual(5);
