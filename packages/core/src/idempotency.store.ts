@@ -7,6 +7,9 @@ const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** One request's reservation of its key. */
 export type Reservation = { orgId: string; mode: KeyMode; key: string; fingerprint: string; at: Date };
 
+/** A key as one string (keys are kept per organization and mode), for finding a key asked for twice in one group. */
+export const keyIdentity = (k: Pick<Reservation, 'orgId' | 'mode' | 'key'>) => `${k.orgId}\u0000${k.mode}\u0000${k.key}`;
+
 /** An answer to store under an Idempotency-Key, with the key's organization and mode. */
 export type KeyedAnswer = { orgId: string; mode: KeyMode; key: string; status: number; body: unknown };
 

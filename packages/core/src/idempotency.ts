@@ -3,7 +3,7 @@ import type { KeyMode } from '@tidings/providers';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { groupCommit } from './group-commit.ts';
-import { deleteReservation, findIdempotencyRecord, insertReservations, renewReservation, storeAnswer, type Reservation } from './idempotency.store.ts';
+import { deleteReservation, findIdempotencyRecord, insertReservations, keyIdentity, renewReservation, storeAnswer, type Reservation } from './idempotency.store.ts';
 
 /** `first`: the key is this request's, reserved at `reservedAt` (what `releaseIdempotentRequest` frees it by). */
 export type IdempotencyOutcome = { kind: 'first'; reservedAt: Date } | { kind: 'replay'; status: number; body: string };
@@ -80,13 +80,12 @@ export type IdempotencyReservations = (reservation: Reservation) => Promise<bool
 export function createIdempotencyReservations(deps: Pick<Deps, 'db' | 'config'>): IdempotencyReservations {
   return groupCommit(
     async (reservations: Reservation[]) => {
-      const identity = (r: Pick<Reservation, 'orgId' | 'mode' | 'key'>) => `${r.orgId}\u0000${r.mode}\u0000${r.key}`;
       // ON CONFLICT may change a row once per statement: a repeated key goes in once, its first asker's
       const firsts = new Map<string, Reservation>();
-      for (const r of reservations) if (!firsts.has(identity(r))) firsts.set(identity(r), r);
+      for (const r of reservations) if (!firsts.has(keyIdentity(r))) firsts.set(keyIdentity(r), r);
       const taken = await insertReservations(deps.db, [...firsts.values()], deps.config.idempotencyLeaseMs);
-      const isTaken = new Set(taken.map(identity));
-      return reservations.map((r) => isTaken.has(identity(r)) && firsts.get(identity(r)) === r);
+      const isTaken = new Set(taken.map(keyIdentity));
+      return reservations.map((r) => isTaken.has(keyIdentity(r)) && firsts.get(keyIdentity(r)) === r);
     },
     { maxSize: 500, maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 4)) },
   );

@@ -6,7 +6,7 @@ import type { Deps } from '../deps.ts';
 import { eventsCte, eventValues } from '../event.store.ts';
 import { deliveryJobs } from '../events.ts';
 import { groupCommit } from '../group-commit.ts';
-import { reserveAnsweredSql, storeAnswersSql, type KeyedAnswer } from '../idempotency.store.ts';
+import { keyIdentity, reserveAnsweredSql, storeAnswersSql, type KeyedAnswer } from '../idempotency.store.ts';
 import { dispatchOutbox, type DispatchDeps, type OutboxItem } from '../outbox.ts';
 import { outboxInsert } from '../outbox.store.ts';
 
@@ -48,16 +48,14 @@ export function createMessageWrites(deps: WriteDeps): MessageWrites {
   });
 }
 
-const identity = (a: Pick<KeyedAnswer, 'orgId' | 'mode' | 'key'>) => `${a.orgId}\u0000${a.mode}\u0000${a.key}`;
-
 async function writeMessagesNow(deps: WriteDeps, group: MessageWrite[]): Promise<MessageWriteOutcome[]> {
   // ON CONFLICT may change a row once per statement: of two writes reserving one key, the second waits for the
   // first's answer (it is taken; its caller then finds the first's answer stored)
   const reserving = new Set<string>();
   const isRepeat = group.map((w) => {
     if (!w.answer?.reserve) return false;
-    if (reserving.has(identity(w.answer))) return true;
-    reserving.add(identity(w.answer));
+    if (reserving.has(keyIdentity(w.answer))) return true;
+    reserving.add(keyIdentity(w.answer));
     return false;
   });
   const writes = group.filter((_, i) => !isRepeat[i]);
@@ -73,27 +71,35 @@ async function writeMessagesNow(deps: WriteDeps, group: MessageWrite[]): Promise
   const answers = writes.flatMap((w) => (w.answer && !w.answer.reserve ? [w.answer] : []));
   // the messages of a reserving write, with its key: written only if the key was taken
   const gated = writes.flatMap((w) => (w.answer?.reserve ? w.accepted.map((a) => ({ id: a.row.id, ...w.answer! })) : []));
+  // Only a group with a reserving write (SMTP) gates its rows on the keys taken; the API's groups run without the
+  // gate, so their statement carries none of it.
+  const isGated = gated.length > 0;
+  const notRefused = (id: Prisma.Sql) => (isGated ? Prisma.sql`${id} NOT IN (SELECT "id" FROM refused)` : Prisma.sql`true`);
+  const gate = isGated
+    ? Prisma.sql`
+    reserved AS (${reserveAnsweredSql(reservations)}),
+    refused AS (
+      SELECT g."id" FROM unnest(${gated.map((g) => g.id)}::text[], ${gated.map((g) => g.orgId)}::text[], ${gated.map((g) => g.mode)}::text[], ${gated.map((g) => g.key)}::text[])
+        AS g("id", "orgId", "mode", "key")
+      WHERE NOT EXISTS (SELECT 1 FROM reserved r WHERE r."orgId" = g."orgId" AND r."mode" = g."mode" AND r."key" = g."key")),`
+    : Prisma.empty;
   // through pg, prepared by name: Prisma's raw-query plumbing cost more CPU than the rest of the write
   const { rows: returned } = await queryPrepared<{ refused: boolean; id: string; createdAt: Date | null }>(
     deps.db,
     Prisma.sql`
-    WITH reserved AS (${reserveAnsweredSql(reservations)}),
-    refused AS (
-      SELECT g."id" FROM unnest(${gated.map((g) => g.id)}::text[], ${gated.map((g) => g.orgId)}::text[], ${gated.map((g) => g.mode)}::text[], ${gated.map((g) => g.key)}::text[])
-        AS g("id", "orgId", "mode", "key")
-      WHERE NOT EXISTS (SELECT 1 FROM reserved r WHERE r."orgId" = g."orgId" AND r."mode" = g."mode" AND r."key" = g."key")),
+    WITH ${gate}
     new_messages AS (
       INSERT INTO "Message" (${columnsOf(Prisma.MessageScalarFieldEnum)})
       SELECT ${columnsOf(Prisma.MessageScalarFieldEnum)} FROM jsonb_populate_recordset(NULL::"Message", ${JSON.stringify(rows)}::jsonb)
-      WHERE "id" NOT IN (SELECT "id" FROM refused)
+      WHERE ${notRefused(Prisma.sql`"id"`)}
       RETURNING "id", "status", "createdAt"),
     status_events AS (
       INSERT INTO "MessageStatusEvent" ("messageId", "status", "createdAt") SELECT "id", "status", "createdAt" FROM new_messages),
-    job_outbox AS (${outboxInsert(jobs, Prisma.sql`u."jobId" NOT IN (SELECT "id" FROM refused)`)}),
+    job_outbox AS (${outboxInsert(jobs, notRefused(Prisma.sql`u."jobId"`))}),
     idempotent_answers AS (${storeAnswersSql(answers)}),
-    ${eventsCte(Prisma.sql`SELECT * FROM (${eventValues(queued)}) AS q("id", "orgId", "type", "data", "webhookId") WHERE q."data"->>'id' NOT IN (SELECT "id" FROM refused)`)}
+    ${eventsCte(Prisma.sql`SELECT * FROM (${eventValues(queued)}) AS q("id", "orgId", "type", "data", "webhookId") WHERE ${notRefused(Prisma.sql`q."data"->>'id'`)}`)}
     SELECT false AS "refused", "id", "createdAt" FROM new_deliveries
-    UNION ALL SELECT true, "id", NULL FROM refused`,
+    ${isGated ? Prisma.sql`UNION ALL SELECT true, "id", NULL FROM refused` : Prisma.empty}`,
   );
   const refused = new Set(returned.filter((r) => r.refused).map((r) => r.id));
   const deliveries = returned.filter((r) => !r.refused);
