@@ -9,7 +9,8 @@ import { LIST_CONNECTIONS, seedMessages } from './phases/list.ts';
 
 const messages = Number(process.argv[2] ?? process.env.BENCH_CLICK_MESSAGES ?? 5000);
 
-runPhaseScript('click-redirect', { RATE_LIMIT_PER_MINUTE: '100000000' }, async (bench) => {
+// every click comes from one address: TRACKING_RATE_LIMIT (600 a minute by default) would answer the rest 429
+runPhaseScript('click-redirect', { RATE_LIMIT_PER_MINUTE: '100000000', TRACKING_RATE_LIMIT: '100000000' }, async (bench) => {
   const { organization, apiKey } = await createOrganization(bench.deps, { name: 'Bench clicks', mode: 'test' });
   await seedMessages(bench, organization.id, messages);
   const api = await startApi(bench);

@@ -6,6 +6,8 @@
 //   npm run bench:cpu-cost -- send [messages=10000]   message.send, 50 connections, on the floor server and on the real API
 //   npm run bench:cpu-cost -- list [requests=2000]    message.list pages of 100 over 200,000 messages (per 1,000 requests)
 //   npm run bench:cpu-cost -- webhooks [events=5000]  the webhook-worker delivering as many contact.created events
+//   npm run bench:cpu-cost -- broadcast [contacts=20000]  a broadcast's fan-out to a segment of as many contacts, then
+//                                                        to a topic of half of them (per 1,000 messages created)
 //   npm run bench:cpu-cost -- send-tracing [sends=3000]  message.send on an API with tracing off and one with it on,
 //                                                        alternating, with the spans exported per send
 import './env.ts'; // first: .env fills the environment before anything reads it
@@ -13,16 +15,18 @@ import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
-import { startFakeResend, startOtlpReceiver, startRedisServer, type OtlpReceiver } from '@tidings/testing';
+import { startFakeResend, startRedisServer } from '@tidings/testing';
 import { BATCH_BODY } from './phases/batch.ts';
+import { measureBroadcastCost } from './phases/broadcast-cpu.ts';
 import { seedMessages } from './phases/list.ts';
 import { measureWebhooks } from './phases/webhooks.ts';
-import { SEND_BODY, SEND_CONNECTIONS } from './phases/send.ts';
+import { SEND_CONNECTIONS } from './phases/send.ts';
+import { measureSendTracing, repeat, sendMessages } from './phases/send-cpu.ts';
 import { seedFloorEmails, seedQueuedEmails } from './phases/worker-drain.ts';
 import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
-const count = Number(process.argv[3] ?? { batch: 20_000, list: 2_000, send: 10_000, 'send-tracing': 3_000 }[phase] ?? 5_000);
+const count = Number(process.argv[3] ?? { batch: 20_000, broadcast: 20_000, list: 2_000, send: 10_000, 'send-tracing': 3_000 }[phase] ?? 5_000);
 
 type Parts = { node: number; postgres: number; redis: number };
 
@@ -109,6 +113,7 @@ async function measureDrain(bench: Bench, redis: ChildProcess) {
       SEND_WORKER_QUEUES: 'email',
       RESEND_API_KEY: 're_bench',
       RESEND_BASE_URL: resend.url,
+      RESEND_RATE_PER_SECOND: '10000', // the most the configuration takes: unpaced at this load
     });
     const real = await timed(
       bench,
@@ -195,25 +200,6 @@ async function measureListCost(bench: Bench, redis: ChildProcess) {
   }
 }
 
-/** Runs `request` `total` times, `connections` at a time; throws on any answer but `status`. */
-async function repeat(total: number, connections: number, status: number, request: () => Promise<Response>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (next < total) {
-        next += 1;
-        const res = await request();
-        if (res.status !== status) throw new Error(`${res.url}: ${res.status}`);
-        await res.arrayBuffer();
-      }
-    }),
-  );
-}
-
-/** `total` message.send requests of the send phase's body, `connections` at a time, each answered 202. */
-const sendMessages = (url: string, apiKey: string, total: number, connections: number) =>
-  repeat(total, connections, 202, () => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: SEND_BODY }));
-
 async function measureSendCost(bench: Bench, redis: ChildProcess) {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
   const measure = async (name: string, child: ChildProcess, url: string) => {
@@ -251,7 +237,13 @@ const phases: Record<string, (bench: Bench, redis: ChildProcess) => Promise<Reco
   send: measureSendCost,
   drain: measureDrain,
   webhooks: measureWebhookCost,
-  'send-tracing': measureSendTracing,
+  'send-tracing': (bench) => measureSendTracing(bench, count),
+  broadcast: (bench, redis) =>
+    measureBroadcastCost(bench, count, { DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-fan-out') }, async (fanOut) => {
+      const meter = cpuMeter(fanOut, redis, 'cpu-fan-out', bench);
+      await meter.ready;
+      return () => meter.stop();
+    }),
 };
 
 /** The webhook phase of `npm run bench` (one endpoint on a loopback receiver), its worker and backends metered. */
@@ -264,59 +256,6 @@ function measureWebhookCost(bench: Bench, redis: ChildProcess) {
       return async () => perThousand(await meter.stop(), count);
     },
   });
-}
-
-/** Resolves once no span has arrived at `otlp` for longer than the SDK's default export delay (5 s). */
-async function spansSettled(otlp: OtlpReceiver): Promise<number> {
-  let seen = -1;
-  while (seen !== otlp.spans.length) {
-    seen = otlp.spans.length;
-    await new Promise((resolve) => setTimeout(resolve, 5500));
-  }
-  return seen;
-}
-
-/**
- * message.send, 4 at a time, on two APIs at once, one with tracing off and one with it on, in alternating chunks of
- * 250 (so both see the same machine: on a shared machine, runs a minute apart differ more than tracing does): each
- * API's CPU per 1,000 sends, and the spans (by name) and OTLP bytes the traced one exports per send.
- */
-async function measureSendTracing(bench: Bench) {
-  const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
-  const otlp = await startOtlpReceiver();
-  const [off, on] = await Promise.all([startApi(bench), startApi({ ...bench, env: { ...bench.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url } })]);
-  try {
-    const send = (url: string, total: number) => sendMessages(`${url}/v1/messages`, apiKey.key, total, 4);
-    progress('warming up both APIs');
-    await send(off.url, 1_000);
-    await send(on.url, 1_000);
-    const spansBefore = await spansSettled(otlp);
-    const bodiesBefore = otlp.bodies.length;
-    const cpuBefore = { off: cpuSecondsOf(off.child.pid!), on: cpuSecondsOf(on.child.pid!) };
-    progress(`${count} sends to each, alternating chunks of 250`);
-    for (let sent = 0; sent < count; sent += 250) {
-      await send(off.url, Math.min(250, count - sent));
-      await send(on.url, Math.min(250, count - sent));
-    }
-    const spansAfter = await spansSettled(otlp);
-    const per1000 = (pid: number, before: number) => Math.round(((cpuSecondsOf(pid) - before) / count) * 1000 * 1000) / 1000;
-    const cpu = { off: per1000(off.child.pid!, cpuBefore.off), on: per1000(on.child.pid!, cpuBefore.on) };
-    const names = new Map<string, number>();
-    for (const span of otlp.spans.slice(spansBefore, spansAfter)) names.set(span.name, (names.get(span.name) ?? 0) + 1);
-    const perSend = (n: number) => Math.round((n / count) * 100) / 100;
-    return {
-      sends: count,
-      apiCpuPer1000Off: cpu.off,
-      apiCpuPer1000On: cpu.on,
-      onToOff: Math.round((cpu.on / cpu.off) * 100) / 100,
-      spansPerSend: perSend(spansAfter - spansBefore),
-      exportedBytesPerSend: Math.round(otlp.bodies.slice(bodiesBefore).reduce((n, b) => n + b.length, 0) / count),
-      ...Object.fromEntries([...names].map(([name, n]) => [`spans: ${name}`, perSend(n)])),
-    };
-  } finally {
-    await Promise.all([stopProcess(off.child), stopProcess(on.child)]);
-    await otlp.close();
-  }
 }
 
 async function main() {

@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark: child processes, free ports, autocannon runs, drains, progress lines.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -117,38 +117,7 @@ async function waitUntil(what: string, timeoutMs: number, check: () => Promise<b
   }
 }
 
-/** Samples a process's resident memory (from /proc) every 500 ms; `stop()` returns the peak in MiB. */
-export function sampleRss(pid: number): { stop(): number } {
-  let peakKb = 0;
-  const sample = () => {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      peakKb = Math.max(peakKb, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
-    } catch {
-      // the process has exited: keep the peak seen so far
-    }
-  };
-  sample();
-  const timer = setInterval(sample, 500);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return Math.round(peakKb / 1024);
-    },
-  };
-}
-
-/** CPU seconds (user + system, every thread) a process has used so far; 0 once it has exited. */
-export function cpuSecondsOf(pid: number): number {
-  try {
-    // fields after the command name (which may hold spaces): utime and stime are the 12th and 13th
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks: 100 per second on Linux
-  } catch {
-    return 0;
-  }
-}
+export { cpuSecondsOf, sampleRss } from './process-usage.ts';
 
 export type LoadResult = {
   /** 2xx responses per second: an error answered fast is not throughput. */

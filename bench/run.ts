@@ -23,10 +23,12 @@ import { ATTACHMENT_CONNECTIONS, measureSendWithAttachment } from './phases/send
 import { measureSmtpSubmission } from './phases/smtp.ts';
 import { measureWebhooks } from './phases/webhooks.ts';
 import { measureWorkerDrain } from './phases/worker-drain.ts';
+import { measurePacedDrain } from './phases/paced-drain.ts';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SECONDS = setting('BENCH_SECONDS', 10);
 const DRAIN_MESSAGES = setting('BENCH_DRAIN_MESSAGES', 20_000);
+const PACED_MESSAGES = setting('BENCH_PACED_MESSAGES', 10_000);
 const LIST_ROWS = setting('BENCH_LIST_ROWS', 1_000_000);
 const WEBHOOK_EVENTS = setting('BENCH_WEBHOOK_EVENTS', 5_000);
 const CONTACT_RUNS = setting('BENCH_CONTACT_RUNS', 5);
@@ -37,7 +39,8 @@ async function main() {
   // its own database on DATABASE_URL's server, dropped and created again at each run
   const databaseUrl = await freshBenchDatabase('tidings_bench_run');
   const runPrefix = `bench-${Date.now()}`;
-  const env = { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', DATABASE_POOL_SIZE: '10' };
+  // TRACKING_RATE_LIMIT: the click phase sends every GET /c/{token} from one address (600 a minute by default)
+  const env = { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', TRACKING_RATE_LIMIT: '100000000', DATABASE_POOL_SIZE: '10' };
   const deps = openDeps(loadConfig({ ...process.env, ...env, REDIS_PREFIX: runPrefix, WEBHOOK_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'silent' }), 'bench');
   const bench: Bench = { deps, env, prefix: (phase) => `${runPrefix}-${phase}`, seconds: SECONDS };
   try {
@@ -61,6 +64,7 @@ async function main() {
     // beside what those phases measure.
     await deps.db.$executeRaw`UPDATE "Message" SET "status" = 'canceled' WHERE "status" IN ('queued', 'sending', 'scheduled')`;
     const drain = await measureWorkerDrain(bench, DRAIN_MESSAGES);
+    const pacedDrain = await measurePacedDrain(bench, PACED_MESSAGES);
     const webhooks = await measureWebhooks(bench, WEBHOOK_EVENTS);
     const broadcast = await measureBroadcast(bench, BROADCAST_CONTACTS);
 
@@ -121,6 +125,8 @@ async function main() {
         floorSeconds: drain.floor.seconds,
         failed: drain.real.failed,
       },
+      // the drain against a Resend at 5 requests per second, through its batch endpoint (goal: ratio >= 0.9 of 500/s)
+      pacedDrain,
       webhooks: { deliveriesPerSecond: webhooks.deliveriesPerSecond, events: webhooks.events, seconds: webhooks.seconds },
       broadcast,
       contacts: { bulkCreateMs: contacts.bulkCreateMs, minMs: contacts.minMs, maxMs: contacts.maxMs, runs: contacts.runs, size: 1000 },
@@ -159,6 +165,7 @@ function printTable(r: {
   sendWithAttachment: { throughput: number; p99: number; apiPeakRssMiB: number; errors: number };
   smtp: { messagesPerSecond: number; p99: number; httpRequestsPerSecond: number; ratio: number; errors: number; peakRssMiB: number; isBuilt: boolean };
   worker: { messagesPerSecond: number; floorMessagesPerSecond: number; ratio: number; failed: number };
+  pacedDrain: { messagesPerSecond: number; ratio: number; failed: number };
   webhooks: { deliveriesPerSecond: number };
   broadcast: {
     contacts: number;
@@ -195,6 +202,7 @@ function printTable(r: {
     'sendBatch(100) messages/s': row(r.batch.messagesPerSecond, r.api.floorThroughput, r.batch.ratio, '>= 10', r.batch.errors),
     "floor's own batches of 100, messages/s": row(r.batch.floorMessagesPerSecond, r.api.floorThroughput, r.batch.floorRatio, '', r.batch.floorErrors),
     'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.8', r.worker.failed),
+    'drain against a Resend at 5 requests/s (ratio: to 500/s)': row(r.pacedDrain.messagesPerSecond, 500, r.pacedDrain.ratio, '>= 0.9', r.pacedDrain.failed),
     'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),
     [`broadcast to ${r.broadcast.contacts}: messages created/s`]: row(r.broadcast.messagesCreatedPerSecond, '', '', '>= 10,000'),
     'broadcast: messages sent/s by 1 send-worker (ratio: to the drain)': row(

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
-import { createApp } from '@tidings/api/src/app.ts';
+import { createApp } from '@tidings/api';
 import { loadConfig } from '@tidings/config';
 import { openDeps } from '@tidings/bootstrap';
 import { createOrganization } from '@tidings/core';

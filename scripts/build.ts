@@ -30,8 +30,8 @@ export const WORKSPACE_BUILDS: Record<string, WorkspaceBuild> = {
   'apps/webhook-worker': { entry: { worker: 'src/worker.ts' } },
   'apps/smtp': { entry: { server: 'src/server.ts' } },
   'packages/cli': { entry: { bin: 'src/bin.ts' }, metafile: true },
-  // ESM (.mjs) and CJS (.cjs) for any runtime with fetch and Web Crypto (no node: imports, no dependencies: the only
-  // imports of @tidings/contracts are types); declarations come from tsc and scripts/build-types.ts
+  // ESM (.mjs) and CJS (.cjs) for any runtime with fetch and Web Crypto (no node: imports, no dependencies: the API's
+  // types are src/openapi.generated.ts); declarations come from tsc and scripts/build-types.ts
   'packages/sdk': { entry: { index: 'src/index.ts' }, library: true },
 };
 

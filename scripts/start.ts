@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, loadEnvFile, type Config } from '@tidings/config';
 // the migrator alone: the package's index also loads the Prisma client, which this process never uses
-import { migrate } from '@tidings/db/src/migrate.ts';
+import { migrate } from '@tidings/db/migrate';
 import { buildApps, reportReadiness, type StartedApp } from './start-apps.ts';
 import { superviseApps } from './supervise.ts';
 
@@ -57,7 +57,9 @@ async function main() {
 
   // node runs each app itself, so a signal reaches the app and not a wrapper
   const apps = entries.map(({ name, bundle }) => ({ name, command: process.execPath, args: ['--enable-source-maps', path.join(root, bundle)] }));
-  const supervisor = superviseApps(apps, { env: { ...localEnv, ...process.env }, restartCrashed: !isProduction, log });
+  // development: one readable line per log event; production: the apps' JSON as it is
+  const formatLine = isProduction ? undefined : (await import('./dev-log.ts')).readableLogLines(Boolean(process.stdout.isTTY));
+  const supervisor = superviseApps(apps, { env: { ...localEnv, ...process.env }, restartCrashed: !isProduction, log, formatLine });
   reportReadiness(entries, config, startedAt, log);
   const stop = () => supervisor.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);

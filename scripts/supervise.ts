@@ -1,6 +1,7 @@
 // Runs a set of processes in one terminal for `npm start`: in development a crashed one is started again after a
 // growing wait, so one crash does not take everything down; in production mode the first exit stops them all.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { backoffDelayMs } from '@tidings/core';
 
 export type SupervisedApp = { name: string; command: string; args: string[] };
@@ -17,6 +18,8 @@ export type SuperviseOptions = {
   /** An app up this long is healthy again: its next crash waits `baseBackoffMs` once more. */
   stableAfterMs?: number;
   stdio?: StdioOptions;
+  /** Each line an app prints, to write as this returns it (development: readable logs); unset, apps write to the terminal. */
+  formatLine?: (line: string) => string;
 };
 
 export type Supervisor = {
@@ -44,7 +47,16 @@ export function superviseApps(apps: SupervisedApp[], options: SuperviseOptions):
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
 
   const start = (app: SupervisedApp, crashesInARow: number) => {
-    const child = spawn(app.command, app.args, { stdio: options.stdio ?? 'inherit', env: options.env });
+    const { formatLine } = options;
+    const child = spawn(app.command, app.args, { stdio: formatLine ? ['inherit', 'pipe', 'pipe'] : (options.stdio ?? 'inherit'), env: options.env });
+    if (formatLine) {
+      for (const [from, to] of [
+        [child.stdout!, process.stdout],
+        [child.stderr!, process.stderr],
+      ] as const) {
+        createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(formatLine(line)));
+      }
+    }
     const startedAt = Date.now();
     running.set(app.name, child);
     options.log(`${app.name} started (pid ${child.pid})`);

@@ -11,7 +11,6 @@ module.exports = {
       },
     ],
   },
-  // the browser tests start two servers and a browser: one file at a time keeps the shared machine responsive
-  maxWorkers: 1,
+  // the browser tests start two servers and a browser each: room for two such files at once on a loaded machine
   testTimeout: 60000,
 };

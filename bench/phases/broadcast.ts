@@ -6,6 +6,7 @@
 // broadcast.get is read while they are in flight, to show its counts stay cheap. BENCH_BROADCAST_DELIVERY_SECONDS
 // caps the wait (default 1800): past it, the figures are the messages sent so far and their rate.
 import { createOrganization, createBroadcast, getBroadcast, newId, sendBroadcast } from '@tidings/core';
+import type { Queue } from 'bullmq';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startFakeResend } from '@tidings/testing';
 import { cpuSecondsOf, drain, progress, sampleRss, startProcess, stopProcess, waitForWorker, type Bench } from '../harness.ts';
@@ -49,6 +50,16 @@ async function redisCpuSeconds(redis: Bench['deps']['redis']): Promise<number> {
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
 }
 
+/** Jobs waiting in `queue`: the bulk lane's jobs take turns between organizations, so they wait `prioritized`. */
+export const waitingJobs = (queue: Queue) => queue.getJobCountByTypes('wait', 'prioritized');
+
+/** An opt-out topic that every second of the seeded contacts left (one UPDATE of their choices), and its member count. */
+export async function seedHalfTopic({ db }: Pick<Bench['deps'], 'db'>, orgId: string, contacts: number) {
+  const topic = await db.topic.create({ data: { id: `top_bench_${Date.now()}`, orgId, name: 'Bench news', defaultSubscription: 'opt_out' } });
+  await db.$executeRaw`UPDATE "Contact" SET "topics" = jsonb_build_object(${topic.id}::text, false) WHERE "orgId" = ${orgId} AND ("attributes" ->> 'n')::int % 2 = 0`;
+  return { topic, members: contacts - Math.floor(contacts / 2) };
+}
+
 /**
  * A broadcast to an opt-out topic that every second contact left (one UPDATE of their choices), fanned out by the
  * same fan-out process once the segment broadcast is delivered: messages created per second, timed as the segment's,
@@ -61,31 +72,28 @@ async function measureTopicFanOut(
   contacts: number,
 ): Promise<{ topicMembers: number; topicMessagesCreatedPerSecond: number }> {
   const { db, queues } = deps;
-  const topic = await db.topic.create({ data: { id: `top_bench_${Date.now()}`, orgId, name: 'Bench news', defaultSubscription: 'opt_out' } });
-  await db.$executeRaw`UPDATE "Contact" SET "topics" = jsonb_build_object(${topic.id}::text, false) WHERE "orgId" = ${orgId} AND ("attributes" ->> 'n')::int % 2 = 0`;
-  const members = contacts - Math.floor(contacts / 2);
+  const { topic, members } = await seedHalfTopic(deps, orgId, contacts);
   const draft = await createBroadcast(deps, orgId, 'live', { name: 'Bench topic', channelType: 'email', templateId, topicId: topic.id, variables: { month: 'December' } });
-  const waitingBefore = await queues['email-bulk'].getWaitingCount();
+  const waitingBefore = await waitingJobs(queues['email-bulk']);
   progress(`broadcast: fan-out to a topic of ${members} members`);
   const started = performance.now();
-  await sendBroadcast(deps, orgId, draft.id, {});
+  await sendBroadcast({ deps, orgId }, draft.id, {});
   await drain('topic broadcast fan-out', members, async () => {
-    const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), queues['email-bulk'].getWaitingCount()]);
+    const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), waitingJobs(queues['email-bulk'])]);
     return Math.min(created, waiting - waitingBefore);
   });
   return { topicMembers: members, topicMessagesCreatedPerSecond: Math.round(members / ((performance.now() - started) / 1000)) };
 }
 
-export async function measureBroadcast(bench: Bench, contacts: number): Promise<BroadcastResult> {
+/** A live organization with a verified domain, `contacts` contacts (attributes plan 'pro' and n), a segment of them all and a template. */
+export async function seedBroadcastOrg(bench: Bench, contacts: number) {
   const { deps } = bench;
-  const { db, redis, config } = deps;
+  const { db } = deps;
   const { organization } = await createOrganization(deps, { name: 'Bench broadcast', mode: 'live' });
   const orgId = organization.id;
   await db.emailDomain.create({
     data: { id: newId('dom'), orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'news@acme.test' },
   });
-  const resend = await startFakeResend();
-  const resendEnv = { RESEND_API_KEY: 're_bench', RESEND_BASE_URL: resend.url };
   progress(`broadcast: inserting ${contacts} contacts`);
   await db.$executeRaw`
     INSERT INTO "Contact" ("id", "orgId", "email", "firstName", "attributes", "createdAt", "updatedAt")
@@ -113,7 +121,15 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
       },
     },
   });
+  return { orgId, segment, template };
+}
 
+export async function measureBroadcast(bench: Bench, contacts: number): Promise<BroadcastResult> {
+  const { deps } = bench;
+  const { db, redis, config } = deps;
+  const { orgId, segment, template } = await seedBroadcastOrg(bench, contacts);
+  const resend = await startFakeResend();
+  const resendEnv = { RESEND_API_KEY: 're_bench', RESEND_BASE_URL: resend.url, RESEND_RATE_PER_SECOND: '10000' };
   const prefix = bench.prefix('broadcast');
   const queues = createQueues(redis, prefix);
   const fanOutConcurrency = Number(process.env.BENCH_BROADCAST_CONCURRENCY ?? config.broadcasts.workerConcurrency);
@@ -143,10 +159,10 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     progress(`broadcast: fan-out of ${contacts} contacts (concurrency ${fanOutConcurrency})`);
     const cpuBefore = { fanOut: cpuSecondsOf(fanOut.pid!), postgres: await postgresCpuSeconds(db), redis: await redisCpuSeconds(redis) };
     const started = performance.now();
-    await sendBroadcast(benchDeps, orgId, draft.id, {});
+    await sendBroadcast({ deps: benchDeps, orgId }, draft.id, {});
     // created and enqueued: every message row exists and its job is waiting in the email queue
     await drain('broadcast fan-out', contacts, async () => {
-      const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), queues['email-bulk'].getWaitingCount()]);
+      const [created, waiting] = await Promise.all([db.message.count({ where: { broadcastId: draft.id } }), waitingJobs(queues['email-bulk'])]);
       return Math.min(created, waiting);
     });
     const createSeconds = (performance.now() - started) / 1000;

@@ -36,6 +36,8 @@ async function startSmtp(bench: Bench): Promise<{ child: ChildProcess; port: num
     SMTP_SUBMISSION_PORT: String(port),
     SMTPS_PORT: '0',
     SMTP_METRICS_PORT: '0',
+    // one key on SMTP_CONNECTIONS connections, each with a mail in flight: past the default cap of 8 per key
+    SMTP_MAX_MAILS_PER_KEY: String(SMTP_CONNECTIONS),
     SMTP_TLS_CERT: cert,
     SMTP_TLS_KEY: key,
   };

@@ -2,7 +2,7 @@
 // transaction (recordEvents: the events, one delivery each, their outbox rows), dispatched, and delivered by one
 // real webhook-worker process to a local receiver. The clock runs from recording the events to the last delivery
 // marked succeeded. No floor: the figure is deliveries per second.
-import { createOrganization, createWebhook, dispatchOutbox, recordEvents, type NewEvent } from '@tidings/core';
+import { createOrganization, createWebhook, recordEvents, unitOfWork, type NewEvent } from '@tidings/core';
 import type { ChildProcess } from 'node:child_process';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startWebhookReceiver } from '@tidings/testing';
@@ -36,9 +36,16 @@ export async function measureWebhooks(bench: Bench, count: number, metering?: Me
     const rss = sampleRss(worker.pid!);
     const stopMeter = await metering?.start(worker);
     const started = performance.now();
-    const outbox = await db.$transaction((tx) => recordEvents(tx, events), { timeout: 60_000 });
-    await dispatchOutbox({ ...bench.deps, queues }, outbox);
-    progress(`${label}: ${outbox.length} deliveries recorded and enqueued in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const jobs = await unitOfWork(
+      { ...bench.deps, queues },
+      async (tx, outbox) => {
+        const jobs = await recordEvents(tx, events);
+        outbox.add(jobs);
+        return jobs;
+      },
+      { timeout: 60_000 },
+    );
+    progress(`${label}: ${jobs.length} deliveries recorded and enqueued in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await drain(label, count, () => db.webhookDelivery.count({ where: { webhookId: webhook.id, status: 'succeeded' } }));
     const seconds = (performance.now() - started) / 1000;
     if (receiver.requests.length < count) throw new Error(`webhooks: the receiver got ${receiver.requests.length} of ${count}`);

@@ -37,10 +37,15 @@ export async function seedQueuedEmails({ deps }: Bench, count: number) {
   return { organization, ids };
 }
 
-async function drainSendWorker(bench: Bench, resend: FakeResend, count: number): Promise<DrainResult> {
+/**
+ * Drains `count` queued emails through one send-worker process against `resend`. `paced`: as a broadcast's (the bulk
+ * lane, batched) with RESEND_RATE_PER_SECOND at that rate; else single sends, unpaced.
+ */
+export async function drainSendWorker(bench: Bench, resend: FakeResend, count: number, paced?: { ratePerSecond: number }): Promise<DrainResult> {
   const { db, redis, config } = bench.deps;
   const { organization, ids } = await seedQueuedEmails(bench, count);
-  const prefix = bench.prefix('drain');
+  if (paced) await db.message.updateMany({ where: { orgId: organization.id }, data: { broadcastId: newId('brd') } });
+  const prefix = bench.prefix(paced ? 'paced-drain' : 'drain');
   const queues = createQueues(redis, prefix);
   const worker = startProcess('send-worker', 'apps/send-worker/src/worker.ts', {
     ...bench.env,
@@ -48,12 +53,13 @@ async function drainSendWorker(bench: Bench, resend: FakeResend, count: number):
     SEND_WORKER_QUEUES: 'email',
     RESEND_API_KEY: 're_bench',
     RESEND_BASE_URL: resend.url,
+    RESEND_RATE_PER_SECOND: String(paced?.ratePerSecond ?? 10_000), // the most the configuration takes
   });
   try {
     return await timeDrain(
-      `send-worker (concurrency ${config.sendWorker.concurrency})`,
+      paced ? `send-worker against Resend at ${paced.ratePerSecond} requests/s` : `send-worker (concurrency ${config.sendWorker.concurrency})`,
       worker,
-      queues.email,
+      paced ? queues['email-bulk'] : queues.email,
       ids,
       (id) => ({ messageId: id }),
       count,

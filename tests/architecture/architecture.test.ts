@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // The dependency rules of the architecture, checked on the source: apps -> bootstrap -> core -> (db, queue,
-// providers, webhooks, contracts, config, runtime). Tests may cross these lines (an end-to-end test drives the API
+// providers, webhooks, contracts, config, telemetry); runtime (process plumbing) -> (config, telemetry). Tests may cross these lines (an end-to-end test drives the API
 // and a worker together); the code that runs in production may not.
 const root = path.resolve(__dirname, '../..');
 const workspaceDirs = (group: string) => readdirSync(path.join(root, group)).map((name) => `${group}/${name}`);
@@ -60,8 +60,8 @@ describe('architecture', () => {
     const migrationTools = new Set(['migrate', 'ensureDatabase', 'listMigrations', 'diffSchemaSinceLastMigration']);
     const offenders: string[] = [];
     // packages/testing is test support (it creates the test databases), never shipped; packages/bootstrap opens and
-    // closes a process's client, and runs nothing on it
-    const opening = new Set(['createDb', 'closeDb']);
+    // closes a process's clients (the primary's, and the read replicas'), and runs nothing on them
+    const opening = new Set(['createDb', 'closeDb', 'createReads']);
     for (const dir of [...apps, ...packages].filter((d) => !['packages/core', 'packages/db', 'packages/testing'].includes(d))) {
       for (const file of sourceFiles(dir)) {
         const text = readFileSync(file, 'utf8');
@@ -98,10 +98,10 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('packages/runtime stays below the domain: it imports neither core, db, queue nor an app', () => {
+  it('packages/runtime stays below the domain: it imports nothing of ours but config and telemetry', () => {
     const offenders = sourceFiles('packages/runtime').flatMap((file) =>
       importsOf(file)
-        .filter((spec) => spec.startsWith('@tidings/') && spec !== '@tidings/config')
+        .filter((spec) => spec.startsWith('@tidings/') && !['@tidings/config', '@tidings/telemetry'].includes(spec))
         .map((spec) => `${relative(file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
@@ -120,6 +120,20 @@ describe('architecture', () => {
       );
     expect(offenders).toEqual([]);
     expect(readFileSync(path.join(root, 'packages/bootstrap/src/open-deps.ts'), 'utf8')).toMatch(builders);
+  });
+
+  it("no shipped code imports a file under another workspace's src/: only what its exports map offers", () => {
+    const isDeep = (spec: string) => /^@tidings\/[^/]+\/src\//.test(spec);
+    const deep = [...apps, ...packages].flatMap((dir) =>
+      sourceFiles(dir).flatMap((file) =>
+        importsOf(file)
+          .filter(isDeep)
+          .map((spec) => `${relative(file)}: ${spec}`),
+      ),
+    );
+    expect(deep).toEqual([]);
+    expect(isDeep('@tidings/runtime/src/tracing.ts')).toBe(true);
+    expect(isDeep('@tidings/runtime/tracing')).toBe(false);
   });
 
   it("apps reach the providers only through @tidings/providers' entry, never a file inside it", () => {

@@ -23,10 +23,32 @@ function statementsIn(file: string): string[] {
     .flatMap((line, index) => (modelCall.test(line) || rawStatement.test(line) ? [`${file}:${index + 1}`] : []));
 }
 
+/** Shipped source files of the other workspaces (packages/db is the client itself, packages/testing builds test databases). */
+const otherWorkspaces = ['apps', 'packages']
+  .flatMap((group) => readdirSync(path.join(root, group)).map((name) => `${group}/${name}`))
+  .filter((dir) => !['packages/core', 'packages/db', 'packages/testing'].includes(dir))
+  .flatMap((dir) =>
+    (readdirSync(path.join(root, dir, 'src'), { recursive: true }) as string[])
+      .filter((file) => /\.tsx?$/.test(file) && !/\.test\.tsx?$/.test(file) && !file.split(path.sep).includes('generated'))
+      .map((file) => path.join(root, dir, 'src', file)),
+  );
+
+/** The lines of a file that hold a database statement, as `file:line` from the repository's root; comments aside (examples). */
+const statementsOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line, index) => (!/^\s*(\*|\/\/|\/\*\*)/.test(line) && (modelCall.test(line) || rawStatement.test(line)) ? [`${path.relative(root, file)}:${index + 1}`] : []));
+
 describe('stores', () => {
   it('only *.store.ts modules in core hold database statements', () => {
     const outside = files.filter((file) => !file.endsWith('.store.ts')).flatMap(statementsIn);
     expect(outside).toEqual([]);
+  });
+
+  it('no other workspace holds a database statement: the apps (the dashboard too) and the bootstrap go through core', () => {
+    expect(otherWorkspaces.flatMap(statementsOf)).toEqual([]);
+    expect(otherWorkspaces.some((file) => file.endsWith('templates.page.tsx'))).toBe(true);
+    expect(otherWorkspaces.some((file) => file.endsWith('open-deps.ts'))).toBe(true);
   });
 
   it('the check sees what it checks', () => {

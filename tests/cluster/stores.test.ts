@@ -85,7 +85,7 @@ describe('on a Redis Cluster', () => {
 
   it('finds the lost jobs of email and SMS messages in one sweep', async () => {
     const { orgId } = await makeOrganization(one);
-    const { data } = await sendMessages(one, orgId, 'test', [
+    const { data } = await sendMessages({ deps: one, orgId, mode: 'test' }, [
       { channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello' },
       { channelType: 'sms', to: '+14155550123', body: 'hi' },
     ]);

@@ -5,7 +5,8 @@
 // shared) and the ops ports stay on 127.0.0.1 (the image opens them with OPS_HOST=0.0.0.0). Everything else is the
 // file's own.
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { freePort, testDatabaseUrl, waitFor } from '@tidings/testing';
@@ -15,7 +16,15 @@ import { parse } from 'yaml';
 const root = path.resolve(__dirname, '../..');
 type Service = { command?: string[]; environment?: Record<string, string>; env_file?: string };
 const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
-const APPS = { api: 'API_METRICS_PORT', dashboard: 'DASHBOARD_METRICS_PORT', 'send-worker': 'SEND_WORKER_METRICS_PORT', 'webhook-worker': 'WEBHOOK_WORKER_METRICS_PORT' } as const;
+const APPS = {
+  api: 'API_METRICS_PORT',
+  dashboard: 'DASHBOARD_METRICS_PORT',
+  'send-worker': 'SEND_WORKER_METRICS_PORT',
+  'webhook-worker': 'WEBHOOK_WORKER_METRICS_PORT',
+  smtp: 'SMTP_METRICS_PORT',
+} as const;
+// compose mounts ./smtp-tls at /smtp-tls: here a folder of the test's own
+const smtpTls = mkdtempSync(path.join(os.tmpdir(), 'tidings-compose-smtp-tls-'));
 const suffix = testDatabaseUrl().name.replace('tidings_test_', '');
 const role = `tidings_compose_${suffix}`;
 const database = `tidings_compose_${suffix}`;
@@ -52,6 +61,7 @@ function serviceEnv(service: Service, values: Record<string, string>, local: Rec
   db.pathname = `/${database}`;
   env.DATABASE_URL = db.toString();
   env.REDIS_URL = env.REDIS_URL!.replace('//redis:', '//127.0.0.1:');
+  for (const [name, value] of Object.entries(env)) if (value.startsWith('/smtp-tls/')) env[name] = path.join(smtpTls, value.slice('/smtp-tls/'.length));
   return { ...env, ...local };
 }
 
@@ -87,6 +97,7 @@ describe('docker-compose.yml with .env.example', () => {
     await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await admin.query(`DROP ROLE IF EXISTS "${role}"`);
     await admin.end();
+    rmSync(smtpTls, { recursive: true, force: true });
   });
 
   it('names how to generate every secret compose requires', () => {
@@ -102,11 +113,14 @@ describe('docker-compose.yml with .env.example', () => {
     const migrate = run(compose.services.migrate!.command!, serviceEnv(compose.services.migrate!, unfilled, {}));
     expect(await exited(migrate.child)).toBe(1);
     expect(migrate.output()).toMatch(/tidings doctor: \d+ settings to fix/);
-    for (const name of ['WEBHOOK_SECRET_KEY', 'UNSUBSCRIBE_SECRET', 'DATABASE_PASSWORD']) expect(migrate.output()).toContain(name);
+    for (const name of ['WEBHOOK_SECRET_KEY', 'UNSUBSCRIBE_SECRET', 'DATABASE_PASSWORD', 'SMTP_TLS_CERT', 'SMTP_TLS_KEY']) expect(migrate.output()).toContain(name);
     expect(migrate.output()).not.toContain('applying migrations');
   }, 120_000);
 
-  it('migrate passes doctor and migrates; then every app becomes ready', async () => {
+  it('migrate passes doctor and migrates once .env.example’s "make:" command made the SMTP certificate; then every app, SMTP too, becomes ready', async () => {
+    const make = /# make: `([^`]+)`/.exec(readFileSync(path.join(root, '.env.example'), 'utf8'))![1]!;
+    // the command runs where compose's ./smtp-tls is: the test's folder stands for it
+    execSync(make.replaceAll('smtp-tls', smtpTls), { env: { PATH: process.env.PATH!, SMTP_HOST: values.SMTP_HOST! }, stdio: 'pipe' });
     const prefix = `compose-${suffix}-${Date.now()}`;
     const migrate = run(compose.services.migrate!.command!, serviceEnv(compose.services.migrate!, values, {}));
     expect({ code: await exited(migrate.child), output: migrate.output() }).toMatchObject({ code: 0 });
@@ -117,7 +131,14 @@ describe('docker-compose.yml with .env.example', () => {
     for (const [app, opsVariable] of Object.entries(APPS)) {
       const service = compose.services[app]!;
       opsPorts[app] = await freePort();
-      const local = { REDIS_PREFIX: prefix, [opsVariable]: String(opsPorts[app]), API_PORT: String(await freePort()), DASHBOARD_PORT: String(await freePort()) };
+      const local = {
+        REDIS_PREFIX: prefix,
+        [opsVariable]: String(opsPorts[app]),
+        API_PORT: String(await freePort()),
+        DASHBOARD_PORT: String(await freePort()),
+        SMTP_SUBMISSION_PORT: String(await freePort()),
+        SMTPS_PORT: String(await freePort()),
+      };
       const env = serviceEnv(service, values, local);
       expect(env.NODE_ENV).toBe('production');
       const started = run(service.command!, env);
@@ -142,6 +163,6 @@ describe('docker-compose.yml with .env.example', () => {
         return exited(child);
       }),
     );
-    expect(codes).toEqual([0, 0, 0, 0]);
+    expect(codes).toEqual([0, 0, 0, 0, 0]);
   }, 300_000);
 });

@@ -1,5 +1,7 @@
 import { makeOrganization, waitFor } from '@tidings/testing';
-import { startRig, type Rig, type RigOptions } from '../faults/rig.ts';
+import { call, startRig, type Rig, type RigOptions } from '../faults/rig.ts';
+
+export { call } from '../faults/rig.ts';
 
 /** The abuser's size: contacts of its broadcast, deliveries of its replay (FAIRNESS_CONTACTS; CI runs a small one). */
 export const CONTACTS = Number(process.env.FAIRNESS_CONTACTS || 2000);
@@ -29,18 +31,6 @@ export async function startFairnessRig(options: RigOptions = {}) {
   return { rig, abuser };
 }
 
-/** A call to the API with `key`; throws on anything but a 2xx. */
-export async function call(rig: Rig, key: string, method: string, path: string, body?: object): Promise<Record<string, any>> {
-  const response = await fetch(`${rig.apiUrl}/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await response.json()) as Record<string, any>;
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** Latencies of org B's probes, ms: from the request to `sentAt`, and to its `message.sent` webhook's arrival. */
 export type Latencies = { send: number[]; webhook: number[] };
 
@@ -60,13 +50,14 @@ async function doneAt(rig: Rig, ids: string[]): Promise<Map<string, { sentAt: nu
 /**
  * Org B (the rig's organization) sends `count` single emails, one every PROBE_EVERY_MS whatever happens to the
  * earlier ones (each one sent while a backlog is in its way waits for it), and returns their latencies, measured
- * from the moment each request left, once every one is sent and announced.
+ * from the moment each request left, once every one is sent and announced. `content`: the i-th email's subject and
+ * text, or its template.
  */
-export async function probe(rig: Rig, label: string, count = PROBES): Promise<Latencies> {
+export async function probe(rig: Rig, label: string, count = PROBES, content: (i: number) => object = (i) => ({ subject: `${label} ${i}`, text: 'probe' })): Promise<Latencies> {
   const startedAt = new Map<string, number>();
   for (let i = 0; i < count; i++) {
     const t0 = Date.now();
-    const message = await call(rig, rig.org.key, 'POST', '/messages', { channelType: 'email', to: `probe${i}@example.com`, subject: `${label} ${i}`, text: 'probe' });
+    const message = await call(rig, rig.org.key, 'POST', '/messages', { channelType: 'email', to: `probe${i}@example.com`, ...content(i) });
     startedAt.set(message.id, t0);
     await sleep(Math.max(0, t0 + PROBE_EVERY_MS - Date.now()));
   }
@@ -75,11 +66,14 @@ export async function probe(rig: Rig, label: string, count = PROBES): Promise<La
   return { send: ids.map((id) => done.get(id)!.sentAt - startedAt.get(id)!), webhook: ids.map((id) => done.get(id)!.webhookAt - startedAt.get(id)!) };
 }
 
-/** The 99th percentile (nearest rank). */
-export function p99(values: number[]): number {
+/** The `p`th percentile (nearest rank). */
+function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)] ?? 0;
+  return sorted[Math.max(0, Math.ceil((sorted.length * p) / 100) - 1)] ?? 0;
 }
+
+/** The 99th percentile (nearest rank). */
+export const p99 = (values: number[]) => percentile(values, 99);
 
 /** The most B's p99 may be during the abuse: twice the baseline's plus a second. */
 export const boundOf = (baselineP99: number) => 2 * baselineP99 + SLACK_MS;
@@ -90,7 +84,8 @@ export const boundOf = (baselineP99: number) => 2 * baselineP99 + SLACK_MS;
  */
 export function expectWithinBound(scenario: string, baseline: Latencies, during: Latencies, kinds: (keyof Latencies)[] = ['send', 'webhook']): void {
   const figures = (['send', 'webhook'] as const).map((kind) => ({ kind, baseline: p99(baseline[kind]), during: p99(during[kind]), bound: boundOf(p99(baseline[kind])) }));
-  console.log(`${scenario}: ${figures.map((f) => `${f.kind} p99 ${f.baseline} ms alone, ${f.during} ms during (bound ${f.bound} ms)`).join('; ')}`);
+  const p50s = (['send', 'webhook'] as const).map((kind) => `${kind} p50 ${percentile(baseline[kind], 50)} ms alone, ${percentile(during[kind], 50)} ms during`);
+  console.log(`${scenario}: ${figures.map((f) => `${f.kind} p99 ${f.baseline} ms alone, ${f.during} ms during (bound ${f.bound} ms)`).join('; ')}; ${p50s.join('; ')}`);
   console.log(`${scenario}, during, ms, in order: send ${during.send.join(' ')}; webhook ${during.webhook.join(' ')}`);
   // compared as [kind, within] so a failure names which latency broke the bound
   const checked = figures.filter((f) => kinds.includes(f.kind));

@@ -7,6 +7,7 @@ import {
   createTestDeps,
   makeOrganization,
   startFakeResend,
+  startFakeSes,
   startFakeTelnyx,
   startFakeTwilio,
   startSmtpServer,
@@ -54,6 +55,8 @@ export type RigOptions = {
    * number for that many replicas (all of them in `rig.submissions` and `rig.submissionPorts`).
    */
   smtpSubmission?: boolean | number;
+  /** Environment of the SMTP apps only, on top of `env`. */
+  smtpEnv?: Record<string, string>;
   /** Environment of every process on top of the rig's fast timings. */
   env?: Record<string, string>;
 };
@@ -92,7 +95,7 @@ export async function startRig(options: RigOptions = {}) {
   const ownRedisUrl = redisPort ? `redis://127.0.0.1:${redisPort}` : options.redisUrl;
   const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...(ownRedisUrl ? { REDIS_URL: ownRedisUrl } : {}) });
   const resend: FakeResend = await startFakeResend();
-  const [smtp, telnyx, twilio] = await Promise.all([startSmtpServer(), startFakeTelnyx(), startFakeTwilio()]);
+  const [smtp, telnyx, twilio, ses] = await Promise.all([startSmtpServer(), startFakeTelnyx(), startFakeTwilio(), startFakeSes()]);
   const receiverPort = await freePort();
   let receiver: WebhookReceiver | null = await startWebhookReceiver({ port: receiverPort });
   const receivedWebhookIds: string[] = [];
@@ -118,8 +121,12 @@ export async function startRig(options: RigOptions = {}) {
     // each API process its own ops port (several run at once in a scenario)
     API_METRICS_PORT: '0',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // the load texts one prefix (+1 415) far past the fraud guard's hourly limit
+    SMS_PREFIX_LIMIT_PER_HOUR: '1000000',
     RESEND_API_KEY: 're_test_key',
     RESEND_BASE_URL: resend.url,
+    // the fake Resend here has no limit: the pace suite (tests/pace) is where limits are met
+    RESEND_RATE_PER_SECOND: '10000',
     // the other providers are ready too; EMAIL_PROVIDERS / SMS_PROVIDERS in a scenario's env choose (Resend, Telnyx by default)
     SMTP_URL: smtp.url,
     TELNYX_API_KEY: 'KEY_fault_test',
@@ -127,6 +134,10 @@ export async function startRig(options: RigOptions = {}) {
     TWILIO_ACCOUNT_SID: twilio.accountSid,
     TWILIO_AUTH_TOKEN: twilio.authToken,
     TWILIO_BASE_URL: twilio.url,
+    SES_REGION: 'us-east-1',
+    SES_ACCESS_KEY_ID: 'AKIAFAKEFAKEFAKE',
+    SES_SECRET_ACCESS_KEY: 'fake-secret-access-key',
+    SES_ENDPOINT: ses.url,
     SEND_WORKER_CONCURRENCY: '10',
     SEND_MAX_ATTEMPTS: '8',
     SEND_BACKOFF_BASE_MS: '100',
@@ -180,7 +191,7 @@ export async function startRig(options: RigOptions = {}) {
   const submissionCount = options.smtpSubmission === true ? 1 : options.smtpSubmission || 0;
   const submissionPorts = await Promise.all(Array.from({ length: submissionCount }, () => freePort()));
   const submissions = submissionPorts.map((port, i) =>
-    start(i === 0 ? 'smtp' : `smtp-${i}`, 'apps/smtp/src/server.ts', { SMTP_SUBMISSION_PORT: String(port), SMTPS_PORT: '0', SMTP_METRICS_PORT: '0' }),
+    start(i === 0 ? 'smtp' : `smtp-${i}`, 'apps/smtp/src/server.ts', { SMTP_SUBMISSION_PORT: String(port), SMTPS_PORT: '0', SMTP_METRICS_PORT: '0', ...options.smtpEnv }),
   );
   for (const [i, port] of submissionPorts.entries()) {
     await waitUntil(
@@ -210,8 +221,17 @@ export async function startRig(options: RigOptions = {}) {
   await deps.db.emailDomain.create({
     data: { id: newId('dom'), orgId: org.orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@acme.test' },
   });
+  // the fake Telnyx has no per-number limit here (the pace suite has): the number is not paced to a long code's 1 a second
   await deps.db.phoneNumber.create({
-    data: { id: newId('pn'), orgId: org.orgId, number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`, isDefault: true, type: 'local', provider: 'telnyx' },
+    data: {
+      id: newId('pn'),
+      orgId: org.orgId,
+      number: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`,
+      isDefault: true,
+      type: 'local',
+      provider: 'telnyx',
+      messagesPerSecond: 1000,
+    },
   });
   await createWebhook(deps, org.orgId, { url: `${receiver.url}/hook`, events: ['message.queued', 'message.sent', 'message.failed'] });
 
@@ -222,6 +242,7 @@ export async function startRig(options: RigOptions = {}) {
     smtp,
     telnyx,
     twilio,
+    ses,
     dbProxy,
     redisProxy,
     apiUrl,
@@ -283,7 +304,7 @@ export async function startRig(options: RigOptions = {}) {
     logs: () => [...processes].flatMap((p) => p.tail).join('\n'),
     async close() {
       await Promise.all([...processes].map((p) => stop(p, 'SIGKILL')));
-      await Promise.all([resend.close(), smtp.close(), telnyx.close(), twilio.close(), receiver?.close(), dbProxy?.close(), redisProxy?.close()]);
+      await Promise.all([resend.close(), smtp.close(), telnyx.close(), twilio.close(), ses.close(), receiver?.close(), dbProxy?.close(), redisProxy?.close()]);
       await deps.close();
       redisServer?.kill('SIGKILL');
     },
@@ -343,4 +364,16 @@ export async function sendLoad(
     }),
   );
   return { accepted, retries, seconds: (performance.now() - started) / 1000 };
+}
+
+/** A call to the API with `key`; throws on anything but a 2xx. */
+export async function call(rig: Rig, key: string, method: string, path: string, body?: object): Promise<Record<string, any>> {
+  const response = await fetch(`${rig.apiUrl}/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await response.json()) as Record<string, any>;
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
 }

@@ -15,6 +15,7 @@ import { docsRoutes } from './routes/docs.routes.ts';
 import { contactRoutes } from './routes/contacts.routes.ts';
 import { segmentRoutes } from './routes/segments.routes.ts';
 import { topicRoutes } from './routes/topics.routes.ts';
+import { verificationRoutes } from './routes/verifications.routes.ts';
 import { preferenceRoutes } from './routes/preferences.routes.ts';
 import { broadcastRoutes } from './routes/broadcasts.routes.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.ts';
@@ -24,7 +25,7 @@ import { phoneNumberRoutes } from './routes/phone-numbers.routes.ts';
 import { webhookRoutes } from './routes/webhooks.routes.ts';
 import { messageRoutes } from './routes/messages.routes.ts';
 import { emailRoutes } from './routes/emails.routes.ts';
-import { resendErrors } from './middleware/resend-errors.ts';
+import { RESEND_ONLY_ROOTS, resendErrors } from './middleware/resend-errors.ts';
 import { providerEventRoutes } from './routes/provider-events.routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { sandboxRoutes } from './routes/sandbox.routes.ts';
@@ -78,6 +79,7 @@ export function createApp(deps: Deps) {
   v1.route('/', templateRoutes);
   v1.route('/', segmentRoutes);
   v1.route('/', topicRoutes);
+  v1.route('/', verificationRoutes);
   v1.route('/', broadcastRoutes);
   v1.route('/', messageRoutes);
   v1.route('/', suppressionRoutes);
@@ -101,6 +103,8 @@ export function createApp(deps: Deps) {
   // and checks as /v1, answering errors in Resend's shape; documented in /v1/openapi.json under their own tag
   for (const middleware of [resendErrors, authenticated, rateLimit, limitBodies, jsonBody]) app.use('/emails/*', middleware);
   app.route('/', emailRoutes);
+  // Resend's other routes, which Tidings lacks: their 404 in Resend's shape too, so the SDK reports it as an error
+  for (const root of RESEND_ONLY_ROOTS) for (const path of [`/${root}`, `/${root}/*`]) app.use(path, resendErrors);
   for (const definition of emailRoutes.openAPIRegistry.definitions) {
     if (definition.type === 'route') v1.openAPIRegistry.registerPath(definition.route);
   }

@@ -1,4 +1,4 @@
-import type { Deps, Logger, Principal } from '@tidings/core';
+import type { Deps, Logger, Principal, RequestContext } from '@tidings/core';
 import type { RequestTrace } from '@tidings/runtime';
 
 /**
@@ -20,3 +20,12 @@ export type AppEnv = {
     trace?: RequestTrace;
   };
 };
+
+/**
+ * The request's context for core (dependencies, organization, the key's mode, trace), from what the middleware put
+ * on the Hono context.
+ * @example await sendMessage(requestContext(c), c.req.valid('json'));
+ */
+export function requestContext(c: { get<K extends keyof AppEnv['Variables']>(key: K): AppEnv['Variables'][K] }): RequestContext {
+  return { deps: c.get('deps'), orgId: c.get('orgId'), mode: c.get('principal').mode, trace: c.get('trace') };
+}

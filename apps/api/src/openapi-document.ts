@@ -21,6 +21,7 @@ type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 /** The sidebar's groups in order, each with the line /docs shows under its name. */
 export const TAGS: { name: string; description: string }[] = [
   { name: 'Messages', description: 'Send email and SMS, one or in batches, and follow each message to delivery.' },
+  { name: 'Verify', description: 'One-time codes by SMS or email: random, stored as a keyed hash, checked once, rate limited; SMS behind the fraud guard.' },
   { name: 'Broadcasts', description: 'One message to a segment or every contact: scheduled, fanned out, unsubscribe links included.' },
   { name: 'Contacts', description: 'The people you send to, with their fields and consent; bulk import.' },
   { name: 'Templates', description: "Liquid templates of a subject and body, rendered with each message's variables." },
@@ -32,6 +33,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Phone numbers', description: 'Numbers to send SMS from and receive replies on.' },
   { name: 'Sandbox', description: 'What test keys sent: nothing leaves, every message lands here.' },
   { name: RESEND_COMPATIBLE_TAG, description: "The routes of Resend's API, so its SDKs and tools work against Tidings unchanged." },
+  { name: 'Organization', description: "The organization's own settings: the countries an SMS may go to." },
   { name: 'Audit log', description: 'Who changed what, when and from where: keys, members, webhooks, domains, numbers and more.' },
   { name: 'API keys', description: 'Keys for the API: full or sending-only, live or test, rotated without downtime.' },
 ];
@@ -43,6 +45,7 @@ const NOUN_OF_GROUP: Record<string, string> = {
   template: 'Template',
   segment: 'Segment',
   topic: 'Topic',
+  verification: 'Verification',
   webhook: 'Webhook',
   emailDomain: 'Email domain',
   phoneNumber: 'Phone number',
@@ -120,9 +123,10 @@ function specializeOperation(operation: Operation, document: OpenApiDocument): v
   const [group = ''] = id.split('.');
   const { responses } = operation;
   const hasPathId = operation.parameters?.some((p) => p.in === 'path') ?? false;
-  const hasQuery = operation.parameters?.some((p) => p.in === 'query') ?? false;
-  const body = operation.requestBody?.content?.['application/json']?.schema;
   const definition = DEFINITIONS.get(id);
+  // a strict query without parameters (organization.get) still refuses an unknown one
+  const hasQuery = (operation.parameters?.some((p) => p.in === 'query') ?? false) || definition?.request?.query !== undefined;
+  const body = operation.requestBody?.content?.['application/json']?.schema;
 
   if (body && resolveSchema(body, document)?.type === 'array') {
     setExample(operation, '400', errorExample('BAD_REQUEST', 'body: Invalid input: expected array, received object'));

@@ -25,6 +25,7 @@ Every error is \`{ "code": "...", "message": "..." }\`, and the message names th
 | \`NOT_FOUND\` | 404 | no such thing in this organization |
 | \`CONFLICT\` | 409 | a duplicate, a state that does not allow it, or an \`Idempotency-Key\` reused with another body |
 | \`TOO_MANY_REQUESTS\` | 429 | over the rate limit, or too many failed authentications from one address (\`Retry-After\` says when to retry) |
+| \`RATE_LIMITED\` | 429 | a sending limit, not a request limit: Verify's per-recipient cooldown and cap, the SMS fraud guard's limit per destination prefix (\`Retry-After\` says when) |
 | \`INTERNAL_SERVER_ERROR\` | 500 | unexpected; the message carries the request id to quote |
 | \`SERVICE_UNAVAILABLE\` | 503 | one database statement ran past its time limit (\`Retry-After\` says when to retry) |
 

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { html } from 'hono/html';
 import type { AppEnv } from './env.ts';
 import { limitPerClient } from './middleware/client-rate-limit.ts';
@@ -18,6 +19,23 @@ export const publicPage = (title: string, body: Html, orgName?: string) => html`
 label{display:block;margin:.5rem 0}label small{display:block;color:#555;margin-left:1.6rem}.note{background:#f4f4f4;padding:.5rem 1rem;border-radius:6px}
 form.inline{display:inline}a{color:#0b57d0}</style>
 </head><body>${orgName ? html`<p class="org">${orgName}</p>` : ''}${body}</body></html>`;
+
+// The pages load nothing from anywhere, post only to themselves, and are never framed (their one-click forms could be
+// clickjacked otherwise); no Referer carries their signed links on.
+const PAGE_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/**
+ * Sets the public pages' security headers on every answer below it (set before the handler, so errors carry them too).
+ * @example .use('/p/*', publicPageHeaders)
+ */
+export const publicPageHeaders = createMiddleware<AppEnv>(async (c, next) => {
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
+  await next();
+});
 
 /** The answer for a link we did not sign (or whose contact or broadcast is gone): 404, nothing changed. */
 export const linkNotValid = (c: Context<AppEnv>) =>

@@ -136,7 +136,11 @@ describe('broadcast.send, cancel and their conflicts', () => {
     const far = await org.api.post(`/v1/broadcasts/${draft.id}/send`, { scheduledAt: new Date(Date.now() + 40 * 86_400_000).toISOString() });
     expect(far.status).toBe(400);
     expect(far.body.message).toMatch(/^scheduledAt: must be at most 30 days ahead/);
-    const now = await org.api.post(`/v1/broadcasts/${draft.id}/send`);
+    const past = await org.api.post(`/v1/broadcasts/${draft.id}/send`, { scheduledAt: '1999-01-01T00:00:00Z' });
+    expect(past.status).toBe(400);
+    expect(past.body.message).toBe('scheduledAt: 1999-01-01T00:00:00.000Z is in the past; give a time from now up to 30 days ahead');
+    // an empty body declared as JSON (clients that always send the header) is no options
+    const now = await org.api.call('POST', `/v1/broadcasts/${draft.id}/send`, '', { 'content-type': 'application/json' });
     expect(now.status).toBe(202);
     expect(now.body.status).toBe('sending');
     const job = await t.deps.queues.broadcasts.getJob(draft.id);

@@ -91,6 +91,16 @@ const AUDIT_OPERATION_IDS = ['audit.list'];
 const TOPIC_OPERATION_IDS = ['topic.create', 'topic.list', 'topic.get', 'topic.update', 'topic.delete'];
 const TRACKING_OPERATION_IDS = ['emailDomain.update', 'broadcast.links'];
 const SENDING_ROUNDED_OFF_OPERATION_IDS = ['message.getSource', 'contact.export'];
+// The fourth round's one-time codes and the organization's own settings (the SMS fraud guard's countries).
+const VERIFY_OPERATION_IDS = [
+  'verification.create',
+  'verification.check',
+  'verification.get',
+  'verification.cancel',
+  'verification.list',
+  'organization.get',
+  'organization.update',
+];
 const ALL_OPERATION_IDS = [
   ...FIRST_ROUND_OPERATION_IDS,
   ...BROADCAST_OPERATION_IDS,
@@ -99,6 +109,7 @@ const ALL_OPERATION_IDS = [
   ...TOPIC_OPERATION_IDS,
   ...TRACKING_OPERATION_IDS,
   ...SENDING_ROUNDED_OFF_OPERATION_IDS,
+  ...VERIFY_OPERATION_IDS,
 ];
 // The third round's Resend-compatible doors: documented under their own tag, at the root, not /v1 operations.
 const RESEND_COMPATIBLE_OPERATION_IDS = ['resend.emails.send', 'resend.batch.send', 'resend.emails.get', 'resend.emails.update', 'resend.emails.cancel'];

@@ -133,7 +133,7 @@ describe('Idempotency-Key', () => {
     // what a crashed API process leaves behind: the key reserved, nothing done, nobody renewing or releasing it
     const abandonedAt = Date.now();
     const fingerprint = requestFingerprint('POST', '/v1/probe', JSON.stringify({ n: 7 }));
-    expect((await beginIdempotentRequest(t.deps, orgId, 'live', 'k-crashed', fingerprint)).kind).toBe('first');
+    expect((await beginIdempotentRequest(t.deps, { orgId, mode: 'live', key: 'k-crashed' }, fingerprint)).kind).toBe('first');
     const before = runs;
     expect((await api.post('/v1/probe', { n: 7 }, { 'idempotency-key': 'k-crashed' })).status).toBe(409);
 

@@ -178,8 +178,8 @@ describe('message.send', () => {
     // What the API does for a first request, cut off after its statement committed and before anything else ran (the
     // connection dropped with the COMMIT's reply): the key reserved, the send done under it, nothing completed.
     const fingerprint = requestFingerprint('POST', '/v1/messages', JSON.stringify(body));
-    expect((await beginIdempotentRequest(t.deps, orgId, 'test', 'lost-reply', fingerprint)).kind).toBe('first');
-    const sent = await sendMessage(t.deps, orgId, 'test', body as SendMessageBody, { key: 'lost-reply', status: 202, body: (message) => message });
+    expect((await beginIdempotentRequest(t.deps, { orgId, mode: 'test', key: 'lost-reply' }, fingerprint)).kind).toBe('first');
+    const sent = await sendMessage({ deps: t.deps, orgId, mode: 'test' }, body as SendMessageBody, { key: 'lost-reply', status: 202, body: (message) => message });
 
     const retry = await api.post('/v1/messages', body, { 'idempotency-key': 'lost-reply' });
     expect(retry.status).toBe(202);

@@ -170,6 +170,31 @@ describe('phoneNumber.update (sandbox)', () => {
     }
   });
 
+  it("messagesPerSecond: its type's default until set, null goes back to it; out of range is 400; another organization's is 404", async () => {
+    const { api } = await t.org();
+    const [local] = await search(api, 'country=US&areaCode=312&limit=1');
+    const [tollFree] = await search(api, 'country=US&type=tollFree&limit=1');
+    const number = (await api.post('/v1/phone-numbers', { number: local!.number })).body;
+    expect(number.messagesPerSecond).toBe(1); // a long code
+    const free = (await api.post('/v1/phone-numbers', { number: tollFree!.number })).body;
+    expect(free).toMatchObject({ type: 'tollFree', messagesPerSecond: 3 });
+
+    const set = await api.patch(`/v1/phone-numbers/${number.id}`, { messagesPerSecond: 4.5 });
+    expect(set.status).toBe(200);
+    expect(set.body.messagesPerSecond).toBe(4.5);
+    expect((await api.get('/v1/phone-numbers')).body.data.find((n: { id: string }) => n.id === number.id).messagesPerSecond).toBe(4.5);
+    expect((await api.patch(`/v1/phone-numbers/${number.id}`, { messagesPerSecond: null })).body.messagesPerSecond).toBe(1);
+
+    for (const messagesPerSecond of [0, -1, 5000, 'fast']) {
+      const res = await api.patch(`/v1/phone-numbers/${number.id}`, { messagesPerSecond });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('messagesPerSecond') });
+    }
+    const stranger = await t.org();
+    expect((await stranger.api.patch(`/v1/phone-numbers/${number.id}`, { messagesPerSecond: 50 })).status).toBe(404);
+    expect((await api.get(`/v1/phone-numbers/${number.id}`)).body.messagesPerSecond).toBe(1);
+  });
+
   it('two concurrent requests to make different numbers the default leave exactly one default', async () => {
     const { api, orgId } = await t.org();
     const found = await search(api, 'country=US&areaCode=305&limit=4');

@@ -130,6 +130,17 @@ describe('the resend SDK against Tidings', () => {
     const id = sent.data!.id;
     expect((await resend.emails.get(id)).data).toMatchObject({ last_event: 'scheduled', scheduled_at: inAnHour });
 
+    // a time in the past is a mistake, refused as message.send refuses it, and the email stays scheduled
+    const past = await resend.emails.update({ id, scheduledAt: '1999-01-01T00:00:00Z' });
+    expect(past.error).toEqual({
+      statusCode: 400,
+      name: 'validation_error',
+      message: 'scheduled_at: 1999-01-01T00:00:00.000Z is in the past; give a time from now up to 30 days ahead',
+    });
+    expect((await resend.emails.get(id)).data).toMatchObject({ last_event: 'scheduled', scheduled_at: inAnHour });
+    const pastSend = await resend.emails.send({ from: 'hello@acme.example', to: 'ada@example.com', subject: 'Then', text: 'Then', scheduledAt: '1999-01-01T00:00:00Z' });
+    expect(pastSend.error?.statusCode).toBe(400);
+
     const inTenMinutes = new Date(Date.now() + 600_000).toISOString();
     const updated = await resend.emails.update({ id, scheduledAt: inTenMinutes });
     expect(updated).toMatchObject({ data: { object: 'email', id }, error: null });
@@ -252,5 +263,13 @@ describe('POST /emails and friends, beside /v1', () => {
     expect((await resend.emails.get(data!.id)).data).toMatchObject({ subject: 'Hi Ada', text: 'Hello Ada' });
     const unknown = await resend.emails.send({ from: 'hello@acme.example', to: 'ada@example.com', template: { id: 'tpl_nope' } });
     expect(unknown.error).toMatchObject({ statusCode: 404, name: 'not_found', message: 'template.id: Template not found' });
+  });
+
+  it('a Resend route Tidings lacks answers in Resend’s shape, so the SDK reads its error', async () => {
+    const { resend } = await testOrg();
+    const domains = await resend.domains.list();
+    expect(domains).toMatchObject({ data: null, error: { statusCode: 404, name: 'not_found', message: 'No route GET /domains' } });
+    const audience = await resend.contacts.create({ email: 'ada@example.com', audienceId: 'aud_1' } as Parameters<typeof resend.contacts.create>[0]);
+    expect(audience.error).toMatchObject({ statusCode: 404, name: 'not_found' });
   });
 });

@@ -218,7 +218,10 @@ describe('segment operations', () => {
 
     const updated = await api.patch(`/v1/segments/${created.body.id}`, { criteria: { all: [{ field: 'attributes.plan', op: 'in', value: ['pro', 'free'] }] } });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ name: 'Pros', contactCount: 2 });
+    // the new criteria are counted in the background (the send-worker's job, run here by hand)
+    expect(updated.body).toMatchObject({ name: 'Pros', contactCount: 1, countedAt: created.body.countedAt });
+    expect(Date.parse(updated.body.updatedAt)).toBeGreaterThan(Date.parse(updated.body.countedAt));
+    expect(await recountSegment(t.deps, created.body.id)).toEqual({ contactCount: 2 });
     const renamed = await api.patch(`/v1/segments/${created.body.id}`, { name: 'Paying-ish' });
     expect(renamed.body).toMatchObject({ name: 'Paying-ish', contactCount: 2 });
     expect((await api.patch(`/v1/segments/${created.body.id}`, {})).status).toBe(400);
@@ -247,7 +250,7 @@ describe('segment operations', () => {
     expect(reads.map((r) => [r.status, r.body.contactCount, r.body.countedAt])).toEqual(reads.map(() => [200, 1, created.body.countedAt]));
     // one recount asked for, however many reads found the count stale
     const queue = t.deps.queues['segment-counts'];
-    const asked = (await queue.getJobs(['waiting', 'active', 'delayed'])).filter((job) => job.data.segmentId === created.body.id);
+    const asked = (await queue.getJobs(['waiting', 'prioritized', 'active', 'delayed'])).filter((job) => job.data.segmentId === created.body.id);
     expect(asked.map((job) => job.id)).toEqual([created.body.id]);
 
     // the job (a send-worker runs it) stores the new count, which the next read answers
@@ -255,6 +258,28 @@ describe('segment operations', () => {
     const after = await api.get(`/v1/segments/${created.body.id}`);
     expect(after.body.contactCount).toBe(3);
     expect(Date.parse(after.body.countedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.countedAt));
+  });
+
+  it('segment.update never counts in the request: sixteen concurrent updates answer at once and queue one recount each, of which only the latest counts', async () => {
+    const { api } = await people();
+    const created = await api.post('/v1/segments', { name: 'Pros', criteria: { all: [{ field: 'attributes.plan', op: 'eq', value: 'pro' }] } });
+    // before, each of these counted in its request: 16 scans at once of an expensive segment slowed every organization
+    const plans = Array.from({ length: 16 }, (_, i) => `plan-${i}`);
+    const updates = await Promise.all(
+      plans.map((plan) => api.patch(`/v1/segments/${created.body.id}`, { criteria: { any: [{ field: 'attributes.plan', op: 'in', value: ['pro', 'free', plan] }] } })),
+    );
+    expect(updates.map((u) => [u.status, u.body.contactCount, u.body.countedAt])).toEqual(updates.map(() => [200, 1, created.body.countedAt]));
+    const queue = t.deps.queues['segment-counts'];
+    const asked = (await queue.getJobs(['delayed'])).filter((job) => job.data.segmentId === created.body.id);
+    // one per version of the criteria (updates within the same millisecond share one)
+    expect(asked.length).toBeGreaterThan(1);
+    expect(asked.length).toBeLessThanOrEqual(16);
+    // in the organization's turn, never ahead of other organizations' waiting recounts
+    expect(asked.every((job) => job.opts.priority! > 0)).toBe(true);
+    // each asked for its own version: every one but the latest finds the segment updated since, and skips
+    const results = await Promise.all(asked.map((job) => recountSegment(t.deps, job.data.segmentId, job.data.updatedAt)));
+    expect(results.filter((r) => r.contactCount !== null)).toEqual([{ contactCount: 2 }]);
+    expect((await api.get(`/v1/segments/${created.body.id}`)).body.contactCount).toBe(2);
   });
 
   it('contact.list?segmentId applies the same criteria, with the other filters', async () => {

@@ -1,4 +1,4 @@
-import { databaseAttachmentStore } from '@tidings/core/src/attachments/attachment-store.ts';
+import { databaseAttachmentStore } from '@tidings/core';
 import { setupApi } from './setup.ts';
 
 // message.send and message.sendBatch beyond to/subject/html: cc, bcc, replyTo, headers, attachments, mediaUrls,

@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { watchEventLoopHolds } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000000' });
@@ -37,18 +37,17 @@ describe('a template is parsed and analysed off the event loop, within a cap on 
     expect(performance.now() - started).toBeLessThan(5_000);
 
     // Under the cap the analysis runs on a render thread: the event loop answers /healthz meanwhile.
-    const eventLoop = monitorEventLoopDelay({ resolution: 10 });
-    eventLoop.enable();
+    const eventLoop = watchEventLoopHolds();
     const accepted = api.post('/v1/templates', { name: 'outputs', channelType: 'email', subject: 's', html: '<p>{{ a }}</p>'.repeat(4_900) });
     const health = await healthWhile(accepted);
-    eventLoop.disable();
+    const eventLoopHeldMaxMs = eventLoop.stop();
     const res = await accepted;
     expect(res.status).toBe(201);
     expect(res.body.variables).toEqual(['a']);
     const sorted = [...health].sort((a, b) => a - b);
     // Before: the analysis alone held the event loop over a second (quadratic in the template) on this machine.
-    expect({ eventLoopDelayMaxMs: eventLoop.max / 1e6 < 250, healthMedianMs: sorted[Math.floor(sorted.length / 2)]! < 100 }).toEqual({
-      eventLoopDelayMaxMs: true,
+    expect({ eventLoopHeldMaxMs: eventLoopHeldMaxMs < 250, healthMedianMs: sorted[Math.floor(sorted.length / 2)]! < 100 }).toEqual({
+      eventLoopHeldMaxMs: true,
       healthMedianMs: true,
     });
 

@@ -1,4 +1,5 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { renderHardStopMs } from '@tidings/core';
+import { watchEventLoopHolds } from '@tidings/testing';
 import { setupApi } from './setup.ts';
 
 const t = setupApi({ RATE_LIMIT_PER_MINUTE: '1000000' });
@@ -47,33 +48,36 @@ describe('template rendering has a budget per request, spent off the event loop'
     for (const probe of Object.values(probes)) await probe(); // the first call compiles this client's response checks: not what is measured
     const idle = await latenciesWhile(new Promise((resolve) => setTimeout(resolve, 500)), probes); // the same over a fixed 500 ms window with nothing rendering: a baseline, not a wait
 
-    const eventLoop = monitorEventLoopDelay({ resolution: 10 });
-    eventLoop.enable();
+    const eventLoop = watchEventLoopHolds();
     const started = performance.now();
+    const cpuBefore = process.cpuUsage(); // the whole process: the API and its render threads run in this test's process
     const hostile = attacker.api.post('/v1/messages/batch', { messages: Array.from({ length: 8 }, () => sms(template.id)) });
     const latencies = await latenciesWhile(hostile, probes);
     const res = await hostile;
     const elapsedMs = performance.now() - started;
-    eventLoop.disable();
-    const figures = { elapsedMs, eventLoopDelayMaxMs: eventLoop.max / 1e6, ...latencies };
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const figures = { elapsedMs, cpuMs, eventLoopHeldMaxMs: eventLoop.stop(), ...latencies };
 
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'BAD_REQUEST', message: expect.stringContaining(template.id) });
     expect(res.body.message).toContain('250 ms');
-    // one budget for the whole batch, not one per item or part (8 budgets: 2 s of CPU time alone). The budget is the
-    // render thread's CPU time, so on a machine whose cores are all taken the wall-clock time adds the thread's wait
-    // for a core (2.5 s measured on this loaded machine): hence the margin over one budget.
-    expect(elapsedMs).toBeLessThan(4_000);
+    // one budget for the whole batch, not one per item or part: 8 budgets would be 2 s of CPU time in the render
+    // threads alone. Counted in CPU time, what the budget is: the wall-clock time adds each thread's wait for a core
+    // and moved from 1 s to 4.4 s with the machine's load. The wall clock is held to the render's hard stop.
+    expect(cpuMs).toBeLessThan(8 * 250);
+    expect(elapsedMs).toBeLessThan(renderHardStopMs(250));
     // Another tenant is answered meanwhile: /healthz (no I/O) and another organization's message.list (a database
     // round trip) within 50 ms, medians, the latter or (on a machine so loaded that it takes longer with nothing
-    // rendering) near its idle speed; and the event loop never stalled for a render budget (a render on it would hold
-    // it at least that long).
+    // rendering) near its idle speed; and the event loop was never held for a render budget of its thread's CPU time (a
+    // render on it would hold it at least that long; its delay in wall time also counts the waits for a core, 250 ms
+    // and more in CI at load 8 with nothing on the loop).
     expect(latencies.health!.length).toBeGreaterThanOrEqual(3);
     // (the database round trip shares the CPU with the render thread, hence some slack over its idle speed)
     const verdict = {
       healthAnsweredInTime: median(latencies.health!) < 50,
       otherTenantAnsweredInTime: median(latencies.otherTenant!) < Math.max(50, 3 * median(idle.otherTenant!)),
-      eventLoopNeverHeldForABudget: figures.eventLoopDelayMaxMs < 250,
+      eventLoopNeverHeldForABudget: figures.eventLoopHeldMaxMs < 250,
     };
     const allTrue = { healthAnsweredInTime: true, otherTenantAnsweredInTime: true, eventLoopNeverHeldForABudget: true };
     expect({ verdict, figures, idle }).toEqual({ verdict: allTrue, figures, idle });

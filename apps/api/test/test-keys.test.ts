@@ -49,15 +49,17 @@ async function liveOrganization() {
   await live.post(`/v1/broadcasts/${broadcast.id}/send`, { scheduledAt: inAnHour() });
   const webhook = (await live.post('/v1/webhooks', { url: `${receiver.url}/live`, events: ['message.queued', 'message.sent', 'contact.created'] })).body;
   const message = (await live.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', subject: 'Code', text: 'Your live code is 424242' })).body;
+  const verification = (await live.post('/v1/verifications', { channelType: 'email', to: 'ada@example.com' })).body;
   const delivery = (await live.get(`/v1/webhooks/${webhook.id}/events`)).body.data[0];
   const manual = (await live.post('/v1/suppressions', { channelType: 'email', address: 'manual@example.com' })).body;
   await t.deps.db.suppression.create({ data: { orgId, recipient: 'bounced@example.com', reason: 'bounced' } });
   await t.deps.db.suppression.create({ data: { orgId, recipient: '+14155550199', reason: 'stopped' } });
   const bounced = (await live.get('/v1/suppressions?reason=bounced')).body.data[0];
-  expect({ broadcast, webhook, message, delivery, manual, bounced }).toMatchObject({
+  expect({ broadcast, webhook, message, verification, delivery, manual, bounced }).toMatchObject({
     broadcast: { id: expect.any(String) },
     webhook: { id: expect.any(String) },
     message: { id: expect.any(String) },
+    verification: { id: expect.any(String) },
     delivery: { id: expect.any(String) },
     manual: { id: expect.any(String) },
     bounced: { id: expect.any(String) },
@@ -77,6 +79,7 @@ async function liveOrganization() {
     broadcast,
     webhook,
     message,
+    verification,
     delivery,
     manual,
     bounced,
@@ -97,6 +100,8 @@ async function liveState(o: Live) {
     topics: await get('/v1/topics'),
     broadcasts: await get('/v1/broadcasts'),
     messages: await get('/v1/messages'),
+    verifications: await get('/v1/verifications'),
+    organization: await get('/v1/organization'),
     webhook: { ...webhook, recentEvents: webhook.recentEvents.map((d: { id: string; status: string }) => [d.id, d.status]) },
     secret: (await t.deps.db.webhook.findUniqueOrThrow({ where: { id: o.webhook.id } })).secretCiphertext,
     suppressions: await get('/v1/suppressions?limit=100'),
@@ -110,6 +115,7 @@ async function liveState(o: Live) {
 function livePath(o: Live, path: string): string {
   const idOf: Record<string, string> = {
     messages: o.message.id,
+    verifications: o.verification.id,
     emails: o.message.id, // the Resend-compatible routes name messages
     broadcasts: o.broadcast.id,
     webhooks: o.webhook.id,
@@ -127,7 +133,7 @@ function livePath(o: Live, path: string): string {
 }
 
 // Resources that belong to one mode: another mode's id is not found.
-const MODAL = ['messages', 'emails', 'broadcasts', 'webhooks', 'suppressions', 'api-keys'];
+const MODAL = ['messages', 'verifications', 'emails', 'broadcasts', 'webhooks', 'suppressions', 'api-keys'];
 // Reads of shared configuration a test key may do; every other operation on a live id is refused.
 const READS_OF_SHARED = new Set([
   'contact.get',
@@ -146,7 +152,7 @@ describe('a test key against live data', () => {
     const o = await liveOrganization();
     const doc = (await (await t.app.request('/v1/openapi.json')).json()) as OpenApiDocument;
     const before = await liveState(o);
-    const liveIds = [o.message.id, o.broadcast.id, o.webhook.id, o.delivery.id, o.manual.id, o.bounced.id, o.liveKeyId];
+    const liveIds = [o.message.id, o.verification.id, o.broadcast.id, o.webhook.id, o.delivery.id, o.manual.id, o.bounced.id, o.liveKeyId];
     let walked = 0;
     for (const [template, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods)) {
@@ -165,7 +171,9 @@ describe('a test key against live data', () => {
           hasId ||
           (method !== 'get' &&
             !MODAL.includes(kind) &&
-            !['template.preview', 'sandbox.inbound', 'message.send', 'message.sendBatch', 'resend.emails.send', 'resend.batch.send'].includes(op.operationId))
+            !['template.preview', 'sandbox.inbound', 'message.send', 'message.sendBatch', 'verification.create', 'resend.emails.send', 'resend.batch.send'].includes(
+              op.operationId,
+            ))
         )
           expect({ context, status: res.status }).toEqual({ context, status: 403 });
       }
@@ -178,7 +186,20 @@ describe('a test key against live data', () => {
     const o = await liveOrganization();
     const doc = (await (await t.app.request('/v1/openapi.json')).json()) as OpenApiDocument;
     const before = await liveState(o);
-    const ownIds = [o.message.id, o.broadcast.id, o.webhook.id, o.delivery.id, o.bounced.id, o.contact.id, o.template.id, o.segment.id, o.topic.id, o.domain.id, o.number.id];
+    const ownIds = [
+      o.message.id,
+      o.verification.id,
+      o.broadcast.id,
+      o.webhook.id,
+      o.delivery.id,
+      o.bounced.id,
+      o.contact.id,
+      o.template.id,
+      o.segment.id,
+      o.topic.id,
+      o.domain.id,
+      o.number.id,
+    ];
     const other = await t.org({ mode: 'live' });
     const otherTest = t.client((await other.api.post('/v1/api-keys', { name: 'test', mode: 'test' })).body.key);
     for (const api of [other.api, otherTest]) {

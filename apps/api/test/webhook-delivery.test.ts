@@ -1,10 +1,13 @@
-import { dispatchOutbox, recordEvents } from '@tidings/core';
+import { recordEvents, unitOfWork, type OutboxItem, type UnitOfWorkDeps } from '@tidings/core';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker } from '@tidings/webhook-worker';
 import type { Resolver } from '@tidings/webhooks';
 import pino from 'pino';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { setupApi } from './setup.ts';
+
+/** Adds jobs whose rows were written before, as a unit of work does after its commit. */
+const dispatch = (deps: UnitOfWorkDeps, items: OutboxItem[]) => unitOfWork(deps, async (_db, outbox) => outbox.add(items), { transaction: false });
 
 // Retries after 100, 200 and 300 ms instead of 5 s ... 10 h, and a 500 ms timeout: the real schedule, in miniature.
 const t = setupApi({ WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '100,200,300', WEBHOOK_TIMEOUT_MS: '500' });
@@ -177,7 +180,7 @@ describe('webhook delivery by the webhook-worker', () => {
       ]),
     );
     expect(outbox).toHaveLength(3);
-    await dispatchOutbox(t.deps, outbox);
+    await dispatch(t.deps, outbox);
     await receiver.waitForRequests(3);
     // exactly one delivery row per (event, subscribed endpoint): nothing else can arrive later
     expect(await t.deps.db.webhookDelivery.count({ where: { orgId } })).toBe(3);
@@ -207,7 +210,7 @@ describe('webhook delivery by the webhook-worker', () => {
     // ...then the endpoint is deleted (disabled), then the job reaches the queue (as the outbox relay would do it)
     await api.delete(`/v1/webhooks/${webhook.id}`);
     expect(await t.deps.db.$transaction((tx) => recordEvents(tx, [{ orgId, type: 'contact.created', data: {} }]))).toEqual([]);
-    await dispatchOutbox(t.deps, queued);
+    await dispatch(t.deps, queued);
     expect(await settled(api, webhook.id, queued[0]!.jobId)).toMatchObject({ status: 'failed', attempts: 0 });
     expect(receiver.requests).toHaveLength(0);
   });

@@ -96,7 +96,12 @@ describe('webhook operations', () => {
 
   it('loopback is refused unless WEBHOOK_ALLOW_LOOPBACK, and http is refused in production', async () => {
     const strict = setupApi();
-    const production = setupApi({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'a production key of some length', UNSUBSCRIBE_SECRET: 'a production unsubscribe secret' });
+    const production = setupApi({
+      NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: 'a production key of some length',
+      UNSUBSCRIBE_SECRET: 'a production unsubscribe secret',
+      PASSWORD_HASH_COST: '15', // production's least, not the suites' lowered one
+    });
     try {
       const { api } = await strict.org();
       const loopback = await api.post('/v1/webhooks', { url: `http://localhost:${receiver.port}/`, events: ['contact.created'] });

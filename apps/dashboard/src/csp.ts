@@ -7,8 +7,11 @@ export const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; s
  * The policy of a page that previews an email: the same, with inline styles allowed. A `srcdoc` frame inherits its
  * page's policy, and emails are styled inline; scripts stay refused (by this policy and by the frame's sandbox), and
  * remote images stay unloaded, as a careful mail client would.
+ * With `remoteImages` (the reader asked to show images, as in a mail client), images from anywhere load too: the open
+ * pixel among them.
  * @example allowEmailStyles(c); return render(c, <Layout ...><EmailFrame html={message.html} /></Layout>);
  */
-export function allowEmailStyles(c: Context): void {
-  c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"));
+export function allowEmailStyles(c: Context, { remoteImages = false } = {}): void {
+  const policy = CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
+  c.header('Content-Security-Policy', remoteImages ? policy.replace("img-src 'self' data:", "img-src 'self' data: https: http:") : policy);
 }

@@ -89,6 +89,7 @@ describe('forgot password', () => {
     expect(done).toMatchObject({ status: 303, location: '/sign-in' });
     expect(await deps.db.session.count({ where: { userId: user.id } })).toBe(0);
     expect((await other.browser.get('/settings/account')).location).toMatch(/^\/sign-in/);
+    await expect(deps.db.auditEvent.findMany({ where: { targetId: user.id, action: 'member.passwordReset' } })).resolves.toMatchObject([{ actorType: 'user', actorId: user.id }]);
 
     const used = await browser.get(link);
     expect(used.status).toBe(410);
@@ -136,13 +137,32 @@ async function enrol(browser: ReturnType<typeof dashboardClient>) {
   const confirmed = await browser.post('/settings/account/two-factor', { code: codeAt(secret, clock) });
   expect(confirmed).toMatchObject({ status: 303, location: '/settings/account' });
   const shown = await browser.get('/settings/account');
-  const codes = /id="recovery-codes-value"[^>]*value="([^"]+)"/.exec(shown.html)?.[1]?.split(' ') ?? [];
+  // one code per line of the card, not ten in one input
+  const codes = /<textarea id="recovery-codes-value"[^>]*>([^<]+)<\/textarea>/.exec(shown.html)?.[1]?.split('\n') ?? [];
   expect(codes).toHaveLength(10);
+  expect(codes.every((code) => /^[a-z2-9-]+$/.test(code))).toBe(true);
   expect((await browser.get('/settings/account')).html).not.toContain(codes[0]); // shown once
   return { secret, codes };
 }
 
 describe('two-factor sign-in', () => {
+  it('is audited when turned on, and turned off by its person with their password (audited too)', async () => {
+    const { email, user, orgId } = await person();
+    const { browser } = await signedIn(email);
+    await enrol(browser);
+    const audited = (action: string) => deps.db.auditEvent.findMany({ where: { orgId, targetId: user.id, action }, select: { actorType: true, actorId: true } });
+    await expect(audited('member.twoFactorEnabled')).resolves.toEqual([{ actorType: 'user', actorId: user.id }]);
+    const wrong = await browser.post('/settings/account/two-factor/off', { disablePassword: 'not my password' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.html).toContain('That is not your password.');
+    const off = await browser.post('/settings/account/two-factor/off', { disablePassword: PASSWORD });
+    expect(off).toMatchObject({ status: 303, location: '/settings/account' });
+    const page = await browser.get('/settings/account');
+    expect(page.html).toContain('Two-factor sign-in is off.');
+    expect(page.html).toContain('Turn on two-factor sign-in');
+    await expect(audited('member.twoFactorDisabled')).resolves.toEqual([{ actorType: 'user', actorId: user.id }]);
+  });
+
   it('stores the secret encrypted and recovery codes as hashes', async () => {
     const { email, user } = await person();
     const { browser } = await signedIn(email);

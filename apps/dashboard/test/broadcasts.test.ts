@@ -51,7 +51,9 @@ describe('broadcasts pages', () => {
     expect(detail.html).toContain('Draft created');
     expect(detail.html).toContain('What Ada · ada@example.com gets');
     expect(detail.html).toContain('<strong>News for Ada</strong>');
-    expect(detail.html).toMatch(/srcdoc="&lt;p&gt;Hi Ada, this is November.&lt;\/p&gt;&lt;a href=&quot;http[^"]*\/u\/[^"]+&quot;&gt;Unsubscribe/);
+    expect(detail.html).toMatch(
+      /srcdoc="&lt;base target=&quot;_blank&quot;&gt;&lt;p&gt;Hi Ada, this is November.&lt;\/p&gt;&lt;a href=&quot;http[^"]*\/u\/[^"]+&quot;&gt;Unsubscribe/,
+    );
     expect(detail.html).not.toContain('bob@example.com'); // not in the segment
     expect((await browser.get(`/broadcasts/${id}?contact=${ada.id}`)).status).toBe(200);
     expect((await browser.get('/broadcasts')).html).toContain(`href="/broadcasts/${id}"`);
@@ -164,7 +166,7 @@ describe('broadcasts pages', () => {
       expect(page.html).not.toContain(HOSTILE);
       expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     }
-    expect(pages[1]!.html).toMatch(/<iframe class="email-frame" sandbox="" srcdoc="/);
+    expect(pages[1]!.html).toMatch(/<iframe class="email-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="/);
   });
 
   it('a broadcast whose messages failed says so in its badge, with the reasons and a way to retry them', async () => {
@@ -184,6 +186,23 @@ describe('broadcasts pages', () => {
     expect(detail.html).toContain('Failed: 1 RENDER_FAILED');
     expect(detail.html).toContain(`href="/broadcasts/${id}/retry-failed"`);
     expect((await browser.get('/broadcasts')).html).toContain('sending, 1 failed');
+  });
+
+  it("shows a sending broadcast's estimated finish, at its sendRate", async () => {
+    const { browser, orgId } = await owner();
+    const { template, segment } = await setUp(orgId, 'Slow news');
+    const id = await createDraft(browser, { templateId: template.id, segmentId: segment.id });
+    await deps.db.broadcast.update({ where: { id }, data: { sendRate: 1 } }); // one a minute: the estimate is a minute per message left
+    expect((await browser.get(`/broadcasts/${id}`)).html).not.toContain('Estimated finish');
+    expect((await browser.post(`/broadcasts/${id}/send`, {})).status).toBe(303);
+    expect(await startBroadcast(deps, id)).toEqual({ kind: 'done', outcome: 'started' });
+    const before = Date.now();
+    const detail = await browser.get(`/broadcasts/${id}`);
+    const shown = detail.html.match(/<dt>Estimated finish<\/dt><dd><time datetime="([^"]+)"/)?.[1];
+    expect(shown).toEqual(expect.any(String));
+    // one recipient (Ada) left at one a minute
+    expect(Date.parse(shown!) - before).toBeGreaterThan(50_000);
+    expect(Date.parse(shown!) - before).toBeLessThan(70_000);
   });
 
   it('shows the links table of a sent broadcast: each clicked link with its clicks and unique clicks', async () => {

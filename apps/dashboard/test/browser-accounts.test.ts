@@ -121,8 +121,11 @@ describe('two-factor sign-in in a browser', () => {
     clock += 30_000;
     await page.fill('input[name=code]', codeAt(secret, clock));
     await Promise.all([page.waitForURL(url('/settings/account')), page.click('button:has-text("Turn on")')]);
-    recoveryCodes = (await page.locator('#recovery-codes-value').inputValue()).split(' ');
+    // one code per line of the text area, copied together
+    recoveryCodes = (await page.locator('#recovery-codes-value').inputValue()).split('\n');
     expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    for (const code of recoveryCodes) expect(code).toMatch(/^\S+$/);
     await page.reload();
     await expect(page.locator('#recovery-codes-value').count()).resolves.toBe(0);
     await expect(page.locator('#two-factor-state').textContent()).resolves.toContain('10 recovery codes left');

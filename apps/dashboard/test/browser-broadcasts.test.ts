@@ -83,7 +83,7 @@ describe('broadcasts in a browser', () => {
     await expect(page.locator('#progress .badge').textContent()).resolves.toBe('draft');
     await expect(page.locator('#preview-title').textContent()).resolves.toBe('What Ada Lovelace · ada@example.com gets');
     await expect(frame().locator('#greeting').textContent()).resolves.toBe('November at Acme, Ada');
-    await expect(page.locator('#preview iframe').getAttribute('sandbox')).resolves.toBe('');
+    await expect(page.locator('#preview iframe').getAttribute('sandbox')).resolves.toBe('allow-popups allow-popups-to-escape-sandbox');
     await expect(page.locator('select[name=contact] option').count()).resolves.toBe(PAYING); // the free contact is not a recipient
 
     await page.selectOption('select[name=contact]', { label: 'Grace Hopper · grace@example.com' }); // the script submits the choice

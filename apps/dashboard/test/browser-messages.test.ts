@@ -4,7 +4,7 @@ import type { Message, MessageWithEvents } from '@tidings/contracts';
 import { createOrganization, createUser } from '@tidings/core';
 import { startSendWorker, type SendWorker } from '@tidings/send-worker';
 import type { Page } from 'playwright-core';
-import { screenshotPath, startStack, waitFor, type Stack } from './harness.ts';
+import { followShownLink, screenshotPath, type Stack, startStack, waitFor } from './harness.ts';
 
 const OWNER = { email: 'owner@acme.test', password: 'correct horse battery' };
 const WELCOME_HTML = `<!doctype html><html><body style="margin:0;font-family:Helvetica,Arial,sans-serif;background:#f4f4f7">
@@ -106,7 +106,7 @@ describe('messages and the sandbox inbox in a browser', () => {
     await expect(frame.locator('#greeting').evaluate((h) => getComputedStyle(h).color)).resolves.toBe('rgb(79, 70, 229)');
     await expect(frame.locator('body').getAttribute('data-ran')).resolves.toBeNull();
     expect(await page.title()).toBe('Welcome to Acme · Tidings');
-    await expect(page.locator('iframe.email-frame').getAttribute('sandbox')).resolves.toBe('');
+    await expect(page.locator('iframe.email-frame').getAttribute('sandbox')).resolves.toBe('allow-popups allow-popups-to-escape-sandbox');
     await expect(page.locator('.text-part').textContent()).resolves.toContain('Confirm: https://acme.example/confirm');
     await expect(page.locator('.mail .badge').textContent()).resolves.toBe('delivered');
     await shot('sandbox-email');
@@ -218,5 +218,29 @@ describe('messages and the sandbox inbox in a browser', () => {
       await expect(logo.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).resolves.toBe(1);
     }
     await shot('inline-image');
+  });
+
+  it('shows a sandbox email as it was sent: its tracked link opens in a new tab and counts a click, and showing images loads the pixel, an open', async () => {
+    const tracked = await send({
+      channelType: 'email',
+      to: 'ada@example.com',
+      subject: 'Tracked',
+      html: `<p><a id="cta" href="${stack.dashboardUrl}/healthz?from=email">Open the dashboard</a></p>`,
+      tracking: { opens: true, clicks: true },
+    });
+    const statusesOf = async () => (await api<MessageWithEvents>('GET', `/v1/messages/${tracked.id}`)).events.map((e) => e.status);
+    await waitFor(statusesOf, (statuses) => statuses.includes('delivered'));
+    await page.goto(`${stack.dashboardUrl}/sandbox/${tracked.id}`);
+    const frame = page.frameLocator('iframe.email-frame');
+    await expect(frame.locator('#cta').getAttribute('href')).resolves.toMatch(new RegExp(`^${stack.apiUrl}/c/`));
+    await expect(frame.locator(`img[src^="${stack.apiUrl}/o/"]`).count()).resolves.toBe(1);
+    const [popup] = await Promise.all([page.waitForEvent('popup'), frame.locator('#cta').click()]);
+    await followShownLink(stack, popup, `${stack.dashboardUrl}/healthz?from=email`);
+    await popup.close();
+    await waitFor(statusesOf, (statuses) => statuses.includes('clicked'));
+    // remote images stay unloaded until asked for, so reading the preview counts no open
+    expect(await statusesOf()).not.toContain('opened');
+    await page.click('a:has-text("Show images")');
+    await waitFor(statusesOf, (statuses) => statuses.includes('opened'));
   });
 });

@@ -60,7 +60,7 @@ describe('templates in a browser', () => {
     ).resolves.toBe('rgb(79, 70, 229)');
     await expect(frame().locator('body').getAttribute('data-ran')).resolves.toBeNull();
     expect(await page.title()).not.toBe('pwned');
-    await expect(page.locator('#preview iframe').getAttribute('sandbox')).resolves.toBe('');
+    await expect(page.locator('#preview iframe').getAttribute('sandbox')).resolves.toBe('allow-popups allow-popups-to-escape-sandbox');
 
     await page.fill('textarea[name=variables]', '{"firstName": "Grace"}');
     expect(await textOnceIt(() => page.locator('#preview .form-error').textContent(), 'plan')).toMatch(/plan/);

@@ -101,6 +101,28 @@ describe('contacts pages', () => {
     expect((await browser.get('/contacts?subscribed=maybe')).status).toBe(400);
   });
 
+  it('exports the filtered contacts as the API’s CSV, streamed, from a link on the list; only this organization’s', async () => {
+    const { browser, orgId } = await owner();
+    const other = await owner();
+    await createContact(deps, orgId, { email: 'grace@example.com', firstName: 'Grace', attributes: { plan: 'pro' }, emailSubscribed: true, smsSubscribed: false });
+    await createContact(deps, orgId, { email: 'alan@example.com', firstName: 'Alan', emailSubscribed: true, smsSubscribed: false });
+    await createContact(deps, other.orgId, { email: 'eve@example.com', firstName: 'Eve', emailSubscribed: true, smsSubscribed: false });
+    const list = await browser.get('/contacts?q=gra');
+    expect(list.html).toContain('href="/contacts/export.csv?q=gra"');
+    const exported = await browser.get('/contacts/export.csv?q=gra');
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(exported.headers.get('content-disposition')).toBe('attachment; filename="contacts.csv"');
+    const [header, ...rows] = exported.html.trim().split(/\r?\n/);
+    expect(header).toBe('id,email,phone,firstName,lastName,emailSubscribed,smsSubscribed,createdAt,updatedAt,attributes.plan');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('grace@example.com');
+    const all = await browser.get('/contacts/export.csv');
+    expect(all.html).toContain('alan@example.com');
+    expect(all.html).not.toContain('eve@example.com');
+    expect((await browser.get('/contacts/export.csv?subscribed=maybe')).status).toBe(400);
+  });
+
   it('imports a CSV without the script, and reports the rows it could not import', async () => {
     const { browser, orgId } = await owner();
     await browser.get('/contacts/import');

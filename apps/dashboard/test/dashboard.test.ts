@@ -1,8 +1,8 @@
 // The dashboard through HTTP (app.request), with real Postgres and Redis: forms, cookies, roles and isolation.
 import { createHash } from 'node:crypto';
 import { serve } from '@hono/node-server';
-import { allowLiveKeys, createApiKey, createUser, setInstallOperator } from '@tidings/core';
-import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { allowLiveKeys, createApiKey, createUser, setInstallOperator, takeProviderSlot } from '@tidings/core';
+import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { dashboardClient } from './client.ts';
 
@@ -250,7 +250,7 @@ describe('API keys across organizations and roles', () => {
 
     const refused = await browser.post('/settings/api-keys', { name: 'Sneaky live', permission: 'full', mode: 'live' });
     expect(refused.status).toBe(403);
-    expect(refused.html).toContain('This organization was created for testing: live keys are not allowed until an operator allows them');
+    expect(refused.html).toContain('This organization was created for testing: live keys are not allowed until an operator allows them with &quot;tidings orgs allow-live');
     expect(await deps.db.apiKey.count({ where: { orgId, mode: 'live' } })).toBe(0);
     expect((await browser.post('/settings/api-keys', { name: 'Sandbox', permission: 'full', mode: 'test' })).status).toBe(303);
 
@@ -366,6 +366,8 @@ describe('Bull Board', () => {
 
     for (const role of ['owner', 'operator', 'member'] as const) {
       const person = await signedIn(role);
+      // in a fresh test database this may be the install's first account, an operator by that: not the case tested here
+      await setInstallOperator(deps, person.email, false);
       for (const path of ['/admin/queues', '/admin/queues/queue/webhooks', '/admin/queues/api/queues', '/admin/queues/static/js/main.js']) {
         expect([role, path, (await person.browser.get(path)).status]).toEqual([role, path, 403]);
       }
@@ -408,6 +410,19 @@ describe('Bull Board', () => {
     }
     const api = await operator.browser.get('/admin/queues/api/queues');
     expect(api.headers.get('content-type')).toContain('application/json');
+  });
+
+  it("shows each paced provider account's rate, use and deferrals on its page", async () => {
+    const operator = await installOperator();
+    // a long code at 1 a second that took two sends just now: the second was deferred to the next slot
+    const number = { name: 'telnyx:+16285550142', provider: 'telnyx', ratePerSecond: 1, reason: 'sender_rate_limit' } as const;
+    for (let i = 0; i < 2; i++) await takeProviderSlot(deps, number, 'transactional', { reserve: true });
+    const row = async () => (await operator.browser.get('/admin/queues')).html.match(/<tr data-account="telnyx \+16285550142">.*?<\/tr>/)?.[0];
+    const shown = await waitFor(row, 10_000, 'the number on the Queues page');
+    expect(shown).toMatch(/<td>1\/s<\/td><td>0\.[12]\d*\/s<\/td><td>0\.\d+\/s<\/td>/);
+    const page = (await operator.browser.get('/admin/queues')).html;
+    expect(page.split('class="tidings-pace"')).toHaveLength(2);
+    expect(page).toContain('<th scope="col">Rate</th><th scope="col">Use</th><th scope="col">Deferred</th>');
   });
 });
 

@@ -67,14 +67,14 @@ describe('domains pages', () => {
     dns.setRecords(zone.filter((_, i) => records[i]!.purpose !== 'dkim'));
     expect((await browser.post(`/domains/${id}/verify`)).status).toBe(303);
     const partial = await browser.get(`/domains/${id}`);
-    expect(partial.html).toContain('verify.example.com is pending: 1 required record does not match yet.');
+    expect(partial.html).toContain('<p class="flash warning" role="status">verify.example.com is pending: 1 required record does not match yet.</p>');
     expect(partial.html).toMatch(/data-purpose="dkim">(?:(?!<\/tr>).)*badge pending/s);
     expect(partial.html).toMatch(/data-purpose="spf">(?:(?!<\/tr>).)*badge verified/s);
 
     dns.setRecords(zone);
     await browser.post(`/domains/${id}/verify`);
     const verified = await browser.get(`/domains/${id}`);
-    expect(verified.html).toContain('verify.example.com is verified: you can send from it.');
+    expect(verified.html).toContain('<p class="flash" role="status">verify.example.com is verified: you can send from it.</p>');
     expect((await getEmailDomain(deps, orgId, id)).status).toBe('verified');
   });
 

@@ -1,14 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
-import { createApp } from '@tidings/api/src/app.ts';
+import { serve, type Http2Bindings, type HttpBindings, type ServerType } from '@hono/node-server';
+import { createApp } from '@tidings/api';
 import { createOrganization, createUser } from '@tidings/core';
-import { createTestDeps, testDatabaseUrl, waitFor as pollFor, type TestDeps } from '@tidings/testing';
+import { copyMigratedTemplate, createTestDeps, testDatabaseUrl, waitFor as pollFor, type TestDeps } from '@tidings/testing';
 import { Client } from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createDashboard } from '../src/app.ts';
@@ -44,9 +43,16 @@ export function screenshotPath(name: string): string {
   return path.join(screenshotDir, `${name}.png`);
 }
 
+/** Where a browser test saves a screenshot that docs/ shows: docs/screenshots/ with UPDATE_SCREENSHOTS, else a temporary folder. */
+export function docsScreenshotPath(name: string): string {
+  const dir = process.env.UPDATE_SCREENSHOTS ? path.resolve(__dirname, '../../../docs/screenshots') : path.join(os.tmpdir(), 'tidings-docs-screenshots');
+  mkdirSync(dir, { recursive: true });
+  return path.join(dir, `${name}.png`);
+}
+
 /**
  * A database of its own, migrated and empty (an "empty install": the first sign-up creates the organization), on the
- * test server. Migrated by the CLI in a child process, as the global setup does.
+ * test server: a copy of the checkout's migrated template.
  */
 export async function createEmptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const { adminUrl, url: testUrl } = testDatabaseUrl();
@@ -62,13 +68,14 @@ export async function createEmptyDatabase(): Promise<{ url: string; drop(): Prom
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE "${name}"`);
-  const cli = path.resolve(__dirname, '../../../packages/cli/bin/tidings.js');
-  execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' }, stdio: 'pipe' });
+  await copyMigratedTemplate(adminUrl, name);
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
-function listen(fetch: (request: Request) => Response | Promise<Response>): Promise<{ server: ServerType; url: string }> {
+// the node bindings (the request's socket): the API reads the client's address from them (audit log, rate limits)
+type Handler = (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>;
+
+function listen(fetch: Handler): Promise<{ server: ServerType; url: string }> {
   return new Promise((resolve) => {
     const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve({ server, url: `http://127.0.0.1:${info.port}` }));
   });
@@ -132,10 +139,13 @@ export async function startStack(env: Record<string, string> = {}, { executableP
     let dashboardFetch: (request: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
     const dashboard = await listen((request) => dashboardFetch(request));
     opened.push(() => close(dashboard.server));
-    const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', PUBLIC_DASHBOARD_URL: dashboard.url, ...env });
-    opened.push(() => deps.close());
-    const api = await listen(createApp(deps).fetch);
+    // so does the API: its address is PUBLIC_API_URL, which tracking, unsubscribe and preference links name
+    let apiFetch: Handler = () => new Response('starting', { status: 503 });
+    const api = await listen((request, env) => apiFetch(request, env));
     opened.push(() => close(api.server));
+    const deps = createTestDeps({ DATABASE_URL: database.url, API_KEY_CACHE_TTL_MS: '0', PUBLIC_DASHBOARD_URL: dashboard.url, PUBLIC_API_URL: api.url, ...env });
+    opened.push(() => deps.close());
+    apiFetch = createApp(deps).fetch;
     dashboardFetch = createDashboard(deps).fetch;
     const browser = await launchBrowser(executablePath);
     opened.push(() => browser.close());
@@ -144,6 +154,20 @@ export async function startStack(env: Record<string, string> = {}, { executableP
     await closeOpened();
     throw error;
   }
+}
+
+/**
+ * Calls the stack's API with `key` and returns the JSON answer; an answer of 300 or more throws with its body.
+ * @example const topic = await callApi<Topic>(stack, key, 'POST', '/v1/topics', { name: 'News', defaultSubscription: 'opt_out' });
+ */
+export async function callApi<T>(stack: Stack, key: string, method: string, urlPath: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${stack.apiUrl}${urlPath}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
 }
 
 /** A new browser page signed in as `user` (through the sign-in form, as a person does). */
@@ -165,4 +189,14 @@ export async function organizationWithOwner(stack: Stack, org: { name: string; m
   const created = await createOrganization(stack.deps, org);
   await createUser(stack.deps, { orgId: created.organization.id, email: owner.email, password: owner.password, role: 'owner' });
   return { ...created, orgId: created.organization.id, page: await signedInPage(stack, owner) };
+}
+
+/**
+ * Follows a sandbox email's tracked link opened in `tab`: the tab must show the API's `/c/` page naming `target` (a
+ * test message's link is shown, never redirected), and that page's link must lead to `target`.
+ * @example const [tab] = await Promise.all([page.waitForEvent('popup'), frame.locator('#cta').click()]); await followShownLink(stack, tab, target);
+ */
+export async function followShownLink(stack: Stack, tab: Page, target: string): Promise<void> {
+  await tab.waitForURL((url) => url.href.startsWith(`${stack.apiUrl}/c/`));
+  await Promise.all([tab.waitForURL(target), tab.locator(`a[href="${target}"]`, { hasText: target }).click()]);
 }

@@ -36,10 +36,10 @@ describe('the messages list', () => {
     const { orgId, browser } = await signedInOrg();
     await withVerifiedDomain(orgId);
     const other = await makeOrganization(deps);
-    const foreign = await sendMessage(deps, other.orgId, 'test', { channelType: 'email', to: 'secret@other.test', subject: 'Their secret subject', text: 'x' });
-    const email = await sendMessage(deps, orgId, 'test', { channelType: 'email', to: 'Ada@Example.com', subject: 'Welcome, Ada', text: 'Hi' });
-    const sms = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456' });
-    const failed = await sendMessage(deps, orgId, 'live', { channelType: 'email', to: 'grace@example.com', subject: 'Invoice', text: 'Due' });
+    const foreign = await sendMessage({ deps, orgId: other.orgId, mode: 'test' }, { channelType: 'email', to: 'secret@other.test', subject: 'Their secret subject', text: 'x' });
+    const email = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'email', to: 'Ada@Example.com', subject: 'Welcome, Ada', text: 'Hi' });
+    const sms = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456' });
+    const failed = await sendMessage({ deps, orgId, mode: 'live' }, { channelType: 'email', to: 'grace@example.com', subject: 'Invoice', text: 'Due' });
     await claimForSending(deps, failed.id);
     await markFailed(deps, failed.id, { code: 'INVALID_FROM', message: 'The domain is not verified' });
 
@@ -70,8 +70,8 @@ describe('the messages list', () => {
   it('pages with a cursor, keeping the filters, and never repeats or skips a message', async () => {
     const { orgId, browser } = await signedInOrg();
     const items = Array.from({ length: 53 }, (_, i) => ({ channelType: 'sms', to: '+14155550123', body: `Message ${i}` }));
-    await sendMessages(deps, orgId, 'test', items);
-    await sendMessage(deps, orgId, 'test', { channelType: 'email', to: 'ada@example.com', subject: 'Not an SMS', text: 'x' });
+    await sendMessages({ deps, orgId, mode: 'test' }, items);
+    await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'email', to: 'ada@example.com', subject: 'Not an SMS', text: 'x' });
 
     const first = await browser.get('/messages?channelType=sms');
     const older = /href="(\/messages\?channelType=sms&amp;cursor=[^"]+)"/.exec(first.html)?.[1];
@@ -88,12 +88,12 @@ describe('the messages list', () => {
 
   it('filters by tag, and shows why a message failed in the list, escaped', async () => {
     const { orgId, browser } = await signedInOrg();
-    const tagged = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550124', body: 'Tagged', tags: ['onboarding'] });
-    const failed = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550125', body: 'Fails', tags: ['billing'] });
+    const tagged = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550124', body: 'Tagged', tags: ['onboarding'] });
+    const failed = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550125', body: 'Fails', tags: ['billing'] });
     await claimForSending(deps, failed.id);
     await markFailed(deps, failed.id, { code: 'PROVIDER_ERROR', message: 'Carrier said <b>no</b>' });
     const other = await makeOrganization(deps);
-    await sendMessage(deps, other.orgId, 'test', { channelType: 'sms', to: '+14155550126', body: 'Theirs', tags: ['onboarding'] });
+    await sendMessage({ deps, orgId: other.orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550126', body: 'Theirs', tags: ['onboarding'] });
 
     expect(rowIds((await browser.get('/messages?tag=onboarding')).html)).toEqual([tagged.id]);
     expect(rowIds((await browser.get('/messages?tag=none')).html)).toEqual([]);
@@ -108,7 +108,7 @@ describe('the messages list', () => {
 
   it('marks an inbound message and names its sender', async () => {
     const { orgId, browser } = await signedInOrg();
-    const outbound = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456' });
+    const outbound = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456' });
     const { message: inbound } = await receiveInboundMessage(deps, { provider: 'sandbox', orgId, channelType: 'sms', from: '+14155550188', to: '+15005550006', body: 'Thanks!' });
     const page = await browser.get('/messages');
     const rowOf = (id: string) => page.html.slice(page.html.indexOf(`data-message-id="${id}"`)).split('</tr>')[0]!;
@@ -136,15 +136,18 @@ describe('a message’s page', () => {
   it('shows its fields, content and status history with errors', async () => {
     const { orgId, browser } = await signedInOrg();
     await withVerifiedDomain(orgId);
-    const message = await sendMessage(deps, orgId, 'live', {
-      channelType: 'email',
-      to: 'grace@example.com',
-      subject: 'Invoice #42',
-      html: '<p>Amount due</p>',
-      text: 'Amount due (text)',
-      tags: ['billing'],
-      metadata: { invoice: '42' },
-    });
+    const message = await sendMessage(
+      { deps, orgId, mode: 'live' },
+      {
+        channelType: 'email',
+        to: 'grace@example.com',
+        subject: 'Invoice #42',
+        html: '<p>Amount due</p>',
+        text: 'Amount due (text)',
+        tags: ['billing'],
+        metadata: { invoice: '42' },
+      },
+    );
     await claimForSending(deps, message.id);
     await markFailed(deps, message.id, { code: 'INVALID_FROM', message: 'The domain is not verified' });
 
@@ -162,10 +165,27 @@ describe('a message’s page', () => {
     expect(page.html).not.toContain('in the sandbox inbox');
   });
 
+  it('says when and why a waiting message waits (deferredUntil, deferredReason)', async () => {
+    const { orgId, browser } = await signedInOrg();
+    await withVerifiedDomain(orgId);
+    const message = await sendMessage({ deps, orgId, mode: 'live' }, { channelType: 'email', to: 'ida@example.com', subject: 'Later', text: 'x' });
+    await claimForSending(deps, message.id);
+    const until = new Date(Date.now() + 60_000);
+    // as the send-worker records a provider's 429
+    await deps.db.message.update({ where: { id: message.id }, data: { deferredUntil: until, deferredReason: 'provider_rate_limit' } });
+    const page = await browser.get(`/messages/${message.id}`);
+    expect(page.html).toMatch(new RegExp(`<dt>Waiting</dt><dd>until <time datetime="${until.toISOString()}"[^>]*>[^<]*</time> for its provider&#39;s rate limit</dd>`));
+    await markFailed(deps, message.id, { code: 'X', message: 'gone' });
+    expect((await browser.get(`/messages/${message.id}`)).html).not.toContain('<dt>Waiting</dt>');
+  });
+
   it('is not found for another organization’s message, and shows nothing of it', async () => {
     const { browser } = await signedInOrg();
     const other = await makeOrganization(deps);
-    const theirs = await sendMessage(deps, other.orgId, 'test', { channelType: 'email', to: 'private@other.test', subject: 'Private plans', html: '<p>Secret body</p>' });
+    const theirs = await sendMessage(
+      { deps, orgId: other.orgId, mode: 'test' },
+      { channelType: 'email', to: 'private@other.test', subject: 'Private plans', html: '<p>Secret body</p>' },
+    );
     for (const path of [`/messages/${theirs.id}`, `/sandbox/${theirs.id}`, '/messages/msg_does_not_exist']) {
       const res = await browser.get(path);
       expect(res.status).toBe(404);
@@ -183,9 +203,9 @@ describe('the sandbox inbox', () => {
     expect(empty.html).toContain('Nothing in the sandbox yet');
     expect(empty.html).toContain('Mode: Test');
 
-    const testEmail = await sendMessage(deps, orgId, 'test', { channelType: 'email', to: 'ada@example.com', subject: 'Test email', text: 'x' });
-    const testSms = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550123', body: 'Test SMS' });
-    const live = await sendMessage(deps, orgId, 'live', { channelType: 'email', to: 'ada@example.com', subject: 'Live email', text: 'x' });
+    const testEmail = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'email', to: 'ada@example.com', subject: 'Test email', text: 'x' });
+    const testSms = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550123', body: 'Test SMS' });
+    const live = await sendMessage({ deps, orgId, mode: 'live' }, { channelType: 'email', to: 'ada@example.com', subject: 'Live email', text: 'x' });
     expect(live.provider).toBe('resend');
 
     expect(rowIds((await browser.get('/sandbox')).html)).toEqual([testSms.id, testEmail.id]);
@@ -198,16 +218,19 @@ describe('the sandbox inbox', () => {
   it('frames an email’s HTML with no permissions, escaped, under a policy that still refuses scripts', async () => {
     const { orgId, browser } = await signedInOrg();
     const html = `<p style="color:#123456">Hello "Ada" & 'friends'</p><script>parent.document.title='pwned'</script></iframe><script>alert(1)</script>`;
-    const message = await sendMessage(deps, orgId, 'test', { channelType: 'email', to: 'ada@example.com', subject: 'Framed', html, text: 'Plain part' });
+    const message = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'email', to: 'ada@example.com', subject: 'Framed', html, text: 'Plain part' });
 
     for (const path of [`/sandbox/${message.id}`, `/messages/${message.id}`]) {
       const res = await browser.get(path);
       const page = res.html;
       const frames = [...page.matchAll(/<iframe[^>]*>/g)].map((m) => m[0]);
       expect(frames).toHaveLength(1);
-      expect(frames[0]).toContain(' sandbox=""');
-      expect(frames[0]).not.toMatch(/allow-/);
-      expect(frames[0]).toContain('srcdoc="&lt;p style=&quot;color:#123456&quot;&gt;Hello &quot;Ada&quot; &amp; &#39;friends&#39;&lt;/p&gt;&lt;script&gt;');
+      expect(frames[0]).toContain(' sandbox="allow-popups allow-popups-to-escape-sandbox"');
+      // popups only (links open in a new tab): never scripts, forms, same origin or top navigation
+      expect(frames[0]).not.toMatch(/allow-(scripts|forms|same-origin|top-navigation)/);
+      expect(frames[0]).toContain(
+        'srcdoc="&lt;base target=&quot;_blank&quot;&gt;&lt;p style=&quot;color:#123456&quot;&gt;Hello &quot;Ada&quot; &amp; &#39;friends&#39;&lt;/p&gt;&lt;script&gt;',
+      );
       expect(page).not.toContain('<script>parent');
       expect(page).not.toContain('<script>alert');
       expect(page.match(/<\/iframe>/g)).toHaveLength(1);
@@ -223,7 +246,7 @@ describe('the sandbox inbox', () => {
 
   it('shows an SMS as a bubble with its segments', async () => {
     const { orgId, browser } = await signedInOrg();
-    const sms = await sendMessage(deps, orgId, 'test', { channelType: 'sms', to: '+14155550123', body: 'Code <b>123456</b>' });
+    const sms = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550123', body: 'Code <b>123456</b>' });
     const page = await browser.get(`/sandbox/${sms.id}`);
     expect(page.html).toContain('<p class="sms-bubble">Code &lt;b&gt;123456&lt;/b&gt;</p>');
     expect(page.html).toContain('1 segment ·');
@@ -235,15 +258,18 @@ describe('recipients and attachments', () => {
   it('the sandbox inbox and the message page list cc, reply-to and attachments; the inbox downloads an attachment of this organization only', async () => {
     const { orgId, browser } = await signedInOrg();
     const bytes = Buffer.from('%PDF-1.4 invoice');
-    const message = await sendMessage(deps, orgId, 'test', {
-      channelType: 'email',
-      to: 'ada@example.com',
-      cc: ['bo@example.com'],
-      replyTo: 'help@example.com',
-      subject: 'Invoice',
-      text: 'Attached',
-      attachments: [{ filename: 'invoice.pdf', content: bytes.toString('base64') }],
-    });
+    const message = await sendMessage(
+      { deps, orgId, mode: 'test' },
+      {
+        channelType: 'email',
+        to: 'ada@example.com',
+        cc: ['bo@example.com'],
+        replyTo: 'help@example.com',
+        subject: 'Invoice',
+        text: 'Attached',
+        attachments: [{ filename: 'invoice.pdf', content: bytes.toString('base64') }],
+      },
+    );
     const attachment = message.attachments[0]!;
     const inbox = await browser.get(`/sandbox/${message.id}`);
     expect(inbox.html).toContain('bo@example.com');
@@ -265,13 +291,16 @@ describe('opens and clicks on the message page', () => {
   it('shows the first open and each clicked link with its clicks, escaped', async () => {
     const { orgId, browser } = await signedInOrg();
     const link = 'https://shop.example.com/sale?a=1&b=<x>';
-    const sent = await sendMessage(deps, orgId, 'test', {
-      channelType: 'email',
-      to: 'ada@example.com',
-      subject: 'Sale',
-      html: `<a href="${link}">Sale</a>`,
-      tracking: { clicks: true },
-    });
+    const sent = await sendMessage(
+      { deps, orgId, mode: 'test' },
+      {
+        channelType: 'email',
+        to: 'ada@example.com',
+        subject: 'Sale',
+        html: `<a href="${link}">Sale</a>`,
+        tracking: { clicks: true },
+      },
+    );
     expect(await recordTrackingHit(deps, { kind: 'open', messageId: sent.id }, 'test agent')).toBe(true);
     expect(await recordTrackingHit(deps, { kind: 'click', messageId: sent.id, url: link }, 'test agent')).toBe(true);
     expect(await recordTrackingHit(deps, { kind: 'click', messageId: sent.id, url: link }, 'test agent')).toBe(false); // the same click

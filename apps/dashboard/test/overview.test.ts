@@ -13,7 +13,7 @@ afterAll(() => deps.close());
 /** A test-mode SMS of `orgId` that ended as `status`, created `daysAgo` days ago. */
 async function messageThatEnded(orgId: string, status: 'delivered' | 'bounced' | 'failed' | 'undelivered' | 'sent', daysAgo = 0, channelType: 'sms' | 'email' = 'sms') {
   const content = channelType === 'sms' ? { channelType, to: '+14155550123', body: 'Hi' } : { channelType, to: 'ada@example.com', subject: 'Hi', text: 'Hi' };
-  const message = await sendMessage(deps, orgId, 'test', content as Parameters<typeof sendMessage>[3]);
+  const message = await sendMessage({ deps, orgId, mode: 'test' }, content as Parameters<typeof sendMessage>[1]);
   await deps.db.message.update({ where: { id: message.id }, data: { status, createdAt: new Date(Date.now() - daysAgo * 86_400_000) } });
   return message;
 }
@@ -30,6 +30,9 @@ describe('the overview', () => {
   it('counts this organization’s messages of the last 30 days per channel, with delivery and bounce rates', async () => {
     const owner = await signedIn(app, deps, 'member');
     for (const status of ['delivered', 'delivered', 'delivered', 'bounced', 'failed'] as const) await messageThatEnded(owner.orgId, status);
+    // a send to a suppressed number fails as SUPPRESSED: no failure of delivery, left out of the rate
+    const suppressed = await messageThatEnded(owner.orgId, 'failed');
+    await deps.db.message.update({ where: { id: suppressed.id }, data: { errorCode: 'SUPPRESSED', errorMessage: 'The recipient is suppressed' } });
     await messageThatEnded(owner.orgId, 'delivered', 3, 'email');
     await messageThatEnded(owner.orgId, 'delivered', 45); // older than 30 days: left out
     const other = await makeOrganization(deps);

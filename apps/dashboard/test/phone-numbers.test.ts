@@ -61,6 +61,24 @@ describe('phone numbers pages', () => {
     expect((await deps.db.phoneNumber.findUniqueOrThrow({ where: { id: first.id } })).replies).toEqual({ help: 'Acme: call 555-0100.' });
   });
 
+  it("shows a number's sending rate and sets it: a rate is kept, an empty box goes back to its type's default, a bad one is refused", async () => {
+    const { browser, orgId } = await owner();
+    const [first] = await twoNumbers(orgId);
+    const page = await browser.get(`/phone-numbers/${first.id}`);
+    expect(page.html).toContain('<dt>Sending rate</dt><dd>1 message a second</dd>'); // a local long code's default
+    expect(page.html).toContain('name="messagesPerSecond" value="1"');
+    const saved = await browser.post(`/phone-numbers/${first.id}/rate`, { messagesPerSecond: '2.5' });
+    expect(saved.status).toBe(303);
+    expect((await browser.get(saved.location!)).html).toContain('<dt>Sending rate</dt><dd>2.5 messages a second</dd>');
+    expect((await deps.db.phoneNumber.findUniqueOrThrow({ where: { id: first.id } })).messagesPerSecond).toBe(2.5);
+    for (const bad of ['0', 'fast', '5000']) {
+      const refused = await browser.post(`/phone-numbers/${first.id}/rate`, { messagesPerSecond: bad });
+      expect([bad, refused.status, refused.html.includes('Use a number from 0.01 to 1000.')]).toEqual([bad, 400, true]);
+    }
+    expect((await browser.post(`/phone-numbers/${first.id}/rate`, { messagesPerSecond: ' ' })).status).toBe(303);
+    expect((await deps.db.phoneNumber.findUniqueOrThrow({ where: { id: first.id } })).messagesPerSecond).toBeNull();
+  });
+
   it('make default moves the default to the chosen number', async () => {
     const { browser, orgId } = await owner();
     const [first, second] = await twoNumbers(orgId);
@@ -95,8 +113,8 @@ describe('phone numbers pages', () => {
       expect(res.status).toBe(404);
       expect(res.html).not.toContain(foreign.number);
     }
-    for (const action of ['default', 'name', 'release']) {
-      expect((await mine.browser.post(`/phone-numbers/${foreign.id}/${action}`, { friendlyName: 'Mine now' })).status).toBe(404);
+    for (const action of ['default', 'name', 'release', 'rate']) {
+      expect((await mine.browser.post(`/phone-numbers/${foreign.id}/${action}`, { friendlyName: 'Mine now', messagesPerSecond: '5' })).status).toBe(404);
     }
     expect((await mine.browser.get('/phone-numbers')).html).not.toContain(foreign.number);
     expect(await deps.db.phoneNumber.findUniqueOrThrow({ where: { id: foreign.id } })).toMatchObject({ orgId: theirs.orgId, friendlyName: 'Support line', isDefault: true });
@@ -116,8 +134,8 @@ describe('phone numbers pages', () => {
     expect(list.html).not.toContain('Search numbers');
     expect((await member.browser.get('/phone-numbers/available?country=US')).status).toBe(403);
     expect((await member.browser.post('/phone-numbers', { number: '+14155550199' })).status).toBe(403);
-    for (const action of ['default', 'name', 'release']) {
-      expect((await member.browser.post(`/phone-numbers/${second.id}/${action}`, { friendlyName: 'x' })).status).toBe(403);
+    for (const action of ['default', 'name', 'release', 'rate']) {
+      expect((await member.browser.post(`/phone-numbers/${second.id}/${action}`, { friendlyName: 'x', messagesPerSecond: '5' })).status).toBe(403);
     }
     expect(await defaults(orgId)).toEqual([first.id]);
     expect(await deps.db.phoneNumber.count({ where: { orgId } })).toBe(2);

@@ -1,5 +1,5 @@
 // The Segments pages through HTTP (app.request) over real Postgres and Redis.
-import { bulkCreateContacts, createSegment } from '@tidings/core';
+import { bulkCreateContacts, createSegment, recountSegment } from '@tidings/core';
 import { createTestDeps } from '@tidings/testing';
 import { createDashboard } from '../src/app.ts';
 import { signedIn } from './signed-in.ts';
@@ -90,6 +90,9 @@ describe('segments pages', () => {
 
     const edited = await browser.post(`/segments/${segment.id}`, { ...form, name: 'Big', 'value.r.1.1': '2', do: 'save' });
     expect(edited.status).toBe(303);
+    // the new conditions are counted in the background (a send-worker's job, run here by hand)
+    expect((await browser.get(edited.location!)).html).toContain('Counting the contacts that match the new conditions');
+    await recountSegment(deps, segment.id);
     expect((await browser.get(edited.location!)).html).toContain('4 contacts match now');
     expect((await browser.get(`/contacts?segmentId=${segment.id}`)).html).toContain('C3');
 

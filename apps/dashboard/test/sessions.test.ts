@@ -11,6 +11,7 @@ import {
   verifyCredentials,
   verifyPassword,
 } from '@tidings/core';
+import { loadConfig } from '@tidings/config';
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 
 const deps = createTestDeps();
@@ -27,14 +28,33 @@ async function person(role: 'owner' | 'operator' | 'member' = 'owner') {
 
 describe('passwords', () => {
   it('are stored as scrypt hashes with a random salt, and only the right one verifies', async () => {
-    const a = await hashPassword('correct horse battery');
-    const b = await hashPassword('correct horse battery');
+    // production's cost, the default (the suites lower it: PASSWORD_HASH_COST)
+    const production = loadConfig({});
+    const a = await hashPassword('correct horse battery', production);
+    const b = await hashPassword('correct horse battery', production);
     expect(a).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
     expect(a).not.toBe(b);
-    expect(await verifyPassword('correct horse battery', a)).toBe(true);
-    expect(await verifyPassword('correct horse batterY', a)).toBe(false);
-    expect(await verifyPassword('anything', null)).toBe(false);
-    expect(await verifyPassword('anything', 'md5$abc')).toBe(false);
+    expect(await verifyPassword('correct horse battery', a, production)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', a, production)).toBe(false);
+    expect(await verifyPassword('anything', null, production)).toBe(false);
+    expect(await verifyPassword('anything', 'md5$abc', production)).toBe(false);
+  });
+
+  it('take the configured cost, and verify by the cost each hash carries whatever the setting is now', async () => {
+    const cheap = loadConfig({ PASSWORD_HASH_COST: '10' });
+    const costly = loadConfig({ PASSWORD_HASH_COST: '16' });
+    const made = await hashPassword('correct horse battery', cheap);
+    expect(made).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await hashPassword('correct horse battery', costly)).toMatch(/^scrypt\$65536\$8\$1\$/);
+    // raised later: the hashes already stored still verify, and a wrong password still fails
+    expect(await verifyPassword('correct horse battery', made, costly)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', made, costly)).toBe(false);
+    // and a person made under the suites' lowered setting signs in where the default holds
+    expect(deps.config.passwordHashCost).toBeLessThan(15);
+    const { email, user } = await person();
+    const defaults = { ...deps, config: loadConfig({ ...process.env, PASSWORD_HASH_COST: undefined }) };
+    expect(defaults.config.passwordHashCost).toBe(15);
+    expect(await verifyCredentials(defaults, email, 'a good long password')).toMatchObject({ id: user.id });
   });
 
   it('check credentials case-insensitively by email, and the same way for an unknown one', async () => {

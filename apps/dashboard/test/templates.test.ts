@@ -66,7 +66,7 @@ describe('templates pages', () => {
     const res = await browser.post(`/templates/${template.id}/preview`, editorForm({ subject: 'Welcome aboard, {{ firstName }}' }));
     expect(res.status).toBe(200);
     expect(res.html).toContain('<strong>Welcome aboard, Ada</strong>');
-    expect(res.html).toContain('srcdoc="&lt;p&gt;Hello Ada&lt;/p&gt;"');
+    expect(res.html).toContain('srcdoc="&lt;base target=&quot;_blank&quot;&gt;&lt;p&gt;Hello Ada&lt;/p&gt;"');
     expect(res.html).toContain('value="Welcome aboard, {{ firstName }}"'); // the typed content stays in the form
     expect((await getTemplate(deps, orgId, template.id, {})).version).toBe(1);
 
@@ -123,7 +123,7 @@ describe('templates pages', () => {
     const { browser, orgId: mine } = await owner();
     for (const path of ['', '/versions', '/versions?from=1&to=1', '/delete']) expect((await browser.get(`/templates/${foreign.id}${path}`)).status).toBe(404);
     for (const path of ['', '/preview', '/delete']) expect((await browser.post(`/templates/${foreign.id}${path}`, editorForm({ name: 'Mine now' }))).status).toBe(404);
-    await expect(previewTemplateChanges(deps, mine, foreign.id, { subject: 'x' }, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(previewTemplateChanges(deps, mine, foreign.id, { changes: { subject: 'x' }, variables: {} })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const after = await getTemplate(deps, other.orgId, foreign.id, {});
     expect(after).toMatchObject({ name: 'welcome', version: 1, deletedAt: null });
   });
@@ -159,7 +159,7 @@ describe('templates pages', () => {
       expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     }
     const preview = pages[4]!.html;
-    expect(preview).toMatch(/<iframe class="email-frame" sandbox="" srcdoc="[^"]*"/);
+    expect(preview).toMatch(/<iframe class="email-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="[^"]*"/);
     // the variable's value is HTML-escaped by the template engine, then the whole HTML once more as an attribute
     expect(preview).toContain('&lt;p&gt;&amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt;&lt;/p&gt;');
   });

@@ -16,6 +16,7 @@ beforeAll(async () => {
   deps = createTestDeps({
     RESEND_API_KEY: 're_live_secret_0123456789',
     RESEND_BASE_URL: resend.url,
+    RESEND_RATE_PER_SECOND: '10000',
     TELNYX_API_KEY: 'KEY_live_secret',
     TELNYX_BASE_URL: `${telnyx.url}/v2`,
     WEBHOOK_ALLOW_LOOPBACK: 'true',

@@ -4,6 +4,7 @@ import {
   ensurePartitions,
   requeueStrandedBroadcasts,
   deleteExpiredSessions,
+  expireOverdueVerifications,
   recheckPendingDomains,
   relayOutbox,
   removeUnneededAttachments,
@@ -26,6 +27,8 @@ export const REMOVE_UNNEEDED_ATTACHMENTS = 'remove-unneeded-attachments';
 /** The scheduler id (and job name) of the hourly partition upkeep: months ahead added, data past retention removed. */
 export const PARTITIONS_AND_RETENTION = 'partitions-and-retention';
 
+/** The scheduler id (and job name) of the minutely sweep that settles overdue verifications `expired`, with their events. */
+export const EXPIRE_OVERDUE_VERIFICATIONS = 'expire-overdue-verifications';
 /** One processor per scheduler, by its name: each runs one piece of periodic work and says what it did. */
 const schedulerProcessors: Record<string, (deps: Deps) => Promise<object>> = {
   [OUTBOX_RELAY]: async (deps) => ({ relayed: await relayOutbox(deps, { graceMs: deps.config.sendWorker.outboxRelayGraceMs }) }),
@@ -34,6 +37,7 @@ const schedulerProcessors: Record<string, (deps: Deps) => Promise<object>> = {
     const overdue = { overdueMs: deps.config.strandedJobAfterMs };
     return { requeued: await requeueStrandedMessages(deps, overdue), broadcasts: await requeueStrandedBroadcasts(deps, overdue) };
   },
+  [EXPIRE_OVERDUE_VERIFICATIONS]: async (deps) => ({ expired: await expireOverdueVerifications(deps) }),
   [DELETE_EXPIRED_SESSIONS]: async (deps) => ({ deleted: await deleteExpiredSessions(deps) }),
   [REMOVE_UNNEEDED_ATTACHMENTS]: async (deps) => ({ removed: await removeUnneededAttachments(deps) }),
   [PARTITIONS_AND_RETENTION]: async (deps) => ({ added: await ensurePartitions(deps), retention: await applyRetention(deps, deps.config.retention) }),

@@ -7,4 +7,4 @@ import type { Job } from 'bullmq';
  * which never counts itself. Its own queue and slots, so an expensive segment holds neither sends nor the outbox relay.
  * @example new Worker('segment-counts', segmentCountProcessor(deps), { connection, prefix, concurrency: 2 });
  */
-export const segmentCountProcessor = (deps: Deps) => async (job: Job<JobData['segment-counts']>) => recountSegment(deps, job.data.segmentId);
+export const segmentCountProcessor = (deps: Deps) => async (job: Job<JobData['segment-counts']>) => recountSegment(deps, job.data.segmentId, job.data.updatedAt);

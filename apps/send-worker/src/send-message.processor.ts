@@ -27,7 +27,8 @@ export const sendMessageProcessor =
       deps.logger.error({ messageId: job.data.messageId, err: error, delayMs }, 'send job crashed; running it again later');
       return delayUntil(job, new Date(Date.now() + delayMs), token);
     }
-    if (attempt.kind === 'notYet' || attempt.kind === 'retry') return delayUntil(job, attempt.at, token);
+    // a deferral (the provider's pace) waits like a retry but spent no attempt
+    if (attempt.kind === 'notYet' || attempt.kind === 'retry' || attempt.kind === 'deferred') return delayUntil(job, attempt.at, token);
     if (attempt.kind === 'failed') throw new UnrecoverableError(attempt.error.message);
     return { outcome: attempt.kind === 'done' ? attempt.reason : 'sent' };
   };

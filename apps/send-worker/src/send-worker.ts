@@ -1,9 +1,10 @@
 import { Worker } from 'bullmq';
-import type { AttachmentFetchOptions, Deps } from '@tidings/core';
+import { requeueStrandedMessages, watchForEmptyRedis, type AttachmentFetchOptions, type Deps } from '@tidings/core';
 import { bullPrefix, type QueueName } from '@tidings/queue';
 import { measureJobs, queueTelemetry } from '@tidings/runtime';
 import {
   DELETE_EXPIRED_SESSIONS,
+  EXPIRE_OVERDUE_VERIFICATIONS,
   maintenanceProcessor,
   OUTBOX_RELAY,
   RECHECK_PENDING_DOMAINS,
@@ -66,6 +67,7 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
       // pending domains are re-checked every 5 minutes; SKIP LOCKED in the check keeps replicas from doubling the work
       deps.queues.maintenance.upsertJobScheduler(RECHECK_PENDING_DOMAINS, { every: 5 * 60_000 }, { name: RECHECK_PENDING_DOMAINS, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(REQUEUE_STRANDED_MESSAGES, { every: deps.config.strandedSweepEveryMs }, { name: REQUEUE_STRANDED_MESSAGES, data: {} }),
+      deps.queues.maintenance.upsertJobScheduler(EXPIRE_OVERDUE_VERIFICATIONS, { every: 60_000 }, { name: EXPIRE_OVERDUE_VERIFICATIONS, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(DELETE_EXPIRED_SESSIONS, { every: 60 * 60_000 }, { name: DELETE_EXPIRED_SESSIONS, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(REMOVE_UNNEEDED_ATTACHMENTS, { every: 60 * 60_000 }, { name: REMOVE_UNNEEDED_ATTACHMENTS, data: {} }),
       deps.queues.maintenance.upsertJobScheduler(PARTITIONS_AND_RETENTION, { every: 60 * 60_000 }, { name: PARTITIONS_AND_RETENTION, data: {} }),
@@ -75,10 +77,14 @@ export async function startSendWorker(deps: Deps, options: { attachmentFetch?: A
   // idempotent), or nothing would relay the outbox or sweep for stranded messages until a worker restarts.
   const onReconnect = () => void scheduleMaintenance().catch((error) => deps.logger.warn({ err: error }, 'could not set up the maintenance schedulers again'));
   deps.redis.on('ready', onReconnect);
+  // After Redis restarted empty the queued messages' jobs are gone: sweep once the sends in flight then are over
+  const afterEmptyMs = Math.min(deps.config.strandedJobAfterMs, 2 * settings.providerTimeoutMs);
+  const emptyRedis = watchForEmptyRedis(deps, 'send-worker', afterEmptyMs, () => requeueStrandedMessages(deps, { overdueMs: afterEmptyMs }));
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     workers,
     async close() {
+      emptyRedis.close();
       deps.redis.off('ready', onReconnect);
       await Promise.all(workers.map((w) => w.close()));
     },

@@ -30,7 +30,7 @@ describe('quiet hours', () => {
     expect(created).toMatchObject({ status: 201, body: { quietHours } });
     expect((await api.post(`/v1/broadcasts/${created.body.id}/send`, {})).status).toBe(202);
 
-    type Sent = { id: string; to: string; status: string; scheduledAt: string | null };
+    type Sent = { id: string; to: string; status: string; scheduledAt: string | null; deferredUntil: string | null; deferredReason: string | null };
     const byPhone = async () => {
       const lists = await Promise.all(contacts.map(async (c) => (await api.get(`/v1/messages?to=${encodeURIComponent(c.phone)}`)).body.data as Sent[]));
       return Object.fromEntries(lists.flat().map((m) => [m.to, m]));
@@ -47,10 +47,14 @@ describe('quiet hours', () => {
     windowEnd.setUTCHours(hour + 2, 0, 0, 0);
     for (const held of [messages['+14155550101']!, messages['+14155550103']!]) {
       expect(held).toMatchObject({ status: 'scheduled', scheduledAt: windowEnd.toISOString() });
+      // it waits as a deferred message does, with its reason (the list and message.get alike)
+      expect(held).toMatchObject({ deferredUntil: windowEnd.toISOString(), deferredReason: 'quiet_hours' });
+      expect((await api.get(`/v1/messages/${held.id}`)).body).toMatchObject({ deferredUntil: windowEnd.toISOString(), deferredReason: 'quiet_hours' });
       const job = await h.deps.queues['sms-bulk'].getJob(held.id); // a broadcast's messages go in the bulk lane
       expect(await job?.getState()).toBe('delayed');
       expect(Math.abs(job!.timestamp + job!.delay - windowEnd.getTime())).toBeLessThan(5_000);
     }
+    expect(messages['+14155550102']).toMatchObject({ deferredUntil: null, deferredReason: null });
     const broadcast = (await api.get(`/v1/broadcasts/${created.body.id}`)).body;
     expect(broadcast).toMatchObject({ status: 'sending', counts: { recipients: 3, waiting: 2 } });
   });

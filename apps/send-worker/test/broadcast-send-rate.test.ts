@@ -41,6 +41,36 @@ describe('broadcast sendRate', () => {
     expect(due.map((d) => d.at.getTime() - first)).toEqual(Array.from({ length: 300 }, (_, i) => i * 100));
   });
 
+  it('shows a message held for the sendRate as deferred (send_rate) until it is due, and not once it went', async () => {
+    const { api } = await h.testOrg();
+    expect((await api.post('/v1/contacts/bulk', { contacts: [{ email: 'a@example.com' }, { email: 'b@example.com' }] })).body.errors).toEqual([]);
+    const template = (await api.post('/v1/templates', { name: 'Slow', channelType: 'email', subject: 'Hi', text: 'Hello' })).body;
+    const created = await api.post('/v1/broadcasts', { name: 'Slow', channelType: 'email', templateId: template.id, sendRate: 6 });
+    expect((await api.post(`/v1/broadcasts/${created.body.id}/send`, {})).status).toBe(202);
+    type Listed = { id: string; to: string; status: string; scheduledAt: string | null; deferredUntil: string | null; deferredReason: string | null };
+    const list = async () => (await api.get(`/v1/messages?broadcastId=${created.body.id}`)).body.data as Listed[];
+    const written = () => h.deps.db.message.count({ where: { broadcastId: created.body.id } });
+    await waitFor(async () => (await written()) === 2, 30_000, 'the messages to be written');
+    const held = await list();
+    // the first is due 5 s after the start, the second 10 s after that (6 a minute)
+    for (const m of held) {
+      expect(m).toMatchObject({ status: 'scheduled', deferredReason: 'send_rate', deferredUntil: m.scheduledAt });
+      expect((await api.get(`/v1/messages/${m.id}`)).body).toMatchObject({ deferredReason: 'send_rate', deferredUntil: m.scheduledAt });
+    }
+    const first = [...held].sort((a, b) => a.scheduledAt!.localeCompare(b.scheduledAt!))[0]!;
+    const sent = await waitFor(
+      // polled in the database: the API's own rate limit is not under test
+      async () => {
+        const m = await h.deps.db.message.findUniqueOrThrow({ where: { id: first.id } });
+        return ['scheduled', 'queued', 'sending'].includes(m.status) ? null : m;
+      },
+      30_000,
+      'the first message to go',
+    );
+    expect(sent).toMatchObject({ status: expect.stringMatching(/^(sent|delivered)$/), deferredUntil: null, deferredReason: null });
+    expect((await api.get(`/v1/messages/${first.id}`)).body).toMatchObject({ deferredUntil: null, deferredReason: null });
+  });
+
   it('refuses a sendRate that is not a positive whole number', async () => {
     const { api } = await h.testOrg();
     const template = (await api.post('/v1/templates', { name: 'T', channelType: 'email', subject: 'Hi', text: 'Hi' })).body;

@@ -1,7 +1,15 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { AppError, BROADCAST_RENDER_ATTEMPTS, expandBroadcastChunk, readUnsubscribeToken, requeueStrandedBroadcasts, startBroadcast, type Deps } from '@tidings/core';
+import {
+  AppError,
+  BROADCAST_RENDER_ATTEMPTS,
+  expandBroadcastChunk,
+  readUnsubscribeToken,
+  renderHardStopMs,
+  requeueStrandedBroadcasts,
+  startBroadcast,
+  type Deps,
+} from '@tidings/core';
 import { broadcastJobId } from '@tidings/queue';
-import { sampleValue, serveHttp } from '@tidings/testing';
+import { sampleValue, serveHttp, watchEventLoopHolds } from '@tidings/testing';
 import { startPipeline, waitFor } from './harness.ts';
 
 // Whole broadcasts through real workers: generous under a loaded machine; every wait inside has its own deadline.
@@ -221,22 +229,21 @@ describe('a hostile template in a broadcast', () => {
 
     await warmRenderThreads(); // a thread ended since (idle for a minute) would start again within the measure
 
-    const eventLoop = monitorEventLoopDelay({ resolution: 10 });
-    eventLoop.enable();
+    const eventLoop = watchEventLoopHolds();
     await Promise.all([hostile.api.post(`/v1/broadcasts/${bad.id}/send`, {}), fine.api.post(`/v1/broadcasts/${good.id}/send`, {})]);
     const [badSent] = await Promise.all([untilStatus(hostile.api, bad.id, 'sent'), untilStatus(fine.api, good.id, 'sent')]);
-    eventLoop.disable();
-    // the renders ran on worker threads: the worker's event loop was never held for a render budget (a render on it
-    // would hold it at least that long; before, Liquid's own limit held it a second per part and contact)
-    expect(eventLoop.max / 1e6).toBeLessThan(budgetMs);
+    // the renders ran on worker threads: the worker's event loop was never held for a render budget of its CPU time (a
+    // render on it would hold it at least that long; before, Liquid's own limit held it a second per part and contact)
+    expect(eventLoop.stop()).toBeLessThan(budgetMs);
     expect(badSent.counts).toMatchObject({ recipients: 3, failed: 3, queued: 0 });
 
-    // each chunk's render was stopped at the budget, not per contact and part: the chunk job's last try (its database
-    // work, and its wait for a render thread the other chunk and broadcast use too) took less than three; the tries
-    // before it ran the chunk again (a render thread starved of CPU runs past the budget with a harmless template)
+    // each chunk's render was stopped at the budget (CPU time), not per contact and part: in wall-clock time the chunk
+    // job's last try is bounded by the render's hard stop, the one wall-clock bound (docs/limits.md), since on a busy
+    // machine the niced render threads take several seconds of wall time for one second of CPU (6 to 19 s seen at load
+    // 12 to 20 for a budget of 1 s); the tries before it ran the chunk again (a starved thread runs past the budget)
     for (const chunk of [0, 1]) {
       const job = (await h.deps.queues.broadcasts.getJob(broadcastJobId({ broadcastId: bad.id, step: 'chunk', chunk })))!;
-      expect(job.finishedOn! - job.processedOn!).toBeLessThan(3 * budgetMs);
+      expect(job.finishedOn! - job.processedOn!).toBeLessThan(renderHardStopMs(budgetMs));
       expect(job.attemptsStarted).toBe(BROADCAST_RENDER_ATTEMPTS);
     }
     const failed = await messagesOf(hostile.orgId, bad.id);
@@ -383,6 +390,8 @@ describe('a broadcast whose jobs Redis lost', () => {
     const { segment, template: tpl } = await audience(api);
     const b = (await api.post('/v1/broadcasts', { name: 'x', channelType: 'email', templateId: tpl.id, segmentId: segment.id, variables: { month: 'May' } })).body;
     await api.post(`/v1/broadcasts/${b.id}/send`, { scheduledAt: new Date(Date.now() + 3000).toISOString() });
+    // the start job's outbox row is deleted a moment after its job is added; until then the relay would add it again
+    await waitFor(async () => (await h.deps.db.outboxEntry.count({ where: { jobId: b.id } })) === 0, 10_000, 'the outbox row deleted');
     expect(await h.deps.queues.broadcasts.remove(b.id)).toBe(1); // as after a Redis that restarted empty
     expect(await h.deps.queues.broadcasts.getJob(b.id)).toBeUndefined();
     await waitFor(async () => (await h.deps.db.broadcast.findUnique({ where: { id: b.id } }))!.scheduledAt! < new Date(), 10_000, 'its time');

@@ -1,7 +1,7 @@
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createApp } from '@tidings/api/src/app.ts';
+import { createApp } from '@tidings/api';
 import { newId } from '@tidings/core';
 import {
   apiClient,
@@ -27,8 +27,9 @@ export const RESEND_WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64')
 /**
  * The whole pipeline in one test file: the HTTP app, a real send-worker, real Postgres and Redis, and the real
  * Resend, Telnyx, SES and Twilio SDKs and nodemailer talking to loopback fakes and a real SMTP server. Resend and
- * Telnyx are the providers unless `env` lists others (EMAIL_PROVIDERS, SMS_PROVIDERS). Fast retry, stall and sandbox
- * timings.
+ * Telnyx are the providers unless `env` lists others (EMAIL_PROVIDERS, SMS_PROVIDERS). Fast retry, stall check and
+ * sandbox timings; a job's lock lasts 10 s, so that a worker starved of CPU (two suites at once on a loaded machine)
+ * does not lose it to its own stall check and send twice (worker-crash.test.ts shortens it for the crash it tests).
  * @example const h = await startPipeline(); ... afterAll(() => h.close());
  */
 export async function startPipeline(env: Record<string, string> = {}) {
@@ -48,6 +49,8 @@ export async function startPipeline(env: Record<string, string> = {}) {
     TWILIO_BASE_URL: twilio.url,
     RESEND_API_KEY: 're_test_key',
     RESEND_BASE_URL: resend.url,
+    // the fake Resend has no limit unless a test gives it one (then it sets its own rate)
+    RESEND_RATE_PER_SECOND: '10000',
     RESEND_WEBHOOK_SECRET,
     TELNYX_API_KEY: 'KEY_test',
     TELNYX_BASE_URL: `${telnyx.url}/v2`,
@@ -59,7 +62,7 @@ export async function startPipeline(env: Record<string, string> = {}) {
     SANDBOX_OUTCOME_DELAY_MS: '50',
     OUTBOX_RELAY_INTERVAL_MS: '200',
     OUTBOX_RELAY_GRACE_MS: '0',
-    SEND_WORKER_LOCK_DURATION_MS: '1000',
+    SEND_WORKER_LOCK_DURATION_MS: '10000',
     SEND_WORKER_STALLED_INTERVAL_MS: '500',
     ...env,
   });
@@ -83,7 +86,12 @@ export async function startPipeline(env: Record<string, string> = {}) {
     /** A send-worker process of the email queue (`src/worker.ts`) against the fake Resend; the caller kills it. */
     startWorkerProcess(env: Record<string, string> = {}, stdio: StdioOptions = 'ignore'): ChildProcess {
       const { config } = deps;
-      const providerEnv = { RESEND_API_KEY: config.resend.apiKey!, RESEND_BASE_URL: config.resend.baseUrl!, SEND_WORKER_QUEUES: 'email' };
+      const providerEnv = {
+        RESEND_API_KEY: config.resend.apiKey!,
+        RESEND_BASE_URL: config.resend.baseUrl!,
+        RESEND_RATE_PER_SECOND: String(config.pace.resendPerSecond),
+        SEND_WORKER_QUEUES: 'email',
+      };
       return spawnService(path.resolve(__dirname, '../src/worker.ts'), config, { ...providerEnv, ...env }, stdio);
     },
     /** A live organization with a verified domain (default sender hello@acme.test) and a default number. */
@@ -93,7 +101,8 @@ export async function startPipeline(env: Record<string, string> = {}) {
         data: { id: newId('dom'), orgId: org.orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@acme.test' },
       });
       const number = `+1555${String(Date.now() % 10_000_000).padStart(7, '0')}`; // unique per org: numbers are unique
-      await deps.db.phoneNumber.create({ data: { id: newId('pn'), orgId: org.orgId, number, isDefault: true, type: 'local', provider: 'telnyx' } });
+      // the fake Telnyx has no per-number limit here (the pace suite has): the number is not paced to a long code's 1 a second
+      await deps.db.phoneNumber.create({ data: { id: newId('pn'), orgId: org.orgId, number, isDefault: true, type: 'local', provider: 'telnyx', messagesPerSecond: 1000 } });
       return { ...org, api: apiClient(app, org.key) };
     },
     async testOrg() {

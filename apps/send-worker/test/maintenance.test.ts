@@ -25,7 +25,7 @@ describe('maintenance jobs', () => {
 
   it('the stranded-message sweep enqueues again a long-queued message whose job Redis lost', async () => {
     const { orgId } = await makeOrganization(deps);
-    const [message] = (await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: 'hi' }])).data;
+    const [message] = (await sendMessages({ deps, orgId, mode: 'test' }, [{ channelType: 'sms', to: '+14155550123', body: 'hi' }])).data;
     await deps.queues.sms.remove(message!.id);
     await deps.db.message.update({ where: { id: message!.id }, data: { updatedAt: new Date(Date.now() - deps.config.strandedJobAfterMs - 60_000) } });
     const result = (await run(REQUEUE_STRANDED_MESSAGES)) as { requeued: number };

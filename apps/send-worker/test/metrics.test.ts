@@ -66,6 +66,11 @@ describe('the send-worker process', () => {
     expect(relayRuns).toBeGreaterThan(0);
     expect(sampleValue(text, 'tidings_job_latency_seconds_bucket', { queue: 'maintenance', le: '5' })).toBe(relayRuns);
     expect(sampleValue(text, 'tidings_job_duration_seconds_count', { queue: 'maintenance', outcome: 'completed' })).toBeGreaterThan(0);
+    // the Resend account's pace, shared by every worker: its rate, the calls it took lately, none deferred
+    const account = { provider: 'resend', account: 'resend' };
+    expect(sampleValue(text, 'tidings_provider_rate_per_second', account)).toBe(10000);
+    expect(sampleValue(text, 'tidings_provider_use_per_second', account)).toBeGreaterThan(0);
+    expect(sampleValue(text, 'tidings_provider_deferrals_per_second', account)).toBe(0);
     expect(sampleValue(text, 'tidings_queue_jobs', { queue: 'email', state: 'waiting' })).toBe(0);
     expect(sampleValue(text, 'tidings_outbox_backlog')).toEqual(expect.any(Number));
     expect(sampleValue(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);

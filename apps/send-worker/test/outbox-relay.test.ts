@@ -1,5 +1,5 @@
 import IORedis from 'ioredis';
-import { createApp } from '@tidings/api/src/app.ts';
+import { createApp } from '@tidings/api';
 import { createBatchers } from '@tidings/core';
 import { createQueues } from '@tidings/queue';
 import { apiClient } from '@tidings/testing';

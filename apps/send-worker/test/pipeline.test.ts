@@ -4,7 +4,8 @@ import { RESEND_WEBHOOK_SECRET, messageOnceIn, startPipeline, waitFor } from './
 
 let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
-  h = await startPipeline();
+  // the tests poll a message until its status changes; a deferred send takes seconds, past the API's 100 requests a minute
+  h = await startPipeline({ RATE_LIMIT_PER_MINUTE: '100000' });
   await h.startWorker();
 });
 afterAll(() => h.close());
@@ -114,14 +115,15 @@ describe('end to end with a live key (real SDKs against the fakes)', () => {
     expect(done.providerMessageId).toBe(emailsTo('retry@example.com')[0]!.id);
   });
 
-  it('retries a 429 and a timeout, then fails with the last error after the configured attempts', async () => {
+  it('defers a 429 without spending an attempt, retries a timeout and a 503, then fails with the last error after the configured attempts', async () => {
     const { api } = await h.liveOrg();
+    // the provider's limit defers the message to its pace and is no attempt (nor a history entry): three failures follow
     h.resend.failNext(1, { kind: 'status', status: 429, body: { statusCode: 429, name: 'rate_limit_exceeded', message: 'slow down' } }, '/emails');
     h.resend.failNext(1, { kind: 'hang' }, '/emails'); // PROVIDER_TIMEOUT_MS (2 s here) gives up on it
-    h.resend.failNext(1, { kind: 'status', status: 503, body: { statusCode: 503, name: 'service_unavailable', message: 'down' } }, '/emails');
+    h.resend.failNext(2, { kind: 'status', status: 503, body: { statusCode: 503, name: 'service_unavailable', message: 'down' } }, '/emails');
     const sent = (await api.post('/v1/messages', { channelType: 'email', to: 'flaky@example.com', subject: 'Hi', text: 'x' })).body;
     const failed = await until(api, sent.id, ['failed']);
-    expect(h.resend.requests.filter((r) => r.path === '/emails')).toHaveLength(3);
+    expect(h.resend.requests.filter((r) => r.path === '/emails')).toHaveLength(4);
     expect(failed.attempts).toBe(3);
     expect(failed.error).toEqual({ code: 'PROVIDER_UNAVAILABLE', message: expect.stringContaining('503') });
     expect(emailsTo('flaky@example.com')).toHaveLength(0);

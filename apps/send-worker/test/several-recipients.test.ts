@@ -65,6 +65,23 @@ describe('an email to several To recipients', () => {
     expect(h.smtp.received).toHaveLength(1);
   });
 
+  it('sends a Cc with its display name, and drops a named Cc whose address is suppressed', async () => {
+    const { api } = await h.liveOrg();
+    expect((await api.post('/v1/suppressions', { channelType: 'email', address: 'bo@example.com' })).status).toBe(201);
+    const cc = ['"Ann Example" <ann@example.com>', 'Bo <BO@example.com>'];
+    const sent = await api.post('/v1/messages', { channelType: 'email', to: 'ada@example.com', cc, subject: 'Hi', text: 'Hello' });
+    expect(sent.status).toBe(202);
+    expect(sent.body.cc).toEqual(cc);
+    const done = await until(api, sent.body.id, ['sent']);
+    expect(done.events.map((e: { error: { message: string } | null }) => e.error?.message).filter(Boolean)).toEqual([
+      'Not sent to suppressed recipients (bounced, complained or unsubscribed): cc bo@example.com',
+    ]);
+    const [mail] = h.smtp.received;
+    expect(mail!.envelope.to).toEqual(['ada@example.com', 'ann@example.com']);
+    expect(mail!.parsed.cc).toMatchObject({ value: [{ address: 'ann@example.com', name: 'Ann Example' }] });
+    expect((await api.get(`/v1/messages/${sent.body.id}/source`)).body).toBe(mail!.raw.toString('utf8'));
+  });
+
   it('through the sandbox: the outcome follows the first To recipient, and the source is there as well', async () => {
     const { api } = await h.testOrg();
     const logo = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 7, 7]);

@@ -66,7 +66,7 @@ beforeAll(async () => {
   [otlp, resend, receiver] = await Promise.all([startOtlpReceiver(), startFakeResend(), startWebhookReceiver()]);
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
-  const providers = { RESEND_API_KEY: 're_trace_test_key', RESEND_BASE_URL: resend.url };
+  const providers = { RESEND_API_KEY: 're_trace_test_key', RESEND_BASE_URL: resend.url, RESEND_RATE_PER_SECOND: '10000' };
   start('api', '../../api/src/server.ts', { API_PORT: String(port), ...providers });
   start('send-worker', '../src/worker.ts', { SEND_WORKER_QUEUES: 'email', ...providers });
   start('webhook-worker', '../../webhook-worker/src/worker.ts', { WEBHOOK_ALLOW_LOOPBACK: 'true' });

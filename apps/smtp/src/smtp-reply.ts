@@ -7,10 +7,13 @@ import { AppError } from '@tidings/core';
  */
 export class SmtpReply extends Error {
   readonly responseCode: number;
-  constructor(code: number, enhanced: string, text: string) {
+  /** Given while the client is still sending the mail: it is answered at once and its connection ends. */
+  readonly isMidStream: boolean;
+  constructor(code: number, enhanced: string, text: string, options: { isMidStream?: boolean } = {}) {
     super(`${enhanced} ${text}`);
     this.name = 'SmtpReply';
     this.responseCode = code;
+    this.isMidStream = options.isMidStream ?? false;
   }
 }
 
@@ -26,7 +29,7 @@ export const storesUnavailable = () => new SmtpReply(451, '4.3.0', 'Temporary lo
 export function replyToSendError(error: unknown): SmtpReply {
   if (error instanceof SmtpReply) return error;
   if (!(error instanceof AppError) || error.status >= 500) return storesUnavailable();
-  if (error.code === 'TOO_MANY_REQUESTS') return new SmtpReply(451, '4.7.0', error.message);
+  if (error.code === 'TOO_MANY_REQUESTS' || error.code === 'RATE_LIMITED') return new SmtpReply(451, '4.7.0', error.message);
   if (error.code === 'CONFLICT') return new SmtpReply(451, '4.5.0', error.message);
   const field = error.message.split(':')[0] ?? '';
   if (field === 'from') return new SmtpReply(550, '5.7.1', error.message);

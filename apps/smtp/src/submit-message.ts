@@ -25,18 +25,21 @@ function idempotencyKeyOf(messageId: string): string {
  */
 export async function submitMessage(deps: Deps, principal: Principal, mail: ParsedMail, envelopeRecipients: string[]): Promise<string> {
   const { orgId, mode } = principal;
-  const body = mailToSend(mail, envelopeRecipients);
-  if (!mail.messageId) return (await sendMessage(deps, orgId, mode, body)).id;
+  const { body, attachmentBytes } = mailToSend(mail, envelopeRecipients);
+  // the bytes are held by `attachmentBytes` alone from here: the parsed mail lets them go
+  mail.attachments.length = 0;
+  const options = { attachmentBytes };
+  if (!mail.messageId) return (await sendMessage({ deps, orgId, mode }, body, undefined, options)).id;
   const key = idempotencyKeyOf(mail.messageId);
   const fingerprint = requestFingerprint('SMTP', 'DATA', key);
   for (;;) {
     try {
-      return (await sendMessage(deps, orgId, mode, body, { key, status: 202, body: (sent) => sent, reserve: { fingerprint } })).id;
+      return (await sendMessage({ deps, orgId, mode }, body, { key, status: 202, body: (sent) => sent, reserve: { fingerprint } }, options)).id;
     } catch (error) {
       if (!(error instanceof IdempotencyKeyTaken)) throw error;
     }
     // sent before: the first message's id (null: its record was removed meanwhile, so this one may go)
-    const repeat = await answerOfRepeat(deps, orgId, mode, key, fingerprint);
+    const repeat = await answerOfRepeat(deps, { orgId, mode, key }, fingerprint);
     if (repeat) return (JSON.parse(repeat.body) as Message).id;
   }
 }

@@ -54,7 +54,7 @@ describe('SMTP submission refusals name the reason with the contract codes', () 
     for (let i = 0; i < 2; i++) await client.sendMail(mail({ subject: `within #${i}` }));
     const { code, response } = await refusal(client.sendMail(mail({ subject: 'over' })));
     expect(code).toBe(451);
-    expect(response).toMatch(/^451 4\.7\.0 Rate limit of 5 messages per minute exceeded; retry in \d+ s$/);
+    expect(response).toMatch(/^451 4\.7\.0 Rate limit of 5 requests per minute exceeded; retry in \d+ s$/);
     expect(await t.deps.db.message.count({ where: { orgId } })).toBe(5);
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createApiKey, newId } from '@tidings/core';
+import { createApiKey, getMessageSource, newId } from '@tidings/core';
 import { setupSmtp } from './setup.ts';
 
 let t: Awaited<ReturnType<typeof setupSmtp>>;
@@ -98,6 +98,15 @@ describe('SMTP submission through nodemailer', () => {
     expect(info.envelope.to).toHaveLength(4);
     const message = await t.deps.db.message.findUniqueOrThrow({ where: { id: queuedId(info.response) } });
     expect(message).toMatchObject({ to: 'ada@example.com', cc: ['bo@example.com'], bcc: ['cy@example.com', 'di@example.com'] });
+  });
+
+  it('keeps a Cc display name on the message and in the email handed to the provider', async () => {
+    const { orgId, key } = await t.org({ mode: 'test' });
+    const info = await t.client(key).sendMail({ from: 'hi@acme.test', to: 'ada@example.com', cc: ['"Ann Example" <Ann@Example.com>', 'bo@example.com'], subject: 'Hi', text: 'x' });
+    const message = await t.deps.db.message.findUniqueOrThrow({ where: { id: queuedId(info.response) } });
+    expect(message).toMatchObject({ to: 'ada@example.com', cc: ['"Ann Example" <ann@example.com>', 'bo@example.com'], bcc: [] });
+    const source = (await getMessageSource(t.deps, orgId, message.id, 'test')).toString();
+    expect(source).toMatch(/^Cc: "?Ann Example"? <ann@example\.com>, bo@example\.com\r?$/m);
   });
 
   it('keeps several To addresses as To recipients of one message', async () => {

@@ -1,5 +1,5 @@
 import { backoffDelayMs, loadDeliveryWork, recordAttempt, releaseDeliveryClaim, type Deps } from '@tidings/core';
-import type { JobData, WebhookQueue } from '@tidings/queue';
+import { takeTurnAgain, type JobData, type WebhookQueue } from '@tidings/queue';
 import { inSpan, SpanKind, traceHeaders } from '@tidings/runtime';
 import { postWebhook, signatureHeaders, type Resolver } from '@tidings/webhooks';
 import { DelayedError, type Job } from 'bullmq';
@@ -28,7 +28,7 @@ export const deliverWebhook = (deps: Deps, options: DeliverOptions = {}) => {
       // Postgres unreachable, or similar: the delivery is still pending in the database; try again shortly rather
       // than let BullMQ drop the job as failed.
       deps.logger.error({ deliveryId: job.data.deliveryId, err: error }, 'webhook delivery crashed; trying again later');
-      await delayUntil(job, new Date(Date.now() + backoffDelayMs(job.attemptsStarted, CRASH_BACKOFF)), token);
+      await delayUntil(deps, job, new Date(Date.now() + backoffDelayMs(job.attemptsStarted, CRASH_BACKOFF)), token);
     }
   };
 };
@@ -43,7 +43,7 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
   // a job parked before knows its endpoint: it looks at the slots first, in Redis only, so that an endpoint's
   // backlog waking up again costs neither a claim nor its release in Postgres
   const known = job.data.webhookId;
-  if (known && !(await slots.acquire(known, slotId))) return park(deps, slots, job, known, slotId, token);
+  if (known && !(await slots.acquire(known, slotId))) return park(deps, slots, job, { webhookId: known, orgId: job.data.orgId }, slotId, token);
 
   let work: Awaited<ReturnType<typeof loadDeliveryWork>>;
   try {
@@ -58,15 +58,16 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
     deps.logger.debug({ deliveryId, reason: work.reason }, 'webhook delivery needs nothing');
     return;
   }
-  if (work.kind === 'notYet') return delayUntil(job, work.at, token);
+  if (work.kind === 'notYet') return delayUntil(deps, job, work.at, token);
 
   // the endpoint at its cap: give the claim back and park until a slot frees (or one lease, whichever comes first)
   if (!known && !(await slots.acquire(work.webhookId, slotId))) {
     await releaseDeliveryClaim(deps, work);
-    return park(deps, slots, job, work.webhookId, slotId, token);
+    return park(deps, slots, job, work, slotId, token);
   }
   // the slot is the endpoint's: freed as soon as it answered (or the POST failed), not after recording the attempt
   const postedAt = Date.now();
+  slots.began(work.webhookId, slotId);
   let freeing: Promise<void> | undefined;
   const free = () => (freeing ??= freeSlot(deps, slots, work.webhookId, slotId, Date.now() - postedAt));
   let outcome: Awaited<ReturnType<typeof recordAttempt>>;
@@ -77,15 +78,37 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
   }
   if (outcome.kind === 'retry') {
     // its retry, too, looks at the slots before Postgres (an endpoint that hangs is retried while it is full)
-    if (job.data.webhookId !== work.webhookId) await job.updateData({ ...job.data, webhookId: work.webhookId });
-    return delayUntil(job, outcome.at, token);
+    await remember(job, work);
+    return delayUntil(deps, job, outcome.at, token);
   }
 }
 
+/** The job's endpoint and organization kept in its data, for its next runs (`orgId` absent from jobs of earlier versions). */
+type Known = { webhookId: string; orgId?: string };
+
+async function remember(job: Job<JobData['webhooks']>, { webhookId, orgId }: Known): Promise<void> {
+  if (job.data.webhookId !== webhookId || (orgId && job.data.orgId !== orgId)) await job.updateData({ ...job.data, webhookId, ...(orgId ? { orgId } : {}) });
+}
+
+/**
+ * Before the job waits again: a fresh turn of its organization, so that it comes back behind what other
+ * organizations added meanwhile (the turn it was added with is ahead of everything by then: a burst's parked
+ * deliveries would all cut in front of another organization's next one).
+ */
+async function turnAgain(deps: Deps, job: Job<JobData['webhooks']>, orgId = job.data.orgId): Promise<void> {
+  if (!orgId) return;
+  // best effort: without it the job comes back in its old turn
+  await takeTurnAgain(deps.redis, deps.queues[job.queueName as WebhookQueue], job, orgId).catch((error) =>
+    deps.logger.warn({ deliveryId: job.data.deliveryId, err: error }, 'taking a fresh turn failed'),
+  );
+}
+
 /** Delays the job for one lease and parks it in its endpoint's list, where the release of a slot wakes it. */
-async function park(deps: Deps, slots: EndpointSlots, job: Job<JobData['webhooks']>, webhookId: string, slotId: string, token?: string): Promise<never> {
+async function park(deps: Deps, slots: EndpointSlots, job: Job<JobData['webhooks']>, known: Known, slotId: string, token?: string): Promise<never> {
+  const { webhookId } = known;
   deps.metrics.webhookDeliveries.inc({ outcome: 'parked' });
-  if (job.data.webhookId !== webhookId) await job.updateData({ ...job.data, webhookId });
+  await remember(job, known);
+  await turnAgain(deps, job, known.orgId);
   // woken by the release that hands it a slot; unwoken, it looks again after a lease, when every slot has freed
   await job.moveToDelayed(Date.now() + slots.leaseMs, token);
   // parked once delayed, so that the release that wakes it finds it delayed; a slot freed meanwhile: wake it now
@@ -143,8 +166,12 @@ async function post(deps: Deps, options: DeliverOptions, work: DeliverWork, answ
 
 type DeliverWork = Extract<Awaited<ReturnType<typeof loadDeliveryWork>>, { kind: 'deliver' }>;
 
-/** Parks this job until `at`; BullMQ runs it again then. DelayedError tells the worker the job is not finished. */
-async function delayUntil(job: Job, at: Date, token: string | undefined): Promise<never> {
+/**
+ * Parks this job until `at`, with a fresh turn; BullMQ runs it again then. DelayedError tells the worker the job is
+ * not finished.
+ */
+async function delayUntil(deps: Deps, job: Job<JobData['webhooks']>, at: Date, token: string | undefined): Promise<never> {
+  await turnAgain(deps, job);
   await job.moveToDelayed(at.getTime(), token);
   throw new DelayedError();
 }

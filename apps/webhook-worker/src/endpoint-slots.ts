@@ -13,7 +13,10 @@ import type { WebhookQueue } from '@tidings/queue';
  * would make the cap a throughput limit (20 deliveries a second to one fast endpoint, measured) rather than a bound
  * on what a slow one holds. So a job whose endpoint is fast waits here, briefly, for a slot to free (`acquire`); it
  * parks at once when the endpoint is slow: its last delivery from this process, or one still in flight here, took
- * FAST_DELIVERY_MS or more (so an endpoint that starts hanging is known as slow within that time).
+ * FAST_DELIVERY_MS or more (so an endpoint that starts hanging is known as slow within that time). A delivery is in
+ * flight from its POST (`began`), not from its slot: the time a holder spends loading its delivery is ours, not the
+ * endpoint's (through a pooler, on a busy machine, it passed FAST_DELIVERY_MS, and every job parked). A release
+ * hands its slot to a parked job only when no job waits for it here.
  */
 export type EndpointSlots = {
   /**
@@ -28,56 +31,74 @@ export type EndpointSlots = {
    */
   park(webhookId: string, queue: WebhookQueue, jobId: string): Promise<boolean>;
   /**
-   * Frees `jobId`'s slot and hands it to the first parked job that is still waiting, which it wakes; else to a job
-   * waiting in this process. `deliveryMs`: how long the delivery took, when there was one.
+   * Frees `jobId`'s slot for a job waiting in this process; when none waits, hands it to the first parked job that
+   * is still waiting, which it wakes. `deliveryMs`: how long the delivery took, when there was one.
    */
   release(webhookId: string, jobId: string, deliveryMs?: number): Promise<void>;
+  /** `jobId`'s POST to the endpoint starts now: until its release, the time it takes counts toward the endpoint's. */
+  began(webhookId: string, jobId: string): void;
   /** How long a slot is held at most (a delivery's timeout and a grace), and a parked job waits. */
   leaseMs: number;
 };
 
-// KEYS: held. ARGV: now, leaseMs, cap, member.
+// KEYS: held, unserved. ARGV: now, leaseMs, cap, member. A job that takes a slot is no longer waiting as parked.
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
   redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[4])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('HDEL', KEYS[2], ARGV[4])
   return 1
 end
 return 0`;
 
-// KEYS: held, parked. ARGV: now, leaseMs, cap, parked entry, member. Parks only while the endpoint is still full and
-// no release has handed this job a slot since its ACQUIRE: checked and pushed at once, against RELEASE's
-// free-and-pop, so no wake-up falls between the two.
+// KEYS: held, parked, unserved. ARGV: now, leaseMs, cap, parked entry, member. Parks only while the endpoint is still
+// full and no release has handed this job a slot since its ACQUIRE: checked and pushed at once, against RELEASE's
+// free-and-pop, so no wake-up falls between the two. `unserved` marks the job as waiting for a slot since it parked.
 const PARK = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[5]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[4])
+redis.call('HSET', KEYS[3], ARGV[5], 1)
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) * 4)
+redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[2]) * 4)
 return 1`;
 
-// KEYS: held, parked. ARGV: now, leaseMs, member. Frees the member's slot and hands it to the first parked job (its
-// member is the job id after the '|'), so that a job queued meanwhile cannot take it and park the woken one again.
-// A parked job that holds a slot already is skipped: its lease ran out and it runs on its own, and the slot it holds
-// must stay its own (counted once, and not freed as if handed). Returns the woken job's entry, or false.
+// KEYS: held, parked, unserved. ARGV: now, leaseMs, member, handedMs, handOff. Frees the member's slot and, with
+// handOff '1', hands it to the first parked job still waiting (its member is the job id after the '|'), so that a job
+// queued meanwhile cannot take it and park the woken one again; for handedMs only, until the woken job's ACQUIRE makes
+// it a lease. Entries of jobs that took a slot since they parked are dropped here, without a look at the job: a job
+// parks again each time its lease runs out unwoken, and its older entries, like those of jobs that have ended, would
+// otherwise each cost a release a try (and, past its tries, the slot until its hand-off ends). A parked job that holds
+// a slot already is skipped: its lease ran out and it runs on its own, and the slot it holds must stay its own
+// (counted once, and not freed as if handed). Returns the woken job's entry, or false.
 const RELEASE = `
 redis.call('ZREM', KEYS[1], ARGV[3])
-while true do
+if ARGV[5] ~= '1' then return false end
+for i = 1, 1000 do
   local entry = redis.call('LPOP', KEYS[2])
   if not entry then return false end
   local member = string.sub(entry, string.find(entry, '|', 1, true) + 1)
-  if not redis.call('ZSCORE', KEYS[1], member) then
-    redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
+  if redis.call('HDEL', KEYS[3], member) == 1 and not redis.call('ZSCORE', KEYS[1], member) then
+    redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[4]), member)
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
     return entry
   end
-end`;
+end
+return false`;
 
 /**
  * A woken job runs this much later rather than at once: its own run that parked it may still be ending in this very
  * worker, and BullMQ must not run one job id twice at once (the second run's lock would go unrenewed).
  */
 export const WAKE_DELAY_MS = 100;
+/**
+ * A slot handed to a parked job is kept for it this long: a woken job asks for it within a fraction of that (0.1 to
+ * 0.7 s with the machine's load at 17). One that does not come frees it soon rather than after a whole lease: its
+ * entry was stale (the job, parked twice, is past its delivery already) or it waits in a long queue. Before, such
+ * slots stayed idle for a lease each, and under a backlog of one endpoint deliveries fell from 10 a second to 1.
+ */
+export const HANDED_SLOT_MS = 2_000;
 /** A parked job in one of these states will not run again: a slot handed to it goes on to the next. */
 const ENDED = new Set(['completed', 'failed', 'unknown']);
 /** Parked jobs tried per release: a parked entry whose job has ended meanwhile is skipped. */
@@ -103,7 +124,7 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
   const cap = config.webhooks.endpointConcurrency;
   const keys = (webhookId: string) => {
     const base = `${config.redisPrefix}:endpoint-slots:{${webhookId}}`;
-    return [`${base}:held`, `${base}:parked`] as const;
+    return [`${base}:held`, `${base}:parked`, `${base}:unserved`] as const;
   };
   // per endpoint, in this process: how long its last delivery took, when each delivery in flight began, and the
   // jobs waiting for one of its slots
@@ -111,9 +132,8 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
   const inFlightSince = new Map<string, Map<string, number>>();
   const waiting = new Map<string, Set<() => void>>();
   const tryAcquire = async (webhookId: string, jobId: string) => {
-    const taken = (await redis.eval(ACQUIRE, 1, keys(webhookId)[0], Date.now(), leaseMs, cap, jobId)) === 1;
-    if (taken) inFlightSince.set(webhookId, (inFlightSince.get(webhookId) ?? new Map()).set(jobId, Date.now()));
-    return taken;
+    const [held, , unserved] = keys(webhookId);
+    return (await redis.eval(ACQUIRE, 2, held, unserved, Date.now(), leaseMs, cap, jobId)) === 1;
   };
   const isSlow = (webhookId: string) => {
     if ((lastDeliveryMs.get(webhookId) ?? 0) >= FAST_DELIVERY_MS) return true;
@@ -148,8 +168,11 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
       }
       return false;
     },
+    began(webhookId, jobId) {
+      inFlightSince.set(webhookId, (inFlightSince.get(webhookId) ?? new Map()).set(jobId, Date.now()));
+    },
     async park(webhookId, queue, jobId) {
-      return (await redis.eval(PARK, 2, ...keys(webhookId), Date.now(), leaseMs, cap, `${queue}|${jobId}`, jobId)) === 1;
+      return (await redis.eval(PARK, 3, ...keys(webhookId), Date.now(), leaseMs, cap, `${queue}|${jobId}`, jobId)) === 1;
     },
     async release(webhookId, jobId, deliveryMs) {
       const inFlight = inFlightSince.get(webhookId);
@@ -162,7 +185,10 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
       }
       let member = jobId;
       for (let tries = 0; tries < WAKE_TRIES; tries++) {
-        const entry = (await redis.eval(RELEASE, 2, ...keys(webhookId), Date.now(), leaseMs, member)) as string | null;
+        // a job waiting here for a slot runs already: it takes the slot at once, where a woken parked job would first
+        // go through the queue (behind a backlog, for longer than its hand-off, while the slot sat idle)
+        const handOff = (waiting.get(webhookId)?.size ?? 0) === 0 ? '1' : '0';
+        const entry = (await redis.eval(RELEASE, 3, ...keys(webhookId), Date.now(), leaseMs, member, HANDED_SLOT_MS, handOff)) as string | null;
         if (!entry) return wakeOne(webhookId); // the slot is free: a job waiting here takes it
         const [queue, parkedId] = entry.split('|') as [WebhookQueue, string];
         const job = await queues[queue]?.getJob(parkedId);
@@ -172,12 +198,18 @@ export function endpointSlots(deps: Pick<Deps, 'redis' | 'queues' | 'config' | '
           () => true,
           () => false,
         );
-        if (woken) return;
+        // it holds the endpoint's slot now: it runs before the lane's turns (priority 0, BullMQ's plain wait list)
+        // rather than in its organization's, which would leave the slot idle behind that organization's own backlog;
+        // at most an endpoint's cap of jobs are woken so at once. Its next wait takes a turn again.
+        if (woken) return void (await job!.changePriority({ priority: 0 }).catch((error) => logger.warn({ jobId: parkedId, err: error }, 'a woken webhook job kept its turn')));
         const state = (await job?.getState()) ?? 'unknown';
         if (!ENDED.has(state)) return;
         logger.debug({ webhookId, jobId: parkedId, state }, 'parked webhook job has ended; waking the next');
         member = parkedId;
       }
+      // out of tries: the slot handed to the last ended job is freed rather than left to its lease
+      await redis.zrem(keys(webhookId)[0], member);
+      wakeOne(webhookId);
     },
   };
 }

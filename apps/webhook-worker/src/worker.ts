@@ -1,7 +1,7 @@
 // The webhook-worker process: `node apps/webhook-worker/dist/worker.js` (built) or `tsx apps/webhook-worker/src/worker.ts`.
 import './tracing.ts'; // first: see tracing.ts
 import { openDeps } from '@tidings/bootstrap';
-import { requeueOverdueDeliveries } from '@tidings/core';
+import { requeueOverdueDeliveries, watchForEmptyRedis } from '@tidings/core';
 import { runProcess } from '@tidings/runtime';
 import { startWebhookWorker } from './webhook-worker.ts';
 
@@ -18,13 +18,17 @@ runProcess('webhook-worker', {
       'webhook-worker consuming queues webhooks and webhooks-bulk',
     );
     // Deliveries whose job was lost after the outbox (Redis data loss, a job given up as stalled) get a new one.
-    const sweep = setInterval(() => {
-      requeueOverdueDeliveries(deps, { overdueMs: config.strandedJobAfterMs })
+    const requeue = (overdueMs: number) =>
+      requeueOverdueDeliveries(deps, { overdueMs })
         .then((count) => count > 0 && logger.warn({ count }, 'requeued overdue webhook deliveries'))
         .catch((error) => logger.error({ err: error }, 'overdue delivery sweep failed'));
-    }, config.strandedSweepEveryMs);
+    const sweep = setInterval(() => void requeue(config.strandedJobAfterMs), config.strandedSweepEveryMs);
+    // after Redis restarted empty, once the deliveries in flight then are over
+    const afterEmptyMs = Math.min(config.strandedJobAfterMs, 2 * config.webhooks.timeoutMs);
+    const emptyRedis = watchForEmptyRedis(deps, 'webhook-worker', afterEmptyMs, () => requeue(afterEmptyMs));
     return {
       async close() {
+        emptyRedis.close();
         clearInterval(sweep);
         await worker.close();
       },

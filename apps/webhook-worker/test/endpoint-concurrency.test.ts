@@ -1,6 +1,9 @@
-import { createWebhook, dispatchOutbox, recordEvents } from '@tidings/core';
+import { createWebhook, recordEvents, unitOfWork, type OutboxItem, type UnitOfWorkDeps } from '@tidings/core';
 import { createTestDeps, makeOrganization, mostAttemptsInFlight, startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
 import { startWebhookWorker, type WebhookWorker } from '../src/index.ts';
+
+/** Adds jobs whose rows were written before, as a unit of work does after its commit. */
+const dispatch = (deps: UnitOfWorkDeps, items: OutboxItem[]) => unitOfWork(deps, async (_db, outbox) => outbox.add(items), { transaction: false });
 
 // One worker with 4 slots, at most 2 per endpoint, a 5 s timeout, and retries far off (each delivery is tried once here).
 const CAP = 2;
@@ -35,7 +38,7 @@ it("an endpoint that hangs holds only its own slots: another organization's deli
   await createWebhook(deps, b.orgId, { url: `${fast.url}/hook`, events: ['contact.created'] });
   // A's 8 deliveries are first in the queue, B's 6 behind them
   const event = (orgId: string, i: number) => ({ orgId, type: 'contact.created' as const, data: { i } });
-  await dispatchOutbox(
+  await dispatch(
     deps,
     await deps.db.$transaction((tx) =>
       recordEvents(
@@ -44,7 +47,7 @@ it("an endpoint that hangs holds only its own slots: another organization's deli
       ),
     ),
   );
-  await dispatchOutbox(
+  await dispatch(
     deps,
     await deps.db.$transaction((tx) =>
       recordEvents(
@@ -81,7 +84,7 @@ it("a fast endpoint's backlog waits for its slots in the worker instead of parki
   const parked = async () => (await deps.metrics.webhookDeliveries.get()).values.find((v) => v.labels.outcome === 'parked')?.value ?? 0;
   const parkedBefore = await parked();
   const count = 300;
-  await dispatchOutbox(
+  await dispatch(
     deps,
     await deps.db.$transaction((tx) =>
       recordEvents(

@@ -1,5 +1,5 @@
 import { createTestDeps } from '@tidings/testing';
-import { endpointSlots } from '../src/endpoint-slots.ts';
+import { endpointSlots, HANDED_SLOT_MS, WAKE_DELAY_MS } from '../src/endpoint-slots.ts';
 
 // The slots alone, on real Redis and BullMQ jobs: what a parked job that outlived its lease does to the count.
 const CAP = 2;
@@ -51,4 +51,97 @@ it('a slot handed to a parked job that runs already is left for it to take, and 
   // had its ask come before the release, it would park now: it does not, and is told to run at once
   expect(await slots.park(webhookId, 'webhooks', 'running')).toBe(false);
   expect(await slots.acquire(webhookId, 'running')).toBe(true);
+});
+
+it('a slot handed to a parked job that does not come for it frees itself after HANDED_SLOT_MS, not a whole lease', async () => {
+  const webhookId = 'wh_unclaimed';
+  expect(await slots.acquire(webhookId, 'a')).toBe(true);
+  expect(await slots.acquire(webhookId, 'b')).toBe(true);
+  // p is woken and handed a's slot, but never asks for it (its entry was stale: it is past its delivery already)
+  await parkedJob(webhookId, 'unclaimed-p');
+  await slots.release(webhookId, 'a');
+  expect(await slots.acquire(webhookId, 'x')).toBe(false);
+  const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + HANDED_SLOT_MS + 1);
+  try {
+    // before, the slot stayed p's for a whole lease: under a backlog every slot ended up so, and deliveries crawled
+    expect(await slots.acquire(webhookId, 'x')).toBe(true);
+    // p coming late finds the endpoint full like any other job: still two slots, not three
+    expect(await slots.acquire(webhookId, 'unclaimed-p')).toBe(false);
+  } finally {
+    later.mockRestore();
+  }
+});
+
+it('the time a holder spends before its POST (loading its delivery) does not make the endpoint slow: a job waits for a slot', async () => {
+  const webhookId = 'wh_loading';
+  const aSecondOn = () => jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 1000);
+  expect(await slots.acquire(webhookId, 'a')).toBe(true);
+  expect(await slots.acquire(webhookId, 'b')).toBe(true);
+  let ahead = aSecondOn();
+  try {
+    // a and b have held their slots for a second without POSTing (a slow statement, through a pooler): c waits for one
+    const c = slots.acquire(webhookId, 'c');
+    await slots.release(webhookId, 'a');
+    expect(await c).toBe(true);
+  } finally {
+    ahead.mockRestore();
+  }
+  // a POST in flight that long does make it slow: d parks at once rather than wait for c's slot
+  slots.began(webhookId, 'b');
+  slots.began(webhookId, 'c');
+  ahead = aSecondOn();
+  try {
+    const d = slots.acquire(webhookId, 'd');
+    await slots.release(webhookId, 'c');
+    expect(await d).toBe(false);
+  } finally {
+    ahead.mockRestore();
+  }
+});
+
+it('a release gives its slot to a job waiting in this worker before a parked one, which would first go through the queue', async () => {
+  const webhookId = 'wh_waiting_here';
+  expect(await slots.acquire(webhookId, 'a')).toBe(true);
+  expect(await slots.acquire(webhookId, 'b')).toBe(true);
+  await parkedJob(webhookId, 'waiting-p');
+  const delayOfParked = async () => (await deps.queues.webhooks.getJob('waiting-p'))!.delay;
+  // c runs and waits here for a slot (the endpoint is fast): a's goes to it, and p stays parked for a later release
+  const c = slots.acquire(webhookId, 'c');
+  // c's first try has been answered (Redis answers in order) and, a turn of the event loop later, c waits
+  await deps.redis.ping();
+  await new Promise(setImmediate);
+  await slots.release(webhookId, 'a');
+  expect(await c).toBe(true);
+  expect(await delayOfParked()).toBe(slots.leaseMs);
+  await slots.release(webhookId, 'b');
+  expect(await delayOfParked()).toBe(WAKE_DELAY_MS); // woken: no one waited here
+});
+
+it('a release passes over the entries of parked jobs that took a slot since, and wakes the first still waiting', async () => {
+  const webhookId = 'wh_stale_entries';
+  let now = realNow();
+  const ownClock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+  const later = () => {
+    now += slots.leaseMs + 1;
+  };
+  expect(await slots.acquire(webhookId, 'a')).toBe(true);
+  expect(await slots.acquire(webhookId, 'b')).toBe(true);
+  const ended = await Promise.all(['e1', 'e2', 'e3', 'e4', 'e5', 'e6'].map((id) => parkedJob(webhookId, id)));
+  const waiting = await parkedJob(webhookId, 'w');
+  // the six come back on their own, a lease apart (their holders' leases ran out), take a slot and end
+  for (const job of ended) {
+    later();
+    expect(await slots.acquire(webhookId, job.id!)).toBe(true);
+    await job.remove();
+  }
+  later();
+  expect(await slots.acquire(webhookId, 'c')).toBe(true);
+  // before, the release tried five of the six stale entries (a look at each job) and left the slot with the fifth
+  await slots.release(webhookId, 'c');
+  const held = await deps.redis.zrange(`${deps.config.redisPrefix}:endpoint-slots:{${webhookId}}:held`, '0', '-1');
+  expect(held).toEqual(['w']);
+  // woken: due in a moment rather than a lease later
+  expect((await deps.queues.webhooks.getJob('w'))!.delay).toBeLessThan(slots.leaseMs);
+  expect(await waiting.getState()).toBe('delayed');
+  ownClock.mockRestore();
 });

@@ -1,7 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createWebhook, dispatchOutbox, recordEvents } from '@tidings/core';
+import { createWebhook, recordEvents, unitOfWork, type OutboxItem, type UnitOfWorkDeps } from '@tidings/core';
 import { createTestDeps, makeOrganization, spawnService, startWebhookReceiver, waitFor, type WebhookReceiver } from '@tidings/testing';
+
+/** Adds jobs whose rows were written before, as a unit of work does after its commit. */
+const dispatch = (deps: UnitOfWorkDeps, items: OutboxItem[]) => unitOfWork(deps, async (_db, outbox) => outbox.add(items), { transaction: false });
 
 // Two real webhook-worker processes on one queue, a 1 s lock, and a receiver that takes 1.5 s to answer: a worker
 // the machine stops scheduling for a while (here SIGSTOP, on a busy host CPU starvation) loses its jobs' locks and
@@ -21,10 +24,25 @@ afterAll(async () => {
   await deps.close();
 });
 
-function startWorkerProcess(): ChildProcess {
-  const env = { NODE_ENV: 'test', WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_WORKER_METRICS_PORT: '0', WEBHOOK_WORKER_LOCK_MS: '1000', WEBHOOK_WORKER_STALLED_INTERVAL_MS: '500' };
-  const worker = spawnService(path.resolve(__dirname, '../src/worker.ts'), deps.config, env);
+/** A worker process, once it has started (its queues open): its log is read only for that, and drained. */
+async function startWorkerProcess(): Promise<ChildProcess> {
+  // 25 deliveries at once to the one endpoint (the default 5 made the 200 slow answers take 60 s), more than either
+  // worker runs at once (20): the paused worker's slots never leave the other one without
+  const env = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_WORKER_METRICS_PORT: '0',
+    WEBHOOK_WORKER_LOCK_MS: '1000',
+    WEBHOOK_WORKER_STALLED_INTERVAL_MS: '500',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '25',
+  };
+  const worker = spawnService(path.resolve(__dirname, '../src/worker.ts'), deps.config, env, ['ignore', 'pipe', 'ignore']);
   workers.push(worker);
+  await new Promise<void>((resolve, reject) => {
+    worker.stdout!.on('data', (chunk: Buffer) => String(chunk).includes('webhook-worker started') && resolve());
+    worker.once('exit', (code) => reject(new Error(`the webhook-worker exited (${code}) before it started`)));
+  });
   return worker;
 }
 
@@ -32,11 +50,14 @@ it('a worker paused mid-delivery loses its jobs to the other worker, and still n
   const { orgId } = await makeOrganization(deps);
   const webhook = await createWebhook(deps, orgId, { url: `${receiver.url}/hook`, events: ['contact.created'] });
   const events = Array.from({ length: DELIVERIES }, (_, i) => ({ orgId, type: 'contact.created' as const, data: { i } }));
-  await dispatchOutbox(deps, await deps.db.$transaction((tx) => recordEvents(tx, events)));
+  await dispatch(deps, await deps.db.$transaction((tx) => recordEvents(tx, events)));
 
-  const paused = startWorkerProcess();
+  const paused = await startWorkerProcess();
   await receiver.waitForRequests(5, 60_000);
-  startWorkerProcess();
+  // the second worker is up before the first one stops: the pause then lasts a lock and a stalled check, well within
+  // a delivery's claim (a pause past the claim cannot be told from a dead worker: the delivery is POSTed again, which
+  // receivers dedupe by its webhook-id). Started after the pause, its boot on a busy machine outlasted the claim.
+  await startWorkerProcess();
   paused.kill('SIGSTOP');
   // the paused worker's locks run out and the other worker's stalled check hands its jobs on
   await waitFor(async () => (await deps.queues.webhooks.getJobs(['wait', 'active', 'delayed', 'completed'])).some((job) => job.stalledCounter > 0), 60_000, 'a stalled job');

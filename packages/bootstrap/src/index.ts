@@ -1,1 +1,1 @@
-export { openDeps } from './open-deps.ts';
+export { openDeps, type OpenedDeps } from './open-deps.ts';

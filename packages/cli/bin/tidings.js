@@ -2,31 +2,9 @@
 // The operator's command. It runs the build (dist/bin.js, made by `npm run build` and on `npm install`), which
 // answers in a fraction of a second. In a checkout whose sources changed since that build, it runs the sources
 // through tsx instead (slower, never stale) and says how to rebuild.
-const { existsSync, readFileSync, statSync } = require('node:fs');
-const path = require('node:path');
+const { existsSync } = require('node:fs');
 const { spawnSync } = require('node:child_process');
-
-const root = path.join(__dirname, '..');
-const built = path.join(root, 'dist/bin.js');
-const source = path.join(root, 'src/bin.ts');
-
-/** Whether a source the build was made from (per its metafile) changed after it; false where no source is present. */
-function isBuildStale() {
-  let inputs;
-  try {
-    inputs = Object.keys(JSON.parse(readFileSync(path.join(root, 'dist/metafile-cjs.json'), 'utf8')).inputs);
-  } catch {
-    return existsSync(source); // a build without its metafile: trust it only where there are no sources
-  }
-  const builtAt = statSync(built).mtimeMs;
-  return inputs.some((input) => {
-    try {
-      return statSync(path.join(root, input)).mtimeMs > builtAt;
-    } catch {
-      return false; // a source that is gone (the production image has none)
-    }
-  });
-}
+const { built, isBuildStale, source } = require('./build-state.js');
 
 if (existsSync(built) && !isBuildStale()) {
   require(built);

@@ -54,7 +54,8 @@ export async function runCli(argv: string[], config: Config, io: Output = { out:
       return 2;
     }
     io.err(`error: ${(error as Error).message}`);
-    return 1;
+    // a value the command refused (a bad email, a short password) is a mistake in the command line, as its usage is
+    return (error as { code?: string }).code === 'BAD_REQUEST' ? 2 : 1;
   } finally {
     // bounded: closing waits for the stores to answer, which one that is down never does (bin.ts exits after this)
     if (opened) {

@@ -115,6 +115,13 @@ export function findCommand(commands: readonly Command[], argv: string[]): { com
   return command && { command, rest: argv.slice(command.name.split(' ').length) };
 }
 
+/** parseArgs's mistake in our words: Node's own message for an unknown option explains `--` escaping, not the mistake. */
+function argumentMistake(error: Error & { code?: string }): string {
+  const option = /'(-{1,2}[^']*)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option ${option}`;
+  return error.message;
+}
+
 /**
  * Reads a command's arguments: its options (unknown ones refused), the number of positional arguments, the required
  * options and the allowed values. Throws UsageError naming what is wrong.
@@ -127,7 +134,7 @@ export function parseCommand(command: Command, rest: string[]): { values: Values
   try {
     parsed = parseArgs({ args: rest, options: spec, strict: true, allowPositionals: true }) as { values: Values; positionals: string[] };
   } catch (error) {
-    throw new UsageError((error as Error).message, usage);
+    throw new UsageError(argumentMistake(error as Error & { code?: string }), usage);
   }
   const expected = command.args ?? [];
   if (parsed.positionals.length !== expected.length) {

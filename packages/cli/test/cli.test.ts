@@ -1,10 +1,22 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { addEmailDomain } from '@tidings/core';
+import { createTestDeps } from '@tidings/testing';
 
 const run = promisify(execFile);
 const bin = path.resolve(__dirname, '../bin/tidings.js');
 const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL!, LOG_LEVEL: 'silent' };
+// what a production install must have set, so the CLI starts there at all
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  PUBLIC_API_URL: 'https://api.example.com',
+  PUBLIC_DASHBOARD_URL: 'https://dashboard.example.com',
+  WEBHOOK_SECRET_KEY: '3f9a1c0e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39',
+  UNSUBSCRIBE_SECRET: 'a0b1c2d3e4f5061728394a5b6c7d8e9f0a1b2c3d',
+  // production's own cost, not the suites' lowered one (refused there)
+  PASSWORD_HASH_COST: '15',
+};
 
 async function tidings(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -46,6 +58,8 @@ describe('tidings', () => {
 
   it('orgs allow-live lets an organization created with --test have live keys', async () => {
     const sandbox = JSON.parse((await tidings('orgs', 'create', '--name', 'Test first', '--test')).stdout);
+    const refused = await tidings('keys', 'create', '--org', sandbox.organization.id, '--name', 'x', '--mode', 'live');
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining(`"tidings orgs allow-live ${sandbox.organization.id}"`) });
     const allowed = await tidings('orgs', 'allow-live', sandbox.organization.id);
     expect(allowed.code).toBe(0);
     expect(JSON.parse(allowed.stdout)).toEqual({ id: sandbox.organization.id, name: 'Test first', liveKeysAllowed: true });
@@ -120,8 +134,37 @@ describe('tidings', () => {
       expect([args.join(' '), res.code]).toEqual([args.join(' '), 2]);
       expect(res.stderr).toMatch(/usage:/);
     }
+    const bogus = await tidings('orgs', 'list', '--bogus');
+    expect(bogus.stderr).toMatch(/^unknown option --bogus\nusage: tidings orgs list/);
+    const email = await tidings('users', 'create', '--org', 'org_1', '--email', 'not-an-email');
+    expect(email).toMatchObject({ code: 2, stderr: 'error: email: must be a valid email address\n' });
     const mode = await tidings('keys', 'create', '--org', 'org_1', '--name', 'x', '--mode', 'both');
     expect(mode.stderr).toMatch(/^--mode must be live or test\nusage: tidings keys create /);
+  });
+
+  it('domains mark-verified marks a domain verified on a development install, audited; production refuses it', async () => {
+    const { organization } = JSON.parse((await tidings('orgs', 'create', '--name', 'Local tour')).stdout);
+    const deps = createTestDeps();
+    const name = `tour-${Date.now()}.example.com`;
+    try {
+      await addEmailDomain(deps, organization.id, 'live', { name });
+      const refused = await run(process.execPath, [bin, 'domains', 'mark-verified', '--org', organization.id, '--domain', name], {
+        env: { ...env, ...PRODUCTION },
+      }).catch((error: { code: number; stderr: string }) => error);
+      expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('Only a development install marks a domain verified by hand') });
+      const marked = await tidings('domains', 'mark-verified', '--org', organization.id, '--domain', name);
+      expect(marked.code).toBe(0);
+      expect(JSON.parse(marked.stdout)).toMatchObject({ name, status: 'verified' });
+      expect(JSON.parse(marked.stdout).records.every((r: { status: string }) => r.status === 'verified')).toBe(true);
+      // orgs create audited its first key
+      await expect(deps.db.auditEvent.findMany({ where: { orgId: organization.id, action: 'apiKey.created' } })).resolves.toMatchObject([{ actorType: 'cli' }]);
+      const audit = await deps.db.auditEvent.findMany({ where: { orgId: organization.id, action: 'emailDomain.markedVerified' } });
+      expect(audit).toMatchObject([{ actorType: 'cli', targetId: JSON.parse(marked.stdout).id }]);
+      const unknown = await tidings('domains', 'mark-verified', '--org', organization.id, '--domain', 'other.example.com');
+      expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('Domain other.example.com not found in this organization: add it first') });
+    } finally {
+      await deps.close();
+    }
   });
 
   it('an unknown organization is an error, not a crash', async () => {
@@ -150,7 +193,7 @@ describe('tidings users create', () => {
   it('refuses a short password, a bad role and an unknown organization', async () => {
     const org = JSON.parse((await tidings('orgs', 'create', '--name', 'Strict')).stdout).organization;
     const short = await tidings('users', 'create', '--org', org.id, '--email', `b-${Date.now()}@example.com`, '--password', 'short');
-    expect(short.code).toBe(1);
+    expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/password: must be at least 10 characters/);
     const role = await tidings('users', 'create', '--org', org.id, '--email', 'c@example.com', '--role', 'king');
     expect(role.code).toBe(2);

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,9 @@ const production = {
   REDIS_URL: 'redis://127.0.0.1:6379',
   PUBLIC_API_URL: 'https://api.example.com',
   PUBLIC_DASHBOARD_URL: 'https://dashboard.example.com',
+  // PEM text: the certificate itself (a path must name a file that exists: below)
+  SMTP_TLS_CERT: '-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----',
+  SMTP_TLS_KEY: '-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----',
 };
 
 describe('tidings doctor', () => {
@@ -47,5 +50,16 @@ describe('tidings doctor', () => {
     writeFileSync(path.join(dir, '.env'), secrets);
     const res = await doctor(dir, production);
     expect(res).toMatchObject({ code: 0, stdout: 'tidings doctor: every setting production needs is present and strong.\n' });
+  }, 60_000);
+
+  it('fails on SMTP certificate files that do not exist, naming the command that makes them; passes once it ran', async () => {
+    const paths = { SMTP_TLS_CERT: path.join(dir, 'smtp-tls/cert.pem'), SMTP_TLS_KEY: path.join(dir, 'smtp-tls/key.pem') };
+    const missing = await doctor(dir, { ...production, ...paths });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`SMTP_TLS_CERT  names ${paths.SMTP_TLS_CERT}, which does not exist`);
+    const command = /Make a self-signed pair with `([^`]+)`/.exec(missing.stderr)![1]!;
+    execSync(command, { cwd: dir, env: { PATH: process.env.PATH!, SMTP_HOST: 'smtp.example.com' }, stdio: 'pipe' });
+    expect(await doctor(dir, { ...production, ...paths })).toMatchObject({ code: 0 });
+    expect(execSync(`openssl x509 -noout -subject -in ${paths.SMTP_TLS_CERT}`, { encoding: 'utf8' })).toContain('CN = smtp.example.com');
   }, 60_000);
 });

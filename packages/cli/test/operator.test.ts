@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { beginTwoFactorEnrolment, confirmTwoFactorEnrolment, createSession, hashKey, verifyCredentials } from '@tidings/core';
+import { beginTwoFactorEnrolment, confirmTwoFactorEnrolment, createSession, hashKey, takeProviderSlot, verifyCredentials } from '@tidings/core';
 import { Secret, TOTP } from 'otpauth';
 import { opsRoutes } from '@tidings/runtime';
-import { createTestDeps, freePort, serveHttp, type RunningServer, type TestDeps } from '@tidings/testing';
+import { createTestDeps, freePort, serveHttp, waitFor, type RunningServer, type TestDeps } from '@tidings/testing';
 import { Hono } from 'hono';
 
 const run = promisify(execFile);
@@ -112,7 +112,8 @@ describe('tidings users list and reset-password', () => {
     expect(await verifyCredentials(deps, email, 'a chosen password')).toMatchObject({ id: user.id });
 
     const short = await tidings(['users', 'reset-password', '--email', email, '--password', 'short']);
-    expect([short.code, short.stderr]).toEqual([1, 'error: password: must be at least 10 characters\n']);
+    // a value the command refuses exits 2, like a bad argument (docs/cli.md)
+    expect([short.code, short.stderr]).toEqual([2, 'error: password: must be at least 10 characters\n']);
     const nobody = await tidings(['users', 'reset-password', '--email', 'nobody@example.com']);
     expect([nobody.code, nobody.stderr]).toEqual([1, 'error: User not found\n']);
   });
@@ -155,7 +156,7 @@ describe('tidings keys create and rotate', () => {
   });
 
   it('rotates a key: the old secret overlaps 24 hours, or stops with --immediately; another organization’s key is not found', async () => {
-    const org = (await ok('orgs', 'create', '--name', 'Rotate')).organization;
+    const { organization: org, apiKey: firstKey } = await ok('orgs', 'create', '--name', 'Rotate');
     const created = await ok('keys', 'create', '--org', org.id, '--name', 'to rotate');
 
     const rotated = await ok('keys', 'rotate', '--org', org.id, '--key', created.id);
@@ -171,17 +172,19 @@ describe('tidings keys create and rotate', () => {
     row = await deps.db.apiKey.findUniqueOrThrow({ where: { id: created.id } });
     expect(row).toMatchObject({ keyHash: hashKey(again.key), previousKeyHash: null, previousKeyExpiresAt: null });
 
-    const stranger = (await ok('orgs', 'create', '--name', 'Stranger')).organization;
+    const { organization: stranger, apiKey: strangerKey } = await ok('orgs', 'create', '--name', 'Stranger');
     const foreign = await tidings(['keys', 'rotate', '--org', stranger.id, '--key', created.id]);
     expect([foreign.code, foreign.stderr]).toEqual([1, 'error: API key not found\n']);
     expect((await deps.db.apiKey.findUniqueOrThrow({ where: { id: created.id } })).keyHash).toBe(hashKey(again.key));
 
-    // audited as the CLI's doing; the refused rotation left no row
+    // audited as the CLI's doing (each organization's first key too); the refused rotation left no row
     const audit = await deps.db.auditEvent.findMany({ where: { orgId: { in: [org.id, stranger.id] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     expect(audit.map((e) => [e.orgId, e.action, e.targetId, e.actorType, e.actorId, e.ip])).toEqual([
+      [org.id, 'apiKey.created', firstKey.id, 'cli', null, null],
       [org.id, 'apiKey.created', created.id, 'cli', null, null],
       [org.id, 'apiKey.rotated', created.id, 'cli', null, null],
       [org.id, 'apiKey.rotated', created.id, 'cli', null, null],
+      [stranger.id, 'apiKey.created', strangerKey.id, 'cli', null, null],
     ]);
   });
 });
@@ -240,11 +243,45 @@ describe('tidings status', () => {
     expect([res.code, res.stdout.match(/ ready at /g)?.length]).toEqual([0, 5]);
   });
 
+  it("shows each paced provider account's rate, use and deferrals, and each SMS number sent through lately", async () => {
+    const paced = { EMAIL_PROVIDERS: 'resend', RESEND_API_KEY: 're_test_key', RESEND_RATE_PER_SECOND: '5', REDIS_PREFIX: `test:pace-${Date.now()}` };
+    const sender = createTestDeps(paced);
+    try {
+      const resend = { name: 'resend', provider: 'resend', ratePerSecond: 5, reason: 'provider_rate_limit' } as const;
+      for (let i = 0; i < 3; i++) await takeProviderSlot(sender, resend, 'transactional', { reserve: true });
+      // a long code at 1 a second: the second send is deferred to the next slot
+      const number = { name: 'telnyx:+16285550199', provider: 'telnyx', ratePerSecond: 1, reason: 'sender_rate_limit' } as const;
+      for (let i = 0; i < 2; i++) await takeProviderSlot(sender, number, 'transactional', { reserve: true });
+      await waitFor(async () => (await sender.rateLimits.connection.zcard(`${paced.REDIS_PREFIX}:pace-accounts:{seen}`)) === 2, 10_000, 'the accounts noted');
+
+      // both at once: use and deferrals a second are counted over the last 10 s, sliding, and one CLI process after the
+      // other took over 10 s on a loaded machine (the second then read no deferral left in the window)
+      const [res, json] = await Promise.all([tidings(['status'], { ...ports, ...paced }), tidings(['status', '--json'], { ...ports, ...paced })]);
+      expect(res.stdout).toMatch(/^pace resend +rate 5\/s, using 0\.[1-3]\d*\/s, 0 deferred\/s$/m);
+      expect(res.stdout).toMatch(/^pace telnyx \+16285550199 +rate 1\/s, using 0\.[12]\d*\/s, 0\.\d+ deferred\/s(, booked \d+\.\d s ahead)?$/m);
+      const report = JSON.parse(json.stdout);
+      expect(report.pace).toEqual([
+        { provider: 'resend', account: 'resend', ratePerSecond: 5, usePerSecond: expect.any(Number), deferralsPerSecond: 0, bookedAheadMs: expect.any(Number) },
+        {
+          provider: 'telnyx',
+          account: '+16285550199',
+          ratePerSecond: 1,
+          usePerSecond: expect.any(Number),
+          deferralsPerSecond: expect.any(Number),
+          bookedAheadMs: expect.any(Number),
+        },
+      ]);
+      expect(report.pace[1].deferralsPerSecond).toBeGreaterThan(0);
+    } finally {
+      await sender.close();
+    }
+  });
+
   it('says which store does not answer, within seconds, instead of hanging', async () => {
     const started = Date.now();
     const res = await tidings(['status', '--json'], { ...ports, REDIS_URL: 'redis://127.0.0.1:1' });
     expect(res.code).toBe(1);
-    expect(JSON.parse(res.stdout)).toMatchObject({ postgres: 'ok', redis: 'unreachable', queues: null, migrations: { pending: [] } });
+    expect(JSON.parse(res.stdout)).toMatchObject({ postgres: 'ok', redis: 'unreachable', queues: null, pace: null, migrations: { pending: [] } });
     expect(Date.now() - started).toBeLessThan(60_000);
   });
 });

@@ -35,3 +35,28 @@ it('in production mode, the first exit stops every app instead', async () => {
   const sleeperProcess = supervisor.processes().get('sleeper')!;
   expect(sleeperProcess.exitCode !== null || sleeperProcess.signalCode !== null).toBe(true);
 });
+
+it('in development, prints each JSON log line of an app as one readable line, and other lines as they are', async () => {
+  const { readableLogLines } = await import('../../../scripts/dev-log.ts');
+  const format = readableLogLines(false);
+  const json = JSON.stringify({ level: 30, time: '2026-12-07T03:00:01.000Z', pid: 1, hostname: 'h', name: 'api', msg: 'listening', port: 3000 });
+  const readable = format(json);
+  expect(readable).toMatch(/^\[\d{2}:\d{2}:\d{2}\] INFO \(api\): listening \{"port":3000\}\n$/);
+  expect(format('not json')).toBe('not json\n');
+
+  // through the supervisor: an app's lines reach the formatter one by one
+  const seen: string[] = [];
+  const talker = { name: 'talker', command: process.execPath, args: ['-e', `console.log(${JSON.stringify(json)}); console.error('plain')`] };
+  const supervisor = superviseApps([talker], {
+    env: process.env,
+    restartCrashed: false,
+    log: () => {},
+    formatLine: (line) => {
+      seen.push(format(line));
+      return '';
+    },
+  });
+  await until(() => seen.length === 2);
+  await supervisor.stopped;
+  expect(seen.sort()).toEqual([readable, 'plain\n'].sort());
+});

@@ -19,6 +19,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MESSAGE_RETENTION_DAYS: '-1' })).toThrow(/MESSAGE_RETENTION_DAYS/);
   });
 
+  it("keeps four Resend batches of bulk sends in flight per send-worker, 100 with SES, else the worker's concurrency", () => {
+    const bulk = (env: Record<string, string>) => loadConfig(env).sendWorker.bulkConcurrency;
+    expect(bulk({ EMAIL_PROVIDERS: 'resend', RESEND_API_KEY: 're_x' })).toBe(400);
+    const ses = { SES_REGION: 'eu-west-1', SES_ACCESS_KEY_ID: 'AKIA', SES_SECRET_ACCESS_KEY: 'secret' };
+    expect(bulk({ EMAIL_PROVIDERS: 'resend,ses', RESEND_API_KEY: 're_x', ...ses })).toBe(400);
+    expect(bulk({ EMAIL_PROVIDERS: 'ses', ...ses })).toBe(100);
+    expect(bulk({ EMAIL_PROVIDERS: 'resend', RESEND_API_KEY: 're_x', SEND_WORKER_BULK_CONCURRENCY: '50' })).toBe(50);
+    expect(bulk({})).toBe(loadConfig({}).sendWorker.concurrency);
+  });
+
+  it('hashes passwords at N=2^15 by default; PASSWORD_HASH_COST takes 10 to 16, and production at least 15', () => {
+    expect(loadConfig({}).passwordHashCost).toBe(15);
+    expect(loadConfig({ PASSWORD_HASH_COST: '10' }).passwordHashCost).toBe(10);
+    for (const bad of ['9', '17', '12.5', 'fast']) expect(() => loadConfig({ PASSWORD_HASH_COST: bad })).toThrow(/PASSWORD_HASH_COST/);
+    const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'x'.repeat(32), UNSUBSCRIBE_SECRET: 'u'.repeat(32) };
+    expect(loadConfig(production).passwordHashCost).toBe(15);
+    expect(() => loadConfig({ ...production, PASSWORD_HASH_COST: '14' })).toThrow('PASSWORD_HASH_COST: at least 15 in production');
+    expect(loadConfig({ ...production, PASSWORD_HASH_COST: '16' }).passwordHashCost).toBe(16);
+  });
+
   it('names every bad variable', () => {
     expect(() => loadConfig({ API_PORT: 'abc', REDIS_URL: 'not a url', WEBHOOK_ALLOW_LOOPBACK: 'maybe' })).toThrow(ConfigError);
     try {
@@ -57,6 +77,21 @@ describe('loadConfig', () => {
     expect(config.dnsServers).toEqual(['127.0.0.1:5353', '10.0.0.1:53']);
     expect(config.webhookAllowLoopback).toBe(true);
     expect(config.rateLimitPerMinute).toBe(5000);
+  });
+
+  it('reads DATABASE_READ_URL as one replica or several, with DATABASE_PASSWORD, and refuses what is not a postgresql URL', () => {
+    expect(loadConfig({}).databaseReads).toEqual({ urls: [], maxLagMs: 5000 });
+    const config = loadConfig({
+      DATABASE_READ_URL: 'postgresql://tidings@replica-1/tidings, postgres://tidings@replica-2:5433/tidings',
+      DATABASE_PASSWORD: 'p@ss',
+      DATABASE_READ_MAX_LAG_MS: '2000',
+    });
+    expect(config.databaseReads.maxLagMs).toBe(2000);
+    expect(config.databaseReads.urls.map((url) => parse(url))).toMatchObject([
+      { host: 'replica-1', password: 'p@ss', database: 'tidings' },
+      { host: 'replica-2', port: '5433', password: 'p@ss' },
+    ]);
+    expect(() => loadConfig({ DATABASE_READ_URL: 'redis://replica' })).toThrow(/DATABASE_READ_URL/);
   });
 
   it('puts DATABASE_PASSWORD into DATABASE_URL encoded, so any generated password works, and never shows it', () => {

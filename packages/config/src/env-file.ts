@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { ConfigError } from './index.ts';
+import { ConfigError } from './config-error.ts';
 
 /**
  * Adds the variables of `.env` in the current directory (or of the file TIDINGS_ENV_FILE names) to `env`, before

@@ -1,6 +1,8 @@
 // What `tidings doctor` checks: every setting a production install must have, and every one that is there but weak,
 // found in one pass so an operator fixes them all at once rather than one failed start after another.
-import { ConfigError, loadConfig } from './index.ts';
+import { existsSync } from 'node:fs';
+import { ConfigError } from './config-error.ts';
+import { loadConfig } from './config.ts';
 
 /** One thing to fix: the variable and what is wrong with it, in words that say how to fix it (`NAME: problem`). */
 export type ProductionProblem = { name: string; problem: string };
@@ -67,6 +69,25 @@ function checkDeployment(env: Record<string, string>): ProductionProblem[] {
   return problems;
 }
 
+/** The command that makes a certificate for the SMTP app where compose mounts it (docs/compose.md). */
+const SMTP_TLS_COMMAND =
+  'mkdir -p smtp-tls && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 -subj "/CN=$SMTP_HOST" -keyout smtp-tls/key.pem -out smtp-tls/cert.pem && chmod 0644 smtp-tls/*.pem';
+
+/** The SMTP app refuses to start in production without its certificate and key: set, and files that exist. */
+function checkSmtpTls(env: Record<string, string>): ProductionProblem[] {
+  const how = `Make a self-signed pair with \`${SMTP_TLS_COMMAND}\`, or point it at your own certificate.`;
+  if (!env.SMTP_TLS_CERT && !env.SMTP_TLS_KEY) {
+    return [{ name: 'SMTP_TLS_CERT', problem: `and SMTP_TLS_KEY are not set: the SMTP app refuses to start in production without them. ${how}` }];
+  }
+  return ['SMTP_TLS_CERT', 'SMTP_TLS_KEY'].flatMap((name) => {
+    const value = env[name];
+    if (!value) return [{ name, problem: `is not set, while ${name === 'SMTP_TLS_CERT' ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT'} is: set both. ${how}` }];
+    // PEM text is the certificate itself; anything else names a file the SMTP app reads at start
+    if (value.includes('-----BEGIN') || existsSync(value)) return [];
+    return [{ name, problem: `names ${value}, which does not exist: the SMTP app would exit at start. ${how}` }];
+  });
+}
+
 /** The "  NAME: problem" lines of a ConfigError as problems. */
 function problemsOf(error: ConfigError): ProductionProblem[] {
   return error.message
@@ -102,14 +123,14 @@ function configProblems(env: Record<string, string>): ProductionProblem[] {
 
 /**
  * Every missing or weak production setting of `env`, at once: the secrets (set, long, random, distinct), the
- * database's password, NODE_ENV, the stores and public addresses, and every value loadConfig refuses. Empty when the
+ * database's password, the SMTP app's certificate, NODE_ENV, the stores and public addresses, and every value loadConfig refuses. Empty when the
  * environment is ready for production. Values never appear in the problems.
  * @example productionProblems({ NODE_ENV: 'production' }) // [{ name: 'WEBHOOK_SECRET_KEY', problem: 'is not set. ...' }, ...]
  */
 export function productionProblems(env: Record<string, string | undefined> = process.env): ProductionProblem[] {
   // an empty variable means "not set", as loadConfig reads it
   const present = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
-  const problems = [...checkDeployment(present), ...checkDatabase(present), ...checkSecrets(present)];
+  const problems = [...checkDeployment(present), ...checkDatabase(present), ...checkSecrets(present), ...checkSmtpTls(present)];
   const named = new Set(problems.map((p) => p.name));
   return [...problems, ...configProblems(present).filter((p) => !named.has(p.name))];
 }

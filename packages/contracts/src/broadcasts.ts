@@ -94,9 +94,13 @@ export const BroadcastWithCounts = Broadcast.extend({
   failedReasons: z
     .record(z.string(), z.number().int())
     .openapi({ description: 'How many messages failed for each reason (`RENDER_FAILED`, `PROVIDER_FAILED`, ...); broadcast.retryFailed sends again those that can pass.' }),
+  estimatedFinishAt: Timestamp.nullable().openapi({
+    description: "While `sending`: when the messages left should be through, at the slower of `sendRate` and the provider's pace (null when neither is known).",
+  }),
 }).openapi('BroadcastWithCounts', {
   example: {
     ...broadcastExample,
+    estimatedFinishAt: null,
     counts: { recipients: 1200, waiting: 0, queued: 300, sent: 100, delivered: 760, failed: 2, bounced: 3, suppressed: 35, unsubscribed: 1, opened: 0, clicked: 0 },
     failedReasons: { PROVIDER_FAILED: 2 },
   },

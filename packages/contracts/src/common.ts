@@ -4,7 +4,17 @@ import { z } from './z.ts';
 
 export { unstorableText };
 
-export const ErrorCode = z.enum(['UNAUTHORIZED', 'FORBIDDEN', 'BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE']);
+export const ErrorCode = z.enum([
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'BAD_REQUEST',
+  'NOT_FOUND',
+  'CONFLICT',
+  'TOO_MANY_REQUESTS',
+  'RATE_LIMITED',
+  'INTERNAL_SERVER_ERROR',
+  'SERVICE_UNAVAILABLE',
+]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const ErrorBody = z

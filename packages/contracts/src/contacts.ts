@@ -7,7 +7,8 @@ export const QueryBoolean = z.enum(['true', 'false']).transform((v) => v === 'tr
 
 /** Attribute keys are also addressed by segment criteria as `attributes.<key>`, so they stay simple. */
 export const AttributeKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'attribute keys are 1 to 64 letters, digits, _ or -, starting with a letter or _');
-const MAX_ATTRIBUTES = 50;
+/** The most attribute keys a contact may hold (the API refuses more, and so does core on every write). */
+export const MAX_ATTRIBUTES = 50;
 const MAX_ATTRIBUTE_JSON = 4096;
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

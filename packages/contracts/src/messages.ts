@@ -163,7 +163,11 @@ export const SendMessageBody = z
         description:
           'email: an address (optionally `Name <address>`) on a verified domain of the organization; sms: an E.164 number it owns. Absent: the default sender. Not checked for `sk_test_` keys.',
       }),
-    cc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
+    cc: z
+      .array(Address)
+      .max(L.recipients)
+      .optional()
+      .openapi({ description: 'email: copy recipients, each an address or `Name <address>`; `to`, `cc` and `bcc` together at most 50.' }),
     bcc: z.array(Address).max(L.recipients).optional().openapi({ description: 'email: blind copy recipients; `to`, `cc` and `bcc` together at most 50.' }),
     replyTo: z
       .union([Address, z.array(Address).min(1).max(L.replyTo)])
@@ -217,7 +221,7 @@ export const SendMessageBody = z
       .max(64)
       .optional()
       .openapi({ description: 'Links the message to a contact of the organization (404 when there is none); without `to`, sends to it.' }),
-    scheduledAt: StorableDateTime.optional().openapi({ description: 'Send at this time, up to 30 days ahead.' }),
+    scheduledAt: StorableDateTime.optional().openapi({ description: `Send at this time, up to ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead.` }),
     tags: z.array(storableText().trim().min(1).max(L.tag)).max(L.tags).optional(),
     metadata: z
       .record(storableText().min(1).max(L.metadataKey), storableText().max(L.metadataValue))
@@ -285,6 +289,8 @@ const messageExample = {
   tags: ['auth'],
   metadata: { userId: 'usr_42' },
   scheduledAt: null,
+  deferredUntil: null,
+  deferredReason: null,
   sentAt: '2026-11-23T08:00:01.000Z',
   deliveredAt: '2026-11-23T08:00:03.000Z',
   failedAt: null,
@@ -293,6 +299,10 @@ const messageExample = {
   createdAt: '2026-11-23T08:00:00.000Z',
   updatedAt: '2026-11-23T08:04:00.000Z',
 } as const;
+
+/** Why a message waits: its provider's limit, its sending number's pace, the recipient's quiet hours, or its broadcast's own `sendRate`. */
+export const DeferredReason = z.enum(['provider_rate_limit', 'sender_rate_limit', 'quiet_hours', 'send_rate']).openapi('DeferredReason');
+export type DeferredReason = z.infer<typeof DeferredReason>;
 
 export const AttachmentMetadata = z
   .object({
@@ -344,6 +354,10 @@ export const Message = z
     tags: z.array(z.string()),
     metadata: z.record(z.string(), z.string()),
     scheduledAt: Timestamp.nullable(),
+    deferredUntil: Timestamp.nullable().openapi({
+      description: "While the message waits for its provider's pace (never an attempt or a failure): until when. `null` otherwise.",
+    }),
+    deferredReason: DeferredReason.nullable().openapi({ description: 'Why it waits, while `deferredUntil` is set.' }),
     sentAt: Timestamp.nullable(),
     deliveredAt: Timestamp.nullable(),
     failedAt: Timestamp.nullable(),

@@ -4,6 +4,15 @@ import { z } from './z.ts';
 export const PhoneNumberType = z.enum(['local', 'tollFree', 'mobile']);
 export type PhoneNumberType = z.infer<typeof PhoneNumberType>;
 
+/**
+ * Messages per second a number sends at unless set: a US long code on 10DLC about 1, toll-free a few (short codes,
+ * up to 100, are set by hand).
+ * @example defaultMessagesPerSecond('tollFree') // 3
+ */
+export function defaultMessagesPerSecond(type: string): number {
+  return type === 'tollFree' ? 3 : 1;
+}
+
 const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550123');
 
 const availablePhoneNumberExample = {
@@ -75,6 +84,7 @@ const phoneNumberExample = {
   country: 'US',
   provider: 'telnyx',
   replies: { help: 'Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms.' },
+  messagesPerSecond: 1,
   createdAt: '2026-11-23T08:00:00.000Z',
   updatedAt: '2026-11-23T08:00:00.000Z',
 } as const;
@@ -89,6 +99,9 @@ export const PhoneNumber = z
     country: z.string().nullable(),
     provider: z.string().openapi({ description: '`telnyx`, or `sandbox` for test keys and installs without Telnyx.' }),
     replies: KeywordReplies,
+    messagesPerSecond: z.number().openapi({
+      description: "Messages per second this number sends at, shared by every send-worker: set by phoneNumber.update, else its type's default (a local long code 1, toll-free 3).",
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -108,9 +121,16 @@ export const UpdatePhoneNumberBody = z
     friendlyName: storableText().trim().min(1).max(100).nullable().optional().openapi({ description: '`null` clears it.' }),
     isDefault: z.boolean().optional().openapi({ description: '`true` makes this the default and unsets the previous one.' }),
     replies: KeywordReplies.optional().openapi({ description: 'Replaces the answers to STOP, START and HELP; `{}` goes back to the defaults.' }),
+    messagesPerSecond: z
+      .number()
+      .min(0.01)
+      .max(1000)
+      .nullable()
+      .optional()
+      .openapi({ description: "The number's sending rate (what its carrier registration allows); `null` goes back to its type's default." }),
   })
-  .refine((b) => b.friendlyName !== undefined || b.isDefault !== undefined || b.replies !== undefined, {
-    message: 'give friendlyName, isDefault or replies',
+  .refine((b) => b.friendlyName !== undefined || b.isDefault !== undefined || b.replies !== undefined || b.messagesPerSecond !== undefined, {
+    message: 'give friendlyName, isDefault, replies or messagesPerSecond',
     path: ['friendlyName'],
   })
   .openapi('UpdatePhoneNumberBody', { example: { friendlyName: 'Support line', isDefault: true } });

@@ -47,7 +47,9 @@ export const ResendSendEmailBody = z
     headers: z.record(storableText(), storableText()).optional(),
     attachments: z.array(ResendAttachment).optional(),
     tags: z.array(ResendTag).optional(),
-    scheduled_at: StorableDateTime.optional().openapi({ description: 'An ISO 8601 time up to 30 days ahead (natural language such as "in 1 hour" is not understood).' }),
+    scheduled_at: StorableDateTime.optional().openapi({
+      description: `An ISO 8601 time up to ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead (natural language such as "in 1 hour" is not understood).`,
+    }),
     template: z
       .strictObject({ id: storableText().min(1).max(64), variables: TemplateVariables.optional() })
       .optional()
@@ -89,7 +91,7 @@ export const ResendBatchHeaders = z.object({
 });
 
 export const ResendUpdateEmailBody = z
-  .strictObject({ scheduled_at: StorableDateTime.openapi({ description: 'The new time, ISO 8601, up to 30 days ahead.' }) })
+  .strictObject({ scheduled_at: StorableDateTime.openapi({ description: `The new time, ISO 8601, up to ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead.` }) })
   .openapi('ResendUpdateEmailBody', { example: { scheduled_at: '2026-12-01T09:00:00.000Z' } });
 export type ResendUpdateEmailBody = z.infer<typeof ResendUpdateEmailBody>;
 

@@ -12,3 +12,4 @@ export * from './suppressions.ts';
 export * from './sandbox.ts';
 export * from './broadcasts.ts';
 export * from './audit.ts';
+export * from './verifications.ts';

@@ -1,17 +1,38 @@
 import type { Config } from '@tidings/config';
-import type { Db } from '@tidings/db';
+import type { Db, Reads } from '@tidings/db';
 import type { Providers } from '@tidings/providers';
 import type { Queues, Redis } from '@tidings/queue';
-import type { Logger, Metrics, Readiness } from '@tidings/runtime';
+import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 import type { KeyChanges } from './api-keys/key-changes.ts';
-import type { AuditActor } from './audit/audit-log.ts';
-import type { Batchers } from './batchers.ts';
+import type { AuditActor } from './audit/audit-actor.ts';
 import type { RateLimits } from './rate-limit.ts';
 import type { TemplateRenderer } from './templates/template-renderer.ts';
+
+/** The answer of `/readyz`: whether each store the process needs answered, by name. */
+export type Readiness = { status: 'ready' | 'not ready'; checks: Record<string, 'ok' | 'unreachable'> };
+
+/**
+ * The statements a process's concurrent calls share (group commit), declared here and completed by batchers.ts
+ * (declaration merging): they are built from these very dependencies, so deps.ts names none of the modules that use
+ * it, and no import circle runs through it.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: its members are declared by batchers.ts
+export interface Batchers {}
+
+/**
+ * What a send does beyond the message itself (transforms of what a provider is given, steps after a failure),
+ * declared here and completed by messages/send-attempt.ts as Batchers is: the modules that write them import the
+ * dependencies, so deps.ts names none of them.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: its members are declared by messages/send-attempt.ts
+export interface SendingExtensions {}
 
 /** What the domain functions use, passed in so tests can build their own. */
 export type Deps = {
   db: Db;
+  /** Reads that may lag behind the last write (lists, exports, counts): a replica within the lag bound, else `db`. */
+  reads: Reads;
   redis: Redis;
   /** Every BullMQ queue, on `redis`. */
   queues: Queues;
@@ -29,6 +50,8 @@ export type Deps = {
   keyChanges: KeyChanges;
   /** The statements concurrent calls share (group commit), made and closed with the rest. */
   batchers: Batchers;
+  /** What a send does beyond the message itself: transforms of what a provider is given, steps after a failure. */
+  sending: SendingExtensions;
   /** The auto-pipelined Redis connection rate limits are taken on. */
   rateLimits: RateLimits;
   /** The current time; tests may pin it. */

@@ -8,6 +8,8 @@ export const statusOfCode: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   TOO_MANY_REQUESTS: 429,
+  // a limit on what is sent rather than on requests: Verify's per-recipient caps, the SMS fraud guard's prefix velocity
+  RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 };
@@ -34,4 +36,21 @@ export class AppError extends Error {
 export function foundOr404<T>(value: T | null | undefined, kind: string): T {
   if (value === null || value === undefined) throw new AppError('NOT_FOUND', `${kind} not found`);
   return value;
+}
+
+/**
+ * A refusal that says when to come back (a 429 by default, RATE_LIMITED for a sending limit, a 503 for an unavailable
+ * dependency): the API answers it
+ * with `Retry-After`.
+ * @example throw new RetryLaterError('Too many codes sent to this recipient; retry in 30 s', 30);
+ */
+export class RetryLaterError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    code: 'TOO_MANY_REQUESTS' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' = 'TOO_MANY_REQUESTS',
+  ) {
+    super(code, message);
+    this.name = 'RetryLaterError';
+  }
 }

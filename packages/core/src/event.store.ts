@@ -1,7 +1,16 @@
 import { type Db, type Event as EventRow, Prisma } from '@tidings/db';
 import type { WebhookQueue } from '@tidings/queue';
-import type { NewEvent } from './events.ts';
+import type { EventType } from '@tidings/contracts';
 import { newId } from './ids.ts';
+
+export type NewEvent = {
+  orgId: string;
+  type: EventType;
+  /** The resource as the API returns it. */
+  data: Prisma.InputJsonValue;
+  /** Deliver to this endpoint only, subscribed or not (webhook.test); otherwise to every subscribed endpoint. */
+  webhookId?: string;
+};
 
 /** The rows `eventsCte` records, from values in hand: one array parameter per column (Prisma's createMany binds
  * every value separately and was several times slower in bulk). */
@@ -47,7 +56,7 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
         AND CASE WHEN e."webhookId" IS NULL THEN e."type" = ANY (w."events") ELSE w."id" = e."webhookId" END
         -- a message's or broadcast's event goes only to endpoints of its mode
         AND w."mode" = coalesce(${deliveryModeSql}, w."mode")
-      RETURNING "id", "eventId", "createdAt"),
+      RETURNING "id", "orgId", "eventId", "createdAt"),
     delivery_outbox AS (
       INSERT INTO "OutboxEntry" ("queue", "jobId", "createdAt")
       SELECT ${deliveryQueueSql}, d."id", now() AT TIME ZONE 'UTC' FROM new_deliveries d JOIN new_events e ON e."id" = d."eventId")`;
@@ -57,10 +66,10 @@ export function eventsCte(source: Prisma.Sql): Prisma.Sql {
  * Records the events and their webhook deliveries with the deliveries' outbox rows, in ONE statement (`eventsCte`).
  * Returns the deliveries, each with its queue as the outbox row has it (a broadcast's message's event in the bulk lane).
  */
-export async function insertEventsWithDeliveries(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<{ id: string; createdAt: Date; queue: WebhookQueue }[]> {
-  return tx.$queryRaw<{ id: string; createdAt: Date; queue: WebhookQueue }[]>`
+export async function insertEventsWithDeliveries(tx: Prisma.TransactionClient, events: NewEvent[]): Promise<{ id: string; orgId: string; createdAt: Date; queue: WebhookQueue }[]> {
+  return tx.$queryRaw<{ id: string; orgId: string; createdAt: Date; queue: WebhookQueue }[]>`
       WITH ${eventsCte(eventValues(events))}
-      SELECT d."id", d."createdAt", ${deliveryQueueSql} AS "queue" FROM new_deliveries d JOIN new_events e ON e."id" = d."eventId"`;
+      SELECT d."id", d."orgId", d."createdAt", ${deliveryQueueSql} AS "queue" FROM new_deliveries d JOIN new_events e ON e."id" = d."eventId"`;
 }
 
 /** One event of the organization, or null. */

@@ -7,6 +7,9 @@ const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** One request's reservation of its key. */
 export type Reservation = { orgId: string; mode: KeyMode; key: string; fingerprint: string; at: Date };
 
+/** An Idempotency-Key as kept: per organization and key mode. */
+export type IdempotencyKeyId = { orgId: string; mode: KeyMode; key: string };
+
 /** A key as one string (keys are kept per organization and mode), for finding a key asked for twice in one group. */
 export const keyIdentity = (k: Pick<Reservation, 'orgId' | 'mode' | 'key'>) => `${k.orgId}\u0000${k.mode}\u0000${k.key}`;
 
@@ -44,7 +47,7 @@ export function findIdempotencyRecord(db: Db, orgId: string, mode: KeyMode, key:
 }
 
 /** Moves the lease of the reservation made at `reservedAt` to `until`, while it is unanswered. */
-export async function renewReservation(db: Db, orgId: string, mode: KeyMode, key: string, reservedAt: Date, until: Date): Promise<void> {
+export async function renewReservation(db: Db, { orgId, mode, key }: IdempotencyKeyId, reservedAt: Date, until: Date): Promise<void> {
   await db.idempotencyRecord.updateMany({ where: { orgId, mode, key, responseStatus: null, createdAt: reservedAt }, data: { lockedUntil: until } });
 }
 
@@ -55,7 +58,7 @@ export async function storeAnswer(db: Db, answer: KeyedAnswer & { body: string }
 }
 
 /** Deletes the reservation made at `reservedAt`, while unanswered: another may have taken the key over since. */
-export async function deleteReservation(db: Db, orgId: string, mode: KeyMode, key: string, reservedAt: Date): Promise<void> {
+export async function deleteReservation(db: Db, { orgId, mode, key }: IdempotencyKeyId, reservedAt: Date): Promise<void> {
   await db.idempotencyRecord.deleteMany({ where: { orgId, mode, key, responseStatus: null, createdAt: reservedAt } });
 }
 

@@ -1,9 +1,19 @@
 import { createHash } from 'node:crypto';
-import type { KeyMode } from '@tidings/providers';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { groupCommit } from './group-commit.ts';
-import { deleteReservation, findIdempotencyRecord, insertReservations, keyIdentity, renewReservation, storeAnswer, type Reservation } from './idempotency.store.ts';
+import {
+  deleteReservation,
+  findIdempotencyRecord,
+  insertReservations,
+  keyIdentity,
+  renewReservation,
+  storeAnswer,
+  type IdempotencyKeyId,
+  type Reservation,
+} from './idempotency.store.ts';
+
+export type { IdempotencyKeyId };
 
 /** `first`: the key is this request's, reserved at `reservedAt` (what `releaseIdempotentRequest` frees it by). */
 export type IdempotencyOutcome = { kind: 'first'; reservedAt: Date } | { kind: 'replay'; status: number; body: string };
@@ -20,14 +30,9 @@ export function requestFingerprint(method: string, path: string, body: string): 
  * request keeps alive with `holdIdempotentRequest`; a reservation whose lease ran out (its request died) and an
  * expired record (24 h) are taken over.
  */
-export async function beginIdempotentRequest(
-  deps: Pick<Deps, 'db' | 'now' | 'batchers'>,
-  orgId: string,
-  mode: KeyMode,
-  key: string,
-  fingerprint: string,
-): Promise<IdempotencyOutcome> {
+export async function beginIdempotentRequest(deps: Pick<Deps, 'db' | 'now' | 'batchers'>, keyId: IdempotencyKeyId, fingerprint: string): Promise<IdempotencyOutcome> {
   const { db, now, batchers } = deps;
+  const { orgId, mode, key } = keyId;
   const at = now();
   let reserved: boolean;
   try {
@@ -35,12 +40,12 @@ export async function beginIdempotentRequest(
   } catch (error) {
     // The reservation may have committed with its reply lost (a dropped connection): free it, or every retry would
     // be refused as still in progress until the lock ran out.
-    await releaseIdempotentRequest({ db }, orgId, mode, key, at).catch(() => undefined);
+    await releaseIdempotentRequest({ db }, keyId, at).catch(() => undefined);
     throw error;
   }
   if (reserved) return { kind: 'first', reservedAt: at };
-  const repeat = await answerOfRepeat(deps, orgId, mode, key, fingerprint);
-  return repeat ?? beginIdempotentRequest(deps, orgId, mode, key, fingerprint); // deleted meanwhile
+  const repeat = await answerOfRepeat(deps, keyId, fingerprint);
+  return repeat ?? beginIdempotentRequest(deps, keyId, fingerprint); // deleted meanwhile
 }
 
 /**
@@ -49,9 +54,7 @@ export async function beginIdempotentRequest(
  */
 export async function answerOfRepeat(
   { db }: Pick<Deps, 'db'>,
-  orgId: string,
-  mode: KeyMode,
-  key: string,
+  { orgId, mode, key }: IdempotencyKeyId,
   fingerprint: string,
 ): Promise<Extract<IdempotencyOutcome, { kind: 'replay' }> | null> {
   const existing = await findIdempotencyRecord(db, orgId, mode, key);
@@ -95,25 +98,19 @@ export function createIdempotencyReservations(deps: Pick<Deps, 'db' | 'config'>)
  * Keeps this request's reservation while it runs: renews its lease every third of `idempotencyLeaseMs`, so a slow
  * request keeps its key however long it takes, while one whose process died stops renewing and frees the key within
  * a lease. Returns the function that stops renewing; call it when the request ends, whatever the outcome.
- * @example const stop = holdIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt); try { ... } finally { stop(); }
+ * @example const stop = holdIdempotentRequest(deps, { orgId, mode, key }, outcome.reservedAt); try { ... } finally { stop(); }
  */
-export function holdIdempotentRequest(
-  { db, now, config, logger }: Pick<Deps, 'db' | 'now' | 'config' | 'logger'>,
-  orgId: string,
-  mode: KeyMode,
-  key: string,
-  reservedAt: Date,
-): () => void {
+export function holdIdempotentRequest({ db, now, config, logger }: Pick<Deps, 'db' | 'now' | 'config' | 'logger'>, keyId: IdempotencyKeyId, reservedAt: Date): () => void {
   const leaseMs = config.idempotencyLeaseMs;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const renew = async () => {
     try {
       // only this request's reservation, and only while unanswered
-      await renewReservation(db, orgId, mode, key, reservedAt, new Date(now().getTime() + leaseMs));
+      await renewReservation(db, keyId, reservedAt, new Date(now().getTime() + leaseMs));
     } catch (error) {
       // a passing database failure: the next renewal, a third of a lease later, tries again
-      logger.warn({ err: error, orgId }, 'could not renew an Idempotency-Key reservation');
+      logger.warn({ err: error, orgId: keyId.orgId }, 'could not renew an Idempotency-Key reservation');
     }
     schedule();
   };
@@ -133,9 +130,9 @@ export function holdIdempotentRequest(
  * the record would be taken over once its lock ran out and the caller's retry would do the work a second time, so
  * a passing database failure (a dropped connection, a failover) is waited out rather than given up on.
  */
-export async function completeIdempotentRequest({ db }: Pick<Deps, 'db'>, orgId: string, mode: KeyMode, key: string, status: number, body: string): Promise<void> {
+export async function completeIdempotentRequest({ db }: Pick<Deps, 'db'>, keyId: IdempotencyKeyId, status: number, body: string): Promise<void> {
   // a write that stored its answer itself (storeAnswersSql) has nothing left to do here
-  await retryWrite(() => storeAnswer(db, { orgId, mode, key, status, body }));
+  await retryWrite(() => storeAnswer(db, { ...keyId, status, body }));
 }
 
 /**
@@ -169,6 +166,6 @@ async function retryWrite(write: () => Promise<unknown>): Promise<void> {
  * Frees the key after a failure that changed nothing (a 5xx), so the caller's retry runs again. Waited out like
  * `completeIdempotentRequest` when the database is away: otherwise the key stays in flight (409) for a minute.
  */
-export async function releaseIdempotentRequest({ db }: Pick<Deps, 'db'>, orgId: string, mode: KeyMode, key: string, reservedAt: Date): Promise<void> {
-  await retryWrite(() => deleteReservation(db, orgId, mode, key, reservedAt));
+export async function releaseIdempotentRequest({ db }: Pick<Deps, 'db'>, keyId: IdempotencyKeyId, reservedAt: Date): Promise<void> {
+  await retryWrite(() => deleteReservation(db, keyId, reservedAt));
 }

@@ -15,7 +15,7 @@ function randomFraction(): number {
 
 const ulid = monotonicFactory(randomFraction);
 
-export type IdPrefix = 'org' | 'usr' | 'key' | 'msg' | 'con' | 'tpl' | 'whk' | 'evt' | 'seg' | 'dom' | 'pn' | 'dlv' | 'ses' | 'inv' | 'brd' | 'att' | 'aud' | 'pwr' | 'top';
+export type IdPrefix = 'org' | 'usr' | 'key' | 'msg' | 'con' | 'tpl' | 'whk' | 'evt' | 'seg' | 'dom' | 'pn' | 'dlv' | 'ses' | 'inv' | 'brd' | 'att' | 'aud' | 'pwr' | 'top' | 'ver';
 
 /**
  * A new opaque id with its type prefix; time-ordered, so ids sort roughly by creation.

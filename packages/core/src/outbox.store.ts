@@ -1,6 +1,15 @@
 import { Prisma, queryPrepared, type Db } from '@tidings/db';
 import type { QueueName } from '@tidings/queue';
-import type { OutboxItem } from './outbox.ts';
+import type { RequestTrace } from '@tidings/telemetry';
+
+/**
+ * A job to add. `createdAt` (a webhook delivery's partition key) goes into the job's data when it is added at once;
+ * the outbox table does not keep it, so a job the relay adds goes without (the worker then finds the row slower).
+ * `trace`: the request whose trace the job continues, when several requests' jobs are added together (group
+ * commit); without it, the job continues the active trace. `orgId`: whose work it is, for its turn in a send or
+ * webhook lane (org-turns.ts); every path that adds such a job names it.
+ */
+export type OutboxItem = { queue: QueueName; jobId: string; orgId?: string; runAt?: Date | null; createdAt?: Date; trace?: RequestTrace };
 
 /**
  * The INSERT of outbox rows, for a statement that writes work and the promise of its jobs at once (as a CTE:
@@ -30,15 +39,27 @@ export async function deleteOutboxRows(db: Db, items: Pick<OutboxItem, 'queue' |
   );
 }
 
-/** The oldest rows written before `before`, locked for this transaction; rows another relay holds are skipped. */
+/**
+ * The oldest rows written before `before`, locked for this transaction; rows another relay holds are skipped. With
+ * the organization of each send or delivery job (for its turn in its lane), looked up by id: the relay is rare.
+ */
 export function lockDueOutboxRows(tx: Prisma.TransactionClient, before: Date, limit: number) {
-  return tx.$queryRaw<{ id: bigint; queue: QueueName; jobId: string; runAt: Date | null }[]>`
-    SELECT "id", "queue", "jobId", "runAt" FROM "OutboxEntry"
-    WHERE "createdAt" < ${before}
-    ORDER BY "id" LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+  return tx.$queryRaw<{ id: bigint; queue: QueueName; jobId: string; runAt: Date | null; orgId: string | undefined }[]>`
+    SELECT o."id", o."queue", o."jobId", o."runAt", CASE
+      WHEN o."queue" IN ('email', 'sms', 'email-bulk', 'sms-bulk') THEN (SELECT m."orgId" FROM "Message" m WHERE m."id" = o."jobId" LIMIT 1)
+      WHEN o."queue" IN ('webhooks', 'webhooks-bulk') THEN (SELECT d."orgId" FROM "WebhookDelivery" d WHERE d."id" = split_part(o."jobId", '.', 1) LIMIT 1)
+    END AS "orgId"
+    FROM "OutboxEntry" o
+    WHERE o."createdAt" < ${before}
+    ORDER BY o."id" LIMIT ${limit} FOR UPDATE OF o SKIP LOCKED`.then((rows) => rows.map((r) => ({ ...r, orgId: r.orgId ?? undefined })));
 }
 
 /** Deletes rows by id (those the relay added). */
 export async function deleteOutboxRowsById(tx: Prisma.TransactionClient, ids: bigint[]): Promise<void> {
   await tx.outboxEntry.deleteMany({ where: { id: { in: ids } } });
+}
+
+/** Outbox rows not yet moved to Redis (the `tidings_outbox_backlog` gauge; it grows while Redis is unreachable). */
+export function countOutboxRows(db: Db): Promise<number> {
+  return db.outboxEntry.count();
 }

@@ -50,7 +50,7 @@ export type PageArgs = { where: ReturnType<typeof olderThan>; orderBy: typeof ne
 /**
  * Runs a list query for one page: asks for one row more than `limit` to learn `hasMore`.
  * @example
- * const page = await paginate(query, (args) => listTopicsPage(db, orgId, args), toTopic);
+ * const page = await paginate(query, (args) => listTopicsPage(reads, orgId, args), toTopic);
  */
 export async function paginate<Row extends Keyset, Item>(query: ListQuery, fetch: (args: PageArgs) => Promise<Row[]>, toItem: (row: Row) => Item): Promise<Page<Item>> {
   const rows = await fetch({ where: olderThan(query.cursor), orderBy: newestFirst, take: query.limit + 1, skip: query.offset });

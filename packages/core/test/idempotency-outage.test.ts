@@ -19,23 +19,23 @@ afterAll(async () => {
 
 it('stores the response of a finished request through a passing database outage, and repeats replay it', async () => {
   const { orgId } = await makeOrganization(deps);
-  expect((await beginIdempotentRequest(deps, orgId, 'live', 'k1', 'hash')).kind).toBe('first');
+  expect((await beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k1' }, 'hash')).kind).toBe('first');
   proxy.cut();
-  const storing = completeIdempotentRequest(deps, orgId, 'live', 'k1', 202, '{"id":"msg_1"}');
+  const storing = completeIdempotentRequest(deps, { orgId, mode: 'live', key: 'k1' }, 202, '{"id":"msg_1"}');
   setTimeout(() => proxy.restore(), 1000);
   await storing;
-  expect(await beginIdempotentRequest(deps, orgId, 'live', 'k1', 'hash')).toEqual({ kind: 'replay', status: 202, body: '{"id":"msg_1"}' });
+  expect(await beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k1' }, 'hash')).toEqual({ kind: 'replay', status: 202, body: '{"id":"msg_1"}' });
 });
 
 it('frees the key of a failed request through a passing database outage, so the retry runs at once', async () => {
   const { orgId } = await makeOrganization(deps);
-  const first = await beginIdempotentRequest(deps, orgId, 'live', 'k2', 'hash');
+  const first = await beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k2' }, 'hash');
   if (first.kind !== 'first') throw new Error('expected the key to be free');
   proxy.cut();
-  const releasing = releaseIdempotentRequest(deps, orgId, 'live', 'k2', first.reservedAt);
+  const releasing = releaseIdempotentRequest(deps, { orgId, mode: 'live', key: 'k2' }, first.reservedAt);
   setTimeout(() => proxy.restore(), 1000);
   await releasing;
-  expect((await beginIdempotentRequest(deps, orgId, 'live', 'k2', 'hash')).kind).toBe('first');
+  expect((await beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k2' }, 'hash')).kind).toBe('first');
 });
 
 it('frees its own reservation when the reply to it is lost, so the retry is not refused as in progress', async () => {
@@ -49,19 +49,19 @@ it('frees its own reservation when the reply to it is lost, so the retry is not 
       data: { orgId, key: 'k3', requestHash: 'hash', lockedUntil: new Date(at.getTime() + 60_000), expiresAt: new Date(at.getTime() + 86_400_000), createdAt: at },
     });
     proxy.cut();
-    const reserving = beginIdempotentRequest(deps, orgId, 'live', 'k3', 'hash');
+    const reserving = beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k3' }, 'hash');
     setTimeout(() => proxy.restore(), 1000);
     await expect(reserving).rejects.toThrow();
   } finally {
     deps.now = now;
   }
-  expect((await beginIdempotentRequest(deps, orgId, 'live', 'k3', 'hash')).kind).toBe('first');
+  expect((await beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k3' }, 'hash')).kind).toBe('first');
 });
 
 it('frees only its own reservation: a key another request has taken over since stays reserved', async () => {
   const { orgId } = await makeOrganization(deps);
-  const first = await beginIdempotentRequest(deps, orgId, 'live', 'k4', 'hash');
+  const first = await beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k4' }, 'hash');
   if (first.kind !== 'first') throw new Error('expected the key to be free');
-  await releaseIdempotentRequest(deps, orgId, 'live', 'k4', new Date(first.reservedAt.getTime() - 1));
-  await expect(beginIdempotentRequest(deps, orgId, 'live', 'k4', 'hash')).rejects.toThrow(/still in progress/);
+  await releaseIdempotentRequest(deps, { orgId, mode: 'live', key: 'k4' }, new Date(first.reservedAt.getTime() - 1));
+  await expect(beginIdempotentRequest(deps, { orgId, mode: 'live', key: 'k4' }, 'hash')).rejects.toThrow(/still in progress/);
 });

@@ -1,6 +1,6 @@
 import { createTestDeps, makeOrganization } from '@tidings/testing';
 import { newId, toMessage } from '../src/index.ts';
-import { messageColumnsSql, messageJsonSql } from '../src/messages/message-read.store.ts';
+import { messageColumnsSql, messageJsonSql } from '../src/messages/message-json.store.ts';
 
 const deps = createTestDeps();
 afterAll(() => deps.close());

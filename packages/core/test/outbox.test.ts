@@ -1,6 +1,9 @@
 import { createTestDeps, waitFor } from '@tidings/testing';
-import { dispatchOutbox, relayOutbox } from '../src/index.ts';
+import { relayOutbox, unitOfWork, type OutboxItem, type UnitOfWorkDeps } from '../src/index.ts';
 import { writeOutbox } from '../src/outbox.store.ts';
+
+/** Adds jobs whose rows were written before, as a unit of work does after its commit. */
+const dispatch = (deps: UnitOfWorkDeps, items: OutboxItem[]) => unitOfWork(deps, async (_db, outbox) => outbox.add(items), { transaction: false });
 
 const deps = createTestDeps();
 afterAll(() => deps.close());
@@ -9,7 +12,7 @@ describe('outbox', () => {
   it('dispatch adds jobs keyed by id and clears their rows', async () => {
     const items = [{ queue: 'email' as const, jobId: `msg_dispatch_${Date.now()}` }];
     await deps.db.$transaction((tx) => writeOutbox(tx, items));
-    await dispatchOutbox(deps, items);
+    await dispatch(deps, items);
     const job = await deps.queues.email.getJob(items[0]!.jobId);
     expect(job?.data).toEqual({ messageId: items[0]!.jobId });
     await waitFor(async () => (await deps.db.outboxEntry.count({ where: { jobId: items[0]!.jobId } })) === 0, 5_000, 'its outbox row to be deleted');
@@ -19,7 +22,7 @@ describe('outbox', () => {
     const own = createTestDeps();
     const items = Array.from({ length: 30 }, (_, i) => ({ queue: 'email' as const, jobId: `msg_dispatch_many_${Date.now()}_${i}` }));
     await own.db.$transaction((tx) => writeOutbox(tx, items));
-    await Promise.all(items.map((item) => dispatchOutbox(own, [item])));
+    await Promise.all(items.map((item) => dispatch(own, [item])));
     for (const item of items) expect(await own.queues.email.getJob(item.jobId)).toBeDefined();
     // closed at once: the rows' delete is not left to the timer of a process that is going away
     await own.close();

@@ -42,7 +42,8 @@ describe('requeueOverdueDeliveries', () => {
       await job!.moveToFailed(new Error('job stalled more than allowable limit'), 'token');
       expect(await (await deps.queues.webhooks.getJob(id))!.getState()).toBe('failed');
       expect(await requeueOverdueDeliveries(deps)).toBe(1);
-      expect(await (await deps.queues.webhooks.getJob(id))!.getState()).toBe('waiting');
+      // back in its lane with its organization's turn
+      expect(await (await deps.queues.webhooks.getJob(id))!.getState()).toBe('prioritized');
     } finally {
       await worker.close();
     }

@@ -11,7 +11,7 @@ describe('requeueStrandedMessages', () => {
     const { orgId } = await makeOrganization(deps);
     const email = (extra: Record<string, unknown> = {}) => ({ channelType: 'email', to: 'ada@example.com', subject: 'Hi', text: 'Hello', ...extra });
     const inFuture = new Date(Date.now() + 3_600_000).toISOString();
-    const { data } = await sendMessages(deps, orgId, 'test', [email(), email(), email(), email({ scheduledAt: inFuture }), email({ scheduledAt: inFuture }), email()]);
+    const { data } = await sendMessages({ deps, orgId, mode: 'test' }, [email(), email(), email(), email({ scheduledAt: inFuture }), email({ scheduledAt: inFuture }), email()]);
     const [lostQueued, lostSending, keptJob, lostScheduled, futureScheduled, recent] = data.map((m) => m!.id);
 
     // Redis forgets every job but one; the database says how long each has waited
@@ -19,7 +19,7 @@ describe('requeueStrandedMessages', () => {
     await deps.db.message.updateMany({ where: { id: { in: [lostQueued!, keptJob!] } }, data: { updatedAt: hourAgo() } });
     await deps.db.message.update({ where: { id: lostSending }, data: { status: 'sending', updatedAt: hourAgo() } });
     await deps.db.message.update({ where: { id: lostScheduled }, data: { scheduledAt: hourAgo() } });
-    const sentLongAgo = (await sendMessages(deps, orgId, 'test', [email()])).data[0]!.id;
+    const sentLongAgo = (await sendMessages({ deps, orgId, mode: 'test' }, [email()])).data[0]!.id;
     await deps.queues.email.remove(sentLongAgo);
     await deps.db.message.update({ where: { id: sentLongAgo }, data: { status: 'sent', updatedAt: hourAgo() } });
 
@@ -37,9 +37,7 @@ describe('requeueStrandedMessages', () => {
   it('pages through more overdue messages than one batch', async () => {
     const { orgId } = await makeOrganization(deps);
     const { data } = await sendMessages(
-      deps,
-      orgId,
-      'test',
+      { deps, orgId, mode: 'test' },
       Array.from({ length: 7 }, () => ({ channelType: 'sms', to: '+14155550123', body: 'hi' })),
     );
     const ids = data.map((m) => m!.id);

@@ -106,7 +106,7 @@ describe('retention', () => {
     const sent: string[] = [];
     const sender = (async () => {
       while (sending) {
-        const page = await sendMessages(deps, orgId, 'test', [{ channelType: 'sms', to: '+14155550123', body: `n${sent.length}` }]);
+        const page = await sendMessages({ deps, orgId, mode: 'test' }, [{ channelType: 'sms', to: '+14155550123', body: `n${sent.length}` }]);
         sent.push(page.data[0]!.id);
       }
     })();

@@ -7,7 +7,14 @@ let deps: ReturnType<typeof createTestDeps>;
 
 beforeAll(async () => {
   resend = await startFakeResend();
-  deps = createTestDeps({ EMAIL_PROVIDERS: 'resend', RESEND_API_KEY: 're_test_key', RESEND_BASE_URL: resend.url, SEND_MAX_ATTEMPTS: '2', SEND_BACKOFF_BASE_MS: '1000' });
+  deps = createTestDeps({
+    EMAIL_PROVIDERS: 'resend',
+    RESEND_API_KEY: 're_test_key',
+    RESEND_BASE_URL: resend.url,
+    RESEND_RATE_PER_SECOND: '10000',
+    SEND_MAX_ATTEMPTS: '2',
+    SEND_BACKOFF_BASE_MS: '1000',
+  });
 });
 afterAll(async () => {
   await deps.close();
@@ -19,7 +26,7 @@ async function liveMessage(to: string): Promise<string> {
   await deps.db.emailDomain.create({
     data: { id: newId('dom'), orgId, name: 'acme.test', status: 'verified', provider: 'resend', records: [], defaultFromAddress: 'hello@acme.test' },
   });
-  const { data } = await sendMessages(deps, orgId, 'live', [{ channelType: 'email', to, subject: 'Hi', text: 'Hello' }]);
+  const { data } = await sendMessages({ deps, orgId, mode: 'live' }, [{ channelType: 'email', to, subject: 'Hi', text: 'Hello' }]);
   return data[0]!.id;
 }
 const statusOf = async (id: string) => (await deps.db.message.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;

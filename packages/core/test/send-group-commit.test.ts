@@ -17,7 +17,7 @@ describe('Idempotency-Key reservations group commit', () => {
   it("reserves concurrent keys in shared statements; a key asked for twice at once is the first asker's, in progress for the second", async () => {
     const { orgId } = await makeOrganization(deps, { mode: 'test' });
     const keys = Array.from({ length: 30 }, (_, i) => `rs-${i}`);
-    const outcomes = await Promise.allSettled([...keys, 'rs-7'].map((key) => beginIdempotentRequest(deps, orgId, 'test', key, `hash-${key}`)));
+    const outcomes = await Promise.allSettled([...keys, 'rs-7'].map((key) => beginIdempotentRequest(deps, { orgId, mode: 'test', key }, `hash-${key}`)));
     expect(outcomes.slice(0, 30).map((o) => o.status === 'fulfilled' && o.value.kind)).toEqual(keys.map(() => 'first'));
     expect(outcomes[30]).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT', message: expect.stringMatching(/still in progress/) } });
     const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
@@ -31,11 +31,11 @@ describe('message.send group commit', () => {
     const { orgId } = await makeOrganization(deps, { mode: 'test' });
     const other = await makeOrganization(deps, { mode: 'test' });
     const foreignContact = await deps.db.contact.create({ data: { id: `con_gc${Date.now()}`, orgId: other.orgId, email: 'x@example.com' } });
-    for (let i = 0; i < 40; i += 1) expect((await beginIdempotentRequest(deps, orgId, 'test', `gc-${i}`, `hash-${i}`)).kind).toBe('first');
+    for (let i = 0; i < 40; i += 1) expect((await beginIdempotentRequest(deps, { orgId, mode: 'test', key: `gc-${i}` }, `hash-${i}`)).kind).toBe('first');
 
     const outcomes = await Promise.allSettled(
       Array.from({ length: 40 }, (_, i) =>
-        sendMessage(deps, orgId, 'test', i === 13 ? { ...email(i), contactId: foreignContact.id } : email(i), { key: `gc-${i}`, status: 202, body: (m) => m }),
+        sendMessage({ deps, orgId, mode: 'test' }, i === 13 ? { ...email(i), contactId: foreignContact.id } : email(i), { key: `gc-${i}`, status: 202, body: (m) => m }),
       ),
     );
 
@@ -60,9 +60,9 @@ describe('message.send group commit', () => {
 describe('message.send reserving its key in the write (SMTP submission)', () => {
   it('writes the messages of free keys with their answers, and nothing of a key another request holds', async () => {
     const { orgId } = await makeOrganization(deps, { mode: 'test' });
-    const reserving = (i: number, key: string) => sendMessage(deps, orgId, 'test', email(i), { key, status: 202, body: (m) => m, reserve: { fingerprint: `fp-${key}` } });
+    const reserving = (i: number, key: string) => sendMessage({ deps, orgId, mode: 'test' }, email(i), { key, status: 202, body: (m) => m, reserve: { fingerprint: `fp-${key}` } });
     // a key in progress elsewhere (an API request holding it)
-    expect((await beginIdempotentRequest(deps, orgId, 'test', 'held', 'fp-held')).kind).toBe('first');
+    expect((await beginIdempotentRequest(deps, { orgId, mode: 'test', key: 'held' }, 'fp-held')).kind).toBe('first');
 
     const outcomes = await Promise.allSettled([reserving(1, 'free-1'), reserving(2, 'free-2'), reserving(3, 'free-1'), reserving(4, 'held')]);
     const [first, second, repeat, held] = outcomes;

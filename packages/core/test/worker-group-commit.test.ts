@@ -20,9 +20,7 @@ describe('send-worker group commit', () => {
     });
     const to = Array.from({ length: 12 }, (_, i) => (i === 5 ? 'gone@example.com' : `ada${i}@example.com`));
     const { data } = await sendMessages(
-      deps,
-      orgId,
-      'test',
+      { deps, orgId, mode: 'test' },
       to.map((address) => ({ channelType: 'email', to: address, subject: 'Hi', text: 'Hello' })),
     );
     const ids = data.map((m) => m!.id);
@@ -54,9 +52,7 @@ describe('send-worker group commit', () => {
   it("writes one job's claim and another's sent mark in the same statement; a message marked sent is not claimed beside it", async () => {
     const { orgId } = await makeOrganization(deps, { mode: 'test' });
     const { data } = await sendMessages(
-      deps,
-      orgId,
-      'test',
+      { deps, orgId, mode: 'test' },
       Array.from({ length: 8 }, (_, i) => ({ channelType: 'email' as const, to: `bo${i}@example.com`, subject: 'Hi', text: 'Hello' })),
     );
     const ids = data.map((m) => m!.id);

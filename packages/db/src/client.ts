@@ -27,7 +27,7 @@ function statementNamer(): (query: { sql: string }) => string {
 
 /**
  * Creates a Prisma client over a pg pool. `preparedStatements: false` for a connection pooler that cannot keep
- * them (PgBouncer before 1.21 in transaction mode). `genericPlans`: each prepared statement is planned once, not at
+ * them (PgBouncer before 1.21 in transaction mode): then the connections carry no session settings either. `genericPlans`: each prepared statement is planned once, not at
  * each run. Close it with `closeDb`.
  * @example const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 10 });
  */
@@ -42,7 +42,7 @@ export function createDb(options: {
   const isPrepared = options.preparedStatements !== false;
   const poolSize = options.poolSize ?? 10;
   const timeoutMs = options.statementTimeoutMs ?? 0;
-  const pool = openPool(options.databaseUrl, poolSize, Boolean(options.genericPlans) && isPrepared, timeoutMs);
+  const pool = openPool(options.databaseUrl, poolSize, { genericPlans: Boolean(options.genericPlans) && isPrepared, statementTimeoutMs: timeoutMs, pooled: !isPrepared });
   const nameOf = isPrepared ? statementNamer() : () => '';
   // the pools are closed by closeDb, which waits for their connections to end
   const adapter = new PrismaPg(pool, { statementNameGenerator: nameOf });
@@ -53,7 +53,7 @@ export function createDb(options: {
     nameOf,
     // opened on first use: most processes never run a statement that asks for it
     genericPool: () => {
-      generic ??= openPool(options.databaseUrl, Math.max(1, Math.floor(poolSize / 2)), true, timeoutMs);
+      generic ??= openPool(options.databaseUrl, Math.max(1, Math.floor(poolSize / 2)), { genericPlans: true, statementTimeoutMs: timeoutMs, pooled: false });
       return generic;
     },
     close: async () => {
@@ -71,23 +71,20 @@ export function createDb(options: {
  * guesses 100 without them), and planning the send-worker's grouped status changes cost more than running them.
  * `statementTimeoutMs` (when not 0) bounds every statement: one expensive request cannot hold a connection (and
  * the pool every other organization shares) for minutes.
+ * The settings are startup parameters (`options`), part of the session from its first statement, never a `SET`.
+ * `pooled` (a pooler in transaction mode in front): none at all, since PgBouncer refuses `options` and a session `SET`
+ * would stay on a server connection other processes use next; the pooler's `connect_query` sets them
+ * (docs/production-and-scaling.md).
  */
-function openPool(databaseUrl: string, max: number, genericPlans: boolean, statementTimeoutMs: number): pg.Pool {
+function openPool(databaseUrl: string, max: number, settings: { genericPlans: boolean; statementTimeoutMs: number; pooled: boolean }): pg.Pool {
   // No JIT: Postgres compiles a plan whose estimated cost passes jit_above_cost, and for a page of message.list over
   // many partitions that took 2.2 s against 2 ms to run it (an OLTP statement never earns its compile back).
-  const settings = [
-    'SET jit = off',
-    ...(genericPlans ? ['SET plan_cache_mode = force_generic_plan'] : []),
-    ...(statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.floor(statementTimeoutMs)}`] : []),
-  ].join('; ');
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    max,
-    // awaited by the pool before it hands the connection out (typed as returning nothing); set once per connection
-    onConnect: async (client: pg.ClientBase) => {
-      await client.query(settings);
-    },
-  });
+  const options = [
+    '-c jit=off',
+    ...(settings.genericPlans ? ['-c plan_cache_mode=force_generic_plan'] : []),
+    ...(settings.statementTimeoutMs > 0 ? [`-c statement_timeout=${Math.floor(settings.statementTimeoutMs)}`] : []),
+  ].join(' ');
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, ...(!settings.pooled && { options }) });
   // An idle connection that fails (Postgres restarting, a terminated backend, a dropped database) leaves the pool by
   // itself; without a listener its 'error' event would end the process. Prisma listens only while connected (not
   // from $disconnect until the pool has ended), and never on the generic-plan pool.

@@ -58,9 +58,25 @@ describe('prepared statements', () => {
   });
 
   it('turns JIT compilation off on every connection (it cost seconds on list pages it would have sped up by microseconds)', async () => {
-    for (const db of [open(), open(undefined, true), open(false)]) {
+    for (const db of [open(), open(undefined, true)]) {
       expect(await db.$queryRawUnsafe('SHOW jit')).toEqual([{ jit: 'off' }]);
     }
+  });
+
+  it('sends its settings as startup parameters, and none behind a pooler (prepared statements off): the pooler sets them (connect_query)', async () => {
+    const direct = createDb({ databaseUrl: url, poolSize: 1, statementTimeoutMs: 1234 });
+    const pooled = createDb({ databaseUrl: url, poolSize: 1, preparedStatements: false, statementTimeoutMs: 1234 });
+    opened.push(direct, pooled);
+    // a startup parameter's source is `client`; a session SET's would be `session`
+    const settings = (db: Db) =>
+      db.$queryRawUnsafe<{ name: string; setting: string; source: string }[]>(
+        `SELECT name, setting, source FROM pg_settings WHERE name IN ('jit', 'statement_timeout') ORDER BY name`,
+      );
+    expect(await settings(direct)).toEqual([
+      { name: 'jit', setting: 'off', source: 'client' },
+      { name: 'statement_timeout', setting: '1234', source: 'client' },
+    ]);
+    for (const row of await settings(pooled)) expect(row.source).not.toMatch(/client|session/);
   });
 
   it('runs a statement through pg prepared by name (queryPrepared), and unnamed when prepared statements are off', async () => {

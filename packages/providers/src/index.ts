@@ -1,4 +1,4 @@
-export { ProviderError, isRetryableStatus } from './provider-error.ts';
+export { ProviderError, isRetryableStatus, isRateLimitStatus, paceFromHeaders, type ProviderPace } from './provider-error.ts';
 export * from './domain-provider.ts';
 export * from './number-provider.ts';
 export { createTwilioNumberProvider } from './twilio-number.provider.ts';
@@ -10,12 +10,25 @@ export { createSandboxNumberProvider, describeSandboxNumber, isFictionalNumber }
 export { createSnsCertificateCache, type SnsCertificateCache } from './callbacks/sns-certificates.ts';
 export { buildProviders, SNS_CERTIFICATE_CACHE_SIZE, twilioCallbackUrl, type Providers, type ProviderOverrides, type ProviderChoice } from './build-providers.ts';
 export { createCircuitBreaker, type CircuitBreaker, type CircuitState } from './circuit-breaker.ts';
-export type { EmailProvider, SmsProvider, OutgoingEmail, OutgoingSms, OutgoingAttachment, ProviderName, EmailProviderName, SmsProviderName, KeyMode } from './provider.types.ts';
+export type {
+  EmailProvider,
+  SmsProvider,
+  ProviderAccepted,
+  BatchItemResult,
+  OutgoingEmail,
+  OutgoingSms,
+  OutgoingAttachment,
+  ProviderName,
+  EmailProviderName,
+  SmsProviderName,
+  KeyMode,
+} from './provider.types.ts';
 export { readAttachment } from './read-attachment.ts';
-export { createResendProvider, RESEND_MESSAGE_TAG } from './resend.provider.ts';
+export { createResendProvider, RESEND_BATCH_SIZE, RESEND_MESSAGE_TAG } from './resend.provider.ts';
 export { createTelnyxProvider, RECIPIENT_STOPPED, TELNYX_STOPPED_ERROR_CODE } from './telnyx.provider.ts';
 export { createSandboxProvider, sandboxOutcomeFor, sandboxEngagementFor, type SandboxOutcome } from './sandbox.provider.ts';
 export {
+  CallbackMalformedError,
   CallbackSignatureError,
   CallbackStaleError,
   type CallbackOutcome,

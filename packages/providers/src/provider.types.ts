@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { EmailProviderName, SmsProviderName } from '@tidings/config';
+import type { ProviderError, ProviderPace } from './provider-error.ts';
 
 export type { EmailProviderName, SmsProviderName } from '@tidings/config';
 
@@ -45,12 +46,26 @@ type SendingProvider<Name> = {
   readonly dedupesRepeats: boolean;
 };
 
+/** A provider's answer to one send, with what it said about its limit (`pace`) when it says (Resend's headers). */
+export type ProviderAccepted = { providerMessageId: string; pace?: ProviderPace };
+
+/** One email's outcome in a batch call: its provider id, or the error that refused this email only. */
+export type BatchItemResult = { providerMessageId: string } | { error: ProviderError };
+
 /** Sends email; throws ProviderError (retryable or not) when the provider does not accept it. */
 export interface EmailProvider extends SendingProvider<EmailProviderName> {
-  sendEmail(email: OutgoingEmail): Promise<{ providerMessageId: string }>;
+  sendEmail(email: OutgoingEmail): Promise<ProviderAccepted>;
+  /**
+   * Where the provider has a batch endpoint (Resend's `/emails/batch`): up to `batchSize` emails without attachments
+   * in one call, each result in the order given. Throws ProviderError when the call as a whole failed.
+   */
+  sendEmailBatch?(emails: OutgoingEmail[]): Promise<{ results: BatchItemResult[]; pace?: ProviderPace }>;
+  readonly batchSize?: number;
+  /** What the provider account says it may send per second (SES's MaxSendRate), read now and then; undefined: unknown. */
+  maxSendRate?(): Promise<number | undefined>;
 }
 
 /** Sends SMS; throws ProviderError (retryable or not) when the provider does not accept it. */
 export interface SmsProvider extends SendingProvider<SmsProviderName> {
-  sendSms(sms: OutgoingSms): Promise<{ providerMessageId: string }>;
+  sendSms(sms: OutgoingSms): Promise<ProviderAccepted>;
 }

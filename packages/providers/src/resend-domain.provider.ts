@@ -2,11 +2,10 @@ import { Resend } from 'resend';
 import { getDomain } from 'tldts';
 import { dmarcRecord, type DomainProvider, type RequiredDnsRecord } from './domain-provider.ts';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
+import { REQUEST_TIMEOUT_MS } from './request-timeout.ts';
 
 type ResendError = { message: string; statusCode: number | null; name: string };
 type ResendRecord = { record: string; name: string; value: string; type: string; priority?: number };
-
-const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * Resend gives names relative to the zone, the registrable domain ("send", "resend._domainkey"; for

@@ -1,8 +1,7 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { dmarcRecord, type DomainProvider } from './domain-provider.ts';
 import { isRetryableStatus, ProviderError } from './provider-error.ts';
-
-const REQUEST_TIMEOUT_MS = 10_000;
+import { REQUEST_TIMEOUT_MS } from './request-timeout.ts';
 
 export type SesDomainOptions = { region: string; accessKeyId: string; secretAccessKey: string; endpoint?: string; configurationSet?: string };
 

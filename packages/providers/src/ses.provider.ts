@@ -1,5 +1,5 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
-import { isRetryableStatus, ProviderError } from './provider-error.ts';
+import { isRateLimitStatus, isRetryableStatus, ProviderError } from './provider-error.ts';
 import type { EmailProvider, OutgoingEmail } from './provider.types.ts';
 import { readAttachment } from './read-attachment.ts';
 
@@ -26,13 +26,20 @@ const PERMANENT_ERRORS = new Set([
   'NotFoundException',
 ]);
 
+/** How long the account's MaxSendRate is trusted before it is read again. */
+const SEND_RATE_TTL_MS = 10 * 60_000;
+
 type SesServiceError = Error & { $metadata?: { httpStatusCode?: number }; $fault?: 'client' | 'server' };
 
 function providerError(error: unknown): ProviderError {
   // a service error carries the answer's metadata and fault; anything else never got an answer
   if (error instanceof Error && '$fault' in error) {
     const status = (error as SesServiceError).$metadata?.httpStatusCode;
-    const isRetryable = !PERMANENT_ERRORS.has(error.name) && (status === undefined || isRetryableStatus(status) || error.name === 'TooManyRequestsException');
+    // SES's throttle (beyond the account's MaxSendRate): the message waits, it is no outage
+    if (error.name === 'TooManyRequestsException' || error.name === 'Throttling' || error.name === 'ThrottlingException' || isRateLimitStatus(status)) {
+      return new ProviderError('ses', `SES throttled the send (${status ?? 'no response'}: ${error.name})`, { isRetryable: true, isRateLimited: true, status });
+    }
+    const isRetryable = !PERMANENT_ERRORS.has(error.name) && (status === undefined || isRetryableStatus(status));
     return new ProviderError('ses', `SES ${isRetryable ? 'failed' : 'refused the email'} (${status ?? 'no response'}: ${error.name})`, {
       isRetryable,
       status,
@@ -51,9 +58,15 @@ function providerError(error: unknown): ProviderError {
  */
 export function createSesProvider(options: SesOptions): EmailProvider {
   // the SDK is loaded at the first send, not at start-up, so processes that never use SES do not pay for it
-  let sdk: Promise<{ client: SESv2Client; SendEmailCommand: typeof import('@aws-sdk/client-sesv2').SendEmailCommand }> | null = null;
+  let sdk: Promise<{
+    client: SESv2Client;
+    SendEmailCommand: typeof import('@aws-sdk/client-sesv2').SendEmailCommand;
+    GetAccountCommand: typeof import('@aws-sdk/client-sesv2').GetAccountCommand;
+  }> | null = null;
+  // the account's MaxSendRate, read again after SEND_RATE_TTL_MS (a raised quota applies without a restart)
+  let sendRate: { value: Promise<number | undefined>; readAt: number } | null = null;
   const loadSdk = async () => {
-    const { SESv2Client, SendEmailCommand } = await import('@aws-sdk/client-sesv2');
+    const { SESv2Client, SendEmailCommand, GetAccountCommand } = await import('@aws-sdk/client-sesv2');
     const client = new SESv2Client({
       region: options.region,
       endpoint: options.endpoint,
@@ -61,17 +74,29 @@ export function createSesProvider(options: SesOptions): EmailProvider {
       maxAttempts: 1,
       requestHandler: { requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs },
     });
-    return { client, SendEmailCommand };
+    return { client, SendEmailCommand, GetAccountCommand };
   };
+  const sdkLoaded = () =>
+    (sdk ??= loadSdk().catch((error: unknown) => {
+      sdk = null; // loading failed: the next call tries again
+      throw error;
+    }));
   return {
     name: 'ses',
     dedupesRepeats: false,
+    maxSendRate() {
+      if (!sendRate || Date.now() - sendRate.readAt > SEND_RATE_TTL_MS) {
+        const value = sdkLoaded()
+          .then(({ client, GetAccountCommand }) => client.send(new GetAccountCommand({}), { abortSignal: AbortSignal.timeout(options.timeoutMs) }))
+          .then((account) => account.SendQuota?.MaxSendRate || undefined)
+          // unknown for now (SES unreachable): unpaced until the next reading, as before pacing existed
+          .catch(() => undefined);
+        sendRate = { value, readAt: Date.now() };
+      }
+      return sendRate.value;
+    },
     async sendEmail(email: OutgoingEmail) {
-      sdk ??= loadSdk().catch((error: unknown) => {
-        sdk = null; // loading failed: the next send tries again
-        throw error;
-      });
-      const { client, SendEmailCommand } = await sdk;
+      const { client, SendEmailCommand } = await sdkLoaded();
       // SES takes attachments as bytes in the request
       const attachments = await Promise.all(
         (email.attachments ?? []).map(async (a) => ({

@@ -5,13 +5,25 @@ import { mailOptionsOf, smtpMessageId } from './email-source.ts';
 
 export { SMTP_MESSAGE_ID_HEADER, smtpMessageId } from './email-source.ts';
 
-type SmtpError = Error & { responseCode?: number; code?: string };
+type SmtpError = Error & { responseCode?: number; code?: string; response?: string };
 
-/** An SMTP failure as a ProviderError: a 4xx reply may pass later, a 5xx never will; no reply at all is retryable. */
+/**
+ * A transient reply that asks us to slow down rather than saying the server is unwell: SES's SMTP interface (454
+ * Throttling failure: Maximum sending rate exceeded), Gmail's and Microsoft's 421/451 "rate limited", "too many ...".
+ */
+const SLOW_DOWN = /throttl|rate.?limit|too many|sending rate|slow down/i;
+
+/**
+ * An SMTP failure as a ProviderError: a 4xx reply may pass later (one saying to slow down is a throttle: the message
+ * waits), a 5xx never will; no reply at all is retryable.
+ */
 function providerError(error: SmtpError): ProviderError {
   const status = error.responseCode;
   if (status !== undefined && status >= 500) {
     return new ProviderError('smtp', `The SMTP server refused the email (${status})`, { isRetryable: false, status, reason: 'provider_rejected' });
+  }
+  if (status !== undefined && status >= 400 && SLOW_DOWN.test(error.response ?? error.message)) {
+    return new ProviderError('smtp', `The SMTP server throttled the email (${status})`, { isRetryable: true, isRateLimited: true, status });
   }
   if (status !== undefined && status >= 400) {
     return new ProviderError('smtp', `The SMTP server deferred the email (${status})`, { isRetryable: true, status, reason: 'provider_unavailable' });

@@ -1,7 +1,7 @@
 import { telnyxTypeOf, type AvailableNumber, type NumberProvider, type NumberType } from './number-provider.ts';
-import { isRetryableStatus, ProviderError } from './provider-error.ts';
-
-const REQUEST_TIMEOUT_MS = 10_000;
+import { callNumberProvider, numberProviderError, type NumberProviderFailures } from './number-provider-error.ts';
+import { ProviderError } from './provider-error.ts';
+import { REQUEST_TIMEOUT_MS } from './request-timeout.ts';
 
 // Required when a provider is made, not imported: the SDK holds ~16 MiB, which every process would carry even with
 // Telnyx unused (node caches it: later calls cost a lookup).
@@ -9,28 +9,14 @@ const telnyxSdk = () => require('telnyx') as typeof import('telnyx');
 
 const ourTypeOf = (type: string | undefined): NumberType => (type === 'toll_free' || type === 'tollfree' ? 'tollFree' : type === 'mobile' ? 'mobile' : 'local');
 
-/** A Telnyx failure as a ProviderError: the operation and status only, never Telnyx's text (which may echo input). */
-function providerError(operation: string, error: unknown, options: { unavailableOn4xx?: boolean } = {}): ProviderError {
-  const status = error instanceof telnyxSdk().APIError ? error.status : undefined;
-  if (status === undefined || isRetryableStatus(status)) {
-    return new ProviderError('telnyx', `Telnyx ${operation} failed (${status ?? 'no response'})`, { isRetryable: true, status, reason: 'provider_unavailable' });
-  }
-  // 401/403 are our credentials, not the caller's request.
-  const isUnavailable = options.unavailableOn4xx && status !== 401 && status !== 403;
-  return new ProviderError('telnyx', `Telnyx ${operation} refused (${status})`, {
-    isRetryable: false,
-    status,
-    reason: isUnavailable ? 'number_unavailable' : 'provider_rejected',
-  });
-}
+/** Telnyx's failures: the SDK's APIError carries the status (none: no answer). */
+const telnyxFailures: NumberProviderFailures = {
+  provider: 'telnyx',
+  label: 'Telnyx',
+  failureOf: (error) => ({ status: error instanceof telnyxSdk().APIError ? error.status : undefined }),
+};
 
-async function call<T>(operation: string, run: () => Promise<T>, options?: { unavailableOn4xx?: boolean }): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw providerError(operation, error, options);
-  }
-}
+const call = <T>(operation: string, run: () => Promise<T>, options?: { unavailableOn4xx?: boolean }) => callNumberProvider(telnyxFailures, operation, run, options);
 
 /**
  * Phone numbers through Telnyx's number search, number orders and phone numbers APIs with the official SDK.
@@ -110,7 +96,7 @@ export function createTelnyxNumberProvider(options: { apiKey: string; baseUrl?: 
         await telnyx.phoneNumbers.delete(id);
       } catch (error) {
         if (error instanceof telnyxSdk().APIError && error.status === 404) return;
-        throw providerError('phone number release', error);
+        throw numberProviderError(telnyxFailures, 'phone number release', error);
       }
     },
   };

@@ -1,4 +1,4 @@
-import { ProviderError, isRetryableStatus } from './provider-error.ts';
+import { ProviderError, isRateLimitStatus, isRetryableStatus, paceFromHeaders } from './provider-error.ts';
 import type { OutgoingSms, SmsProvider } from './provider.types.ts';
 
 /** The Telnyx error code of a send to a number that texted STOP ("Blocked due to STOP message"). */
@@ -35,6 +35,15 @@ export function createTelnyxProvider(options: { apiKey: string; baseUrl?: string
               isRetryable: false,
               status: error.status,
               reason: RECIPIENT_STOPPED,
+            });
+          }
+          if (isRateLimitStatus(error.status)) {
+            const { retryAfterSeconds } = paceFromHeaders(error.headers as Headers | undefined);
+            throw new ProviderError('telnyx', `Telnyx answered 429: ${error.message.slice(0, 300)}`, {
+              isRetryable: true,
+              isRateLimited: true,
+              status: 429,
+              retryAfterMs: retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000,
             });
           }
           const isRetryable = isRetryableStatus(error.status);

@@ -1,41 +1,23 @@
 import type { Twilio } from 'twilio';
 import type { AvailableNumber, NumberProvider, NumberType } from './number-provider.ts';
-import { isRetryableStatus, ProviderError } from './provider-error.ts';
+import { callNumberProvider, numberProviderError, type NumberProviderFailures } from './number-provider-error.ts';
+import { REQUEST_TIMEOUT_MS } from './request-timeout.ts';
 import { createTwilioClient } from './twilio.provider.ts';
-
-const REQUEST_TIMEOUT_MS = 10_000;
 
 /** What we read of a Twilio search result (its Local, TollFree and Mobile resources share these). */
 type FoundNumber = { phoneNumber: string; isoCountry: string; region: string; locality: string; capabilities: object | null };
 
-/** A Twilio failure as a ProviderError: the operation, status and Twilio's error code, never its text. */
-function providerError(operation: string, error: unknown, options: { unavailableOn4xx?: boolean } = {}): ProviderError {
-  const status = (error as { status?: unknown }).status;
-  if (typeof status !== 'number' || isRetryableStatus(status)) {
-    const shown = typeof status === 'number' ? status : 'no response';
-    return new ProviderError('twilio', `Twilio ${operation} failed (${shown})`, {
-      isRetryable: true,
-      status: typeof status === 'number' ? status : undefined,
-      reason: 'provider_unavailable',
-    });
-  }
-  const code = (error as { code?: number }).code;
-  // 401/403 are our credentials, not the caller's request.
-  const isUnavailable = options.unavailableOn4xx && status !== 401 && status !== 403;
-  return new ProviderError('twilio', `Twilio ${operation} refused (${status}${code ? `, error ${code}` : ''})`, {
-    isRetryable: false,
-    status,
-    reason: isUnavailable ? 'number_unavailable' : 'provider_rejected',
-  });
-}
+/** Twilio's failures: the status and Twilio's error code on the thrown error (no numeric status: no answer). */
+const twilioFailures: NumberProviderFailures = {
+  provider: 'twilio',
+  label: 'Twilio',
+  failureOf: (error) => {
+    const { status, code } = error as { status?: unknown; code?: number };
+    return { status: typeof status === 'number' ? status : undefined, code };
+  },
+};
 
-async function call<T>(operation: string, run: () => Promise<T>, options?: { unavailableOn4xx?: boolean }): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw providerError(operation, error, options);
-  }
-}
+const call = <T>(operation: string, run: () => Promise<T>, options?: { unavailableOn4xx?: boolean }) => callNumberProvider(twilioFailures, operation, run, options);
 
 export type TwilioNumberOptions = {
   accountSid: string;
@@ -106,7 +88,7 @@ export function createTwilioNumberProvider(options: TwilioNumberOptions): Number
         await (await twilio()).incomingPhoneNumbers(sid).remove();
       } catch (error) {
         if ((error as { status?: unknown }).status === 404) return;
-        throw providerError('phone number release', error);
+        throw numberProviderError(twilioFailures, 'phone number release', error);
       }
     },
   };

@@ -1,5 +1,5 @@
 import type { Twilio } from 'twilio';
-import { isRetryableStatus, ProviderError } from './provider-error.ts';
+import { isRateLimitStatus, isRetryableStatus, ProviderError } from './provider-error.ts';
 import { RECIPIENT_STOPPED } from './telnyx.provider.ts';
 
 /** Twilio's error for a recipient who replied STOP to this sender. */
@@ -29,7 +29,7 @@ export async function createTwilioClient(options: Pick<TwilioOptions, 'accountSi
 }
 
 /**
- * SMS through Twilio's Messages API with the official `twilio` SDK, asking for status callbacks at our
+ * SMS (MMS with media URLs) through Twilio's Messages API with the official `twilio` SDK, asking for status callbacks at our
  * provider-events URL. Twilio takes no idempotency key, so a repeat after a lost answer can send twice.
  * @example const sms = createTwilioProvider({ accountSid, authToken, statusCallbackUrl: `${publicApiUrl}/v1/provider-events/twilio`, timeoutMs: 15000 });
  */
@@ -41,9 +41,19 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
     async sendSms(sms: OutgoingSms) {
       try {
         client ??= createTwilioClient(options);
-        const message = await (await client).messages.create({ from: sms.from, to: sms.to, body: sms.body, statusCallback: options.statusCallbackUrl });
+        const message = await (await client).messages.create({
+          from: sms.from,
+          to: sms.to,
+          body: sms.body,
+          // an MMS: Twilio fetches each URL and attaches it
+          ...(sms.mediaUrls?.length ? { mediaUrl: sms.mediaUrls } : {}),
+          statusCallback: options.statusCallbackUrl,
+        });
+        // an answer without a sid (a gateway's, a truncated one) names no message: callbacks could never find it
+        if (!message.sid) throw new ProviderError('twilio', 'Twilio answered without a message sid', { isRetryable: true });
         return { providerMessageId: message.sid };
       } catch (error) {
+        if (error instanceof ProviderError) throw error;
         const status = (error as { status?: unknown }).status;
         if (typeof status === 'number') {
           const isRetryable = isRetryableStatus(status);
@@ -53,6 +63,7 @@ export function createTwilioProvider(options: TwilioOptions): SmsProvider {
           }
           throw new ProviderError('twilio', `Twilio answered ${status}${code ? ` (error ${code})` : ''}`, {
             isRetryable,
+            isRateLimited: isRateLimitStatus(status),
             status,
             reason: isRetryable ? 'provider_unavailable' : 'provider_rejected',
           });

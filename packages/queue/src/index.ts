@@ -14,3 +14,4 @@ export {
   type Queues,
 } from './queues.ts';
 export { sendQueueOf, webhookQueueOf, type Lane, type SendQueue, type WebhookQueue } from './lanes.ts';
+export { takeTurnAgain, takeTurns, TURN_QUEUES } from './org-turns.ts';

@@ -13,10 +13,11 @@ type SendJob = { messageId: string };
 /**
  * `createdAt`, the delivery's partition key (ISO), lets the worker's statements read one month's partition rather
  * than probe each; absent from jobs of earlier versions and from the outbox relay's, which then probe them all.
- * `webhookId`: set by the webhook-worker once it knows the endpoint (a parked or retried delivery), so that the job's
- * next run looks at the endpoint's slots before it claims the delivery.
+ * `webhookId` and `orgId`: set by the webhook-worker once it knows them (a parked or retried delivery), so that the
+ * job's next run looks at the endpoint's slots before it claims the delivery, and takes its organization's turn
+ * again whenever it waits once more.
  */
-type DeliveryJob = { deliveryId: string; createdAt?: string; webhookId?: string };
+type DeliveryJob = { deliveryId: string; createdAt?: string; webhookId?: string; orgId?: string };
 
 export type JobData = {
   email: SendJob;
@@ -28,8 +29,12 @@ export type JobData = {
   maintenance: Record<string, never>;
   /** One step of a broadcast's fan-out (see `broadcastJobId`). */
   broadcasts: BroadcastStep;
-  /** Count a segment's contacts again (jobId = the segment id: one waiting at a time per segment). */
-  'segment-counts': { segmentId: string };
+  /**
+   * Count a segment's contacts again (jobId = the segment id: one waiting at a time per segment). `updatedAt` (ms):
+   * asked by segment.update for that version of the criteria (jobId `<segment id>.<updatedAt>`), skipped once a
+   * newer update has asked for its own.
+   */
+  'segment-counts': { segmentId: string; updatedAt?: number };
 };
 
 /**
@@ -85,8 +90,10 @@ export function jobDataFor<Q extends QueueName>(queue: Q, jobId: string, created
       return (createdAt ? { deliveryId: deliveryIdOfJob(jobId), createdAt: createdAt.toISOString() } : { deliveryId: deliveryIdOfJob(jobId) }) as JobData[Q];
     case 'broadcasts':
       return broadcastStepOf(jobId) as JobData[Q];
-    case 'segment-counts':
-      return { segmentId: jobId } as JobData[Q];
+    case 'segment-counts': {
+      const [segmentId = '', updatedAt] = jobId.split('.');
+      return (updatedAt ? { segmentId, updatedAt: Number(updatedAt) } : { segmentId }) as JobData[Q];
+    }
     default:
       return {} as JobData[Q];
   }

@@ -1,6 +1,6 @@
 export * from './logger.ts';
 export * from './tracing.ts';
-export * from './within.ts';
+export { within } from '@tidings/telemetry';
 export * from './metrics.ts';
 export * from './measure-jobs.ts';
 export * from './readiness.ts';

@@ -1,4 +1,8 @@
-import type { Metrics } from './metrics.ts';
+/** The two histograms a run is measured in (this package's Metrics has them; any with the same calls will do). */
+type JobMetrics = {
+  jobLatency: { observe(labels: { queue: string }, seconds: number): void };
+  jobDuration: { startTimer(labels: { queue: string }): (labels: { outcome: string }) => unknown };
+};
 
 /** What a BullMQ job tells about its timing (a structural subset of bullmq's `Job`). */
 type TimedJob = { queueName: string; timestamp: number; attemptsStarted: number; opts: { delay?: number } };
@@ -10,7 +14,7 @@ type TimedJob = { queueName: string; timestamp: number; attemptsStarted: number;
  * @example new Worker('email', measureJobs(deps.metrics, sendMessageProcessor(deps, providers)), options);
  */
 export function measureJobs<J extends TimedJob, Rest extends unknown[], R>(
-  metrics: Pick<Metrics, 'jobLatency' | 'jobDuration'>,
+  metrics: JobMetrics,
   processor: (job: J, ...rest: Rest) => Promise<R>,
 ): (job: J, ...rest: Rest) => Promise<R> {
   return async (job, ...rest) => {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { within } from './within.ts';
+import { within } from '@tidings/telemetry';
 
 /**
  * Look-ups the scrape-time gauges make; the process that owns the stores passes them in (the bootstrap's `openDeps`), so
@@ -12,6 +12,10 @@ export type MetricSources = {
   outboxBacklog(): Promise<number>;
   /** Each provider's circuit in this process (`closed`, `open`, `half_open`). */
   circuitStates?(): Record<string, 'closed' | 'open' | 'half_open'>;
+  /** Each read replica as last checked: its lag (ms; null while it does not answer) and whether reads go to it. */
+  replicaStates?(): { name: string; lagMs: number | null; usable: boolean }[];
+  /** Each paced provider account (the email accounts, and a bounded number of SMS numbers): its rate, use and deferrals a second. */
+  providerPace?(): Promise<{ provider: string; account: string; ratePerSecond: number; usePerSecond: number; deferralsPerSecond: number }[]>;
 };
 
 // A scrape-time look-up that takes longer leaves its gauge out of this scrape rather than hold up the rest.
@@ -36,8 +40,14 @@ export function createMetrics(sources: MetricSources) {
   });
   const providerCalls = new Counter({
     name: 'tidings_provider_calls_total',
-    help: 'Calls to email/SMS providers by provider, channel and outcome (sent, retryable_error, permanent_error)',
+    help: 'Calls to email/SMS providers by provider, channel and outcome (sent, retryable_error, permanent_error, rate_limited)',
     labelNames: ['provider', 'channel', 'outcome'] as const,
+    registers: [registry],
+  });
+  const providerDeferrals = new Counter({
+    name: 'tidings_provider_deferrals_total',
+    help: "Sends that waited for a provider's pace (our limiter or the provider's 429) instead of failing, by provider and reason",
+    labelNames: ['provider', 'reason'] as const,
     registers: [registry],
   });
   const unconfirmedRepeats = new Counter({
@@ -56,6 +66,32 @@ export function createMetrics(sources: MetricSources) {
       const codes = { closed: 0, open: 1, half_open: 2 } as const;
       for (const [provider, state] of Object.entries(sources.circuitStates?.() ?? {})) this.set({ provider }, codes[state]);
     },
+  });
+  new Gauge({
+    name: 'tidings_db_replica_lag_seconds',
+    help: 'How far each read replica was behind the primary at its last check; absent while it does not answer',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { name, lagMs } of sources.replicaStates?.() ?? []) if (lagMs !== null) this.set({ replica: name }, lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'tidings_db_replica_usable',
+    help: 'Whether reads go to each replica (1) or leave it for the primary (0: lagging past DATABASE_READ_MAX_LAG_MS, or not answering)',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { name, usable } of sources.replicaStates?.() ?? []) this.set({ replica: name }, usable ? 1 : 0);
+    },
+  });
+  const databaseReads = new Counter({
+    name: 'tidings_db_reads_total',
+    help: 'Reads that may go to a replica, by where they ran (replica, primary) and why the primary ran one (unavailable: no replica usable; failed: the replica tried failed it)',
+    labelNames: ['target', 'reason'] as const,
+    registers: [registry],
   });
   const webhookDeliveries = new Counter({
     name: 'tidings_webhook_deliveries_total',
@@ -119,6 +155,32 @@ export function createMetrics(sources: MetricSources) {
       }
     },
   });
+  // the provider pace, read once per scrape for its three gauges (each gauge's collect runs in the same scrape)
+  let paceRead: { at: number; value: Promise<Awaited<ReturnType<NonNullable<MetricSources['providerPace']>>> | null> } | null = null;
+  const providerPace = () => {
+    if (!paceRead || Date.now() - paceRead.at > 1000) {
+      const value = within(() => sources.providerPace?.() ?? Promise.resolve([]), LOOKUP_TIMEOUT_MS).then((r) => (r.ok ? r.value : null));
+      paceRead = { at: Date.now(), value };
+    }
+    return paceRead.value;
+  };
+  const paceGauges = [
+    ['tidings_provider_rate_per_second', 'Each paced provider account’s configured rate (requests a second; account: the provider, or an SMS number)', 'ratePerSecond'],
+    ['tidings_provider_use_per_second', 'Calls each paced provider account took a second over the last 10 s, across every send-worker', 'usePerSecond'],
+    ['tidings_provider_deferrals_per_second', 'Sends deferred to a later slot of each paced provider account a second over the last 10 s', 'deferralsPerSecond'],
+  ] as const;
+  for (const [name, help, field] of paceGauges) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['provider', 'account'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const a of (await providerPace()) ?? []) this.set({ provider: a.provider, account: a.account }, a[field]);
+      },
+    });
+  }
   new Gauge({
     name: 'tidings_outbox_backlog',
     help: 'Outbox rows not yet moved to Redis (grows while Redis is unreachable)',
@@ -134,7 +196,9 @@ export function createMetrics(sources: MetricSources) {
     registry,
     httpRequestDuration,
     providerCalls,
+    providerDeferrals,
     unconfirmedRepeats,
+    databaseReads,
     webhookDeliveries,
     messages,
     jobLatency,

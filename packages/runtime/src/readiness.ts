@@ -1,4 +1,4 @@
-import { within } from './within.ts';
+import { within } from '@tidings/telemetry';
 
 const CHECK_TIMEOUT_MS = 2000;
 

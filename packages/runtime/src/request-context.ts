@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
 import { inServerSpan, requestTraceFields, type RequestTrace } from './tracing.ts';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** What a request logs to: the process's logger (pino, or any with these calls). */
+type RequestLogger = { info(fields: object, message?: string): void; child(bindings: Record<string, unknown>): RequestLogger };
+
 /** What `requestContext` reads (deps; orgId once auth has run) and sets (requestId, logger). */
 export type RequestContextEnv = {
   Variables: {
-    deps: { logger: Logger; metrics: Pick<Metrics, 'httpRequestDuration'> };
+    deps: { logger: RequestLogger; metrics: { httpRequestDuration: { observe(labels: Record<string, string>, seconds: number): void } } };
     requestId: string;
-    logger: Logger;
+    logger: RequestLogger;
     orgId?: string;
     errorCode?: string;
     trace?: RequestTrace;

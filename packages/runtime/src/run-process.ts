@@ -45,6 +45,17 @@ export function startupFailure(name: string, error: unknown): string {
  */
 export function runProcess<D extends ProcessDeps>(name: string, options: ProcessOptions<D>): void {
   let deps: D | undefined;
+  // The signal handlers come first: a SIGTERM while the app is still starting (its ops port may already answer)
+  // waits for the start to end, then drains like any other, instead of killing the process by the default action.
+  let stopSignal: string | undefined;
+  let stopWhenStarted: ((signal: string) => void) | undefined;
+  const onSignal = (signal: string) => {
+    if (stopSignal) return;
+    stopSignal = signal;
+    stopWhenStarted?.(signal);
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
   const main = async () => {
     const config = loadConfig();
     deps = options.open(config);
@@ -54,21 +65,18 @@ export function runProcess<D extends ProcessDeps>(name: string, options: Process
     const opsAt = ops ? `ops on http://${config.opsHost}:${ops.port}` : undefined;
     const where = work.port === undefined ? opsAt : [`listening on http://localhost:${work.port}`, opsAt].filter(Boolean).join(', ');
     opened.logger.info({ port: work.port, opsPort: ops?.port }, `${name} started, ${where}`);
-    let stopping = false;
-    const shutdown = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      opened.logger.info({ signal }, `${name} shutting down: finishing the work in flight`);
-      setTimeout(() => process.exit(1), options.stopWithinMs(config)).unref();
-      await work.close();
-      await ops?.close();
-      await opened.close();
-      await stopTracing(); // the last spans, before the exit drops them
-      opened.logger.info(`${name} stopped`);
-      process.exit(0);
-    };
-    process.once('SIGTERM', () => void shutdown('SIGTERM'));
-    process.once('SIGINT', () => void shutdown('SIGINT'));
+    stopWhenStarted = (signal: string) =>
+      void (async () => {
+        opened.logger.info({ signal }, `${name} shutting down: finishing the work in flight`);
+        setTimeout(() => process.exit(1), options.stopWithinMs(config)).unref();
+        await work.close();
+        await ops?.close();
+        await opened.close();
+        await stopTracing(); // the last spans, before the exit drops them
+        opened.logger.info(`${name} stopped`);
+        process.exit(0);
+      })();
+    if (stopSignal) stopWhenStarted(stopSignal);
   };
   main().catch(async (error: unknown) => {
     console.error(startupFailure(name, error));

@@ -1,26 +1,29 @@
-// OpenTelemetry tracing, off unless an OTLP endpoint is configured. Imports nothing but the (no-op by default)
-// @opentelemetry/api, so an app can load it before anything it instruments (pg, ioredis, http).
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type ContextManager,
-  type Span,
-  type TextMapGetter,
-} from '@opentelemetry/api';
+// OpenTelemetry tracing, off unless an OTLP endpoint is configured: the SDK is started here and described to
+// @tidings/telemetry (setTracingState), whose helpers core and the apps record spans with. Imports nothing but the
+// (no-op by default) @opentelemetry/api and that package, so an app can load it before anything it instruments (pg,
+// ioredis, http).
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { setTracingState, TRACER, type RequestTrace } from '@tidings/telemetry';
+import { SynchronousContextManager } from './synchronous-context.ts';
 import type { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
 
-export { SpanKind };
+export {
+  inSpan,
+  jobTelemetry,
+  recordRecipients,
+  requestTraceFields,
+  SpanKind,
+  traceFields,
+  traceHeaders,
+  tracingOn,
+  untraced,
+  withTrace,
+  type RequestTrace,
+} from '@tidings/telemetry';
 
-type Started = { shutdown(): Promise<void>; recordRecipients: boolean; followAwaits: boolean; queueTelemetry: BullMQOtel; suppressTracing(parent: Context): Context };
+type Started = { shutdown(): Promise<void>; queueTelemetry: BullMQOtel };
 let started: Started | null = null;
 
-const TRACER = 'tidings';
 // What the probes and Prometheus ask every few seconds: no trace of theirs.
 const untracedPaths = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -81,56 +84,24 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
         ]
       : [],
   });
+  // Spans under a producer span exist only where statements are spans: elsewhere (the API) BullMQ's telemetry goes
+  // unwrapped, as the wrapper's per-add work cost the API more CPU than all of a send's spans (bench:cpu-cost).
+  const bullmq = new BullMQOtel({ tracerName: TRACER });
+  const queueTelemetry = followAwaits ? withoutSpansUnderProducers(bullmq, suppressTracing) : bullmq;
   started = {
     shutdown: async () => {
       unregister();
       await provider.shutdown();
     },
+    queueTelemetry,
+  };
+  setTracingState({
     recordRecipients: env.OTEL_RECORD_RECIPIENTS === 'true',
     followAwaits,
-    queueTelemetry: withoutSpansUnderProducers(new BullMQOtel({ tracerName: TRACER }), suppressTracing),
     suppressTracing,
-  };
+    jobMetadata: (requestTrace) => queueTelemetry.contextManager.getMetadata(requestTrace),
+  });
   return true;
-}
-
-/**
- * The active context of code running synchronously inside `context.with` (a call stack), without async hooks: after
- * an await the root context is active again. What a process that hands its trace on explicitly needs.
- */
-class SynchronousContextManager implements ContextManager {
-  private current: Context = ROOT_CONTEXT;
-
-  active(): Context {
-    return this.current;
-  }
-
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    const previous = this.current;
-    this.current = ctx;
-    try {
-      return fn.call(thisArg, ...args);
-    } finally {
-      this.current = previous;
-    }
-  }
-
-  bind<T>(ctx: Context, target: T): T {
-    if (typeof target !== 'function') return target;
-    const manager = this;
-    return function (this: unknown, ...args: unknown[]) {
-      return manager.with(ctx, () => (target as (...a: unknown[]) => unknown).apply(this, args));
-    } as T;
-  }
-
-  enable(): this {
-    return this;
-  }
-
-  disable(): this {
-    this.current = ROOT_CONTEXT;
-    return this;
-  }
 }
 
 /**
@@ -160,17 +131,8 @@ function withoutSpansUnderProducers(telemetry: BullMQOtel, suppress: (parent: Co
 export async function stopTracing(): Promise<void> {
   const current = started;
   started = null;
+  setTracingState(null);
   await current?.shutdown().catch(() => {}); // a collector gone away must not hold up the exit
-}
-
-/** Whether this process traces. */
-export function tracingOn(): boolean {
-  return started !== null;
-}
-
-/** Whether a span may name a recipient (`OTEL_RECORD_RECIPIENTS=true`); by default it may not. */
-export function recordRecipients(): boolean {
-  return started?.recordRecipients ?? false;
 }
 
 /**
@@ -180,68 +142,6 @@ export function recordRecipients(): boolean {
  */
 export function queueTelemetry(): BullMQOtel | undefined {
   return started?.queueTelemetry;
-}
-
-/**
- * Runs `work` with no span for it nor for the Postgres or Redis calls inside it: for bookkeeping every request does
- * (a rate-limit check), whose spans would cost SDK work per request and tell on-call nothing; its time stays inside
- * the request's server span. Off, just `work()`.
- * @example const [allowed] = await untraced(() => client.slidingWindow(key, windowMs, limit, member));
- */
-export function untraced<T>(work: () => T): T {
-  if (!started) return work();
-  return context.with(started.suppressTracing(context.active()), work);
-}
-
-/** The trace a request hands on to the work it causes (`inServerSpan` gives it): a context holding the request's span. */
-export type RequestTrace = Context;
-
-type TraceFields = { traceId?: string; spanId?: string };
-
-function fieldsOf(span: Span | undefined): TraceFields {
-  if (!span) return {};
-  const { traceId, spanId } = span.spanContext();
-  return { traceId, spanId };
-}
-
-/**
- * `{ traceId, spanId }` of the active span, for a log line (the logger's mixin), where the active span follows
- * awaits; empty otherwise, and when no trace is active.
- */
-export function traceFields(): TraceFields {
-  return started?.followAwaits ? fieldsOf(trace.getActiveSpan()) : {};
-}
-
-/**
- * `{ traceId, spanId }` of a request's span for the request's own logger, where the active span does not follow
- * awaits (elsewhere the logger's mixin adds them to every line); empty otherwise.
- * @example const logger = deps.logger.child({ requestId, ...requestTraceFields(trace) });
- */
-export function requestTraceFields(requestTrace: RequestTrace | undefined): TraceFields {
-  return started && !started.followAwaits && requestTrace ? fieldsOf(trace.getSpan(requestTrace)) : {};
-}
-
-/**
- * Runs `work` with `requestTrace` active (the producer spans of the jobs it adds are the request's children); without
- * one, or off, just `work()`.
- */
-export function withTrace<T>(requestTrace: RequestTrace | undefined, work: () => T): T {
-  return started && requestTrace ? context.with(requestTrace, work) : work();
-}
-
-/**
- * BullMQ's `telemetry` job option that makes a job continue `requestTrace` (in its options in Redis, never its data):
- * for jobs added together for several requests (one addBulk), each continuing its own. Undefined when off.
- */
-export function jobTelemetry(requestTrace: RequestTrace | undefined): { metadata: string } | undefined {
-  return started && requestTrace ? { metadata: started.queueTelemetry.contextManager.getMetadata(requestTrace) } : undefined;
-}
-
-/** The W3C `traceparent` (and `tracestate`) of the active span, to send along; empty when off. */
-export function traceHeaders(): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  if (started) propagation.inject(context.active(), carrier);
-  return carrier;
 }
 
 /** What the server span learns once the request is answered. */
@@ -282,24 +182,4 @@ export async function inServerSpan(
   } finally {
     span.end();
   }
-}
-
-/**
- * Runs `work` in a span of its own (a provider call, a webhook delivery), ended when `work` settles; a throw marks
- * it as an error by the error's name only (a message may quote a recipient or a statement's values). Off, `work`
- * runs with `undefined` and nothing else happens.
- * @example await inSpan('provider.send', SpanKind.CLIENT, { 'tidings.provider': 'resend' }, (span) => call());
- */
-export async function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, work: (span: Span | undefined) => Promise<T>): Promise<T> {
-  if (!started) return work(undefined);
-  return trace.getTracer(TRACER).startActiveSpan(name, { kind, attributes }, async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
 }

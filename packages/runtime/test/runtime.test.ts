@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 import { ConfigError } from '@tidings/config';
 import { Registry } from 'prom-client';
 import { checkReadiness, createLogger, serveHttp, startOpsServer, startupFailure, type Readiness } from '../src/index.ts';
@@ -102,4 +104,32 @@ describe('serveHttp', () => {
     expect(await answer).toEqual([200, 'done']);
     await closed;
   });
+});
+
+describe('runProcess', () => {
+  it('drains and exits 0 on a SIGTERM that comes while the app is still starting (its ops port already answers)', async () => {
+    const { port, close } = await takenPort();
+    close();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/slow-start.ts')], {
+      env: { ...process.env, OPS_PORT: String(port) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const starting = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        if (output.includes('starting\n')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`exited before starting: ${output}`)));
+    });
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exit = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    await starting;
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    child.kill('SIGTERM');
+    // the signal is handled before the start ends: let it end now
+    child.stdin.end('go\n');
+    expect(await exit).toEqual([0, null]);
+    expect(output).toContain('slow-start stopped');
+  }, 30_000);
 });

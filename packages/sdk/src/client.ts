@@ -1,5 +1,6 @@
 import { codeForStatus, TidingsError } from './errors.ts';
 import { PageIterator, type Page, type QueryParams } from './pagination.ts';
+import type { ListOperationId, OperationInput, OperationItem, OperationResult } from './operation-types.ts';
 import { operations, type OperationId } from './operations.generated.ts';
 import { backoffDelay, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryOptions } from './retry.ts';
 
@@ -41,8 +42,12 @@ export type RequestSpec = {
   acceptsIdempotencyKey?: boolean;
 };
 
-/** What one call of an operation sends: `{name}` path parameters, query and JSON body. */
-export type OperationInput = { params?: Record<string, string>; query?: QueryParams; body?: unknown };
+/** The input of an operation as the transport sees it, untyped: `{name}` path parameters, query and JSON body. */
+type RawInput = { params?: Record<string, string>; query?: QueryParams; body?: unknown };
+
+/** `call`'s arguments after the operation id: the input may be left out when nothing in it is required. */
+type CallArgs<Id extends OperationId> =
+  Partial<OperationInput<Id>> extends OperationInput<Id> ? [input?: OperationInput<Id>, options?: RequestOptions] : [input: OperationInput<Id>, options?: RequestOptions];
 
 type RawResponse = { status: number; headers: Headers; text: string };
 
@@ -51,7 +56,7 @@ type RawResponse = { status: number; headers: Headers; text: string };
  * parameters encoded, and an Idempotency-Key when the operation takes one.
  * @example operationRequest('message.get', { params: { id: 'msg_1' } }) // { method: 'GET', path: '/messages/msg_1', ... }
  */
-export function operationRequest(operationId: OperationId, input: OperationInput = {}): RequestSpec {
+export function operationRequest(operationId: OperationId, input: RawInput = {}): RequestSpec {
   const { method, path: template, idempotent } = operations[operationId];
   const filled = template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = input.params?.[name];
@@ -114,19 +119,26 @@ export class HttpClient {
   }
 
   /**
-   * Calls an operation of the API by its id (method and path come from the API's own declarations).
-   * @example const message = await client.call<Message>('message.get', { params: { id } });
+   * Calls an operation of the API by its id: method and path come from the API's declarations, and the input and
+   * the result are typed from the served document (path parameters, query and body the operation takes; its answer).
+   * @example const message = await client.call('message.get', { params: { id } }); // a MessageWithEvents
    */
-  call<T>(operationId: OperationId, input: OperationInput = {}, options: RequestOptions = {}): Promise<T> {
-    return this.request<T>(operationRequest(operationId, input), options);
+  call<Id extends OperationId>(operationId: Id, ...[input, options]: CallArgs<Id>): Promise<OperationResult<Id>> {
+    return this.request<OperationResult<Id>>(operationRequest(operationId, input as RawInput | undefined), options);
   }
 
   /**
    * A list operation: one page with `.page()`, or every item with `for await`.
-   * @example for await (const contact of client.list<Contact>('contact.list', { query: { limit: 100 } })) ...
+   * @example for await (const contact of client.list('contact.list', { query: { limit: 100 } })) ...
    */
-  list<T>(operationId: OperationId, input: { params?: Record<string, string>; query?: QueryParams } = {}, options: RequestOptions = {}): PageIterator<T> {
-    return new PageIterator<T>((pageQuery) => this.call<Page<T>>(operationId, { params: input.params, query: pageQuery }, options), input.query ?? {});
+  list<Id extends ListOperationId>(
+    operationId: Id,
+    input: Omit<OperationInput<Id>, 'body'> = {} as Omit<OperationInput<Id>, 'body'>,
+    options: RequestOptions = {},
+  ): PageIterator<OperationItem<Id>> {
+    const { params, query } = input as RawInput;
+    const page = (pageQuery: QueryParams) => this.request<Page<OperationItem<Id>>>(operationRequest(operationId, { params, query: pageQuery }), options);
+    return new PageIterator<OperationItem<Id>>(page, query ?? {});
   }
 
   private url(path: string, query: QueryParams = {}): string {

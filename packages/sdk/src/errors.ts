@@ -1,4 +1,6 @@
-import type { ErrorCode } from '@tidings/contracts';
+import type { Schemas } from './operation-types.ts';
+
+type ErrorCode = Schemas['Error']['code'];
 
 /**
  * Codes a TidingsError can carry: the API's own (`NOT_FOUND`, `TOO_MANY_REQUESTS`, ...) and the ones the client

@@ -1,7 +1,8 @@
 export { Tidings, type TidingsOptions } from './tidings.ts';
 export { TidingsError, type TidingsErrorCode } from './errors.ts';
 export { PageIterator, type Page, type ListParams, type QueryParams } from './pagination.ts';
-export type { RequestOptions, RequestSpec, HttpMethod, OperationInput } from './client.ts';
+export type { RequestOptions, RequestSpec, HttpMethod } from './client.ts';
+export type { OperationBody, OperationInput, OperationItem, OperationPath, OperationQuery, OperationResult, Schemas } from './operation-types.ts';
 export { operations, type OperationId } from './operations.generated.ts';
 export type { RetryOptions } from './retry.ts';
 export { verifyWebhook, webhookSignature, type WebhookEvent, type WebhookHeaders, type VerifyWebhookOptions } from './webhooks.ts';
@@ -14,6 +15,8 @@ export * from './resources/contacts.resource.ts';
 export * from './resources/templates.resource.ts';
 export * from './resources/segments.resource.ts';
 export * from './resources/topics.resource.ts';
+export * from './resources/verifications.resource.ts';
+export * from './resources/organization.resource.ts';
 export * from './resources/suppressions.resource.ts';
 export * from './resources/sandbox.resource.ts';
 export * from './resources/broadcasts.resource.ts';

@@ -1,10 +1,10 @@
-import type { ListQuery } from '@tidings/contracts';
+import type { OperationQuery } from './operation-types.ts';
 
 /** One page of a list operation, as the API returns it. */
 export type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
 
 /** `limit` (1..100), `offset` and `cursor`, taken by every list operation. */
-export type ListParams = Partial<ListQuery>;
+export type ListParams = OperationQuery<'apiKey.list'>;
 
 /** Query values the client can put in a URL; undefined ones are left out. */
 export type QueryValue = string | number | boolean | Date | null | undefined | ReadonlyArray<string | number | boolean>;

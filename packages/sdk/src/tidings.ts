@@ -8,6 +8,8 @@ import { Messages } from './resources/messages.resource.ts';
 import { PhoneNumbers } from './resources/phone-numbers.resource.ts';
 import { Segments } from './resources/segments.resource.ts';
 import { Topics } from './resources/topics.resource.ts';
+import { Verifications } from './resources/verifications.resource.ts';
+import { OrganizationSettings } from './resources/organization.resource.ts';
 import { Templates } from './resources/templates.resource.ts';
 import { Webhooks } from './resources/webhooks.resource.ts';
 import { Suppressions } from './resources/suppressions.resource.ts';
@@ -57,6 +59,8 @@ export class Tidings {
   readonly templates: Templates;
   readonly segments: Segments;
   readonly topics: Topics;
+  readonly verifications: Verifications;
+  readonly organization: OrganizationSettings;
   readonly suppressions: Suppressions;
   readonly sandbox: Sandbox;
   readonly broadcasts: Broadcasts;
@@ -87,6 +91,8 @@ export class Tidings {
     this.templates = new Templates(this.client);
     this.segments = new Segments(this.client);
     this.topics = new Topics(this.client);
+    this.verifications = new Verifications(this.client);
+    this.organization = new OrganizationSettings(this.client);
     this.suppressions = new Suppressions(this.client);
     this.sandbox = new Sandbox(this.client);
     this.broadcasts = new Broadcasts(this.client);

@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { operations as declared, resendCompatibleOperations } from '@tidings/contracts';
+import { GENERATED_TYPES_PATH } from '../scripts/generate-openapi-types.ts';
 import { GENERATED_OPERATIONS_PATH, renderOperationTable } from '../scripts/generate-operations.ts';
 import { Tidings } from '../src/index.ts';
 import { operations as table } from '../src/operations.generated.ts';
@@ -56,6 +58,22 @@ function operationOf(request: Recorded): string | undefined {
 describe('operations declared once', () => {
   it('the SDK table is generated from the current declarations (else: npm run generate -w @tidings/sdk)', () => {
     expect(readFileSync(GENERATED_OPERATIONS_PATH, 'utf8')).toBe(renderOperationTable());
+  });
+
+  it("the SDK types are openapi-typescript's reading of the served document (else: npm run generate -w @tidings/sdk)", async () => {
+    const api = await startApi();
+    try {
+      const document = await (await api.app.request('/v1/openapi.json')).json();
+      // openapi-typescript runs in a child process: it is ESM underneath, which jest's CommonJS cannot load
+      const generated = execFileSync(process.execPath, [require.resolve('tsx/cli'), require.resolve('../scripts/generate-openapi-types.ts'), '--stdout'], {
+        input: JSON.stringify(document),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(readFileSync(GENERATED_TYPES_PATH, 'utf8')).toBe(generated);
+    } finally {
+      await api.close();
+    }
   });
 
   it('the API serves exactly the declared operations (and the Resend-compatible ones, which the SDK has no method for), with their method and path', async () => {

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@tidings/contracts';
-import { serveHttp, startFaultProxy, type FaultProxy } from '@tidings/testing';
+import { responseValidatorFor, serveHttp, startFaultProxy, type FaultProxy } from '@tidings/testing';
 import { route } from '../../../apps/api/src/openapi.ts';
 import { validationHook } from '../../../apps/api/src/validation-hook.ts';
 import { Tidings, TidingsError } from '../src/index.ts';
@@ -35,6 +35,9 @@ beforeAll(async () => {
       return c.json({ run: probeRuns }, 201);
     }) as never,
   );
+  // the response checker is built from the OpenAPI document at its first use (about a second on a loaded machine):
+  // built now, so that it is not spent between the requests that must fit in one 2-second window
+  await responseValidatorFor(api.app);
   proxy = await startFaultProxy(api.server.url);
 });
 afterAll(async () => {

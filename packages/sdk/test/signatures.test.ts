@@ -1,27 +1,17 @@
-import type { operations, z } from '@tidings/contracts';
 import type { RequestOptions } from '../src/client.ts';
+import type { OperationBody, OperationQuery, OperationResult } from '../src/operation-types.ts';
+import type { OperationId } from '../src/operations.generated.ts';
 import type { PageIterator } from '../src/pagination.ts';
 import type { Tidings } from '../src/index.ts';
 
-// The SDK's method signatures are written by hand (the published declarations carry no zod), so the compiler holds
-// them to the operations they call: each method's result is what the operation's success response parses to, and
-// each method's parameters are a body or query the operation accepts. `npm run typecheck` fails on a drift, naming
-// the operation; the assertions below make the same check visible as a test.
+// `call` types each method's request and answer from its operation (openapi.generated.ts), so a method cannot send
+// what its operation refuses; these checks hold the method's own signature to the operation too: a method that
+// declares a wider or different result than its operation's answer, or takes params its operation does not accept,
+// fails `npm run typecheck`, naming the operation.
 
-type Operation = (typeof operations)[number];
-type OperationId = Operation['operationId'];
-type OperationOf<K extends OperationId> = Extract<Operation, { operationId: K }>;
-
-/** The success response's parsed body: JSON, a CSV or MIME text, or nothing (204). */
-type SuccessOf<R> = R[Extract<keyof R, 200 | 201 | 202 | 204>];
-// biome-ignore lint/suspicious/noConfusingVoidType: an operation without a body answers Promise<void> in the SDK
-type BodyOf<S> = S extends { content: infer C } ? (C[keyof C] extends { schema: infer Z extends z.ZodType } ? z.output<Z> : never) : void;
-type OutputOf<K extends OperationId> = BodyOf<SuccessOf<OperationOf<K>['responses']>>;
-
-/** The request's body (JSON) or query, as the caller may write it; `never` when the operation takes neither. */
-type RequestOf<K extends OperationId> = OperationOf<K> extends { request: infer Q } ? Q : never;
-type BodyInputOf<K extends OperationId> = RequestOf<K> extends { body: { content: { 'application/json': { schema: infer Z extends z.ZodType } } } } ? z.input<Z> : never;
-type QueryInputOf<K extends OperationId> = RequestOf<K> extends { query: infer Z extends z.ZodType } ? z.input<Z> : never;
+type OutputOf<K extends OperationId> = OperationResult<K>;
+type BodyInputOf<K extends OperationId> = OperationBody<K>;
+type QueryInputOf<K extends OperationId> = OperationQuery<K>;
 
 /** The SDK resource of each operation group. */
 type Groups = {
@@ -37,6 +27,8 @@ type Groups = {
   suppression: 'suppressions';
   template: 'templates';
   topic: 'topics';
+  verification: 'verifications';
+  organization: 'organization';
   webhook: 'webhooks';
 };
 type MethodOf<K extends OperationId> = K extends `${infer G extends keyof Groups}.${infer V}`

@@ -5,8 +5,9 @@ export { createResponseValidator, responseValidatorFor, type ResponseValidator }
 export { serveHttp, type RunningServer } from './http-server.ts';
 export { startFaultProxy, type FaultProxy, type ProxyFault, type ProxiedRequest } from './fault-proxy.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
-export { recreateDatabase, recreateScratchDatabase, testDatabaseUrl } from './test-database.ts';
+export { copyMigratedTemplate, migratedTemplate, recreateDatabase, recreateScratchDatabase, TEMPLATE_PREFIX, testDatabaseUrl } from './test-database.ts';
 export { startFakeServer, type FakeServer, type Fault, type RecordedRequest } from './fakes/fake-server.ts';
+export { createFakeRateLimit, type FakeRateLimit } from './fakes/fake-rate-limit.ts';
 export { startFakeDns, type FakeDns, type ZoneRecord } from './fakes/fake-dns.ts';
 export { startWebhookReceiver, type WebhookReceiver, type ReceiverReply, type ReceivedRequest } from './webhook-receiver.ts';
 export { startFakeResend, type FakeResend } from './fakes/fake-resend.ts';
@@ -21,6 +22,7 @@ export { sampleValue } from './prometheus.ts';
 export { spawnService, startHttpService } from './spawn-service.ts';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
 export { waitFor } from './wait-for.ts';
+export { watchEventLoopHolds } from './event-loop-holds.ts';
 export { makeTestCertificate } from './test-certificate.ts';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.ts';
 export { mostAttemptsInFlight } from './most-in-flight.ts';

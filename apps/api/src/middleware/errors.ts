@@ -1,4 +1,4 @@
-import { AppError, isDatabaseBusy, isStatementTimeout } from '@tidings/core';
+import { AppError, isDatabaseBusy, isStatementTimeout, RetryLaterError } from '@tidings/core';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
@@ -7,6 +7,7 @@ import type { AppEnv } from '../env.ts';
 export function handleError(error: Error, c: Context<AppEnv>) {
   if (error instanceof AppError) {
     c.set('errorCode', error.code);
+    if (error instanceof RetryLaterError) c.header('Retry-After', String(error.retryAfterSeconds));
     return c.json({ code: error.code, message: error.message }, error.status as 400);
   }
   if (error instanceof HTTPException && error.status < 500) {

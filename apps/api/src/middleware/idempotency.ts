@@ -17,31 +17,32 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
   const deps = c.get('deps');
   const orgId = c.get('orgId');
   const { mode } = c.get('principal');
+  const keyId = { orgId, mode, key };
   const fingerprint = requestFingerprint(c.req.method, c.req.path, await c.req.text());
-  const outcome = await beginIdempotentRequest(deps, orgId, mode, key, fingerprint);
+  const outcome = await beginIdempotentRequest(deps, keyId, fingerprint);
   if (outcome.kind === 'replay') {
     return c.body(outcome.body, outcome.status as 200, { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' });
   }
   c.set('idempotencyKey', key);
   // renewed until the answer is stored or the key freed, which may wait out a database outage
-  const stopRenewing = holdIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt);
+  const stopRenewing = holdIdempotentRequest(deps, keyId, outcome.reservedAt);
   try {
     try {
       await next();
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) {
-        await releaseIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt);
+        await releaseIdempotentRequest(deps, keyId, outcome.reservedAt);
         throw error;
       }
       // A refusal (4xx) is the answer to this request: store it like any other, then let the error handler answer.
-      await completeIdempotentRequest(deps, orgId, mode, key, error.status, JSON.stringify({ code: error.code, message: error.message }));
+      await completeIdempotentRequest(deps, keyId, error.status, JSON.stringify({ code: error.code, message: error.message }));
       throw error;
     }
     if (c.res.status >= 500) {
-      await releaseIdempotentRequest(deps, orgId, mode, key, outcome.reservedAt);
+      await releaseIdempotentRequest(deps, keyId, outcome.reservedAt);
       return;
     }
-    await completeIdempotentRequest(deps, orgId, mode, key, c.res.status, await c.res.clone().text());
+    await completeIdempotentRequest(deps, keyId, c.res.status, await c.res.clone().text());
   } finally {
     stopRenewing();
   }

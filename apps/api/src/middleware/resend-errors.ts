@@ -2,13 +2,19 @@ import type { ErrorBody, ResendErrorBody, ResendErrorName } from '@tidings/contr
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
 
+/** The first segments of Resend's API paths beside `/emails`, which Tidings does not serve at its root. */
+export const RESEND_ONLY_ROOTS = ['domains', 'api-keys', 'audiences', 'contacts', 'broadcasts', 'segments', 'topics', 'templates', 'webhooks'] as const;
+
 /** Resend's name for each of our error codes, where the code alone decides it. */
 const NAME_OF_CODE: Record<string, ResendErrorName> = {
   BAD_REQUEST: 'validation_error',
   NOT_FOUND: 'not_found',
   CONFLICT: 'validation_error',
   TOO_MANY_REQUESTS: 'rate_limit_exceeded',
+  RATE_LIMITED: 'rate_limit_exceeded',
   INTERNAL_SERVER_ERROR: 'internal_server_error',
+  // Resend has no name of its own for it; a server-side error is what its SDK and clients retry
+  SERVICE_UNAVAILABLE: 'internal_server_error',
 };
 
 function nameOf(status: number, { code, message }: ErrorBody): ResendErrorName {

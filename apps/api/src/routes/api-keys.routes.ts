@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { apiKeyOperations as ops, RotateApiKeyBody } from '@tidings/contracts';
 import { createApiKey, deleteApiKey, listApiKeys, rotateApiKey, setApiKeyEnabled } from '@tidings/core';
-import type { AppEnv } from '../env.ts';
+import { requestContext, type AppEnv } from '../env.ts';
 import { route } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
@@ -14,10 +14,10 @@ export const apiKeyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   .openapi(route(ops.list), async (c) => c.json(await listApiKeys(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('query')), 200))
   .openapi(route(ops.rotate), async (c) => {
     const body = RotateApiKeyBody.parse((await c.req.text()) ? c.req.valid('json') : {});
-    return c.json(await rotateApiKey(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id, body), 200);
+    return c.json(await rotateApiKey(requestContext(c), c.req.valid('param').id, body), 200);
   })
-  .openapi(route(ops.disable), async (c) => c.json(await setApiKeyEnabled(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id, false), 200))
-  .openapi(route(ops.enable), async (c) => c.json(await setApiKeyEnabled(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id, true), 200))
+  .openapi(route(ops.disable), async (c) => c.json(await setApiKeyEnabled(requestContext(c), c.req.valid('param').id, false), 200))
+  .openapi(route(ops.enable), async (c) => c.json(await setApiKeyEnabled(requestContext(c), c.req.valid('param').id, true), 200))
   .openapi(route(ops.remove), async (c) => {
     await deleteApiKey(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('param').id);
     return c.body(null, 204);

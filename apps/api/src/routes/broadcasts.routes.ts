@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { broadcastOperations as ops } from '@tidings/contracts';
 import { broadcastLinks, cancelBroadcast, createBroadcast, deleteBroadcast, getBroadcast, listBroadcasts, retryFailedBroadcastMessages, sendBroadcast } from '@tidings/core';
-import type { AppEnv } from '../env.ts';
+import { requestContext, type AppEnv } from '../env.ts';
 import { route } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
@@ -11,9 +11,7 @@ export const broadcastRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   .openapi(route(ops.list), async (c) => c.json(await listBroadcasts(c.get('deps'), c.get('orgId'), c.req.valid('query'), c.get('principal').mode), 200))
   .openapi(route(ops.get), async (c) => c.json(await getBroadcast(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
   .openapi(route(ops.links), async (c) => c.json(await broadcastLinks(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
-  .openapi(route(ops.send), async (c) =>
-    c.json(await sendBroadcast(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.req.valid('json') ?? {}, c.get('principal').mode), 202),
-  )
+  .openapi(route(ops.send), async (c) => c.json(await sendBroadcast(requestContext(c), c.req.valid('param').id, c.req.valid('json') ?? {}), 202))
   .openapi(route(ops.cancel), async (c) => c.json(await cancelBroadcast(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
   .openapi(route(ops.retryFailed), async (c) => c.json(await retryFailedBroadcastMessages(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 202))
   .openapi(route(ops.remove), async (c) => {

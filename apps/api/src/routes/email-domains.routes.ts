@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { emailDomainOperations as ops } from '@tidings/contracts';
 import { addEmailDomain, deleteEmailDomain, getEmailDomain, listEmailDomains, setDefaultSender, updateEmailDomain, verifyEmailDomain } from '@tidings/core';
-import type { AppEnv } from '../env.ts';
+import { requestContext, type AppEnv } from '../env.ts';
 import { route } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
@@ -11,12 +11,8 @@ export const emailDomainRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validati
   .openapi(route(ops.list), async (c) => c.json(await listEmailDomains(c.get('deps'), c.get('orgId'), c.req.valid('query')), 200))
   .openapi(route(ops.get), async (c) => c.json(await getEmailDomain(c.get('deps'), c.get('orgId'), c.req.valid('param').id), 200))
   .openapi(route(ops.verify), async (c) => c.json(await verifyEmailDomain(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
-  .openapi(route(ops.setDefault), async (c) =>
-    c.json(await setDefaultSender(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.req.valid('json'), c.get('principal').mode), 200),
-  )
-  .openapi(route(ops.update), async (c) =>
-    c.json(await updateEmailDomain(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.req.valid('json'), c.get('principal').mode), 200),
-  )
+  .openapi(route(ops.setDefault), async (c) => c.json(await setDefaultSender(requestContext(c), c.req.valid('param').id, c.req.valid('json')), 200))
+  .openapi(route(ops.update), async (c) => c.json(await updateEmailDomain(requestContext(c), c.req.valid('param').id, c.req.valid('json')), 200))
   .openapi(route(ops.remove), async (c) => {
     await deleteEmailDomain(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode);
     return c.body(null, 204);

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { resendCompatibleOperations as ops } from '@tidings/contracts';
 import { cancelResendEmail, getResendEmail, rescheduleResendEmail, sendResendEmail, sendResendEmails } from '@tidings/core';
-import type { AppEnv } from '../env.ts';
+import { requestContext, type AppEnv } from '../env.ts';
 import { resendRoute } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
@@ -10,16 +10,11 @@ import { validationHook } from '../validation-hook.ts';
  * keys, rate limit, body checks and Resend's error shape in front of them.
  */
 export const emailRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(resendRoute(ops.send), async (c) =>
-    c.json(await sendResendEmail(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json'), c.get('idempotencyKey'), c.get('trace')), 200),
-  )
+  .openapi(resendRoute(ops.send), async (c) => c.json(await sendResendEmail(requestContext(c), c.req.valid('json'), c.get('idempotencyKey')), 200))
   .openapi(resendRoute(ops.sendBatch), async (c) => {
     const isStrict = c.req.valid('header')['x-batch-validation'] !== 'permissive';
-    const options = { isStrict, idempotencyKey: c.get('idempotencyKey'), trace: c.get('trace') };
-    return c.json(await sendResendEmails(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json'), options), 200);
+    return c.json(await sendResendEmails(requestContext(c), c.req.valid('json'), { isStrict, idempotencyKey: c.get('idempotencyKey') }), 200);
   })
   .openapi(resendRoute(ops.get), async (c) => c.json(await getResendEmail(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200))
-  .openapi(resendRoute(ops.update), async (c) =>
-    c.json(await rescheduleResendEmail(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.req.valid('json').scheduled_at, c.get('principal').mode), 200),
-  )
+  .openapi(resendRoute(ops.update), async (c) => c.json(await rescheduleResendEmail(requestContext(c), c.req.valid('param').id, c.req.valid('json').scheduled_at), 200))
   .openapi(resendRoute(ops.cancel), async (c) => c.json(await cancelResendEmail(c.get('deps'), c.get('orgId'), c.req.valid('param').id, c.get('principal').mode), 200));

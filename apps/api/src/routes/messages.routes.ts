@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { messageOperations as ops, type Message } from '@tidings/contracts';
 import { cancelMessage, getMessage, getMessageSource, listMessagesJson, sendMessage, sendMessages, type Page } from '@tidings/core';
-import type { AppEnv } from '../env.ts';
+import { requestContext, type AppEnv } from '../env.ts';
 import { jsonText, route } from '../openapi.ts';
 import { validationHook } from '../validation-hook.ts';
 
@@ -10,12 +10,8 @@ const answer = (key: string | undefined) => (key === undefined ? undefined : { k
 
 /** Handlers of the message operations declared in @tidings/contracts. A key reads only its own mode's messages. */
 export const messageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(route(ops.send), async (c) =>
-    c.json(await sendMessage(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json'), answer(c.get('idempotencyKey')), c.get('trace')), 202),
-  )
-  .openapi(route(ops.sendBatch), async (c) =>
-    c.json(await sendMessages(c.get('deps'), c.get('orgId'), c.get('principal').mode, c.req.valid('json').messages, answer(c.get('idempotencyKey')), c.get('trace')), 202),
-  )
+  .openapi(route(ops.send), async (c) => c.json(await sendMessage(requestContext(c), c.req.valid('json'), answer(c.get('idempotencyKey')), { validated: true }), 202))
+  .openapi(route(ops.sendBatch), async (c) => c.json(await sendMessages(requestContext(c), c.req.valid('json').messages, { answer: answer(c.get('idempotencyKey')) }), 202))
   .openapi(route(ops.list), async (c) =>
     jsonText<Page<Message>>(c, await listMessagesJson(c.get('deps'), c.get('orgId'), { ...c.req.valid('query'), mode: c.get('principal').mode })),
   )

@@ -2,7 +2,7 @@ import { findPreferences, savePreferences, type PreferenceChoice, type Preferenc
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import type { AppEnv } from '../env.ts';
-import { linkNotValid, limitPublicPage, publicPage } from '../public-page.ts';
+import { linkNotValid, limitPublicPage, publicPage, publicPageHeaders } from '../public-page.ts';
 
 /** The preference form: each public topic a checkbox, the channel's subscription a button (no JavaScript). */
 function preferencePage(c: Context<AppEnv>, preferences: Preferences, saved: boolean) {
@@ -60,7 +60,7 @@ const notFoundAsNull = (error: unknown) => {
  * whose contact or broadcast is gone or of another organization, is 404 and changes nothing.
  */
 export const preferenceRoutes = new Hono<AppEnv>()
-  .use('/p/*', limitPublicPage('preferences'))
+  .use('/p/*', publicPageHeaders, limitPublicPage('preferences'))
   .get('/p/:token', async (c) => {
     const preferences = await findPreferences(c.get('deps'), c.req.param('token')).catch(notFoundAsNull);
     return preferences ? preferencePage(c, preferences, false) : linkNotValid(c);

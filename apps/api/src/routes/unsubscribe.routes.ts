@@ -2,7 +2,7 @@ import { findUnsubscribeTarget, readUnsubscribeToken, unsubscribe, unsubscribeTo
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import type { AppEnv } from '../env.ts';
-import { linkNotValid, limitPublicPage, publicPage } from '../public-page.ts';
+import { linkNotValid, limitPublicPage, publicPage, publicPageHeaders } from '../public-page.ts';
 
 /**
  * The preference page of the same contact and broadcast as an unsubscribe token (already checked), relative to the
@@ -21,7 +21,7 @@ function preferencesLinkOf(c: Context<AppEnv>, token: string): string {
  * 404 and changes nothing. Mail scanners that follow links only GET, so a GET never unsubscribes.
  */
 export const unsubscribeRoutes = new Hono<AppEnv>()
-  .use('/u/*', limitPublicPage('unsubscribe'))
+  .use('/u/*', publicPageHeaders, limitPublicPage('unsubscribe'))
   .get('/u/:token', async (c) => {
     const token = c.req.param('token');
     const target = await findUnsubscribeTarget(c.get('deps'), token).catch(() => null);

@@ -624,6 +624,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the organization
+         * @description Its name and the countries an SMS may go to (unless set, those of its numbers).
+         */
+        get: operations["organization.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the organization
+         * @description `smsCountries`: ISO 3166 alpha-2 codes an SMS may go to; an SMS to any other country is a 400.
+         */
+        patch: operations["organization.update"];
+        trace?: never;
+    };
     "/phone-numbers": {
         parameters: {
             query?: never;
@@ -976,6 +1000,90 @@ export interface paths {
         patch: operations["topic.update"];
         trace?: never;
     };
+    "/verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List verifications
+         * @description Newest first, filtered by `status` and `channelType`.
+         */
+        get: operations["verification.list"];
+        put?: never;
+        /**
+         * Send a one-time code
+         * @description Sends a random code to `to` on the transactional lane. Asking again while one is pending for the same `to` resends that verification with a new code after a cooldown (30 s, doubling), at most 5 sends per 10 minutes per `to` (429 with `Retry-After` beyond). An SMS passes the fraud guard first (allowed countries, number type, velocity per prefix).
+         */
+        post: operations["verification.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a verification
+         * @description Its status and counts; never the code.
+         */
+        get: operations["verification.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verifications/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a verification
+         * @description Its code stops working. One already approved, expired or stopped is a 409.
+         */
+        post: operations["verification.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verifications/{id}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a code
+         * @description `approved` once for the right code (the verification is then spent), `pending` for a wrong one, `max_attempts_reached` after 5 wrong codes, `expired`, `canceled`.
+         */
+        post: operations["verification.check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1296,7 +1404,7 @@ export interface components {
              * @description What changed, `<resource>.<what happened>`.
              * @enum {string}
              */
-            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+            action: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "member.twoFactorEnabled" | "member.twoFactorDisabled" | "member.passwordReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "emailDomain.markedVerified" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "sms.refused" | "verification.canceled" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
             actor: {
                 id: string | null;
                 /**
@@ -1620,6 +1728,7 @@ export interface components {
          *       "canceledAt": null,
          *       "createdAt": "2026-11-23T07:00:00.000Z",
          *       "updatedAt": "2026-11-23T08:00:00.000Z",
+         *       "estimatedFinishAt": null,
          *       "counts": {
          *         "recipients": 1200,
          *         "waiting": 0,
@@ -1640,6 +1749,12 @@ export interface components {
          */
         BroadcastWithCounts: components["schemas"]["Broadcast"] & {
             counts: components["schemas"]["BroadcastCounts"];
+            /**
+             * Format: date-time
+             * @description While `sending`: when the messages left should be through, at the slower of `sendRate` and the provider's pace (null when neither is known).
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            estimatedFinishAt: string | null;
             /** @description How many messages failed for each reason (`RENDER_FAILED`, `PROVIDER_FAILED`, ...); broadcast.retryFailed sends again those that can pass. */
             failedReasons: {
                 [key: string]: number;
@@ -1711,6 +1826,15 @@ export interface components {
             errors: components["schemas"]["RowError"][];
             /** @description With `onConflict: "update"`: the existing contacts the rows changed, in request order. */
             updated: components["schemas"]["Contact"][];
+        };
+        /**
+         * @example {
+         *       "code": "492817"
+         *     }
+         */
+        CheckVerificationBody: {
+            /** @example 492817 */
+            code: string;
         };
         /**
          * @example {
@@ -2025,6 +2149,26 @@ export interface components {
         };
         /**
          * @example {
+         *       "channelType": "sms",
+         *       "to": "+14155550123"
+         *     }
+         */
+        CreateVerificationBody: {
+            /** @enum {string} */
+            channelType: "sms" | "email";
+            /** @default 6 */
+            codeLength?: number;
+            /** @default 600 */
+            expiresInSeconds?: number;
+            /** @description A BCP 47 tag; the default texts are English, so it reaches a template as `{{ locale }}`. */
+            locale?: string;
+            /** @description A template of the channel whose content uses `{{ code }}`; the English default (with the organization's name) otherwise. */
+            templateId?: string;
+            /** @description An E.164 number (`sms`) or an email address (`email`). */
+            to: string;
+        };
+        /**
+         * @example {
          *       "url": "https://example.com/webhooks/tidings",
          *       "events": [
          *         "message.delivered",
@@ -2050,6 +2194,11 @@ export interface components {
              */
             url: string;
         };
+        /**
+         * @description Why it waits, while `deferredUntil` is set.
+         * @enum {string|null}
+         */
+        DeferredReason: "provider_rate_limit" | "sender_rate_limit" | "quiet_hours" | "send_rate" | null;
         /**
          * @example {
          *       "purpose": "spf",
@@ -2251,12 +2400,12 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "FORBIDDEN" | "BAD_REQUEST" | "NOT_FOUND" | "CONFLICT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "FORBIDDEN" | "BAD_REQUEST" | "NOT_FOUND" | "CONFLICT" | "TOO_MANY_REQUESTS" | "RATE_LIMITED" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
             /** @example name: Too small: expected string to have >=1 characters */
             message: string;
         };
         /** @enum {string} */
-        EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "message.received" | "message.opened" | "message.clicked" | "message.complained" | "message.delayed" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "broadcast.sending" | "broadcast.sent" | "broadcast.canceled" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
+        EventType: "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.bounced" | "message.undelivered" | "message.canceled" | "message.received" | "message.opened" | "message.clicked" | "message.complained" | "message.delayed" | "verification.approved" | "verification.expired" | "verification.failed" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "broadcast.sending" | "broadcast.sent" | "broadcast.canceled" | "emailDomain.verified" | "emailDomain.failed" | "phoneNumber.purchased" | "phoneNumber.released" | "webhook.test";
         /**
          * @description Texts answering inbound keywords. Unset: SMS_STOP_REPLY, SMS_START_REPLY, SMS_HELP_TEXT, else a default naming the organization.
          * @example {
@@ -2309,6 +2458,8 @@ export interface components {
          *         "userId": "usr_42"
          *       },
          *       "scheduledAt": null,
+         *       "deferredUntil": null,
+         *       "deferredReason": null,
          *       "sentAt": "2026-11-23T08:00:01.000Z",
          *       "deliveredAt": "2026-11-23T08:00:03.000Z",
          *       "failedAt": null,
@@ -2342,6 +2493,13 @@ export interface components {
              * @example 2026-11-23T08:00:00.000Z
              */
             createdAt: string;
+            deferredReason: components["schemas"]["DeferredReason"];
+            /**
+             * Format: date-time
+             * @description While the message waits for its provider's pace (never an attempt or a failure): until when. `null` otherwise.
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            deferredUntil: string | null;
             /**
              * Format: date-time
              * @example 2026-11-23T08:00:00.000Z
@@ -2464,6 +2622,8 @@ export interface components {
          *             "userId": "usr_42"
          *           },
          *           "scheduledAt": null,
+         *           "deferredUntil": null,
+         *           "deferredReason": null,
          *           "sentAt": "2026-11-23T08:00:01.000Z",
          *           "deliveredAt": "2026-11-23T08:00:03.000Z",
          *           "failedAt": null,
@@ -2545,6 +2705,8 @@ export interface components {
          *         "userId": "usr_42"
          *       },
          *       "scheduledAt": null,
+         *       "deferredUntil": null,
+         *       "deferredReason": null,
          *       "sentAt": "2026-11-23T08:00:01.000Z",
          *       "deliveredAt": "2026-11-23T08:00:03.000Z",
          *       "failedAt": null,
@@ -2597,6 +2759,29 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "org_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "name": "Acme",
+         *       "smsCountries": [
+         *         "US",
+         *         "CA"
+         *       ],
+         *       "createdAt": "2026-11-23T08:00:00.000Z"
+         *     }
+         */
+        Organization: {
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            /** @example org_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            name: string;
+            /** @description Countries an SMS may go to; unless set, those of the organization's numbers. */
+            smsCountries: string[];
+        };
+        /**
+         * @example {
          *       "id": "pn_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
          *       "number": "+14155550123",
          *       "friendlyName": "Support line",
@@ -2607,6 +2792,7 @@ export interface components {
          *       "replies": {
          *         "help": "Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms."
          *       },
+         *       "messagesPerSecond": 1,
          *       "createdAt": "2026-11-23T08:00:00.000Z",
          *       "updatedAt": "2026-11-23T08:00:00.000Z"
          *     }
@@ -2623,6 +2809,8 @@ export interface components {
             id: string;
             /** @description Used by message.send when an SMS has no `from`. At most one per organization. */
             isDefault: boolean;
+            /** @description Messages per second this number sends at, shared by every send-worker: set by phoneNumber.update, else its type's default (a local long code 1, toll-free 3). */
+            messagesPerSecond: number;
             /** @example +14155550123 */
             number: string;
             /** @description `telnyx`, or `sandbox` for test keys and installs without Telnyx. */
@@ -2650,6 +2838,7 @@ export interface components {
          *           "replies": {
          *             "help": "Acme alerts: reply STOP to unsubscribe. Help at acme.com/sms."
          *           },
+         *           "messagesPerSecond": 1,
          *           "createdAt": "2026-11-23T08:00:00.000Z",
          *           "updatedAt": "2026-11-23T08:00:00.000Z"
          *         }
@@ -2980,7 +3169,7 @@ export interface components {
         /** @description Why the row at `index` of the request was not created. */
         RowError: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "FORBIDDEN" | "BAD_REQUEST" | "NOT_FOUND" | "CONFLICT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "FORBIDDEN" | "BAD_REQUEST" | "NOT_FOUND" | "CONFLICT" | "TOO_MANY_REQUESTS" | "RATE_LIMITED" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
             index: number;
             message: string;
         };
@@ -3305,6 +3494,8 @@ export interface components {
          *             "userId": "usr_42"
          *           },
          *           "scheduledAt": null,
+         *           "deferredUntil": null,
+         *           "deferredReason": null,
          *           "sentAt": "2026-11-23T08:00:01.000Z",
          *           "deliveredAt": "2026-11-23T08:00:03.000Z",
          *           "failedAt": null,
@@ -3383,7 +3574,7 @@ export interface components {
             bcc?: string[];
             /** @description The SMS text. */
             body?: string;
-            /** @description email: copy recipients; `to`, `cc` and `bcc` together at most 50. */
+            /** @description email: copy recipients, each an address or `Name <address>`; `to`, `cc` and `bcc` together at most 50. */
             cc?: string[];
             /** @enum {string} */
             channelType: "email" | "sms";
@@ -3772,6 +3963,18 @@ export interface components {
         };
         /**
          * @example {
+         *       "smsCountries": [
+         *         "US",
+         *         "CA",
+         *         "GB"
+         *       ]
+         *     }
+         */
+        UpdateOrganizationBody: {
+            smsCountries?: string[];
+        };
+        /**
+         * @example {
          *       "friendlyName": "Support line",
          *       "isDefault": true
          *     }
@@ -3781,6 +3984,8 @@ export interface components {
             friendlyName?: string | null;
             /** @description `true` makes this the default and unsets the previous one. */
             isDefault?: boolean;
+            /** @description The number's sending rate (what its carrier registration allows); `null` goes back to its type's default. */
+            messagesPerSecond?: number | null;
             replies?: components["schemas"]["KeywordReplies"] & unknown;
         };
         /**
@@ -3857,6 +4062,98 @@ export interface components {
              * @example https://example.com/webhooks/tidings
              */
             url?: string;
+        };
+        /**
+         * @description A one-time code sent to `to`. Never carries the code.
+         * @example {
+         *       "id": "ver_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "channelType": "sms",
+         *       "to": "+14155550123",
+         *       "status": "pending",
+         *       "expiresAt": "2026-12-07T08:10:00.000Z",
+         *       "sendAttempts": 1,
+         *       "checkAttempts": 0,
+         *       "messageIds": [
+         *         "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5W"
+         *       ],
+         *       "createdAt": "2026-12-07T08:00:00.000Z",
+         *       "approvedAt": null
+         *     }
+         */
+        Verification: {
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            approvedAt: string | null;
+            /** @enum {string} */
+            channelType: "sms" | "email";
+            /** @description Codes checked, right or wrong. */
+            checkAttempts: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            expiresAt: string;
+            /** @example ver_01JD8Z5Q9X4N7W2M3K6P0R1T5V */
+            id: string;
+            /** @description Its messages, oldest first (message.get shows each; a live one with the code masked). */
+            messageIds: string[];
+            /** @description Messages sent with a code (the first and each resend). */
+            sendAttempts: number;
+            /**
+             * @description `pending`: a code is out; `approved`: the right code was checked (once); `expired`: past `expiresAt`; `max_attempts_reached`: five wrong codes; `canceled`; `failed`: its message could not be sent.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "expired" | "canceled" | "max_attempts_reached" | "failed";
+            to: string;
+        };
+        /**
+         * @example {
+         *       "id": "ver_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *       "status": "approved"
+         *     }
+         */
+        VerificationCheck: {
+            id: string;
+            /**
+             * @description `pending`: a code is out; `approved`: the right code was checked (once); `expired`: past `expiresAt`; `max_attempts_reached`: five wrong codes; `canceled`; `failed`: its message could not be sent.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "expired" | "canceled" | "max_attempts_reached" | "failed";
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "ver_01JD8Z5Q9X4N7W2M3K6P0R1T5V",
+         *           "channelType": "sms",
+         *           "to": "+14155550123",
+         *           "status": "pending",
+         *           "expiresAt": "2026-12-07T08:10:00.000Z",
+         *           "sendAttempts": 1,
+         *           "checkAttempts": 0,
+         *           "messageIds": [
+         *             "msg_01JD8Z5Q9X4N7W2M3K6P0R1T5W"
+         *           ],
+         *           "createdAt": "2026-12-07T08:00:00.000Z",
+         *           "approvedAt": null
+         *         }
+         *       ],
+         *       "hasMore": true,
+         *       "nextCursor": "eyJ0IjoiMjAyNi0xMS0yM1QwODowMDowMC4wMDBaIn0"
+         *     }
+         */
+        VerificationList: {
+            data: components["schemas"]["Verification"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /**
          * @example {
@@ -5011,7 +5308,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this kind of change. */
-                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
+                action?: "apiKey.created" | "apiKey.rotated" | "apiKey.disabled" | "apiKey.enabled" | "apiKey.deleted" | "member.roleChanged" | "member.removed" | "member.twoFactorReset" | "member.twoFactorEnabled" | "member.twoFactorDisabled" | "member.passwordReset" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secretRotated" | "webhook.replayed" | "webhook.eventRetried" | "emailDomain.added" | "emailDomain.defaultSenderSet" | "emailDomain.updated" | "emailDomain.deleted" | "emailDomain.markedVerified" | "phoneNumber.purchased" | "phoneNumber.updated" | "phoneNumber.released" | "suppression.created" | "suppression.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "broadcast.created" | "broadcast.updated" | "broadcast.sent" | "broadcast.canceled" | "broadcast.retriedFailed" | "broadcast.deleted" | "organization.updated" | "sms.refused" | "verification.canceled" | "organization.suspended" | "organization.unsuspended" | "organization.liveKeysAllowed";
                 /** @description Only changes by this key id or user id. */
                 actorId?: string;
                 /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
@@ -8462,7 +8759,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "name": "validation_error",
+                     *       "name": "internal_server_error",
                      *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
@@ -8596,7 +8893,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "name": "validation_error",
+                     *       "name": "internal_server_error",
                      *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
@@ -8782,7 +9079,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "name": "validation_error",
+                     *       "name": "internal_server_error",
                      *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
@@ -8932,7 +9229,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "name": "validation_error",
+                     *       "name": "internal_server_error",
                      *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
@@ -9103,7 +9400,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "name": "validation_error",
+                     *       "name": "internal_server_error",
                      *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
                      *     }
                      */
@@ -9314,6 +9611,8 @@ export interface operations {
                      *         "userId": "usr_42"
                      *       },
                      *       "scheduledAt": null,
+                     *       "deferredUntil": null,
+                     *       "deferredReason": null,
                      *       "sentAt": null,
                      *       "deliveredAt": null,
                      *       "failedAt": null,
@@ -9660,6 +9959,8 @@ export interface operations {
                      *         "userId": "usr_42"
                      *       },
                      *       "scheduledAt": null,
+                     *       "deferredUntil": null,
+                     *       "deferredReason": null,
                      *       "sentAt": null,
                      *       "deliveredAt": null,
                      *       "failedAt": null,
@@ -9980,6 +10281,8 @@ export interface operations {
                      *             "userId": "usr_42"
                      *           },
                      *           "scheduledAt": null,
+                     *           "deferredUntil": null,
+                     *           "deferredReason": null,
                      *           "sentAt": null,
                      *           "deliveredAt": null,
                      *           "failedAt": null,
@@ -10057,6 +10360,260 @@ export interface operations {
                      * @example {
                      *       "code": "CONFLICT",
                      *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "organization.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "organization.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrganizationBody"];
+            };
+        };
+        responses: {
+            /** @description The organization */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "nickname: unknown field"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended; or a test key changing shared configuration that live sends read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This API key has sending permission only: it may call message.send, message.sendBatch, message.list, message.get, message.cancel and message.getSource"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13890,6 +14447,745 @@ export interface operations {
                      * @example {
                      *       "code": "NOT_FOUND",
                      *       "message": "Topic not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "verification.list": {
+        parameters: {
+            query?: {
+                channelType?: "sms" | "email";
+                /** @description The `nextCursor` of the previous page (keyset pagination; stable while items are added). */
+                cursor?: string;
+                /** @description Items per page, 1..100. */
+                limit?: number;
+                /** @description Items to skip. Not together with `cursor`. */
+                offset?: number | null;
+                /** @description `pending`: a code is out; `approved`: the right code was checked (once); `expired`: past `expiresAt`; `max_attempts_reached`: five wrong codes; `canceled`; `failed`: its message could not be sent. */
+                status?: "pending" | "approved" | "expired" | "canceled" | "max_attempts_reached" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of verifications */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationList"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "stauts: unknown query parameter"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "verification.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVerificationBody"];
+            };
+        };
+        responses: {
+            /** @description The verification, pending */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "channelType: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Template not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Idempotency-Key was already used with a different request body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Request body is larger than 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_REQUEST: a body whose Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "Content-Type must be application/json (got \"text/plain\")"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "verification.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Verification not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "verification.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled verification */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "id: Too big: expected string to have <=64 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Verification not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Verification is approved; only a pending one can be canceled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_REQUESTS: over the rate limit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "Rate limit of 100 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR: unexpected; the message carries no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_SERVER_ERROR",
+                     *       "message": "Internal server error; quote request id 3f1c... when reporting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The database did not answer within the 10000 ms one statement may take; narrow the request or retry later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "verification.check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckVerificationBody"];
+            };
+        };
+        responses: {
+            /** @description The outcome */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationCheck"];
+                };
+            };
+            /** @description BAD_REQUEST: validation failed, invalid JSON or wrong content type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "BAD_REQUEST",
+                     *       "message": "code: required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, unknown, disabled or deleted API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Invalid API key: unknown, disabled, rotated out or deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the key may not do this, or the organization is suspended */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "FORBIDDEN",
+                     *       "message": "This organization is suspended: its API keys are refused and its messages are not sent until the operator of this install resumes it."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Verification not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: duplicate, or Idempotency-Key reuse */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "CONFLICT",
+                     *       "message": "Verification is already approved; a code works once"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

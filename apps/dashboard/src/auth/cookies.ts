@@ -26,6 +26,9 @@ export function clearDashboardCookie(c: Context<DashEnv>, name: string, path = '
   deleteCookie(c, name, cookieOptions(c, { path }));
 }
 
+/** How a warning's notice is marked in its cookie, for the layout to colour it amber. */
+export const WARNING_MARK = 'warning|';
+
 /** A one-line notice for the next page ("Key disabled"); not secret, shown once. */
 export function setFlash(c: Context<DashEnv>, message: string): void {
   setDashboardCookie(c, FLASH_COOKIE, message, { maxAge: 60 });

@@ -1,11 +1,11 @@
-import { beginTwoFactorEnrolment, changePassword, confirmTwoFactorEnrolment, twoFactorStatus } from '@tidings/core';
+import { beginTwoFactorEnrolment, changePassword, confirmTwoFactorEnrolment, disableOwnTwoFactor, twoFactorStatus } from '@tidings/core';
 import type { Context } from 'hono';
 import QRCode from 'qrcode';
-import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
 import type { DashEnv } from '../env.ts';
 import { Field, fieldErrorsOf, NewPasswordField, FormCard, type FieldErrors } from '../views/form.tsx';
-import { CsrfField, Layout } from '../views/layout.tsx';
+import { CsrfField } from '../views/layout.tsx';
+import { TitledPage } from '../views/page-shell.tsx';
 import { render } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
 import { formOf } from './auth.page.tsx';
@@ -24,23 +24,35 @@ async function renderAccountPage(c: Env, options: { errors?: FieldErrors; status
   const errors = options.errors ?? {};
   return render(
     c,
-    <Layout c={c} title="Account" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Account</h1>
-        <p>{user.email}: your password and second factor, for every organization you belong to.</p>
-      </hgroup>
+    <TitledPage c={c} title="Account" intro={<>{user.email}: your password and second factor, for every organization you belong to.</>}>
       {reveal?.kind === 'recovery-codes' && (
-        <RevealCard id="recovery-codes" title="Two-factor sign-in is on: your recovery codes" inputId="recovery-codes-value" value={reveal.secret} label="Recovery codes">
+        <RevealCard
+          id="recovery-codes"
+          title="Two-factor sign-in is on: your recovery codes"
+          inputId="recovery-codes-value"
+          value={reveal.secret}
+          values={reveal.secret.split(' ')}
+          label="Recovery codes"
+        >
           <p>Keep these ten codes somewhere safe. Each one signs you in once in place of a code from your phone. They will not be shown again.</p>
         </RevealCard>
       )}
       <section class="card" aria-labelledby="two-factor-title">
         <h2 id="two-factor-title">Two-factor sign-in</h2>
         {status.isEnabled ? (
-          <p id="two-factor-state">
-            On. Signing in asks for a code from your authenticator app after your password. {status.recoveryCodesLeft} recovery code
-            {status.recoveryCodesLeft === 1 ? '' : 's'} left. Lost your phone? An owner of your organization can reset it.
-          </p>
+          <>
+            <p id="two-factor-state">
+              On. Signing in asks for a code from your authenticator app after your password. {status.recoveryCodesLeft} recovery code
+              {status.recoveryCodesLeft === 1 ? '' : 's'} left. Lost your phone? An owner of your organization can reset it.
+            </p>
+            <form method="post" action={`${BASE}/two-factor/off`} class="turn-off-two-factor">
+              <CsrfField c={c} />
+              <Field name="disablePassword" label="Your password, to turn it off" type="password" errors={errors} autocomplete="current-password" required />
+              <button type="submit" class="secondary">
+                Turn off two-factor sign-in
+              </button>
+            </form>
+          </>
         ) : (
           <>
             <p id="two-factor-state">Off. Add a code from an authenticator app (1Password, Google Authenticator, Authy...) to your password.</p>
@@ -55,7 +67,7 @@ async function renderAccountPage(c: Env, options: { errors?: FieldErrors; status
         <NewPasswordField label="New password" errors={errors} note="Your other sessions end; this one stays." />
         <button type="submit">Change password</button>
       </FormCard>
-    </Layout>,
+    </TitledPage>,
     options.status ?? 200,
   );
 }
@@ -68,14 +80,16 @@ async function enrolmentPage(c: Env, errors: FieldErrors = {}, status: 200 | 400
   const required = signedIn.membership.requiresTwoFactor;
   return render(
     c,
-    <Layout c={c} title="Turn on two-factor sign-in" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Turn on two-factor sign-in</h1>
-        <p>
+    <TitledPage
+      c={c}
+      title="Turn on two-factor sign-in"
+      intro={
+        <>
           {required ? `${signedIn.membership.orgName} requires a second factor of every member. ` : ''}Scan the code with your authenticator app, then enter the 6-digit code it
           shows.
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       <section class="card" aria-labelledby="scan-title">
         <h2 id="scan-title">1. Scan</h2>
         <img src={`data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}`} alt="QR code of your two-factor secret" width={200} height={200} id="totp-qr" />
@@ -93,7 +107,7 @@ async function enrolmentPage(c: Env, errors: FieldErrors = {}, status: 200 | 400
           Sign out
         </button>
       </form>
-    </Layout>,
+    </TitledPage>,
     status,
   );
 }
@@ -106,10 +120,25 @@ routes.post('/password', async (c) => {
   const form = await formOf(c);
   const signedIn = c.var.signedIn!;
   try {
-    const { signedOut } = await changePassword(c.var.deps, signedIn.user.id, form.currentPassword ?? '', form.password ?? '', signedIn.sessionId);
+    const { signedOut } = await changePassword(c.var.deps, signedIn.user.id, {
+      currentPassword: form.currentPassword ?? '',
+      password: form.password ?? '',
+      keepSessionId: signedIn.sessionId,
+    });
     return flashRedirect(c, `Your password is changed. ${signedOut} other session${signedOut === 1 ? '' : 's'} ended.`, BASE);
   } catch (error) {
     return renderAccountPage(c, { errors: fieldErrorsOf(error, ['currentPassword', 'password']), status: 400 });
+  }
+});
+
+routes.post('/two-factor/off', async (c) => {
+  const form = await formOf(c);
+  try {
+    await disableOwnTwoFactor(c.var.deps, c.var.signedIn!.user.id, form.disablePassword ?? '');
+    return flashRedirect(c, 'Two-factor sign-in is off.', BASE);
+  } catch (error) {
+    const errors = fieldErrorsOf(error, ['password']);
+    return renderAccountPage(c, { errors: errors.password ? { disablePassword: errors.password } : errors, status: 400 });
   }
 });
 

@@ -3,13 +3,13 @@ import { CreateApiKeyBody, type ApiKey } from '@tidings/contracts';
 import { areLiveKeysAllowed, type AppError, createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKey, setApiKeyEnabled } from '@tidings/core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
 import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
-import { CsrfField, Layout } from '../views/layout.tsx';
+import { CsrfField } from '../views/layout.tsx';
 import { EmptyState, OlderLink, Table } from '../views/list.tsx';
+import { ForManagers, TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
 import { SmtpSettings } from '../views/smtp-settings.tsx';
@@ -170,24 +170,24 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
   const revealedName = reveal && page.data.find((k) => k.id === reveal.id)?.name;
   return render(
     c,
-    <Layout c={c} title="API Keys" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>API Keys</h1>
-        <p>
+    <TitledPage
+      c={c}
+      title="API Keys"
+      intro={
+        <>
           Keys authenticate calls to <code>{`${c.var.deps.config.publicApiUrl}/v1`}</code> for {membership.orgName}. A key is shown once, when it is created or rotated; only a hash
           is stored.
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       {reveal && revealedName && <NewKeyCard reveal={reveal} keyName={revealedName} />}
-      {canManage(c.var.signedIn) ? (
+      <ForManagers c={c} readerNote="You can see this organization's keys; owners and operators manage them.">
         <CreateForm c={c} errors={options.errors ?? {}} name={options.name} liveKeysAllowed={liveKeysAllowed} />
-      ) : (
-        <p class="muted">You can see this organization's keys; owners and operators manage them.</p>
-      )}
+      </ForManagers>
       {page.data.length === 0 ? <NoKeys c={c} /> : <KeysTable c={c} keys={page.data} />}
       <OlderLink base={BASE} page={page} label="Older keys" />
       <SmtpSettings settings={c.var.deps.config.smtpSubmission} />
-    </Layout>,
+    </TitledPage>,
     options.status ?? 200,
   );
 }
@@ -244,14 +244,14 @@ confirmedAction(routes, 'rotate', {
   }),
   act: async (c, apiKey) => {
     const form = await c.req.parseBody();
-    const rotated = await rotateApiKey(c.var.deps, orgOf(c), 'live', apiKey.id, { immediately: form.immediately === 'true' });
+    const rotated = await rotateApiKey({ deps: c.var.deps, orgId: orgOf(c), mode: 'live' }, apiKey.id, { immediately: form.immediately === 'true' });
     return showOnceAt(c, BASE, { id: rotated.id, secret: rotated.key, kind: 'rotated' });
   },
 });
 
 for (const action of ['disable', 'enable'] as const) {
   routes.post(`/:id/${action}`, async (c) => {
-    const apiKey = await setApiKeyEnabled(c.var.deps, orgOf(c), 'live', c.req.param('id'), action === 'enable');
+    const apiKey = await setApiKeyEnabled({ deps: c.var.deps, orgId: orgOf(c), mode: 'live' }, c.req.param('id'), action === 'enable');
     return flashRedirect(c, `“${apiKey.name}” ${action === 'enable' ? 'is enabled again' : 'is disabled: requests with it are refused'}.`, BASE);
   });
 }

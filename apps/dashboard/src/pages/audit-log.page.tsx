@@ -5,8 +5,8 @@ import { MANAGER_ROLES, type DashEnv } from '../env.ts';
 import { requireManager } from '../middleware/require.ts';
 import { PageLinks } from '../views/filtered-list.tsx';
 import { zodFieldErrors } from '../views/form.tsx';
-import { Layout } from '../views/layout.tsx';
 import { EmptyState, Table } from '../views/list.tsx';
+import { TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
 import { PAGE_SIZE, pageRoutes, type DashboardPage } from './page.ts';
 
@@ -121,14 +121,17 @@ async function auditLogPage(c: Env) {
   const isFiltered = Object.values(filters).some(Boolean);
   return render(
     c,
-    <Layout c={c} title="Audit log">
-      <hgroup class="page-title">
-        <h1>Audit log</h1>
-        <p>
+    <TitledPage
+      c={c}
+      title="Audit log"
+      intro={
+        <>
           Who changed what in {membership.orgName}: keys, members, webhooks, domains, numbers, suppressions, topics, broadcasts and settings, through the API, this dashboard or the
           CLI, newest first. Kept {c.var.deps.config.retention.auditDays || 'all'} days.
-        </p>
-      </hgroup>
+        </>
+      }
+      showsNotice={false}
+    >
       <FilterForm filters={filters} actors={actors} />
       {!page ? (
         <p class="form-error" role="alert">
@@ -144,7 +147,7 @@ async function auditLogPage(c: Env) {
           <PageLinks base={BASE} filters={filters} page={page} cursor={cursor} label="Older changes" />
         </>
       )}
-    </Layout>,
+    </TitledPage>,
     page ? 200 : 400,
   );
 }

@@ -4,7 +4,8 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csvColumns, csvContact, parseCsv } from '../contacts-csv.ts';
 import { canManage, type DashEnv } from '../env.ts';
-import { CsrfField, Layout } from '../views/layout.tsx';
+import { CsrfField } from '../views/layout.tsx';
+import { DetailPage } from '../views/page-shell.tsx';
 import { render } from '../views/render.tsx';
 import { orgOf, pageRoutes, type DashboardPage } from './page.ts';
 
@@ -92,18 +93,19 @@ function ImportErrors({ errors }: { errors: RowReport[] }) {
 function importPage(c: Env, options: { report?: ImportReport; error?: string; status?: 200 | 400 } = {}) {
   return render(
     c,
-    <Layout c={c} title="Import contacts">
-      <a href={BASE} class="back">
-        ← Contacts
-      </a>
-      <hgroup class="page-title">
-        <h1>Import contacts</h1>
-        <p>
+    <DetailPage
+      c={c}
+      title="Import contacts"
+      back={{ href: BASE, label: 'Contacts' }}
+      subtitle={
+        <>
           A CSV file whose first line names the columns: <code>email</code>, <code>phone</code>, <code>firstName</code>, <code>lastName</code>, <code>emailSubscribed</code>,{' '}
           <code>smsSubscribed</code>; any other column is an attribute. Rows that cannot be imported (a bad address, a duplicate) are listed with the reason; the others are
           imported.
-        </p>
-      </hgroup>
+        </>
+      }
+      showsNotice={false}
+    >
       <form method="post" action={`${BASE}/import`} enctype="multipart/form-data" class="card" id="contact-import">
         <CsrfField c={c} />
         {options.error && (
@@ -136,7 +138,7 @@ function importPage(c: Env, options: { report?: ImportReport; error?: string; st
         </>
       )}
       <script src="/assets/contacts-import.js" defer></script>
-    </Layout>,
+    </DetailPage>,
     options.status ?? 200,
   );
 }

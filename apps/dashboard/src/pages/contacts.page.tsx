@@ -1,70 +1,25 @@
-import { ContactListQuery, CreateContactBody, UpdateContactBody, type Contact, type Segment, type Topic } from '@tidings/contracts';
-import { createContact, deleteContact, getContact, isInTopic, listContacts, listSegments, listTopics, updateContact } from '@tidings/core';
+import { ContactExportQuery, ContactListQuery, CreateContactBody, UpdateContactBody } from '@tidings/contracts';
+import { AppError, createContact, deleteContact, exportContacts, getContact, listContacts, listSegments, listTopics, updateContact } from '@tidings/core';
 import type { Context } from 'hono';
 import { attributeToText } from '../attribute-text.ts';
-import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
-import { attributesOf, changesOf, ContactForm, inputOf, readContactForm, type ContactInput } from '../views/contact-form.tsx';
+import { exportUrl, FilterForm, readFilters } from '../views/contact-filters.tsx';
+import { attributesOf, changesOf, ContactForm, ContactTopics, inputOf, readContactForm, type ContactInput } from '../views/contact-form.tsx';
 import { ContactsTable, fullName, Subscriptions } from '../views/contact-views.tsx';
 import { Facts } from '../views/facts.tsx';
 import { PageLinks } from '../views/filtered-list.tsx';
 import { fieldErrorsOf, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
-import { CsrfField, Layout } from '../views/layout.tsx';
 import { EmptyState } from '../views/list.tsx';
+import { DetailPage, TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
 import { flashRedirect, orgOf, PAGE_SIZE, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/contacts';
 
 type Env = Context<DashEnv>;
-type Filters = { q: string; subscribed: string; segmentId: string };
 
 const CONTACT_FIELDS = ['email', 'phone', 'firstName', 'lastName', 'attributes'];
-
-function readFilters(c: Env): Filters {
-  const q = (name: string) => (c.req.query(name) ?? '').trim();
-  return { q: q('q'), subscribed: q('subscribed'), segmentId: q('segmentId') };
-}
-
-function FilterForm({ filters, segments }: { filters: Filters; segments: Segment[] }) {
-  return (
-    <form method="get" action={BASE} class="card create-row" role="search" aria-label="Filter contacts">
-      <label class="grow">
-        Search
-        <input type="search" name="q" value={filters.q} placeholder="Start of a name or email" maxlength={100} />
-      </label>
-      <label>
-        Subscribed
-        <select name="subscribed">
-          <option value="">Anyone</option>
-          <option value="true" selected={filters.subscribed === 'true'}>
-            To email or SMS
-          </option>
-          <option value="false" selected={filters.subscribed === 'false'}>
-            To neither
-          </option>
-        </select>
-      </label>
-      {segments.length > 0 && (
-        <label>
-          Segment
-          <select name="segmentId">
-            <option value="">All contacts</option>
-            {segments.map((segment) => (
-              <option value={segment.id} selected={filters.segmentId === segment.id}>
-                {segment.name}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
-      <button type="submit" class="secondary">
-        Filter
-      </button>
-    </form>
-  );
-}
 
 async function listPage(c: Env) {
   const { membership } = c.var.signedIn!;
@@ -84,11 +39,7 @@ async function listPage(c: Env) {
   const isFiltered = Object.values(filters).some(Boolean);
   return render(
     c,
-    <Layout c={c} title="Contacts" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Contacts</h1>
-        <p>The people {membership.orgName} messages, with the attributes segments and templates use.</p>
-      </hgroup>
+    <TitledPage c={c} title="Contacts" intro={`The people ${membership.orgName} messages, with the attributes segments and templates use.`}>
       {canManage(c.var.signedIn) && (
         <div class="actions page-actions">
           <a href={`${BASE}/new`} role="button">
@@ -100,6 +51,14 @@ async function listPage(c: Env) {
         </div>
       )}
       <FilterForm filters={filters} segments={segments.data} />
+      {page && page.data.length > 0 && (
+        <p class="export-link">
+          <a href={exportUrl(filters)} download="contacts.csv">
+            Export {isFiltered ? 'these contacts' : 'all contacts'} as CSV
+          </a>{' '}
+          <small class="muted">(contact.export: streamed, so your browser's download shows its progress)</small>
+        </p>
+      )}
       {!page ? (
         <p class="form-error" role="alert">
           {Object.values(zodFieldErrors(query.error!.issues)).join(' ')}
@@ -114,7 +73,7 @@ async function listPage(c: Env) {
           <PageLinks base={BASE} filters={filters} page={page} cursor={cursor} label="Older contacts" />
         </>
       )}
-    </Layout>,
+    </TitledPage>,
     page ? 200 : 400,
   );
 }
@@ -122,16 +81,9 @@ async function listPage(c: Env) {
 function newPage(c: Env, input = inputOf(), errors: FieldErrors = {}, status: 200 | 400 = 200) {
   return render(
     c,
-    <Layout c={c} title="New contact">
-      <a href={BASE} class="back">
-        ← Contacts
-      </a>
-      <hgroup class="page-title">
-        <h1>New contact</h1>
-        <p>An email, a phone, or both.</p>
-      </hgroup>
+    <DetailPage c={c} title="New contact" showsNotice={false} back={{ href: BASE, label: 'Contacts' }} subtitle="An email, a phone, or both.">
       <ContactForm c={c} action={BASE} input={input} errors={errors} submitLabel="Add contact" />
-    </Layout>,
+    </DetailPage>,
     status,
   );
 }
@@ -139,47 +91,13 @@ function newPage(c: Env, input = inputOf(), errors: FieldErrors = {}, status: 20
 /** Topics shown on a contact's page, at most (one query). */
 const MAX_TOPICS_SHOWN = 100;
 
-/** The contact's state in each topic of the organization; managers change it with the checkboxes. */
-function ContactTopics({ c, contact, topics, manage }: { c: Env; contact: Contact; topics: Topic[]; manage: boolean }) {
-  if (topics.length === 0) return <p class="muted">No topics yet: they are made under Topics.</p>;
-  const choices = Object.fromEntries(contact.topics.map((t) => [t.topicId, t.subscribed]));
-  return (
-    <form method="post" action={`${BASE}/${contact.id}/topics`} class="card" id="contact-topics">
-      <CsrfField c={c} />
-      {topics.map((topic) => (
-        <label data-topic-id={topic.id}>
-          <input type="hidden" name="shown" value={topic.id} />
-          <input type="checkbox" name="topic" value={topic.id} checked={isInTopic(choices, topic)} disabled={!manage} /> {topic.name}{' '}
-          <span class="muted">
-            {topic.id in choices ? (choices[topic.id] ? 'subscribed' : 'unsubscribed') : `never chose (${topic.defaultSubscription === 'opt_in' ? 'opt-in' : 'opt-out'})`}
-          </span>
-        </label>
-      ))}
-      {manage && (
-        <button type="submit" class="secondary">
-          Save topics
-        </button>
-      )}
-    </form>
-  );
-}
-
 async function detailPage(c: Env, id: string, options: { input?: ContactInput; errors?: FieldErrors; status?: 200 | 400 } = {}) {
   const [contact, topics] = await Promise.all([getContact(c.var.deps, orgOf(c), id), listTopics(c.var.deps, orgOf(c), { limit: MAX_TOPICS_SHOWN, offset: 0 })]);
   const title = fullName(contact) || contact.email || contact.phone || contact.id;
   const manage = canManage(c.var.signedIn);
   return render(
     c,
-    <Layout c={c} title={title} flash={takeFlash(c)}>
-      <a href={BASE} class="back">
-        ← Contacts
-      </a>
-      <hgroup class="page-title">
-        <h1>{title}</h1>
-        <p>
-          <Subscriptions contact={contact} />
-        </p>
-      </hgroup>
+    <DetailPage c={c} title={title} back={{ href: BASE, label: 'Contacts' }} subtitle={<Subscriptions contact={contact} />}>
       <Facts
         class="facts card"
         facts={[
@@ -212,7 +130,7 @@ async function detailPage(c: Env, id: string, options: { input?: ContactInput; e
           </div>
         </>
       )}
-    </Layout>,
+    </DetailPage>,
     options.status ?? 200,
   );
 }
@@ -243,6 +161,17 @@ routes.post('/', async (c) => {
   } catch (error) {
     return newPage(c, input, fieldErrorsOf(error, CONTACT_FIELDS), 400);
   }
+});
+
+// contact.export's CSV, streamed as the API streams it, for the filters of the list (before /:id, which would take it)
+routes.get('/export.csv', async (c) => {
+  const filters = readFilters(c);
+  const query = ContactExportQuery.safeParse({ q: filters.q || undefined, subscribed: filters.subscribed || undefined, segmentId: filters.segmentId || undefined });
+  if (!query.success) throw new AppError('BAD_REQUEST', Object.values(zodFieldErrors(query.error.issues)).join(' '));
+  return c.body(await exportContacts(c.var.deps, orgOf(c), query.data), 200, {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': 'attachment; filename="contacts.csv"',
+  });
 });
 
 routes.get('/:id', (c) => detailPage(c, c.req.param('id')));

@@ -1,14 +1,14 @@
 import { AddEmailDomainBody, SetDefaultSenderBody, type DnsRecord, type EmailDomain } from '@tidings/contracts';
 import { addEmailDomain, deleteEmailDomain, getEmailDomain, listEmailDomains, organizationMode, setDefaultSender, verifyEmailDomain } from '@tidings/core';
 import type { Context } from 'hono';
-import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
 import { Field, fieldErrorsOf, FormCard, FormError, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
-import { CsrfField, Layout } from '../views/layout.tsx';
-import { EmptyState, OlderLink, Table } from '../views/list.tsx';
+import { CsrfField } from '../views/layout.tsx';
+import { PagedList, Table } from '../views/list.tsx';
+import { DetailPage, ForManagers, TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
-import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
+import { flashRedirect, orgContext, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/domains';
 
@@ -35,21 +35,21 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
   const page = await listEmailDomains(c.var.deps, membership.orgId, pageQuery(c));
   return render(
     c,
-    <Layout c={c} title="Domains" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Email domains</h1>
-        <p>Domains {membership.orgName} sends email from. Publish the DNS records of a domain, then verify it; mail goes out only from verified domains.</p>
-      </hgroup>
-      {canManage(c.var.signedIn) ? (
+    <TitledPage
+      c={c}
+      title="Domains"
+      heading="Email domains"
+      intro={<>Domains {membership.orgName} sends email from. Publish the DNS records of a domain, then verify it; mail goes out only from verified domains.</>}
+    >
+      <ForManagers c={c} readerNote="You can see this organization's domains; owners and operators manage them.">
         <AddForm c={c} errors={options.errors ?? {}} name={options.name} />
-      ) : (
-        <p class="muted">You can see this organization's domains; owners and operators manage them.</p>
-      )}
-      {page.data.length === 0 ? (
-        <EmptyState title="No domains yet">
-          <p>Add the domain your mail should come from; you will get the DNS records to publish.</p>
-        </EmptyState>
-      ) : (
+      </ForManagers>
+      <PagedList
+        base={BASE}
+        page={page}
+        empty={{ title: 'No domains yet', hint: <p>Add the domain your mail should come from; you will get the DNS records to publish.</p> }}
+        olderLabel="Older domains"
+      >
         <Table headers={['Domain', 'Status', 'Default sender', 'Last checked', 'Added']}>
           {page.data.map((domain) => (
             <tr data-domain-id={domain.id}>
@@ -69,9 +69,8 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
             </tr>
           ))}
         </Table>
-      )}
-      <OlderLink base={BASE} page={page} label="Older domains" />
-    </Layout>,
+      </PagedList>
+    </TitledPage>,
     options.status ?? 200,
   );
 }
@@ -144,13 +143,12 @@ async function detailPage(c: Env, id: string, options: { errors?: FieldErrors; s
   const sender = options.sender ?? { fromName: current?.fromName ?? '', fromAddress: current?.fromAddress ?? '', replyTo: current?.replyTo ?? '' };
   return render(
     c,
-    <Layout c={c} title={domain.name} flash={takeFlash(c)}>
-      <a href={BASE} class="back">
-        ← Domains
-      </a>
-      <hgroup class="page-title">
-        <h1>{domain.name}</h1>
-        <p>
+    <DetailPage
+      c={c}
+      title={domain.name}
+      back={{ href: BASE, label: 'Domains' }}
+      subtitle={
+        <>
           <StatusBadge status={domain.status} /> Last checked <Time at={domain.lastCheckedAt} empty="never" />
           {domain.verifiedAt && (
             <>
@@ -158,8 +156,9 @@ async function detailPage(c: Env, id: string, options: { errors?: FieldErrors; s
               · verified <Time at={domain.verifiedAt} />
             </>
           )}
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       <h2 class="section-heading">DNS records</h2>
       <p class="muted">
         Publish these at your DNS host, then verify. Checking can take a while after you publish; unverified domains are checked again every few minutes, and fail 72 hours after
@@ -182,7 +181,7 @@ async function detailPage(c: Env, id: string, options: { errors?: FieldErrors; s
       ) : (
         <p>Default sender: {current ? <code>{`${current.fromName ?? ''} <${current.fromAddress}>`}</code> : <span class="muted">none</span>}</p>
       )}
-    </Layout>,
+    </DetailPage>,
     options.status ?? 200,
   );
 }
@@ -217,6 +216,7 @@ routes.post('/:id/verify', async (c) => {
       ? `${domain.name} is verified: you can send from it.`
       : `${domain.name} is ${domain.status}: ${missing} required record${missing === 1 ? ' does' : 's do'} not match yet.`,
     `${BASE}/${domain.id}`,
+    domain.status === 'verified' ? 'done' : 'warning',
   );
 });
 
@@ -226,7 +226,7 @@ routes.post('/:id/default-sender', async (c) => {
   const parsed = SetDefaultSenderBody.safeParse({ ...input, replyTo: input.replyTo || undefined });
   if (!parsed.success) return detailPage(c, c.req.param('id'), { errors: zodFieldErrors(parsed.error.issues), sender: input, status: 400 });
   try {
-    const domain = await setDefaultSender(c.var.deps, orgOf(c), c.req.param('id'), parsed.data);
+    const domain = await setDefaultSender(orgContext(c), c.req.param('id'), parsed.data);
     return flashRedirect(c, `Messages without a from address now come from ${domain.defaultSender!.fromAddress}.`, `${BASE}/${domain.id}`);
   } catch (error) {
     return detailPage(c, c.req.param('id'), { errors: fieldErrorsOf(error, ['fromName', 'fromAddress', 'replyTo']), sender: input, status: 400 });

@@ -16,6 +16,7 @@ import { phoneNumbersPage } from './phone-numbers.page.tsx';
 import { segmentsPage } from './segments.page.tsx';
 import { suppressionsPage } from './suppressions.page.tsx';
 import { topicsPage } from './topics.page.tsx';
+import { verificationsDashboardPage } from './verifications.page.tsx';
 import { webhooksPage } from './webhooks.page.tsx';
 
 /**
@@ -31,6 +32,7 @@ export const pages: DashboardPage[] = [
   invitePage,
   messagesPage,
   sandboxPage,
+  verificationsDashboardPage,
   webhooksPage,
   emailDomainsPage,
   phoneNumbersPage,

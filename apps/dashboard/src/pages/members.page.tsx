@@ -13,13 +13,13 @@ import {
   type Role,
 } from '@tidings/core';
 import type { Context } from 'hono';
-import { takeFlash } from '../auth/cookies.ts';
 import { showOnceAt, takeReveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
 import { confirmedAction } from '../views/confirm-page.tsx';
-import { CsrfField, Layout } from '../views/layout.tsx';
+import { CsrfField } from '../views/layout.tsx';
 import { Table } from '../views/list.tsx';
+import { TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
 import { RevealCard } from '../views/reveal-card.tsx';
 import { flashRedirect, orgOf, pageRoutes, type DashboardPage } from './page.ts';
@@ -160,11 +160,7 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
   const link = reveal && `${c.var.deps.config.publicDashboardUrl.replace(/\/+$/, '')}/invite/${reveal.secret}`;
   return render(
     c,
-    <Layout c={c} title="Members" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Members</h1>
-        <p>People who can sign in to {membership.orgName}. Owners and operators manage keys and settings; members read.</p>
-      </hgroup>
+    <TitledPage c={c} title="Members" intro={<>People who can sign in to {membership.orgName}. Owners and operators manage keys and settings; members read.</>}>
       {invited && link && (
         <RevealCard title={`Invitation for ${invited.email}`} inputId="invite-link" value={link} label="Invitation link">
           <p>Send this link to them. It works once, for 7 days, and will not be shown again.</p>
@@ -175,7 +171,7 @@ async function membersPage(c: Env, options: { errors?: FieldErrors; email?: stri
       <TwoFactorRequirement c={c} />
       <h2 class="section-heading">Pending invitations</h2>
       <InvitationsTable c={c} invitations={invitations} />
-    </Layout>,
+    </TitledPage>,
     options.status ?? 200,
   );
 }

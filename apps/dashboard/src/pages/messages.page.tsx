@@ -1,13 +1,15 @@
-import { MessageListQuery, MessageStatus, type MessageWithEvents } from '@tidings/contracts';
-import { EVENT_OF_STATUS, getMessage, getMessageSource, listMessages, withInlineImages } from '@tidings/core';
+import { MessageListQuery, MessageStatus } from '@tidings/contracts';
+import { getMessage, getMessageSource, listMessages, sentHtml } from '@tidings/core';
 import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
-import { Facts, type Fact } from '../views/facts.tsx';
-import { Layout } from '../views/layout.tsx';
-import { EmptyState, Table } from '../views/list.tsx';
-import { ChannelLabel, MessageContent, MessagesTable, StatusBadge } from '../views/message-views.tsx';
-import { formatTime, render, Time } from '../views/render.tsx';
+import { listUrl } from '../views/filtered-list.tsx';
+import { EmptyState } from '../views/list.tsx';
+import { Engagement, MessageFacts, StatusHistory } from '../views/message-detail.tsx';
+import { MessageContent, MessagesTable } from '../views/message-views.tsx';
+import { DetailPage, TitledPage } from '../views/page-shell.tsx';
+import { render } from '../views/render.tsx';
+import { attachmentDownload } from './attachment-download.ts';
 import { orgOf, PAGE_SIZE, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/messages';
@@ -53,13 +55,6 @@ function toListQuery(filters: Filters, cursor: string | undefined) {
     createdAfter: dayAt(filters.since, -1),
     createdBefore: dayAt(filters.until, DAY_MS),
   });
-}
-
-/** This page's URL with the filters that are set, and `extra` (the cursor). */
-function listUrl(filters: Filters, extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams(Object.entries({ ...filters, ...extra }).filter(([, value]) => value !== ''));
-  const search = params.toString();
-  return search ? `${BASE}?${search}` : BASE;
 }
 
 function FilterForm({ filters }: { filters: Filters }) {
@@ -146,11 +141,12 @@ async function listPage(c: Env) {
   const isFiltered = Object.values(filters).some((value) => value !== '');
   return render(
     c,
-    <Layout c={c} title="Messages">
-      <hgroup class="page-title">
-        <h1>Messages</h1>
-        <p>Every email and SMS sent by {c.var.signedIn!.membership.orgName}, newest first. Open one for its content and status history.</p>
-      </hgroup>
+    <TitledPage
+      c={c}
+      title="Messages"
+      showsNotice={false}
+      intro={`Every email and SMS sent by ${c.var.signedIn!.membership.orgName}, newest first. Open one for its content and status history.`}
+    >
       <FilterForm filters={filters} />
       {!page ? (
         <p class="form-error" role="alert">
@@ -162,95 +158,15 @@ async function listPage(c: Env) {
         <MessagesTable messages={page.data} linkBase={BASE} showProvider />
       )}
       <nav class="pager" aria-label="Pages">
-        {cursor && <a href={listUrl(filters)}>← Newest</a>}
+        {cursor && <a href={listUrl(BASE, filters)}>← Newest</a>}
         {page?.hasMore && (
-          <a href={listUrl(filters, { cursor: page.nextCursor! })} role="button" class="secondary outline">
+          <a href={listUrl(BASE, filters, { cursor: page.nextCursor! })} role="button" class="secondary outline">
             Older messages
           </a>
         )}
       </nav>
-    </Layout>,
+    </TitledPage>,
     page ? 200 : 400,
-  );
-}
-
-/** What is known about a message; empty values are left out. */
-function MessageFacts({ message }: { message: MessageWithEvents }) {
-  const facts: Fact[] = [
-    ['Status', <StatusBadge status={message.status} />],
-    ['Channel', <ChannelLabel message={message} />],
-    ['From', message.from],
-    ['To', message.to],
-    ['Provider', message.provider],
-    ['Provider’s id', message.providerMessageId && <code>{message.providerMessageId}</code>],
-    ['Created', <Time at={message.createdAt} />],
-    ['Scheduled for', message.scheduledAt && <Time at={message.scheduledAt} />],
-    ['Sent', message.sentAt && <Time at={message.sentAt} />],
-    ['Delivered', message.deliveredAt && <Time at={message.deliveredAt} />],
-    ['Failed', message.failedAt && <Time at={message.failedAt} />],
-    ['Opened', message.openedAt && <Time at={message.openedAt} />],
-    ['First click', message.clickedAt && <Time at={message.clickedAt} />],
-    ['Error', message.error && `${message.error.code}: ${message.error.message}`],
-    ['Attempts', message.attempts],
-    ['Segments', message.segments],
-    ['Template', message.templateId && `${message.templateId} (version ${message.templateVersion})`],
-    ['Contact', message.contactId],
-    ['Tags', message.tags.length > 0 && message.tags.join(', ')],
-    ['Metadata', Object.keys(message.metadata).length > 0 && <code>{JSON.stringify(message.metadata)}</code>],
-  ];
-  return <Facts facts={facts} />;
-}
-
-function StatusHistory({ message }: { message: MessageWithEvents }) {
-  return (
-    <Table headers={['Status', 'At', 'Webhook event', 'Detail']} class="striped history">
-      {message.events.map((event) => (
-        <tr>
-          <td>
-            <StatusBadge status={event.status} />
-          </td>
-          <td>
-            <time datetime={event.createdAt} title={`${event.createdAt} (UTC)`}>
-              {formatTime(event.createdAt)}:{String(new Date(event.createdAt).getUTCSeconds()).padStart(2, '0')}
-            </time>
-          </td>
-          <td>{EVENT_OF_STATUS[event.status] ? <code>{EVENT_OF_STATUS[event.status]}</code> : <span class="muted">none</span>}</td>
-          <td class="break">{event.error ? `${event.error.code}: ${event.error.message}` : (event.link ?? '')}</td>
-        </tr>
-      ))}
-    </Table>
-  );
-}
-
-/** Opens and clicks of an email, from its history (Tidings' own tracking and the provider's, each counted once). */
-function Engagement({ message }: { message: MessageWithEvents }) {
-  const opens = message.events.filter((event) => event.status === 'opened').length;
-  const clicks = new Map<string, number>();
-  for (const event of message.events) if (event.status === 'clicked' && event.link) clicks.set(event.link, (clicks.get(event.link) ?? 0) + 1);
-  return (
-    <section class="card" aria-labelledby="engagement-title" id="engagement">
-      <h2 id="engagement-title">Opens and clicks</h2>
-      <dl class="counts">
-        <div data-count="opens">
-          <dt>Opens</dt>
-          <dd>{opens}</dd>
-        </div>
-        <div data-count="clicks">
-          <dt>Clicks</dt>
-          <dd>{[...clicks.values()].reduce((sum, n) => sum + n, 0)}</dd>
-        </div>
-      </dl>
-      {clicks.size > 0 && (
-        <Table headers={['Link', 'Clicks']}>
-          {[...clicks].map(([link, count]) => (
-            <tr data-link={link}>
-              <td class="break">{link}</td>
-              <td>{count}</td>
-            </tr>
-          ))}
-        </Table>
-      )}
-    </section>
   );
 }
 
@@ -262,13 +178,13 @@ async function detailPage(c: Env) {
   if (message.html) allowEmailStyles(c);
   return render(
     c,
-    <Layout c={c} title={title}>
-      <a href={BASE} class="back">
-        ← Messages
-      </a>
-      <hgroup class="page-title">
-        <h1>{title}</h1>
-        <p>
+    <DetailPage
+      c={c}
+      title={title}
+      showsNotice={false}
+      back={{ href: BASE, label: 'Messages' }}
+      subtitle={
+        <>
           <code>{message.id}</code>
           {message.provider === 'sandbox' && (
             <>
@@ -276,8 +192,9 @@ async function detailPage(c: Env) {
               · <a href={`/sandbox/${message.id}`}>in the sandbox inbox</a>
             </>
           )}
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       <div class="message-grid">
         <section class="card" aria-labelledby="facts-title">
           <h2 id="facts-title">Details</h2>
@@ -285,7 +202,7 @@ async function detailPage(c: Env) {
         </section>
         <section class="card" aria-labelledby="content-title">
           <h2 id="content-title">Content</h2>
-          <MessageContent message={{ ...message, html: await withInlineImages(c.var.deps, orgOf(c), message) }} />
+          <MessageContent message={{ ...message, html: await sentHtml(c.var.deps, orgOf(c), message) }} downloadBase={`${BASE}/${message.id}/attachments`} />
         </section>
       </div>
       {message.channelType === 'email' && message.direction === 'outbound' && <Engagement message={message} />}
@@ -297,11 +214,14 @@ async function detailPage(c: Env) {
       )}
       <h2 class="section-heading">Status history</h2>
       <StatusHistory message={message} />
-    </Layout>,
+    </DetailPage>,
   );
 }
 
-const routes = pageRoutes().get('/', listPage).get('/:id', detailPage);
+const routes = pageRoutes()
+  .get('/', listPage)
+  .get('/:id', detailPage)
+  .get('/:id/attachments/:attachmentId', attachmentDownload({ sandboxOnly: false }));
 
 /** Messages: the organization's messages with filters and keyset pages, and one message with its status history. */
 export const messagesPage: DashboardPage = {

@@ -2,9 +2,8 @@ import { getDeliveryOverview, type DeliveryOverview, type DeliveryTotals } from 
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import type { DashEnv } from '../env.ts';
-import { takeFlash } from '../auth/cookies.ts';
-import { Layout } from '../views/layout.tsx';
 import { EmptyState, Table } from '../views/list.tsx';
+import { TitledPage } from '../views/page-shell.tsx';
 import { render } from '../views/render.tsx';
 import { orgOf, pageRoutes, type DashboardPage } from './page.ts';
 
@@ -54,11 +53,11 @@ async function showOverview(c: Context<DashEnv>) {
   const isEmpty = overview.totals.all.sent + overview.totals.all.failed === 0;
   return render(
     c,
-    <Layout c={c} title="Overview" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Overview</h1>
-        <p>Messages of {c.var.signedIn!.membership.orgName} over the last 30 days (UTC), by the day they were created and where they ended.</p>
-      </hgroup>
+    <TitledPage
+      c={c}
+      title="Overview"
+      intro={<>Messages of {c.var.signedIn!.membership.orgName} over the last 30 days (UTC), by the day they were created and where they ended.</>}
+    >
       {isEmpty ? (
         <EmptyState title="Nothing sent in the last 30 days">
           <p>Delivery and bounce rates show here once messages go out.</p>
@@ -83,7 +82,7 @@ async function showOverview(c: Context<DashEnv>) {
           <script src="/assets/overview.js" defer></script>
         </>
       )}
-    </Layout>,
+    </TitledPage>,
   );
 }
 

@@ -1,5 +1,6 @@
+import type { OrgContext } from '@tidings/core';
 import { Hono, type Context } from 'hono';
-import { setFlash } from '../auth/cookies.ts';
+import { setFlash, WARNING_MARK } from '../auth/cookies.ts';
 import type { DashEnv, NavEntry } from '../env.ts';
 import { requireManager, requireSignedIn } from '../middleware/require.ts';
 
@@ -28,11 +29,20 @@ export function pageRoutes({ managersPost = false } = {}): Hono<DashEnv> {
 export const orgOf = (c: Context<DashEnv>): string => c.var.signedIn!.membership.orgId;
 
 /**
+ * The request's context for core: the dependencies and the organization looked at, no mode (the dashboard sees both).
+ * @example const webhook = await updateWebhook(orgContext(c), c.req.param('id'), { enabled: true });
+ */
+export const orgContext = (c: Context<DashEnv>): OrgContext => ({ deps: c.var.deps, orgId: orgOf(c) });
+
+/** A notice says something is done (green) or still needs doing (amber: a domain still pending). */
+export type FlashTone = 'done' | 'warning';
+
+/**
  * Ends a form post: the notice to show once, and a redirect (303) to the page that shows it.
  * @example return flashRedirect(c, 'The name is saved.', `/phone-numbers/${id}`);
  */
-export function flashRedirect(c: Context<DashEnv>, notice: string, to: string): Response {
-  setFlash(c, notice);
+export function flashRedirect(c: Context<DashEnv>, notice: string, to: string, tone: FlashTone = 'done'): Response {
+  setFlash(c, tone === 'warning' ? `${WARNING_MARK}${notice}` : notice);
   return c.redirect(to, 303);
 }
 

@@ -1,13 +1,14 @@
 import { ChannelType } from '@tidings/contracts';
-import { Readable } from 'node:stream';
-import { AppError, attachmentStore, getMessage, listMessages, withInlineImages } from '@tidings/core';
+import { AppError, getMessage, listMessages, sentHtml } from '@tidings/core';
 import type { Context } from 'hono';
 import { allowEmailStyles } from '../csp.ts';
 import type { DashEnv } from '../env.ts';
 import { Layout } from '../views/layout.tsx';
 import { EmptyState } from '../views/list.tsx';
 import { MessageContent, MessagesTable, StatusBadge } from '../views/message-views.tsx';
+import { TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
+import { attachmentDownload } from './attachment-download.ts';
 import { orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/sandbox';
@@ -50,11 +51,12 @@ async function inboxPage(c: Env) {
   };
   return render(
     c,
-    <Layout c={c} title="Sandbox inbox">
-      <hgroup class="page-title">
-        <h1>Sandbox inbox</h1>
-        <p>What test keys (and live keys, while no provider is configured) would have sent. Nothing here left this server.</p>
-      </hgroup>
+    <TitledPage
+      c={c}
+      title="Sandbox inbox"
+      intro={<>What test keys (and live keys, while no provider is configured) would have sent. Nothing here left this server.</>}
+      showsNotice={false}
+    >
       <nav class="tabs" aria-label="Channel">
         {TABS.map((tab) => (
           <a href={tabUrl(tab.channelType)} aria-current={tab.channelType === channelType ? 'page' : undefined}>
@@ -70,7 +72,7 @@ async function inboxPage(c: Env) {
           </a>
         </nav>
       )}
-    </Layout>,
+    </TitledPage>,
   );
 }
 
@@ -79,7 +81,8 @@ async function sandboxMessagePage(c: Env) {
   // a message that went to a real provider is not in the sandbox; its page is /messages/:id
   if (message.provider !== 'sandbox') throw new AppError('NOT_FOUND', 'Message not found');
   const title = message.channelType === 'email' ? message.subject || '(no subject)' : `SMS to ${message.to}`;
-  if (message.html) allowEmailStyles(c);
+  const showImages = c.req.query('images') === 'shown';
+  if (message.html) allowEmailStyles(c, { remoteImages: showImages });
   return render(
     c,
     <Layout c={c} title={title}>
@@ -103,29 +106,29 @@ async function sandboxMessagePage(c: Env) {
           </dd>
         </dl>
         <hr />
-        <MessageContent message={{ ...message, html: await withInlineImages(c.var.deps, orgOf(c), message) }} downloadBase={`${BASE}/${message.id}/attachments`} />
+        {message.html && (
+          <p class="muted images-note">
+            {showImages ? (
+              <>
+                Images are shown, the open pixel included (it counts an open). <a href={`${BASE}/${message.id}`}>Hide images</a>
+              </>
+            ) : (
+              <>
+                Images from other hosts are not loaded, as in a careful mail client. <a href={`${BASE}/${message.id}?images=shown`}>Show images</a>
+              </>
+            )}
+          </p>
+        )}
+        <MessageContent message={{ ...message, html: await sentHtml(c.var.deps, orgOf(c), message) }} downloadBase={`${BASE}/${message.id}/attachments`} />
       </section>
     </Layout>,
   );
 }
 
-/** Downloads an attachment of a sandbox message, streamed from the attachment store (this organization's only). */
-async function downloadAttachment(c: Env) {
-  const message = await getMessage(c.var.deps, orgOf(c), c.req.param('id')!);
-  const attachment = message.provider === 'sandbox' ? message.attachments.find((a) => a.id === c.req.param('attachmentId')) : undefined;
-  const content = attachment ? await attachmentStore(c.var.deps).open(orgOf(c), attachment.id) : null;
-  if (!attachment || !content) throw new AppError('NOT_FOUND', 'Attachment not found');
-  return new Response(Readable.toWeb(content) as ReadableStream, {
-    headers: {
-      // always a download, never rendered in the dashboard's origin (an HTML or SVG file could carry script)
-      'content-type': 'application/octet-stream',
-      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(attachment.filename)}`,
-      'x-content-type-options': 'nosniff',
-    },
-  });
-}
-
-const routes = pageRoutes().get('/', inboxPage).get('/:id', sandboxMessagePage).get('/:id/attachments/:attachmentId', downloadAttachment);
+const routes = pageRoutes()
+  .get('/', inboxPage)
+  .get('/:id', sandboxMessagePage)
+  .get('/:id/attachments/:attachmentId', attachmentDownload({ sandboxOnly: true }));
 
 /** The sandbox inbox: what the sandbox provider "sent", shown as the recipient would see it. */
 export const sandboxPage: DashboardPage = {

@@ -8,7 +8,8 @@ import { PageLinks } from '../views/filtered-list.tsx';
 import { Field, FormError, type FieldErrors } from '../views/form.tsx';
 import { ContactsTable } from '../views/contact-views.tsx';
 import { CsrfField, Layout } from '../views/layout.tsx';
-import { EmptyState, OlderLink, Table } from '../views/list.tsx';
+import { EmptyState, PagedList, Table } from '../views/list.tsx';
+import { DetailPage, TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
 import { applyBuilderAction, builderErrors, builderOf, CriteriaSummary, criteriaOf, GroupView, newCondition, readBuilder, type BuilderGroup } from '../views/segment-builder.tsx';
 import { flashRedirect, orgOf, PAGE_SIZE, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
@@ -20,17 +21,20 @@ type Env = Context<DashEnv>;
 type Builder = { name: string; root: BuilderGroup; errors: FieldErrors; count: number | null };
 
 const countLine = (count: number) => `${count.toLocaleString('en-US')} ${count === 1 ? 'contact matches' : 'contacts match'} now`;
+/** The stored count, unless the conditions changed since it was counted (the recount runs in the background). */
+const storedCountLine = (segment: SegmentWithCount) =>
+  segment.countedAt && segment.countedAt < segment.updatedAt ? 'Counting the contacts that match the new conditions…' : countLine(segment.contactCount);
 
 async function listPage(c: Env) {
   const { membership } = c.var.signedIn!;
   const page = await listSegments(c.var.deps, membership.orgId, pageQuery(c));
   return render(
     c,
-    <Layout c={c} title="Segments" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Segments</h1>
-        <p>Saved filters over the contacts of {membership.orgName}, evaluated when used: a broadcast to a segment reaches the contacts that match it then.</p>
-      </hgroup>
+    <TitledPage
+      c={c}
+      title="Segments"
+      intro={<>Saved filters over the contacts of {membership.orgName}, evaluated when used: a broadcast to a segment reaches the contacts that match it then.</>}
+    >
       {canManage(c.var.signedIn) && (
         <div class="actions page-actions">
           <a href={`${BASE}/new`} role="button">
@@ -38,11 +42,12 @@ async function listPage(c: Env) {
           </a>
         </div>
       )}
-      {page.data.length === 0 ? (
-        <EmptyState title="No segments yet">
-          <p>A segment picks contacts by their fields and attributes, such as everyone on the pro plan subscribed to email.</p>
-        </EmptyState>
-      ) : (
+      <PagedList
+        base={BASE}
+        page={page}
+        empty={{ title: 'No segments yet', hint: <p>A segment picks contacts by their fields and attributes, such as everyone on the pro plan subscribed to email.</p> }}
+        olderLabel="Older segments"
+      >
         <Table headers={['Name', 'Created', 'Updated']}>
           {page.data.map((segment) => (
             <tr data-segment-id={segment.id}>
@@ -58,9 +63,8 @@ async function listPage(c: Env) {
             </tr>
           ))}
         </Table>
-      )}
-      <OlderLink base={BASE} page={page} label="Older segments" />
-    </Layout>,
+      </PagedList>
+    </TitledPage>,
   );
 }
 
@@ -98,16 +102,15 @@ async function countOf(c: Env, root: BuilderGroup): Promise<{ count: number | nu
 function builderPage(c: Env, builder: Builder, status: 200 | 400 = 200) {
   return render(
     c,
-    <Layout c={c} title="New segment">
-      <a href={BASE} class="back">
-        ← Segments
-      </a>
-      <hgroup class="page-title">
-        <h1>New segment</h1>
-        <p>Conditions on contact fields and attributes (attributes.&lt;name&gt;), in groups that match all or any of theirs.</p>
-      </hgroup>
+    <DetailPage
+      c={c}
+      title="New segment"
+      back={{ href: BASE, label: 'Segments' }}
+      subtitle={<>Conditions on contact fields and attributes (attributes.&lt;name&gt;), in groups that match all or any of theirs.</>}
+      showsNotice={false}
+    >
       <BuilderForm c={c} action={`${BASE}/new`} builder={builder} submitLabel="Save segment" />
-    </Layout>,
+    </DetailPage>,
     status,
   );
 }
@@ -123,7 +126,7 @@ async function detailPage(c: Env, segment: SegmentWithCount, builder?: Builder, 
       </a>
       <hgroup class="page-title">
         <h1>{segment.name}</h1>
-        <p id="contact-count">{countLine(segment.contactCount)}</p>
+        <p id="contact-count">{storedCountLine(segment)}</p>
       </hgroup>
       {canManage(c.var.signedIn) ? (
         <>
@@ -213,7 +216,7 @@ routes.post('/:id', async (c) => {
     c,
     async (name, criteria) => {
       const updated = await updateSegment(c.var.deps, orgOf(c), segment.id, { name, criteria });
-      return flashRedirect(c, `The segment is saved: ${countLine(updated.contactCount)}.`, `${BASE}/${updated.id}`);
+      return flashRedirect(c, `The segment is saved: ${storedCountLine(updated)}.`, `${BASE}/${updated.id}`);
     },
     (builder, status) => detailPage(c, segment, builder, status),
   );

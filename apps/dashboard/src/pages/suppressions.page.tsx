@@ -1,13 +1,12 @@
 import { CreateSuppressionBody, SuppressionListQuery, SuppressionReason, type Suppression } from '@tidings/contracts';
 import { createSuppression, deleteSuppression, getSuppression, listSuppressions } from '@tidings/core';
 import type { Context } from 'hono';
-import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
 import { PageLinks } from '../views/filtered-list.tsx';
 import { Field, fieldErrorsOf, FormCard, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
-import { Layout } from '../views/layout.tsx';
 import { EmptyState, Table } from '../views/list.tsx';
+import { TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
 import { flashRedirect, orgOf, PAGE_SIZE, pageRoutes, type DashboardPage } from './page.ts';
 
@@ -127,11 +126,13 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: AddInpu
   const isFiltered = Object.values(filters).some(Boolean);
   return render(
     c,
-    <Layout c={c} title="Suppressions" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Suppressions</h1>
-        <p>Addresses {membership.orgName} never sends to: bounces, complaints, unsubscribes and STOP replies are added as they happen. Lifting one lets the next send go out.</p>
-      </hgroup>
+    <TitledPage
+      c={c}
+      title="Suppressions"
+      intro={
+        <>Addresses {membership.orgName} never sends to: bounces, complaints, unsubscribes and STOP replies are added as they happen. Lifting one lets the next send go out.</>
+      }
+    >
       {canManage(c.var.signedIn) && <AddForm c={c} errors={options.errors ?? {}} input={options.input ?? {}} />}
       <FilterForm filters={filters} />
       {!page ? (
@@ -148,7 +149,7 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: AddInpu
           <PageLinks base={BASE} filters={filters} page={page} cursor={cursor} label="Older suppressions" />
         </>
       )}
-    </Layout>,
+    </TitledPage>,
     options.status ?? (page ? 200 : 400),
   );
 }

@@ -1,24 +1,32 @@
-import { TemplateChannelType, TemplateVariables, UpdateTemplateBody, type Template } from '@tidings/contracts';
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, listTemplateVersions, previewTemplate, previewTemplateChanges, updateTemplate } from '@tidings/core';
-import { diffLines } from 'diff';
+import { TemplateChannelType, type Template } from '@tidings/contracts';
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  listTemplates,
+  listTemplateVersions,
+  previewContact,
+  previewTemplate,
+  previewTemplateChanges,
+  updateTemplate,
+} from '@tidings/core';
 import type { Context } from 'hono';
-import { takeFlash } from '../auth/cookies.ts';
 import { allowEmailStyles } from '../csp.ts';
 import { canManage, type DashEnv } from '../env.ts';
-import { confirmedAction } from '../views/confirm-page.tsx';
-import { Field, fieldErrorsOf, FormCard, FormError, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
-import { CsrfField, Layout } from '../views/layout.tsx';
-import { EmptyState, OlderLink, Table } from '../views/list.tsx';
+import { aboutItem, confirmedAction } from '../views/confirm-page.tsx';
+import { Field, fieldErrorsOf, FormCard, readFields, type FieldErrors } from '../views/form.tsx';
+import { OlderLink, PagedList, Table } from '../views/list.tsx';
+import { DetailPage, ForManagers, TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
+import { ChannelBadge, EditorForm, inputOf, parseChanges, parseVariables, readInput, sampleVariables, type EditorInput, type SampleContact } from '../views/template-editor.tsx';
 import { PreviewPane, previewOf, type PreviewState } from '../views/template-preview.tsx';
+import { VersionDiff } from '../views/version-diff.tsx';
 import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/templates';
 const PARTS = ['subject', 'html', 'text', 'body'] as const;
 
 type Env = Context<DashEnv>;
-/** The editor's fields as typed (strings), kept when a save or preview is refused so nothing typed is lost. */
-type EditorInput = { name: string; subject: string; html: string; text: string; body: string; replyTo: string; variables: string };
 
 // A new template starts with content to edit rather than an empty form that cannot be saved.
 const STARTER = {
@@ -26,91 +34,9 @@ const STARTER = {
   sms: { body: 'Hello {{ firstName }}, …' },
 } as const;
 
-// Browsers send a textarea's line breaks as CRLF: kept, every save would change every line.
-const str = (value: unknown): string => (typeof value === 'string' ? value.replace(/\r\n/g, '\n') : '');
-
-/** What `contact.*` shows in a preview when the organization has no contact yet. */
-const SAMPLE_CONTACT = { id: 'con_sample', email: 'ada@example.com', phone: '+14155550123', firstName: 'Ada', lastName: 'Lovelace', attributes: {} };
-type SampleContact = typeof SAMPLE_CONTACT | { id: string; email: string | null; phone: string | null; firstName: string | null; lastName: string | null; attributes: unknown };
-
-/**
- * Sample values the preview starts with: each variable the template uses as its own name in brackets, nested along
- * its dots (`order.number`), and `contact` as a broadcast fills it: the chosen or newest contact, else a sample one.
- */
-function sampleVariables(template: Template, contact: SampleContact = SAMPLE_CONTACT): string {
-  const sample: Record<string, unknown> = {};
-  for (const name of template.variables) {
-    const path = name.split('.');
-    if (path[0] === 'contact') continue;
-    let at = sample;
-    for (const key of path.slice(0, -1)) {
-      if (!at[key] || typeof at[key] !== 'object') at[key] = {};
-      at = at[key] as Record<string, unknown>;
-    }
-    at[path.at(-1)!] = `[${name}]`;
-  }
-  if (template.variables.some((name) => name === 'contact' || name.startsWith('contact.'))) sample.contact = { ...contact, attributes: contact.attributes ?? {} };
-  return JSON.stringify(sample, null, 2);
-}
-
 /** The contact a preview fills `contact.*` from: `?contactId=` of this organization, else its newest one. */
 async function sampleContactOf(c: Env): Promise<SampleContact | undefined> {
-  const id = c.req.query('contactId');
-  const select = { id: true, email: true, phone: true, firstName: true, lastName: true, attributes: true };
-  const where = { orgId: orgOf(c), ...(id ? { id } : {}) };
-  return (await c.var.deps.db.contact.findFirst({ where, select, orderBy: { createdAt: 'desc' } })) ?? undefined;
-}
-
-function inputOf(template: Template, contact?: SampleContact): EditorInput {
-  return {
-    name: template.name,
-    subject: template.subject ?? '',
-    html: template.html ?? '',
-    text: template.text ?? '',
-    body: template.body ?? '',
-    replyTo: template.replyTo.join(', '),
-    variables: sampleVariables(template, contact),
-  };
-}
-
-async function readInput(c: Env): Promise<EditorInput> {
-  const form = await c.req.parseBody();
-  return {
-    name: str(form.name),
-    subject: str(form.subject),
-    html: str(form.html),
-    text: str(form.text),
-    body: str(form.body),
-    replyTo: str(form.replyTo),
-    variables: str(form.variables),
-  };
-}
-
-/** The editor's content as template.update changes; an emptied html or text part is removed (null). */
-function changesOf(template: Template, input: EditorInput): Record<string, unknown> {
-  if (template.channelType === 'sms') return { name: input.name, body: input.body };
-  const replyTo = input.replyTo
-    .split(/[,\n]/)
-    .map((address) => address.trim())
-    .filter(Boolean);
-  return { name: input.name, subject: input.subject, html: input.html || null, text: input.text || null, replyTo: replyTo.length ? replyTo : null };
-}
-
-/** The sample variables as template.preview takes them, or the reason they are not. */
-function parseVariables(json: string): { variables: TemplateVariables } | { error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(json.trim() || '{}');
-  } catch {
-    return { error: 'Sample variables: not valid JSON.' };
-  }
-  const parsed = TemplateVariables.safeParse(value);
-  if (!parsed.success) return { error: `Sample variables: ${parsed.error.issues[0]?.message ?? 'expected a JSON object'}.` };
-  return { variables: parsed.data };
-}
-
-function ChannelBadge({ channelType }: { channelType: string }) {
-  return <span class="badge">{channelType === 'email' ? 'Email' : 'SMS'}</span>;
+  return previewContact(c.var.deps, orgOf(c), c.req.query('contactId'));
 }
 
 function CreateForm({ c, errors, name }: { c: Env; errors: FieldErrors; name?: string }) {
@@ -136,24 +62,25 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
   const page = await listTemplates(c.var.deps, membership.orgId, { ...pageQuery(c), includeDeleted: false });
   return render(
     c,
-    <Layout c={c} title="Templates" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Templates</h1>
-        <p>
+    <TitledPage
+      c={c}
+      title="Templates"
+      intro={
+        <>
           Reusable emails and SMS of {membership.orgName}, with <code>{'{{ placeholders }}'}</code> filled in at send time. Every save is a new version; messages keep the version
           they were sent with.
-        </p>
-      </hgroup>
-      {canManage(c.var.signedIn) ? (
+        </>
+      }
+    >
+      <ForManagers c={c} readerNote="You can see this organization's templates; owners and operators edit them.">
         <CreateForm c={c} errors={options.errors ?? {}} name={options.name} />
-      ) : (
-        <p class="muted">You can see this organization's templates; owners and operators edit them.</p>
-      )}
-      {page.data.length === 0 ? (
-        <EmptyState title="No templates yet">
-          <p>Create one to send it by id from the API, or to a segment as a broadcast.</p>
-        </EmptyState>
-      ) : (
+      </ForManagers>
+      <PagedList
+        base={BASE}
+        page={page}
+        empty={{ title: 'No templates yet', hint: <p>Create one to send it by id from the API, or to a segment as a broadcast.</p> }}
+        olderLabel="Older templates"
+      >
         <Table headers={['Name', 'Channel', 'Version', 'Variables', 'Updated']}>
           {page.data.map((template) => (
             <tr data-template-id={template.id}>
@@ -165,9 +92,7 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
               </td>
               <td>v{template.version}</td>
               <td>
-                {template.variables.map((name) => (
-                  <code class="chip">{name}</code>
-                ))}
+                <VariableChips names={template.variables} />
               </td>
               <td>
                 <Time at={template.updatedAt} />
@@ -175,55 +100,20 @@ async function listPage(c: Env, options: { errors?: FieldErrors; name?: string; 
             </tr>
           ))}
         </Table>
-      )}
-      <OlderLink base={BASE} page={page} label="Older templates" />
-    </Layout>,
+      </PagedList>
+    </TitledPage>,
     options.status ?? 200,
   );
 }
 
-function TextArea({ name, label, value, rows, errors, hint }: { name: string; label: string; value: string; rows: number; errors: FieldErrors; hint?: string }) {
-  const error = errors[name];
+/** The variables a template version uses, as chips. */
+function VariableChips({ names }: { names: string[] }) {
   return (
-    <label>
-      {label}
-      <textarea name={name} rows={rows} class="code" aria-invalid={error ? 'true' : undefined} aria-describedby={error || hint ? `${name}-help` : undefined}>
-        {value}
-      </textarea>
-      {(error || hint) && <small id={`${name}-help`}>{error ?? hint}</small>}
-    </label>
-  );
-}
-
-function EditorForm({ c, template, input, errors }: { c: Env; template: Template; input: EditorInput; errors: FieldErrors }) {
-  const isManager = canManage(c.var.signedIn);
-  return (
-    <form method="post" action={`${BASE}/${template.id}`} class="card template-editor" data-live-preview={isManager ? `${BASE}/${template.id}/preview` : undefined}>
-      <CsrfField c={c} />
-      <FormError errors={errors} />
-      <fieldset disabled={!isManager}>
-        <Field name="name" label="Name" errors={errors} value={input.name} maxlength={200} required />
-        {template.channelType === 'email' ? (
-          <>
-            <Field name="subject" label="Subject" errors={errors} value={input.subject} required />
-            <TextArea name="html" label="HTML" value={input.html} rows={10} errors={errors} hint="Placeholder values are HTML-escaped." />
-            <TextArea name="text" label="Text part" value={input.text} rows={5} errors={errors} />
-            <Field name="replyTo" label="Reply-To" errors={errors} value={input.replyTo} placeholder="optional; several separated by commas" />
-          </>
-        ) : (
-          <TextArea name="body" label="Message" value={input.body} rows={5} errors={errors} />
-        )}
-        <TextArea name="variables" label="Sample variables (JSON)" value={input.variables} rows={4} errors={errors} hint="Only for the preview; nothing is saved or sent." />
-      </fieldset>
-      {isManager && (
-        <div class="actions">
-          <button type="submit">Save as version {template.version + 1}</button>
-          <button type="submit" class="secondary outline" formaction={`${BASE}/${template.id}/preview`}>
-            Preview
-          </button>
-        </div>
-      )}
-    </form>
+    <>
+      {names.map((name) => (
+        <code class="chip">{name}</code>
+      ))}
+    </>
   );
 }
 
@@ -231,16 +121,17 @@ function editorPage(c: Env, template: Template, options: { input?: EditorInput; 
   allowEmailStyles(c);
   return render(
     c,
-    <Layout c={c} title={template.name} flash={takeFlash(c)}>
-      <a href={BASE} class="back">
-        ← Templates
-      </a>
-      <hgroup class="page-title">
-        <h1 class="break">{template.name}</h1>
-        <p>
+    <DetailPage
+      c={c}
+      title={template.name}
+      isTitleLong
+      back={{ href: BASE, label: 'Templates' }}
+      subtitle={
+        <>
           <ChannelBadge channelType={template.channelType} /> version {template.version}, saved <Time at={template.updatedAt} /> · <code>{template.id}</code>
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       <div class="actions page-actions">
         <a href={`${BASE}/${template.id}/versions`} role="button" class="secondary outline">
           Version history
@@ -255,27 +146,20 @@ function editorPage(c: Env, template: Template, options: { input?: EditorInput; 
         <EditorForm c={c} template={template} input={options.input ?? inputOf(template, options.contact)} errors={options.errors ?? {}} />
         <PreviewPane state={options.preview} />
       </div>
-    </Layout>,
+    </DetailPage>,
     options.status ?? 200,
   );
 }
 
 const loadTemplate = (c: Env) => getTemplate(c.var.deps, orgOf(c), c.req.param('id')!, {});
 
-/** The editor's content checked as template.update checks it, or its errors by field. */
-function parseChanges(template: Template, input: EditorInput): { changes: UpdateTemplateBody } | { errors: FieldErrors } {
-  const parsed = UpdateTemplateBody.safeParse(changesOf(template, input));
-  return parsed.success ? { changes: parsed.data } : { errors: zodFieldErrors(parsed.error.issues) };
-}
-
 const routes = pageRoutes({ managersPost: true });
 
 routes.get('/', (c) => listPage(c));
 
 routes.post('/', async (c) => {
-  const form = await c.req.parseBody();
-  const name = str(form.name).trim();
-  const channelType = TemplateChannelType.safeParse(form.channelType);
+  const { name, channelType: channel } = await readFields(c, ['name', 'channelType']);
+  const channelType = TemplateChannelType.safeParse(channel);
   if (!name) return listPage(c, { errors: { name: 'Give the template a name.' }, name, status: 400 });
   if (!channelType.success) return listPage(c, { errors: { form: 'Choose email or SMS.' }, name, status: 400 });
   try {
@@ -302,7 +186,7 @@ routes.post('/:id/preview', async (c) => {
   if ('errors' in parsed)
     return editorPage(c, template, { input, errors: parsed.errors, preview: { error: 'Correct the fields marked in the form to see a preview.' }, status: 400 });
   if ('error' in variables) return editorPage(c, template, { input, preview: variables, status: 400 });
-  const preview = await previewOf(() => previewTemplateChanges(c.var.deps, orgOf(c), template.id, parsed.changes, variables.variables));
+  const preview = await previewOf(() => previewTemplateChanges(c.var.deps, orgOf(c), template.id, { changes: parsed.changes, variables: variables.variables }));
   return editorPage(c, template, { input, preview, status: 'error' in preview ? 400 : 200 });
 });
 
@@ -326,43 +210,6 @@ routes.post('/:id', async (c) => {
   }
 });
 
-// Each side ends its last line, so a line added at the end does not show the line before it as changed.
-const asLines = (text: string | null): string => (!text || text.endsWith('\n') ? (text ?? '') : `${text}\n`);
-
-/** One part of two versions, line by line: removed lines struck out, added ones marked; nothing when it is the same. */
-function PartDiff({ label, before, after }: { label: string; before: string | null; after: string | null }) {
-  if ((before ?? '') === (after ?? '')) return null;
-  return (
-    <section class="diff-part" data-part={label}>
-      <h3 class="part-heading">{label}</h3>
-      <pre class="diff">
-        {diffLines(asLines(before), asLines(after)).map((change) =>
-          change.added ? <ins>{change.value}</ins> : change.removed ? <del>{change.value}</del> : <span>{change.value}</span>,
-        )}
-      </pre>
-    </section>
-  );
-}
-
-function VersionDiff({ from, to }: { from: Template; to: Template }) {
-  const parts = [
-    ['Subject', from.subject, to.subject],
-    ['HTML', from.html, to.html],
-    ['Text part', from.text, to.text],
-    ['Message', from.body, to.body],
-    ['Reply-To', from.replyTo.join('\n'), to.replyTo.join('\n')],
-  ] as const;
-  const isSame = parts.every(([, before, after]) => (before ?? '') === (after ?? ''));
-  return (
-    <section class="card" id="version-diff" aria-labelledby="diff-title">
-      <h2 id="diff-title">
-        Changes from version {from.version} to version {to.version}
-      </h2>
-      {isSame ? <p class="muted">The content of the two versions is the same.</p> : parts.map(([label, before, after]) => <PartDiff label={label} before={before} after={after} />)}
-    </section>
-  );
-}
-
 /** A version number from the address, or null when it is absent or not one. */
 function versionParam(c: Env, name: string): number | null {
   const value = Number(c.req.query(name));
@@ -377,14 +224,14 @@ routes.get('/:id/versions', async (c) => {
   const pair = from !== to ? await Promise.all([from, to].map((version) => getTemplate(c.var.deps, orgOf(c), template.id, { version }))) : null;
   return render(
     c,
-    <Layout c={c} title={`Versions of ${template.name}`}>
-      <a href={`${BASE}/${template.id}`} class="back">
-        ← {template.name}
-      </a>
-      <hgroup class="page-title">
-        <h1 class="break">Versions of {template.name}</h1>
-        <p>Every save is kept: messages sent with an older version show what they were sent with.</p>
-      </hgroup>
+    <DetailPage
+      c={c}
+      title={`Versions of ${template.name}`}
+      isTitleLong
+      showsNotice={false}
+      back={{ href: `${BASE}/${template.id}`, label: template.name }}
+      subtitle="Every save is kept: messages sent with an older version show what they were sent with."
+    >
       {pair && <VersionDiff from={pair[0]!} to={pair[1]!} />}
       <form method="get" action={`${BASE}/${template.id}/versions`} class="card create-row">
         <label>
@@ -407,16 +254,14 @@ routes.get('/:id/versions', async (c) => {
               <Time at={version.updatedAt} />
             </td>
             <td>
-              {version.variables.map((name) => (
-                <code class="chip">{name}</code>
-              ))}
+              <VariableChips names={version.variables} />
             </td>
             <td>{version.version > 1 && <a href={`${BASE}/${template.id}/versions?from=${version.version - 1}&to=${version.version}`}>Compare with v{version.version - 1}</a>}</td>
           </tr>
         ))}
       </Table>
       <OlderLink base={`${BASE}/${template.id}/versions`} page={page} label="Older versions" />
-    </Layout>,
+    </DetailPage>,
   );
 });
 
@@ -424,10 +269,9 @@ confirmedAction(routes, 'delete', {
   load: loadTemplate,
   ask: (template) => ({
     title: 'Delete this template',
-    subtitle: <strong>{template.name}</strong>,
+    ...aboutItem(template.name, `${BASE}/${template.id}`),
     submitLabel: 'Delete template',
     isDangerous: true,
-    back: { href: `${BASE}/${template.id}`, label: template.name },
     children: (
       <p>
         Sends and new broadcasts with it are refused from now on. Its versions are kept, so messages already sent with it still show what they were sent with; the API can still

@@ -1,12 +1,11 @@
 import { CreateTopicBody, UpdateTopicBody, type Topic } from '@tidings/contracts';
 import { createTopic, deleteTopic, getTopic, listTopics, updateTopic } from '@tidings/core';
 import type { Context } from 'hono';
-import { takeFlash } from '../auth/cookies.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
 import { Field, FormCard, zodFieldErrors, type FieldErrors } from '../views/form.tsx';
-import { Layout } from '../views/layout.tsx';
-import { EmptyState, OlderLink, Table } from '../views/list.tsx';
+import { PagedList, Table } from '../views/list.tsx';
+import { DetailPage, TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
 import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
@@ -58,25 +57,28 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: TopicIn
   const page = await listTopics(c.var.deps, membership.orgId, pageQuery(c));
   return render(
     c,
-    <Layout c={c} title="Topics" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Topics</h1>
-        <p>
+    <TitledPage
+      c={c}
+      title="Topics"
+      intro={
+        <>
           What {membership.orgName}’s contacts can subscribe to one by one. A broadcast to a topic reaches only its members, its unsubscribe link leaves the other topics alone, and
           the preference page lists the public ones.
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       {canManage(c.var.signedIn) && (
         <FormCard c={c} id="add-topic-title" title="New topic" action={BASE} errors={options.errors ?? {}}>
           <TopicFields errors={options.errors ?? {}} input={options.input ?? {}} />
           <button type="submit">Create topic</button>
         </FormCard>
       )}
-      {page.data.length === 0 ? (
-        <EmptyState title="No topics yet">
-          <p>A topic is a kind of message a contact can choose, such as product news or a weekly digest.</p>
-        </EmptyState>
-      ) : (
+      <PagedList
+        base={BASE}
+        page={page}
+        empty={{ title: 'No topics yet', hint: <p>A topic is a kind of message a contact can choose, such as product news or a weekly digest.</p> }}
+        olderLabel="Older topics"
+      >
         <Table headers={['Name', 'Who is in it', 'Visibility', 'Created']}>
           {page.data.map((topic) => (
             <tr data-topic-id={topic.id}>
@@ -91,9 +93,8 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: TopicIn
             </tr>
           ))}
         </Table>
-      )}
-      <OlderLink base={BASE} page={page} label="Older topics" />
-    </Layout>,
+      </PagedList>
+    </TitledPage>,
     options.status ?? 200,
   );
 }
@@ -102,16 +103,16 @@ function detailPage(c: Env, topic: Topic, options: { errors?: FieldErrors; input
   const input = options.input ?? { name: topic.name, description: topic.description ?? '', defaultSubscription: topic.defaultSubscription, visibility: topic.visibility };
   return render(
     c,
-    <Layout c={c} title={topic.name} flash={takeFlash(c)}>
-      <a href={BASE} class="back">
-        ← Topics
-      </a>
-      <hgroup class="page-title">
-        <h1>{topic.name}</h1>
-        <p>
+    <DetailPage
+      c={c}
+      title={topic.name}
+      back={{ href: BASE, label: 'Topics' }}
+      subtitle={
+        <>
           {DEFAULTS[topic.defaultSubscription]} · {VISIBILITIES[topic.visibility]}
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       {canManage(c.var.signedIn) ? (
         <>
           <FormCard c={c} id="edit-topic-title" title="Edit topic" action={`${BASE}/${topic.id}`} errors={options.errors ?? {}}>
@@ -129,7 +130,7 @@ function detailPage(c: Env, topic: Topic, options: { errors?: FieldErrors; input
           <p>{topic.description ?? 'No description.'}</p>
         </section>
       )}
-    </Layout>,
+    </DetailPage>,
     options.status ?? 200,
   );
 }

@@ -1,4 +1,4 @@
-import { CreateWebhookBody, EventType, ReplayWebhookBody, type Webhook, type WebhookDeliveryDetail, type WebhookDetail } from '@tidings/contracts';
+import { CreateWebhookBody, EventType, ReplayWebhookBody, type WebhookDeliveryDetail, type WebhookDetail } from '@tidings/contracts';
 import {
   AppError,
   createWebhook,
@@ -14,19 +14,19 @@ import {
   updateWebhook,
 } from '@tidings/core';
 import type { Context } from 'hono';
-import { takeFlash } from '../auth/cookies.ts';
-import { showOnceAt, takeReveal, type Reveal } from '../auth/reveal.ts';
+import { showOnceAt, takeReveal } from '../auth/reveal.ts';
 import { canManage, type DashEnv } from '../env.ts';
 import { confirmedAction } from '../views/confirm-page.tsx';
 import { Facts } from '../views/facts.tsx';
 import { Field, fieldErrorsOf, FormCard, type FieldErrors } from '../views/form.tsx';
-import { CsrfField, Layout } from '../views/layout.tsx';
-import { EmptyState, OlderLink } from '../views/list.tsx';
+import { CsrfField } from '../views/layout.tsx';
+import { PagedList } from '../views/list.tsx';
+import { DetailPage, ForManagers, TitledPage } from '../views/page-shell.tsx';
 import { render, Time } from '../views/render.tsx';
-import { RevealCard } from '../views/reveal-card.tsx';
+import { DetailActions, ReplayForm, SecretCard } from '../views/webhook-cards.tsx';
 import { WebhookBadge, whyDisabled } from '../views/webhook-state.tsx';
 import { AttemptsTable, DeliveriesTable, DeliveryStatus, WebhooksTable } from '../views/webhook-tables.tsx';
-import { flashRedirect, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
+import { flashRedirect, orgContext, orgOf, pageQuery, pageRoutes, type DashboardPage } from './page.ts';
 
 const BASE = '/webhooks';
 
@@ -67,113 +67,46 @@ async function listPage(c: Env, options: { errors?: FieldErrors; input?: CreateI
   const page = await listWebhooks(c.var.deps, membership.orgId, pageQuery(c));
   return render(
     c,
-    <Layout c={c} title="Webhooks" flash={takeFlash(c)}>
-      <hgroup class="page-title">
-        <h1>Webhooks</h1>
-        <p>
-          Endpoints of {membership.orgName} that receive signed events (Standard Webhooks). An endpoint that answers 410, or fails for 5 days straight, is disabled automatically
-          and shown here with the reason.
-        </p>
-      </hgroup>
-      {canManage(c.var.signedIn) ? (
-        <CreateForm c={c} errors={options.errors ?? {}} input={options.input ?? {}} />
-      ) : (
-        <p class="muted">You can see this organization's endpoints; owners and operators manage them.</p>
-      )}
-      {page.data.length === 0 ? (
-        <EmptyState title="No webhook endpoints yet">
-          <p>Add one to hear about deliveries, bounces and more as they happen.</p>
-        </EmptyState>
-      ) : (
-        <WebhooksTable webhooks={page.data} />
-      )}
-      <OlderLink base={BASE} page={page} label="Older endpoints" />
-    </Layout>,
-    options.status ?? 200,
-  );
-}
-
-function SecretCard({ reveal }: { reveal: Reveal }) {
-  return (
-    <RevealCard
-      id="new-secret-card"
-      title={reveal.kind === 'created' ? 'Endpoint added: its signing secret' : 'New signing secret'}
-      inputId="new-secret"
-      value={reveal.secret}
-      label="Signing secret"
+    <TitledPage
+      c={c}
+      title="Webhooks"
+      intro={`Endpoints of ${membership.orgName} that receive signed events (Standard Webhooks). An endpoint that answers 410, or fails for 5 days straight, is disabled automatically and shown here with the reason.`}
     >
-      <p>
-        Verify every delivery with this secret{reveal.kind === 'rotated' && '; the previous one also signs for 24 hours'}. Copy it now: for your security it will not be shown
-        again.
-      </p>
-    </RevealCard>
-  );
-}
-
-function DetailActions({ c, webhook }: { c: Env; webhook: Webhook }) {
-  return (
-    <div class="actions page-actions">
-      {webhook.enabled && (
-        <form method="post" action={`${BASE}/${webhook.id}/test`}>
-          <CsrfField c={c} />
-          <button type="submit">Send test event</button>
-        </form>
-      )}
-      <a href={`${BASE}/${webhook.id}/rotate`} role="button" class="secondary outline">
-        Rotate secret…
-      </a>
-      {webhook.enabled ? (
-        <a href={`${BASE}/${webhook.id}/disable`} role="button" class="outline danger-outline">
-          Disable…
-        </a>
-      ) : (
-        <form method="post" action={`${BASE}/${webhook.id}/enable`}>
-          <CsrfField c={c} />
-          <button type="submit">{webhook.disabledReason === 'manual' ? 'Enable' : 'Re-enable'}</button>
-        </form>
-      )}
-    </div>
+      <ForManagers c={c} readerNote="You can see this organization's endpoints; owners and operators manage them.">
+        <CreateForm c={c} errors={options.errors ?? {}} input={options.input ?? {}} />
+      </ForManagers>
+      <PagedList
+        base={BASE}
+        page={page}
+        empty={{ title: 'No webhook endpoints yet', hint: <p>Add one to hear about deliveries, bounces and more as they happen.</p> }}
+        olderLabel="Older endpoints"
+      >
+        <WebhooksTable webhooks={page.data} />
+      </PagedList>
+    </TitledPage>,
+    options.status ?? 200,
   );
 }
 
 // Times on these pages are UTC, so the replay form's `datetime-local` value is read as UTC too.
 const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 
-/** Delivers again every delivery since a time (or only the failed ones): for an endpoint that is back after an outage. */
-function ReplayForm({ c, webhook }: { c: Env; webhook: Webhook }) {
-  const since = (webhook.failingSince ?? new Date(c.var.deps.now().getTime() - 3_600_000).toISOString()).slice(0, 16);
-  return (
-    <form method="post" action={`${BASE}/${webhook.id}/replay`} class="card replay-form" aria-label="Replay deliveries">
-      <CsrfField c={c} />
-      <label>
-        Replay deliveries since (UTC)
-        <input type="datetime-local" name="since" value={since} required />
-      </label>
-      <label>
-        <input type="checkbox" name="onlyFailed" value="yes" checked /> only those that failed
-      </label>
-      <button type="submit" class="secondary">
-        Replay since…
-      </button>
-    </form>
-  );
-}
-
 function detailPage(c: Env, webhook: WebhookDetail) {
   const reveal = takeReveal(c, `${BASE}/${webhook.id}`);
   const why = whyDisabled(webhook);
   return render(
     c,
-    <Layout c={c} title={webhook.url} flash={takeFlash(c)}>
-      <a href={BASE} class="back">
-        ← Webhooks
-      </a>
-      <hgroup class="page-title">
-        <h1 class="break">{webhook.url}</h1>
-        <p>
+    <DetailPage
+      c={c}
+      title={webhook.url}
+      isTitleLong
+      back={{ href: BASE, label: 'Webhooks' }}
+      subtitle={
+        <>
           <WebhookBadge webhook={webhook} /> {webhook.description}
-        </p>
-      </hgroup>
+        </>
+      }
+    >
       {reveal?.id === webhook.id && <SecretCard reveal={reveal} />}
       {why && (
         <p class={webhook.disabledReason === 'manual' ? 'form-note' : 'form-error'} role="status" id="disabled-reason">
@@ -201,7 +134,7 @@ function detailPage(c: Env, webhook: WebhookDetail) {
       />
       <h2 class="section-heading">Recent deliveries</h2>
       <DeliveriesTable deliveries={webhook.recentEvents} />
-    </Layout>,
+    </DetailPage>,
   );
 }
 
@@ -235,7 +168,7 @@ routes.post('/:id/test', async (c) => {
 });
 
 routes.post('/:id/enable', async (c) => {
-  const webhook = await updateWebhook(c.var.deps, orgOf(c), c.req.param('id'), { enabled: true });
+  const webhook = await updateWebhook(orgContext(c), c.req.param('id'), { enabled: true });
   return flashRedirect(c, 'The endpoint is enabled again: new events are delivered to it.', `${BASE}/${webhook.id}`);
 });
 
@@ -243,18 +176,17 @@ function deliveryPage(c: Env, delivery: WebhookDeliveryDetail) {
   const endpoint = `${BASE}/${delivery.webhookId}`;
   return render(
     c,
-    <Layout c={c} title={`Delivery ${delivery.id}`} flash={takeFlash(c)}>
-      <a href={endpoint} class="back">
-        ← Endpoint
-      </a>
-      <hgroup class="page-title">
-        <h1>
+    <DetailPage
+      c={c}
+      title={`Delivery ${delivery.id}`}
+      heading={
+        <>
           <code>{delivery.eventType}</code> delivery
-        </h1>
-        <p>
-          <DeliveryStatus delivery={delivery} />
-        </p>
-      </hgroup>
+        </>
+      }
+      back={{ href: endpoint, label: 'Endpoint' }}
+      subtitle={<DeliveryStatus delivery={delivery} />}
+    >
       {canManage(c.var.signedIn) && (
         <form method="post" action={`${endpoint}/deliveries/${delivery.id}/resend`} class="actions page-actions">
           <CsrfField c={c} />
@@ -275,14 +207,14 @@ function deliveryPage(c: Env, delivery: WebhookDeliveryDetail) {
       {delivery.payload ? <pre class="payload card">{JSON.stringify(delivery.payload, null, 2)}</pre> : <p class="muted">The event is no longer stored.</p>}
       <h2 class="section-heading">Attempts</h2>
       <AttemptsTable attempts={delivery.attemptLog} />
-    </Layout>,
+    </DetailPage>,
   );
 }
 
-routes.get('/:id/deliveries/:deliveryId', async (c) => deliveryPage(c, await getWebhookDelivery(c.var.deps, orgOf(c), c.req.param('id'), c.req.param('deliveryId'))));
+routes.get('/:id/deliveries/:deliveryId', async (c) => deliveryPage(c, await getWebhookDelivery(orgContext(c), c.req.param('id'), c.req.param('deliveryId'))));
 
 routes.post('/:id/deliveries/:deliveryId/resend', async (c) => {
-  const delivery = await retryWebhookDelivery(c.var.deps, orgOf(c), c.req.param('id'), c.req.param('deliveryId'));
+  const delivery = await retryWebhookDelivery(orgContext(c), c.req.param('id'), c.req.param('deliveryId'));
   return flashRedirect(c, 'The delivery is on its way again; reload to see the new attempt.', `${BASE}/${delivery.webhookId}/deliveries/${delivery.id}`);
 });
 
@@ -291,7 +223,7 @@ routes.post('/:id/replay', async (c) => {
   const since = String(form.since ?? '');
   const body = ReplayWebhookBody.safeParse({ since: DATETIME_LOCAL.test(since) ? `${since}:00Z` : since, status: form.onlyFailed ? 'failed' : undefined });
   if (!body.success) throw new AppError('BAD_REQUEST', 'Replay since: must be a date and time');
-  const { count } = await replayWebhookDeliveries(c.var.deps, orgOf(c), c.req.param('id'), body.data);
+  const { count } = await replayWebhookDeliveries(orgContext(c), c.req.param('id'), body.data);
   return flashRedirect(c, `${count} ${count === 1 ? 'delivery is' : 'deliveries are'} on their way again.`, `${BASE}/${c.req.param('id')}`);
 });
 

@@ -52,6 +52,14 @@ export function ConfirmPage({ c, title, subtitle, action, submitLabel, isDangero
 type Env = Context<DashEnv>;
 
 /**
+ * The subtitle and the way back of a confirm page about one named item (a broadcast, a template): its name, and its page.
+ * @example ask: (broadcast) => ({ title: 'Delete this draft', ...aboutItem(broadcast.name, `/broadcasts/${broadcast.id}`), ... })
+ */
+export function aboutItem(name: string, href: string): Pick<ConfirmProps, 'subtitle' | 'back'> {
+  return { subtitle: <strong>{name}</strong>, back: { href, label: name } };
+}
+
+/**
  * The two routes of an action that asks first. GET `/:id/<action>` shows the ConfirmPage `ask` describes for the item
  * `load` finds (NOT_FOUND for another organization's id); its form posts back to the same path, where `act` loads the
  * item again and does it.

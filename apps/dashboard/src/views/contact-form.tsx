@@ -1,4 +1,5 @@
-import { AttributeKey, type Contact, type JsonValue } from '@tidings/contracts';
+import { AttributeKey, type Contact, type JsonValue, type Topic } from '@tidings/contracts';
+import { isInTopic } from '@tidings/core';
 import type { Context } from 'hono';
 import { attributeFromText, attributeToText } from '../attribute-text.ts';
 import type { DashEnv } from '../env.ts';
@@ -122,4 +123,29 @@ export function changesOf(contact: Contact, input: ContactInput, attributes: Rec
   for (const [key, value] of Object.entries(attributes)) if (JSON.stringify(contact.attributes[key]) !== JSON.stringify(value)) attributeChanges[key] = value;
   if (Object.keys(attributeChanges).length > 0) changes.attributes = attributeChanges;
   return changes;
+}
+
+/** The contact's state in each topic of the organization; managers change it with the checkboxes. */
+export function ContactTopics({ c, contact, topics, manage }: { c: Env; contact: Contact; topics: Topic[]; manage: boolean }) {
+  if (topics.length === 0) return <p class="muted">No topics yet: they are made under Topics.</p>;
+  const choices = Object.fromEntries(contact.topics.map((t) => [t.topicId, t.subscribed]));
+  return (
+    <form method="post" action={`/contacts/${contact.id}/topics`} class="card" id="contact-topics">
+      <CsrfField c={c} />
+      {topics.map((topic) => (
+        <label data-topic-id={topic.id}>
+          <input type="hidden" name="shown" value={topic.id} />
+          <input type="checkbox" name="topic" value={topic.id} checked={isInTopic(choices, topic)} disabled={!manage} /> {topic.name}{' '}
+          <span class="muted">
+            {topic.id in choices ? (choices[topic.id] ? 'subscribed' : 'unsubscribed') : `never chose (${topic.defaultSubscription === 'opt_in' ? 'opt-in' : 'opt-out'})`}
+          </span>
+        </label>
+      ))}
+      {manage && (
+        <button type="submit" class="secondary">
+          Save topics
+        </button>
+      )}
+    </form>
+  );
 }

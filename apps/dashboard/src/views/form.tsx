@@ -113,3 +113,38 @@ export function FormCard({ c, id, title, action, errors, children }: FormCardPro
     </section>
   );
 }
+
+/** A posted field as text: '' for a missing one or a file. */
+export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/**
+ * The named text fields of the posted form, each through `clean` (trimmed by default); a missing field is ''.
+ * @example const input = await readFields(c, ['name', 'from']); // { name: 'Ada', from: '' }
+ */
+export async function readFields<Name extends string>(
+  c: Context<DashEnv>,
+  names: readonly Name[],
+  clean: (text: string) => string = (text) => text.trim(),
+): Promise<Record<Name, string>> {
+  const form = await c.req.parseBody();
+  return Object.fromEntries(names.map((name) => [name, clean(textOf(form[name]))])) as Record<Name, string>;
+}
+
+type TextAreaFieldProps = { name: string; label: string; value: string; rows: number; errors: FieldErrors; hint?: string };
+
+/**
+ * A labelled textarea in a code font (HTML, JSON) with its hint, and its error in place of the hint.
+ * @example <TextAreaField name="html" label="HTML" value={input.html} rows={10} errors={errors} />
+ */
+export function TextAreaField({ name, label, value, rows, errors, hint }: TextAreaFieldProps) {
+  const error = errors[name];
+  return (
+    <label>
+      {label}
+      <textarea name={name} rows={rows} class="code" aria-invalid={error ? 'true' : undefined} aria-describedby={error || hint ? `${name}-help` : undefined}>
+        {value}
+      </textarea>
+      {(error || hint) && <small id={`${name}-help`}>{error ?? hint}</small>}
+    </label>
+  );
+}

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
+import { WARNING_MARK } from '../auth/cookies.ts';
 import type { DashEnv, NavEntry } from '../env.ts';
 import { AutoDisabledNotice } from './webhook-state.tsx';
 
@@ -108,8 +109,8 @@ export function Layout({ c, title, children, flash }: LayoutProps) {
             <main>
               {signedIn && <AutoDisabledNotice c={c} />}
               {flash && (
-                <p class="flash" role="status">
-                  {flash}
+                <p class={flash.startsWith(WARNING_MARK) ? 'flash warning' : 'flash'} role="status">
+                  {flash.startsWith(WARNING_MARK) ? flash.slice(WARNING_MARK.length) : flash}
                 </p>
               )}
               {children}

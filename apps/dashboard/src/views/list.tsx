@@ -59,3 +59,28 @@ export function OlderLink({ base, page, label }: { base: string; page: { hasMore
     </a>
   );
 }
+
+type PagedListProps = {
+  /** Where the list lives: the older link keeps it. */
+  base: string;
+  page: { data: unknown[]; hasMore: boolean; nextCursor: string | null };
+  /** What the list shows before it has anything: a heading, then what to do about it. */
+  empty: { title: string; hint: Child };
+  /** The older link's label ("Older endpoints"). */
+  olderLabel: string;
+  /** The table of the page's items, shown when there is one. */
+  children?: Child;
+};
+
+/**
+ * One page of a keyset-paged list: its table, or what to do while it is empty, then the link to older items.
+ * @example <PagedList base="/webhooks" page={page} empty={{ title: 'No endpoints yet', hint: <p>Add one above.</p> }} olderLabel="Older endpoints"><WebhooksTable webhooks={page.data} /></PagedList>
+ */
+export function PagedList({ base, page, empty, olderLabel, children }: PagedListProps) {
+  return (
+    <>
+      {page.data.length === 0 ? <EmptyState title={empty.title}>{empty.hint}</EmptyState> : children}
+      <OlderLink base={base} page={page} label={olderLabel} />
+    </>
+  );
+}

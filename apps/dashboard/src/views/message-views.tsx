@@ -35,11 +35,14 @@ export function summaryOf(message: Message): string {
 }
 
 /**
- * An email's HTML in a frame that can run nothing: `sandbox` with no permissions gives it an opaque origin and no
- * scripts, forms, popups or top navigation, and `srcdoc` is an attribute, so the HTML is escaped like any other.
+ * An email's HTML in a frame that can run nothing: `sandbox` gives it an opaque origin and no scripts, forms or top
+ * navigation, and `srcdoc` is an attribute, so the HTML is escaped like any other. Its links open in a new tab, as a
+ * mail client's do (popups only: the page's policy would refuse them inside the frame).
  */
 export function EmailFrame({ html, title }: { html: string; title: string }) {
-  return <iframe class="email-frame" sandbox="" srcdoc={html} title={title} referrerpolicy="no-referrer"></iframe>;
+  return (
+    <iframe class="email-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc={`<base target="_blank">${html}`} title={title} referrerpolicy="no-referrer"></iframe>
+  );
 }
 
 const sizeOf = (bytes: number | null) => (bytes === null ? 'fetched at send time' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);

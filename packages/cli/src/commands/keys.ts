@@ -49,7 +49,7 @@ const rotate: Command = {
   options: { org, key, immediately: { type: 'boolean', description: 'the old secret stops now, on every API replica' } },
   async run(ctx, values) {
     const { deps, core } = await ctx.open();
-    ctx.out(json(await core.rotateApiKey(deps, String(values.org), 'live', String(values.key), { immediately: values.immediately === true })));
+    ctx.out(json(await core.rotateApiKey({ deps, orgId: String(values.org), mode: 'live' }, String(values.key), { immediately: values.immediately === true })));
     return 0;
   },
 };
@@ -60,7 +60,7 @@ const setEnabled = (enabled: boolean): Command => ({
   options: { org, key },
   async run(ctx, values) {
     const { deps, core } = await ctx.open();
-    ctx.out(json(await core.setApiKeyEnabled(deps, String(values.org), 'live', String(values.key), enabled)));
+    ctx.out(json(await core.setApiKeyEnabled({ deps, orgId: String(values.org), mode: 'live' }, String(values.key), enabled)));
     return 0;
   },
 });

@@ -1,4 +1,4 @@
-import type { InstallStatus } from '@tidings/core';
+import type { InstallStatus, PaceAccountStatus } from '@tidings/core';
 import { json, type Command } from '../command.ts';
 
 /** How long an app's `/readyz` may take before it counts as not answering (its own checks take up to 2 s). */
@@ -19,6 +19,13 @@ async function probe(app: string, host: string, port: number): Promise<AppReadin
   }
 }
 
+/** One paced provider account's line: `pace resend  rate 5/s, using 4.7/s, 0 deferred/s, booked 0.8 s ahead`. */
+function describePace(account: PaceAccountStatus): [string, string] {
+  const name = account.account === account.provider ? account.provider : `${account.provider} ${account.account}`;
+  const ahead = account.bookedAheadMs > 0 ? `, booked ${(account.bookedAheadMs / 1000).toFixed(1)} s ahead` : '';
+  return [`pace ${name}`, `rate ${account.ratePerSecond}/s, using ${account.usePerSecond}/s, ${account.deferralsPerSecond} deferred/s${ahead}`];
+}
+
 /** The report as aligned lines, for a person at a terminal. */
 function describe(stores: InstallStatus, apps: AppReadiness[]): string {
   const rows: [string, string][] = [
@@ -37,6 +44,8 @@ function describe(stores: InstallStatus, apps: AppReadiness[]): string {
     }
   } else rows.push(['queues', 'unknown (redis does not answer)']);
   rows.push(['email providers', stores.providers.email.join(', ')], ['sms providers', stores.providers.sms.join(', ')]);
+  if (stores.pace) rows.push(...stores.pace.map(describePace));
+  else rows.push(['pace', 'unknown (redis does not answer)']);
   for (const app of apps) {
     const missing = app.checks ? Object.entries(app.checks).filter(([, state]) => state !== 'ok') : [];
     const detail = missing.length ? ` (${missing.map(([name, state]) => `${name} ${state}`).join(', ')})` : '';
@@ -49,7 +58,7 @@ function describe(stores: InstallStatus, apps: AppReadiness[]): string {
 export const status: Command = {
   name: 'status',
   summary:
-    'Reports whether Postgres and Redis answer, which migrations are applied or pending, the jobs in each queue, the providers configured, and each app’s readiness from its ops port (API_METRICS_PORT, DASHBOARD_METRICS_PORT, SEND_WORKER_METRICS_PORT, WEBHOOK_WORKER_METRICS_PORT). Exits 1 when anything is not as it should be.',
+    'Reports whether Postgres and Redis answer, which migrations are applied or pending, the jobs in each queue, the providers configured, each paced provider account’s rate, use and deferrals (and each SMS number sent through lately), and each app’s readiness from its ops port (API_METRICS_PORT, DASHBOARD_METRICS_PORT, SEND_WORKER_METRICS_PORT, WEBHOOK_WORKER_METRICS_PORT, SMTP_METRICS_PORT). Exits 1 when anything is not as it should be.',
   options: {
     host: { type: 'string', description: 'where the apps’ ops ports are reached (default 127.0.0.1)' },
     json: { type: 'boolean', description: 'print the report as JSON' },

@@ -10,6 +10,7 @@ import { segmentOperations } from './segments.operations.ts';
 import { suppressionOperations } from './suppressions.operations.ts';
 import { templateOperations } from './templates.operations.ts';
 import { topicOperations } from './topics.operations.ts';
+import { organizationOperations, verificationOperations } from './verifications.operations.ts';
 import { webhookOperations } from './webhooks.operations.ts';
 
 export * from './api-keys.operations.ts';
@@ -25,6 +26,7 @@ export * from './segments.operations.ts';
 export * from './suppressions.operations.ts';
 export * from './templates.operations.ts';
 export * from './topics.operations.ts';
+export * from './verifications.operations.ts';
 export * from './webhooks.operations.ts';
 
 /** Every operation of the public API, in one list: the API mounts each, the SDK has a method for each (tests hold both). */
@@ -41,5 +43,7 @@ export const operations = [
   ...Object.values(suppressionOperations),
   ...Object.values(templateOperations),
   ...Object.values(topicOperations),
+  ...Object.values(verificationOperations),
+  ...Object.values(organizationOperations),
   ...Object.values(webhookOperations),
 ];

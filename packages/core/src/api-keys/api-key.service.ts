@@ -8,6 +8,7 @@ import { paginate, type Page } from '../pagination.ts';
 import { allowOrganizationLiveKeys, findOrganization, findOrganizationLiveKeysAllowed, lockOrganizationForNewKey } from '../organizations/organization.store.ts';
 import { countUndeletedApiKeys, findManagedApiKey, insertApiKeyRow, listApiKeysPage, markApiKeyDeleted, replaceApiKeyHash, setApiKeyDisabledAt } from './api-key.store.ts';
 import { generateKey, hashKey, keyPrefix, type KeyMode } from './key-secret.ts';
+import type { RequestContext } from '../request-context.ts';
 
 /** How long the old secret keeps working after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -60,7 +61,7 @@ export async function createApiKey({ db, config, actor }: Deps, orgId: string, c
     const mode = input.mode ?? (callerMode === 'live' && org.liveKeysAllowed ? 'live' : 'test');
     if (callerMode === 'test' && mode === 'live') throw new AppError('FORBIDDEN', 'A test key cannot create live keys');
     if (mode === 'live' && !org.liveKeysAllowed) {
-      throw new AppError('FORBIDDEN', 'This organization was created for testing: live keys are not allowed until an operator allows them');
+      throw new AppError('FORBIDDEN', `This organization was created for testing: live keys are not allowed until an operator allows them with "tidings orgs allow-live ${orgId}"`);
     }
     const count = await countUndeletedApiKeys(tx, orgId);
     if (count >= config.apiKeysPerOrgMax) {
@@ -87,7 +88,7 @@ async function findManagedKey(db: Db, orgId: string, callerMode: KeyMode, id: st
 }
 
 /** apiKey.rotate: a new secret; the previous one keeps working for 24 h unless `immediately`. */
-export async function rotateApiKey(deps: Deps, orgId: string, callerMode: KeyMode, id: string, input: RotateApiKeyBody): Promise<ApiKeyWithSecret> {
+export async function rotateApiKey({ deps, orgId, mode: callerMode }: RequestContext, id: string, input: RotateApiKeyBody): Promise<ApiKeyWithSecret> {
   const { db, now } = deps;
   const current = await findManagedKey(db, orgId, callerMode, id);
   const key = generateKey(current.mode);
@@ -108,7 +109,7 @@ export async function rotateApiKey(deps: Deps, orgId: string, callerMode: KeyMod
 }
 
 /** apiKey.disable / apiKey.enable. */
-export async function setApiKeyEnabled(deps: Deps, orgId: string, callerMode: KeyMode, id: string, enabled: boolean): Promise<ApiKey> {
+export async function setApiKeyEnabled({ deps, orgId, mode: callerMode }: RequestContext, id: string, enabled: boolean): Promise<ApiKey> {
   const { db, now } = deps;
   const current = await findManagedKey(db, orgId, callerMode, id);
   const row = await db.$transaction(async (tx) => {

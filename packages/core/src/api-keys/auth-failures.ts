@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { withinRedisDeadline } from '../redis-deadline.ts';
 
 // One counter per address and minute: the first failure starts the minute, later ones only count.
 const COUNT_FAILURE_SCRIPT = `
@@ -32,9 +33,16 @@ export function createAuthFailureLimiter({ redis, config, now }: Pick<Deps, 'red
       blockedUntil.delete(address);
       return 0;
     },
-    /** Counts a failure; returns the seconds to wait when this one went over the limit, else 0. */
+    /**
+     * Counts a failure; returns the seconds to wait when this one went over the limit, else 0. Without Redis the
+     * failure goes uncounted (0) rather than holding a refusal that needs no Redis until Redis is back.
+     */
     async record(address: string): Promise<number> {
-      const [count, ttlMs] = await client.countAuthFailure(`${config.redisPrefix}:auth-failures:${address}`, WINDOW_MS);
+      const counted = await withinRedisDeadline(client, config.redisRequestTimeoutMs, () =>
+        client.countAuthFailure(`${config.redisPrefix}:auth-failures:${address}`, WINDOW_MS),
+      ).catch(() => null); // RedisUnavailableError, the only thing it throws
+      if (!counted) return 0;
+      const [count, ttlMs] = counted;
       if (count <= config.authFailureLimit) return 0;
       const leftMs = ttlMs > 0 ? ttlMs : WINDOW_MS;
       if (blockedUntil.size > 10_000) blockedUntil.clear(); // bounded, like the key cache

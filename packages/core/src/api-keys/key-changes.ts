@@ -1,4 +1,4 @@
-import type { Logger } from '@tidings/runtime';
+import type { Logger } from '../logger.ts';
 import { duplicateRedis, type Redis } from '@tidings/queue';
 
 /** Tells every process that a key was disabled, enabled, rotated or deleted, so their key caches drop it at once. */

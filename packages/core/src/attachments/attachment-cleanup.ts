@@ -1,20 +1,10 @@
 import type { Deps } from '../deps.ts';
-import { deleteFinishedMessageAttachmentContents, deleteUnneededAttachmentContents } from './attachment-content.store.ts';
+import { deleteUnneededAttachmentContents } from './attachment-content.store.ts';
 
 /** How long a sandbox message's attachments stay downloadable from the sandbox inbox. */
 export const SANDBOX_ATTACHMENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Bytes younger than this are never swept: a send stores them before it writes the messages that name them. */
 const UNCLAIMED_GRACE_MS = 60 * 60 * 1000;
-
-/**
- * Removes the stored bytes of one message's attachments once the message can no longer be sent (it is past
- * `sending`: sent, failed, canceled, ...). A sandbox message keeps them for the sandbox inbox until the sweep's
- * retention. What the send-worker calls when a send job ends; returns how many were removed.
- * @example await removeFinishedMessageAttachments(deps, 'msg_1')
- */
-export async function removeFinishedMessageAttachments({ db }: Pick<Deps, 'db'>, messageId: string): Promise<number> {
-  return deleteFinishedMessageAttachmentContents(db, messageId);
-}
 
 /**
  * The periodic sweep: removes stored bytes that no message still needs: none of the messages naming them can be sent

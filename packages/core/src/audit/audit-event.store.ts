@@ -1,7 +1,7 @@
 import type { AuditAction, AuditListQuery } from '@tidings/contracts';
-import { type AuditEvent as AuditEventRow, type Db, Prisma } from '@tidings/db';
+import { type AuditEvent as AuditEventRow, Prisma, type Reads } from '@tidings/db';
 import { newId } from '../ids.ts';
-import type { AuditActor } from './audit-log.ts';
+import type { AuditActor } from './audit-actor.ts';
 
 /** Takes a transaction client's `auditEvent` only, so that any transaction (or client) can write the row. */
 export async function insertAuditEvent(tx: Pick<Prisma.TransactionClient, 'auditEvent'>, row: Prisma.AuditEventUncheckedCreateInput): Promise<void> {
@@ -24,21 +24,20 @@ export function auditInsertSql(actor: AuditActor | undefined, change: { orgId: s
 
 /**
  * One page of the organization's audit events, filtered by action, actor and time; `onlyTestChanges` keeps the
- * changes test keys made.
+ * changes test keys made. May be served by a replica.
  */
 export async function listAuditEventsPage(
-  db: Db,
+  reads: Reads,
   orgId: string,
-  query: AuditListQuery,
-  visibility: { onlyTestChanges: boolean },
+  { query, onlyTestChanges }: { query: AuditListQuery; onlyTestChanges: boolean },
   { where, ...page }: { where: Prisma.AuditEventWhereInput } & Pick<Prisma.AuditEventFindManyArgs, 'orderBy' | 'take' | 'skip'>,
 ): Promise<AuditEventRow[]> {
   const filters: Prisma.AuditEventWhereInput = {
     orgId,
-    ...(visibility.onlyTestChanges ? { mode: 'test' as const } : {}),
+    ...(onlyTestChanges ? { mode: 'test' as const } : {}),
     ...(query.action ? { action: query.action } : {}),
     ...(query.actorId ? { actorId: query.actorId } : {}),
   };
   const since = query.since ? { createdAt: { gte: new Date(query.since) } } : undefined;
-  return db.auditEvent.findMany({ where: { AND: [filters, where, ...(since ? [since] : [])] }, ...page });
+  return reads.run((db) => db.auditEvent.findMany({ where: { AND: [filters, where, ...(since ? [since] : [])] }, ...page }));
 }

@@ -1,17 +1,12 @@
 import type { AuditAction, AuditEvent, AuditListQuery } from '@tidings/contracts';
 import type { AuditEvent as AuditEventRow, Prisma } from '@tidings/db';
-import type { KeyMode } from '../api-keys/key-secret.ts';
 import type { Deps } from '../deps.ts';
+import type { AuditActor } from './audit-actor.ts';
 import { newId } from '../ids.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { insertAuditEvent, listAuditEventsPage } from './audit-event.store.ts';
 
-/**
- * Who is making a change, and from where: an API key (its id and mode), a person in the dashboard (their user id),
- * or the `tidings` CLI on the server. `mode` is the mode of the change: a test key's are `test`, everything else
- * `live` (people and the CLI act for the whole organization).
- */
-export type AuditActor = { type: 'user' | 'apiKey' | 'cli'; id: string | null; ip: string | null; mode: KeyMode };
+export type { AuditActor } from './audit-actor.ts';
 
 /** The actor of the `tidings` command: no id (it runs as whoever can reach the database), no address. */
 export const CLI_ACTOR: AuditActor = { type: 'cli', id: null, ip: null, mode: 'live' };
@@ -57,8 +52,8 @@ export function toAuditEvent(row: AuditEventRow): AuditEvent {
  * (a test key in an organization with live data) limits it to the changes test keys made.
  * @example const page = await listAuditEvents(deps, orgId, { limit: 20, offset: 0, action: 'apiKey.created' }, { onlyTestChanges: false });
  */
-export async function listAuditEvents({ db }: Pick<Deps, 'db'>, orgId: string, query: AuditListQuery, visibility: { onlyTestChanges: boolean }): Promise<Page<AuditEvent>> {
-  return paginate(query, (page) => listAuditEventsPage(db, orgId, query, visibility, page), toAuditEvent);
+export async function listAuditEvents({ reads }: Pick<Deps, 'reads'>, orgId: string, query: AuditListQuery, visibility: { onlyTestChanges: boolean }): Promise<Page<AuditEvent>> {
+  return paginate(query, (page) => listAuditEventsPage(reads, orgId, { query, onlyTestChanges: visibility.onlyTestChanges }, page), toAuditEvent);
 }
 
 /**

@@ -4,7 +4,7 @@ import { foundOr404 } from '../errors.ts';
 import { previewTemplate } from '../templates/template.service.ts';
 import { findContact } from '../contacts/contact.store.ts';
 import { findBroadcastForPreview } from './broadcast.store.ts';
-import { broadcastVariables } from './fan-out.ts';
+import { broadcastVariables } from './broadcast-render.ts';
 
 /**
  * What one contact of the organization would get from a broadcast: its template (the version it names, else the

@@ -9,7 +9,8 @@ import { findRecipientContacts } from '../contacts/contact.store.ts';
 import { selectRetryableMessages } from '../messages/message.store.ts';
 import { findTemplateVersionRow } from '../templates/template.store.ts';
 import { findBroadcast, requeueFailedMessages, type RequeuedContent } from './broadcast.store.ts';
-import { BROADCAST_RENDER_ATTEMPTS, broadcastVariables, type Failure, finishJob, type RecipientContact, renderEach, renderedProblem } from './fan-out.ts';
+import { BROADCAST_RENDER_ATTEMPTS, broadcastVariables, type Failure, type RecipientContact, renderEach, renderedProblem } from './broadcast-render.ts';
+import { finishJob } from './fan-out.ts';
 
 /**
  * Reasons a message can fail that may pass on another try (a provider down, a render on a starved machine, a sender
@@ -31,7 +32,7 @@ async function renderAgain(deps: Deps, broadcast: BroadcastRow, messages: Failed
   const byContact = new Map<string, RecipientContact>(contacts.map((c) => [c.id, c]));
   const found = messages.filter((m) => m.contactId && byContact.has(m.contactId));
   const variables = found.map((m) => broadcastVariables(deps.config, broadcast, byContact.get(m.contactId!)!));
-  const results = await renderEach(deps, broadcast.orgId, broadcast.templateId, version, variables, BROADCAST_RENDER_ATTEMPTS);
+  const results = await renderEach(deps, { orgId: broadcast.orgId, templateId: broadcast.templateId, content: version }, variables, BROADCAST_RENDER_ATTEMPTS);
   const isEmail = broadcast.channelType === 'email';
   return found.map((message, index) => {
     const result = results[index]!;

@@ -1,23 +1,20 @@
-import {
-  MESSAGE_LIMITS,
-  type Broadcast,
-  type BroadcastCounts,
-  type BroadcastListQuery,
-  type BroadcastWithCounts,
-  type CreateBroadcastBody,
-  type SendBroadcastBody,
-} from '@tidings/contracts';
+import type { OrgContext } from '../request-context.ts';
+import type { Broadcast, BroadcastCounts, BroadcastListQuery, BroadcastWithCounts, CreateBroadcastBody, SendBroadcastBody } from '@tidings/contracts';
 import type { Broadcast as BroadcastRow } from '@tidings/db';
 import { broadcastJobId } from '@tidings/queue';
 import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
+import { estimatedFinishAt } from '../pace/estimated-finish.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
 import type { KeyMode } from '@tidings/providers';
+import { changeMessagesStatuses } from '../messages/message-status.ts';
 import { countFailedReasons } from '../messages/message.store.ts';
 import { loadSenderResolver } from '../messages/resolve-sender.ts';
-import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { checkSchedule } from '../messages/send-messages.ts';
+import type { OutboxItem } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { writeOutbox } from '../outbox.store.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { findSegment } from '../segments/find-segment.ts';
@@ -31,6 +28,8 @@ import {
   findBroadcastStatus,
   insertBroadcast,
   listBroadcastsPage,
+  findHeldBroadcastMessagesDue,
+  listHeldBroadcastMessageIds,
   sendDraftBroadcast,
   sumBroadcastMessageCounts,
 } from './broadcast.store.ts';
@@ -84,8 +83,8 @@ export async function createBroadcast(deps: Deps, orgId: string, mode: KeyMode, 
  * broadcast.list: newest first, optionally of one status; with `mode` (an API key's) only that mode's.
  * @example await listBroadcasts(deps, orgId, { limit: 20, offset: 0, status: 'sending' })
  */
-export async function listBroadcasts({ db }: Pick<Deps, 'db'>, orgId: string, query: BroadcastListQuery, mode?: KeyMode): Promise<Page<Broadcast>> {
-  return paginate(query, (page) => listBroadcastsPage(db, orgId, query.status, mode, page), toBroadcast);
+export async function listBroadcasts({ reads }: Pick<Deps, 'reads'>, orgId: string, query: BroadcastListQuery, mode?: KeyMode): Promise<Page<Broadcast>> {
+  return paginate(query, (page) => listBroadcastsPage(reads, orgId, { status: query.status, mode }, page), toBroadcast);
 }
 
 /**
@@ -122,11 +121,17 @@ async function countsOf({ db }: Pick<Deps, 'db'>, rows: BroadcastRow[]): Promise
  * broadcast.get: the broadcast with its counts.
  * @example (await getBroadcast(deps, orgId, id)).counts.delivered
  */
-export async function getBroadcast(deps: Pick<Deps, 'db'>, orgId: string, id: string, mode?: KeyMode): Promise<BroadcastWithCounts> {
+export async function getBroadcast(deps: Pick<Deps, 'db' | 'config' | 'now'>, orgId: string, id: string, mode?: KeyMode): Promise<BroadcastWithCounts> {
   const row = foundOr404(await findBroadcast(deps.db, orgId, id, mode), 'Broadcast');
   const [counts] = await countsOf(deps, [row]);
   const [failedReasons] = await failedReasonsOf(deps, orgId, [{ id: row.id, counts: counts! }]);
-  return { ...toBroadcast(row), counts: counts!, failedReasons: failedReasons! };
+  return withProgress(deps, row, counts!, failedReasons!);
+}
+
+/** The broadcast with its counts, and while it sends, when it should be through at its pace. */
+function withProgress(deps: Pick<Deps, 'config' | 'now'>, row: BroadcastRow, counts: BroadcastCounts, failedReasons: Record<string, number>): BroadcastWithCounts {
+  const finished = counts.sent + counts.delivered + counts.failed + counts.bounced + counts.suppressed + counts.unsubscribed;
+  return { ...toBroadcast(row), counts, failedReasons, estimatedFinishAt: estimatedFinishAt(deps.config, row, counts.recipients - finished, deps.now()) };
 }
 
 /**
@@ -143,10 +148,10 @@ async function failedReasonsOf({ db }: Pick<Deps, 'db'>, orgId: string, rows: { 
  * broadcast.list with each broadcast's counts (the dashboard's list shows progress): two queries for the page.
  * @example (await listBroadcastsWithCounts(deps, orgId, { limit: 50, offset: 0 })).data[0]?.counts.sent
  */
-export async function listBroadcastsWithCounts(deps: Pick<Deps, 'db'>, orgId: string, query: BroadcastListQuery): Promise<Page<BroadcastWithCounts>> {
+export async function listBroadcastsWithCounts(deps: Pick<Deps, 'db' | 'reads' | 'config' | 'now'>, orgId: string, query: BroadcastListQuery): Promise<Page<BroadcastWithCounts>> {
   const page = await paginate(
     query,
-    (pageArgs) => listBroadcastsPage(deps.db, orgId, query.status, undefined, pageArgs),
+    (pageArgs) => listBroadcastsPage(deps.reads, orgId, { status: query.status, mode: undefined }, pageArgs),
     (row) => row,
   );
   const counts = await countsOf(deps, page.data);
@@ -155,7 +160,7 @@ export async function listBroadcastsWithCounts(deps: Pick<Deps, 'db'>, orgId: st
     orgId,
     page.data.map((row, index) => ({ id: row.id, counts: counts[index]! })),
   );
-  return { ...page, data: page.data.map((row, index) => ({ ...toBroadcast(row), counts: counts[index]!, failedReasons: failedReasons[index]! })) };
+  return { ...page, data: page.data.map((row, index) => withProgress(deps, row, counts[index]!, failedReasons[index]!)) };
 }
 
 /**
@@ -163,7 +168,7 @@ export async function listBroadcastsWithCounts(deps: Pick<Deps, 'db'>, orgId: st
  * broadcasts `action` applies to and what this one is.
  * @example await refuse(deps, orgId, id, 'Only draft broadcasts can be sent', mode) // CONFLICT 'Only draft broadcasts can be sent; this one is sending.'
  */
-export async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, rule: string, mode: KeyMode | undefined): Promise<never> {
+async function refuse(deps: Pick<Deps, 'db'>, orgId: string, id: string, rule: string, mode: KeyMode | undefined): Promise<never> {
   const row = foundOr404(await findBroadcastStatus(deps.db, orgId, id, mode), 'Broadcast');
   throw new AppError('CONFLICT', `${rule}; this one is ${row.status}.`);
 }
@@ -185,26 +190,25 @@ export async function deleteBroadcast(deps: Pick<Deps, 'db' | 'actor'>, orgId: s
  * broadcast.send: a draft becomes `scheduled` (scheduledAt in the future) or `sending`, and its start job is
  * promised in the same transaction (outbox; a scheduled one as a delayed job, like a scheduled message), and the
  * template version it sends is fixed. The start job fixes the recipients in the database and cuts them into fan-out chunks (`startBroadcast`).
- * @example await sendBroadcast(deps, orgId, id, { scheduledAt: '2026-12-01T09:00:00Z' }) // status 'scheduled'
+ * @example await sendBroadcast({ deps, orgId }, id, { scheduledAt: '2026-12-01T09:00:00Z' }) // status 'scheduled'
  */
-export async function sendBroadcast(deps: Deps, orgId: string, id: string, input: SendBroadcastBody, mode?: KeyMode): Promise<Broadcast> {
+export async function sendBroadcast({ deps, orgId, mode }: OrgContext, id: string, input: SendBroadcastBody): Promise<Broadcast> {
   const now = deps.now();
-  const scheduledAt = input.scheduledAt ? new Date(input.scheduledAt) : null;
-  if (scheduledAt && scheduledAt.getTime() > now.getTime() + MESSAGE_LIMITS.scheduleDaysAhead * 86_400_000) {
-    throw new AppError('BAD_REQUEST', `scheduledAt: must be at most ${MESSAGE_LIMITS.scheduleDaysAhead} days ahead`);
-  }
+  // an unknown broadcast is 404 whatever the body says (another organization's id learns nothing from a 400)
+  if (input.scheduledAt) foundOr404(await findBroadcastStatus(deps.db, orgId, id, mode), 'Broadcast');
+  const scheduledAt = checkSchedule(input, now);
   const isScheduled = scheduledAt !== null && scheduledAt > now;
   const start: OutboxItem = { queue: 'broadcasts', jobId: broadcastJobId({ broadcastId: id, step: 'start' }), runAt: isScheduled ? scheduledAt : null };
-  const row = await deps.db.$transaction(async (tx) => {
-    const updated = await sendDraftBroadcast(tx, orgId, id, mode, { scheduledAt: isScheduled ? scheduledAt : null, now });
+  const row = await unitOfWork(deps, async (tx, outbox) => {
+    const updated = await sendDraftBroadcast(tx, orgId, id, { mode, scheduledAt: isScheduled ? scheduledAt : null, now });
     if (updated) {
       await writeOutbox(tx, [start]);
+      outbox.add([start]);
       await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.sent', targetId: id });
     }
     return updated;
   });
   if (!row) return refuse(deps, orgId, id, 'Only draft broadcasts can be sent', mode);
-  await dispatchOutbox(deps, [start]);
   return toBroadcast(row);
 }
 
@@ -214,18 +218,47 @@ export async function sendBroadcast(deps: Deps, orgId: string, id: string, input
  * broadcast before each provider call), so the cancel holds even for jobs already queued.
  * @example await cancelBroadcast(deps, orgId, id) // status 'canceled'
  */
+/**
+ * When a broadcast's messages held by quiet hours go out: the first and the last of them (UTC), or null when none is
+ * held, for the broadcast page to say so.
+ * @example await heldMessagesDue(deps, orgId, 'brd_...') // { first: '2026-12-07T08:00:00.000Z', last: '2026-12-07T11:00:00.000Z' }
+ */
+export async function heldMessagesDue({ db }: Pick<Deps, 'db'>, orgId: string, broadcastId: string): Promise<{ first: string; last: string } | null> {
+  const { first, last } = await findHeldBroadcastMessagesDue(db, orgId, broadcastId);
+  return first && last ? { first: first.toISOString(), last: last.toISOString() } : null;
+}
+
+/** A canceled broadcast's messages held by quiet hours are canceled too, a statement per HELD_CANCEL_BATCH of them. */
+async function cancelHeldMessages(deps: Deps, orgId: string, broadcastId: string): Promise<void> {
+  for (;;) {
+    const ids = await listHeldBroadcastMessageIds(deps.db, orgId, broadcastId, HELD_CANCEL_BATCH);
+    if (ids.length === 0) return;
+    await unitOfWork(
+      deps,
+      async (db, outbox) => {
+        const [moved] = await changeMessagesStatuses(db, [{ changes: ids.map((messageId) => ({ messageId })), change: { status: 'canceled', at: deps.now() } }]);
+        for (const m of moved!.values()) outbox.add(m.outbox);
+      },
+      { transaction: false },
+    );
+    if (ids.length < HELD_CANCEL_BATCH) return;
+  }
+}
+const HELD_CANCEL_BATCH = 1000;
+
 export async function cancelBroadcast(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Broadcast> {
   const now = deps.now();
-  const result = await deps.db.$transaction(async (tx) => {
-    const row = await cancelBroadcastRow(tx, orgId, id, mode, now);
+  const broadcast = await unitOfWork(deps, async (tx, outbox) => {
+    const row = await cancelBroadcastRow(tx, orgId, id, { mode, now });
     if (!row) return null;
     await recordAudit(tx, deps.actor, { orgId, action: 'broadcast.canceled', targetId: id });
     const broadcast = toBroadcast(row);
-    return { broadcast, outbox: await recordEvents(tx, [{ orgId, type: 'broadcast.canceled', data: broadcast }]) };
+    outbox.add(await recordEvents(tx, [{ orgId, type: 'broadcast.canceled', data: broadcast }]));
+    return broadcast;
   });
-  if (!result) return refuse(deps, orgId, id, 'Only scheduled or sending broadcasts can be canceled', mode);
-  await dispatchOutbox(deps, result.outbox);
+  if (!broadcast) return refuse(deps, orgId, id, 'Only scheduled or sending broadcasts can be canceled', mode);
+  await cancelHeldMessages(deps, orgId, id);
   // Tidying only: a start job that still runs finds the broadcast canceled and does nothing.
   await deps.queues.broadcasts.remove(broadcastJobId({ broadcastId: id, step: 'start' })).catch(() => 0);
-  return result.broadcast;
+  return broadcast;
 }

@@ -1,14 +1,14 @@
 import type { BroadcastLinks, BroadcastListQuery, SegmentCriteria } from '@tidings/contracts';
-import { columnsOf, Prisma, queryPrepared, type Db, type Broadcast as BroadcastRow } from '@tidings/db';
+import { columnsOf, Prisma, queryPrepared, type Db, type Reads, type Broadcast as BroadcastRow } from '@tidings/db';
 import type { KeyMode, ProviderName } from '@tidings/providers';
 import { auditInsertSql } from '../audit/audit-event.store.ts';
-import type { AuditActor } from '../audit/audit-log.ts';
+import type { AuditActor } from '../audit/audit-actor.ts';
 import { eventsCte } from '../event.store.ts';
-import { messageJsonSql } from '../messages/message-read.store.ts';
+import { messageJsonSql } from '../messages/message-json.store.ts';
 import type { newestFirst, olderThan } from '../pagination.ts';
 import { compileCriteria } from '../segments/criteria.store.ts';
 import { inTopicSql } from '../topics/topic.store.ts';
-import type { RecipientContact } from './fan-out.ts';
+import type { RecipientContact } from './broadcast-render.ts';
 
 /** One page's arguments, as `paginate` hands them to its fetch. */
 type PageArgs = { where: ReturnType<typeof olderThan>; orderBy: typeof newestFirst; take: number; skip: number };
@@ -42,10 +42,15 @@ export function insertBroadcast(tx: Prisma.TransactionClient, row: Prisma.Broadc
   return tx.broadcast.create({ data: row });
 }
 
-/** A page of the organization's broadcasts, newest first; optionally of one status, and of one mode. */
-export function listBroadcastsPage(db: Db, orgId: string, status: BroadcastListQuery['status'], mode: KeyMode | undefined, { where, ...page }: PageArgs): Promise<BroadcastRow[]> {
+/** A page of the organization's broadcasts, newest first; optionally of one status, and of one mode. May be served by a replica. */
+export function listBroadcastsPage(
+  reads: Reads,
+  orgId: string,
+  { status, mode }: { status: BroadcastListQuery['status']; mode: KeyMode | undefined },
+  { where, ...page }: PageArgs,
+): Promise<BroadcastRow[]> {
   const filter = { orgId, ...ofMode(mode), ...(status && { status }) };
-  return db.broadcast.findMany({ where: { ...filter, ...where }, ...page });
+  return reads.run((db) => db.broadcast.findMany({ where: { ...filter, ...where }, ...page }));
 }
 
 /** Deletes the organization's broadcast while it is a draft (count 0 otherwise). */
@@ -61,8 +66,7 @@ export async function sendDraftBroadcast(
   tx: Prisma.TransactionClient,
   orgId: string,
   id: string,
-  mode: KeyMode | undefined,
-  { scheduledAt, now }: { scheduledAt: Date | null; now: Date },
+  { mode, scheduledAt, now }: { mode: KeyMode | undefined; scheduledAt: Date | null; now: Date },
 ): Promise<BroadcastRow | undefined> {
   // The template version is pinned now (the latest, when the draft named none): a later edit of the template
   // changes nothing a scheduled or sending broadcast says.
@@ -76,7 +80,12 @@ export async function sendDraftBroadcast(
 }
 
 /** The broadcast canceled while `scheduled` or `sending`; undefined otherwise (or not the organization's). */
-export async function cancelBroadcastRow(tx: Prisma.TransactionClient, orgId: string, id: string, mode: KeyMode | undefined, now: Date): Promise<BroadcastRow | undefined> {
+export async function cancelBroadcastRow(
+  tx: Prisma.TransactionClient,
+  orgId: string,
+  id: string,
+  { mode, now }: { mode: KeyMode | undefined; now: Date },
+): Promise<BroadcastRow | undefined> {
   const [row] = await tx.broadcast.updateManyAndReturn({
     where: { id, orgId, ...ofMode(mode), status: { in: ['scheduled', 'sending'] } },
     data: { status: 'canceled', canceledAt: now, updatedAt: now },
@@ -289,8 +298,10 @@ export type ChunkMessage = {
   segments?: number;
   errorCode?: string;
   errorMessage?: string;
-  /** Held by the broadcast's quiet hours until then (ISO); the message is `scheduled`. */
+  /** Held by the broadcast's quiet hours or `sendRate` until then (ISO); the message is `scheduled`, deferred until then. */
   scheduledAt?: string;
+  /** Why it is held (`deferredReason`), with `scheduledAt`. */
+  deferredReason?: 'quiet_hours' | 'send_rate';
 };
 
 export type ChunkMessages = { from: string; tracking: { opens: boolean; clicks: boolean }; messages: ChunkMessage[] };
@@ -308,8 +319,7 @@ const messageColumns = columnsOf(Prisma.MessageScalarFieldEnum);
  */
 export async function writeChunkMessages(
   db: Db,
-  broadcast: BroadcastRow,
-  chunk: number,
+  { broadcast, chunk }: { broadcast: BroadcastRow; chunk: number },
   { from, tracking, messages }: ChunkMessages,
   { now, provider }: { now: string; provider: ProviderName },
 ): Promise<{ queuedIds: string[]; deliveryIds: string[]; created: number; failed: number } | null> {
@@ -329,15 +339,15 @@ export async function writeChunkMessages(
     new_messages AS (
       INSERT INTO "Message" ("id", "orgId", "channelType", "direction", "to", "from", "subject", "html", "text", "body", "templateId",
         "templateVersion", "contactId", "broadcastId", "status", "segments", "provider", "mode", "errorCode", "errorMessage", "tags",
-        "scheduledAt", "failedAt", "trackOpens", "trackClicks", "createdAt", "updatedAt")
+        "scheduledAt", "deferredUntil", "deferredReason", "failedAt", "trackOpens", "trackClicks", "createdAt", "updatedAt")
       -- once per contact: a contact is in one chunk, and a chunk written before has its BroadcastChunk row already
       SELECT m."id", ${broadcast.orgId}, ${broadcast.channelType}::"ChannelType", 'outbound', m."to", ${from}, m."subject", m."html",
         m."text", m."body", ${broadcast.templateId}, ${broadcast.templateVersion}::int, m."contactId", ${broadcast.id},
         (CASE WHEN m."errorCode" IS NOT NULL THEN 'failed' WHEN m."scheduledAt" IS NOT NULL THEN 'scheduled' ELSE 'queued' END)::"MessageStatus",
         m."segments", ${provider}, ${broadcast.mode}::"ApiKeyMode", m."errorCode", m."errorMessage", ${broadcast.tags}::text[], m."scheduledAt",
-        CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${tracking.opens}, ${tracking.clicks}, ${now}::timestamp, ${now}::timestamp
+        m."scheduledAt", m."deferredReason", CASE WHEN m."errorCode" IS NULL THEN NULL ELSE ${now}::timestamp END, ${tracking.opens}, ${tracking.clicks}, ${now}::timestamp, ${now}::timestamp
       FROM json_to_recordset(${JSON.stringify(messages)}::json) AS m("id" text, "to" text, "contactId" text, "subject" text,
-        "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text, "scheduledAt" timestamp)
+        "html" text, "text" text, "body" text, "segments" int, "errorCode" text, "errorMessage" text, "scheduledAt" timestamp, "deferredReason" text)
       WHERE EXISTS (SELECT 1 FROM chunk_done)
       RETURNING ${messageColumns}),
     status_events AS (
@@ -358,7 +368,12 @@ export async function writeChunkMessages(
  * wait (queued or sending), counted up to `orgWindow`: it reads at most that many index entries, whatever the size
  * of the broadcasts.
  */
-export async function readChunkWindow(db: Db, orgId: string, broadcastId: string, chunk: number, orgWindow: number): Promise<{ written: boolean; waiting: number } | undefined> {
+export async function readChunkWindow(
+  db: Db,
+  orgId: string,
+  { broadcastId, chunk }: { broadcastId: string; chunk: number },
+  orgWindow: number,
+): Promise<{ written: boolean; waiting: number } | undefined> {
   const [row] = await db.$queryRaw<{ written: boolean; waiting: number }[]>`
     SELECT EXISTS (SELECT 1 FROM "BroadcastChunk" WHERE "broadcastId" = ${broadcastId} AND "chunk" = ${chunk}) AS "written",
       (SELECT count(*)::int FROM (
@@ -378,15 +393,15 @@ export function selectLostChunks(db: Db, broadcastId: string, chunkCount: number
 }
 
 /**
- * The broadcast becomes `sent` once every chunk is written and no message waits for a provider (none `scheduled` or
- * `queued`); undefined while not.
+ * The broadcast becomes `sent` once every chunk is written and no message waits for a provider (none `scheduled`,
+ * `queued` or `sending`: a message deferred for the provider's pace is `sending`); undefined while not.
  */
 export async function markBroadcastSentWhenDone(tx: Prisma.TransactionClient, broadcastId: string, at: string): Promise<BroadcastRow | undefined> {
   const [sent] = await tx.$queryRaw<BroadcastRow[]>`
       UPDATE "Broadcast" b SET "status" = 'sent', "completedAt" = ${at}::timestamp, "updatedAt" = ${at}::timestamp
       WHERE b."id" = ${broadcastId} AND b."status" = 'sending' AND b."startedAt" IS NOT NULL
         AND (SELECT count(*) FROM "BroadcastChunk" k WHERE k."broadcastId" = b."id") >= b."chunkCount"
-        AND NOT EXISTS (SELECT 1 FROM "Message" m WHERE m."broadcastId" = b."id" AND m."status" IN ('scheduled', 'queued'))
+        AND NOT EXISTS (SELECT 1 FROM "Message" m WHERE m."broadcastId" = b."id" AND m."status" IN ('scheduled', 'queued', 'sending'))
       RETURNING *`;
   return sent;
 }
@@ -408,4 +423,16 @@ export function findStrandedBroadcasts(db: Db, cutoff: Date): Promise<{ id: stri
     select: { id: true, status: true },
     take: 500,
   });
+}
+
+/** Up to `limit` ids of a broadcast's messages still held by its quiet hours (`scheduled`), for a cancel to cancel. */
+export async function listHeldBroadcastMessageIds(db: Db, orgId: string, broadcastId: string, limit: number): Promise<string[]> {
+  const rows = await db.message.findMany({ where: { orgId, broadcastId, status: 'scheduled' }, select: { id: true }, take: limit });
+  return rows.map((r) => r.id);
+}
+
+/** When a broadcast's messages held by quiet hours are due: the first and the last, or nulls when none is held. */
+export async function findHeldBroadcastMessagesDue(db: Db, orgId: string, broadcastId: string): Promise<{ first: Date | null; last: Date | null }> {
+  const found = await db.message.aggregate({ where: { orgId, broadcastId, status: 'scheduled' }, _min: { scheduledAt: true }, _max: { scheduledAt: true } });
+  return { first: found._min.scheduledAt, last: found._max.scheduledAt };
 }

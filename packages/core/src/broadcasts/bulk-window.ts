@@ -44,7 +44,7 @@ export function nextChunkJobs(config: Deps['config'], broadcastId: string, chunk
  */
 export async function windowOf(deps: Pick<Deps, 'db' | 'config'>, orgId: string, broadcastId: string, chunk: number): Promise<{ written: boolean; full: boolean }> {
   const { orgWindow, chunkSize } = deps.config.broadcasts;
-  const row = await readChunkWindow(deps.db, orgId, broadcastId, chunk, orgWindow);
+  const row = await readChunkWindow(deps.db, orgId, { broadcastId, chunk }, orgWindow);
   const waiting = row?.waiting ?? 0;
   return { written: row?.written ?? false, full: waiting > 0 && waiting + chunkSize > orgWindow };
 }

@@ -1,6 +1,7 @@
 export * from './broadcast.mapper.ts';
 export * from './broadcast.service.ts';
 export * from './fan-out.ts';
+export * from './broadcast-render.ts';
 export * from './unsubscribe-token.ts';
 export * from './unsubscribe.ts';
 export * from './broadcast-preview.ts';

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { OutgoingTransform } from '../messages/outgoing-message.ts';
 
 export type UnsubscribeSubject = { contactId: string; broadcastId: string };
 
@@ -66,3 +67,13 @@ export function listUnsubscribeHeaders(
   const link = unsubscribeUrl(publicApiUrl, secret, { contactId: message.contactId, broadcastId: message.broadcastId });
   return { 'List-Unsubscribe': `<${link}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }
+
+/** A broadcast's email carries its List-Unsubscribe header fields to whichever provider sends it (and in its source). */
+export const listUnsubscribeTransform: OutgoingTransform = {
+  name: 'list-unsubscribe',
+  stage: 'source',
+  rewriteFor({ config }, message) {
+    const headers = listUnsubscribeHeaders(config.publicApiUrl, config.broadcasts.unsubscribeSecret, message);
+    return headers && { email: (email) => ({ ...email, headers: { ...email.headers, ...headers } }) };
+  },
+};

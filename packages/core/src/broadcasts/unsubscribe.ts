@@ -4,7 +4,7 @@ import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { findOrganizationName } from '../organizations/organization.store.ts';
 import { findTopicName, unsubscribeContactFromTopic } from '../topics/topic.store.ts';
 import { countBroadcastUnsubscribe, findUnsubscribeBroadcast, suppressTestRecipient } from './broadcast.store.ts';
@@ -58,15 +58,14 @@ async function unsubscribeTarget(deps: Deps, target: UnsubscribeTarget): Promise
   if (target.topic) return unsubscribeFromTopic(deps, target, target.topic.id);
   const flag = target.channelType === 'email' ? 'emailSubscribed' : 'smsSubscribed';
   const now = deps.now();
-  const outbox = await deps.db.$transaction(async (tx) => {
-    const contact = await unsubscribeContactFromChannel(tx, target.orgId, target.contactId, flag, now);
-    if (!contact) return null;
+  return unitOfWork(deps, async (tx, outbox) => {
+    const contact = await unsubscribeContactFromChannel(tx, target.orgId, target.contactId, { flag, now });
+    if (!contact) return { changed: false };
     await syncUnsubscribes(tx, target.orgId, [contact], []);
     await countBroadcastUnsubscribe(tx, target.broadcastId);
-    return recordEvents(tx, [{ orgId: target.orgId, type: 'contact.unsubscribed', data: toContact(contact) }]);
+    outbox.add(await recordEvents(tx, [{ orgId: target.orgId, type: 'contact.unsubscribed', data: toContact(contact) }]));
+    return { changed: true };
   });
-  if (outbox) await dispatchOutbox(deps, outbox);
-  return { changed: outbox !== null };
 }
 
 /**
@@ -76,14 +75,13 @@ async function unsubscribeTarget(deps: Deps, target: UnsubscribeTarget): Promise
  */
 async function unsubscribeFromTopic(deps: Deps, target: UnsubscribeTarget, topicId: string): Promise<{ changed: boolean }> {
   const now = deps.now();
-  const outbox = await deps.db.$transaction(async (tx) => {
-    const contact = await unsubscribeContactFromTopic(tx, target.orgId, target.contactId, topicId, now);
-    if (!contact) return null;
+  return unitOfWork(deps, async (tx, outbox) => {
+    const contact = await unsubscribeContactFromTopic(tx, target.orgId, target.contactId, { topicId, now });
+    if (!contact) return { changed: false };
     await countBroadcastUnsubscribe(tx, target.broadcastId);
-    return recordEvents(tx, [{ orgId: target.orgId, type: 'contact.updated', data: toContact(contact) }]);
+    outbox.add(await recordEvents(tx, [{ orgId: target.orgId, type: 'contact.updated', data: toContact(contact) }]));
+    return { changed: true };
   });
-  if (outbox) await dispatchOutbox(deps, outbox);
-  return { changed: outbox !== null };
 }
 
 /** The test broadcast's unsubscribe: a test suppression of the contact's address, counted once by the broadcast. */

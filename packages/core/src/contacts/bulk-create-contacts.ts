@@ -2,7 +2,7 @@ import { CreateContactBody, type BulkCreateContactsResult, type RowError } from 
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { normalizeEmail, toContact, toE164, withoutNulls } from './contact-fields.ts';
 import { unknownTopicIds } from '../topics/contact-topics.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
@@ -85,7 +85,7 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
 
   const emails = candidates.flatMap((c) => (c.row.email ? [c.row.email] : []));
   const phones = candidates.flatMap((c) => (c.row.phone ? [c.row.phone] : []));
-  const { created, updated, outbox } = await deps.db.$transaction(async (tx) => {
+  const { created, updated } = await unitOfWork(deps, async (tx, outbox) => {
     const existing = await findContactsByAddress(tx, orgId, emails, phones);
     const byEmail = new Map(existing.flatMap((e) => (e.email ? [[e.email, e.id]] : [])));
     const byPhone = new Map(existing.flatMap((e) => (e.phone ? [[e.phone, e.id]] : [])));
@@ -117,12 +117,13 @@ export async function bulkCreateContacts(deps: Deps, orgId: string, rows: unknow
     // Request order, not the database's.
     const created = fresh.flatMap((f) => (byId.has(f.row.id) ? [byId.get(f.row.id)!] : []));
     const updated = updates.flatMap((u) => (byId.has(u.id) ? [byId.get(u.id)!] : []));
-    const outbox = await recordEvents(tx, [
-      ...created.map((contact) => ({ orgId, type: 'contact.created' as const, data: contact })),
-      ...updated.map((contact) => ({ orgId, type: 'contact.updated' as const, data: contact })),
-    ]);
-    return { created, updated, outbox };
+    outbox.add(
+      await recordEvents(tx, [
+        ...created.map((contact) => ({ orgId, type: 'contact.created' as const, data: contact })),
+        ...updated.map((contact) => ({ orgId, type: 'contact.updated' as const, data: contact })),
+      ]),
+    );
+    return { created, updated };
   });
-  await dispatchOutbox(deps, outbox);
   return { created, updated, errors: errors.sort((a, b) => a.index - b.index) };
 }

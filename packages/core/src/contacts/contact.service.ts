@@ -1,10 +1,19 @@
-import type { Contact, ContactFilterQuery, ContactListQuery, CreateContactBody, JsonValue, SegmentCriteria, UpdateContactBody } from '@tidings/contracts';
+import {
+  type Contact,
+  type ContactFilterQuery,
+  type ContactListQuery,
+  type CreateContactBody,
+  type JsonValue,
+  MAX_ATTRIBUTES,
+  type SegmentCriteria,
+  type UpdateContactBody,
+} from '@tidings/contracts';
 import type { Prisma } from '@tidings/db';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import type { Page } from '../pagination.ts';
 import { findSegment } from '../segments/find-segment.ts';
 import { requireTopicChoices } from '../topics/contact-topics.ts';
@@ -12,8 +21,6 @@ import { duplicateContact, normalizeEmail, requireE164, toContact, uniqueViolati
 import { contactConditions, deleteContactReturning, findContact, insertContact, lockContact, updateContactRow } from './contact.store.ts';
 import { queryContacts } from './query-contacts.ts';
 import { syncUnsubscribes } from './subscription-suppressions.ts';
-
-const MAX_ATTRIBUTES = 50;
 
 /** Runs a contact write, turning a unique-index violation into the 409 that names the field. */
 async function conflictsAs409<T>(write: () => Promise<T>): Promise<T> {
@@ -45,16 +52,15 @@ export async function createContact(deps: Deps, orgId: string, input: CreateCont
     smsSubscribed: input.smsSubscribed,
     topics,
   };
-  const { contact, outbox } = await conflictsAs409(() =>
-    deps.db.$transaction(async (tx) => {
+  return conflictsAs409(() =>
+    unitOfWork(deps, async (tx, outbox) => {
       const row = await insertContact(tx, data);
       await syncUnsubscribes(tx, orgId, [row], []);
       const contact = toContact(row);
-      return { contact, outbox: await recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]) };
+      outbox.add(await recordEvents(tx, [{ orgId, type: 'contact.created', data: contact }]));
+      return contact;
     }),
   );
-  await dispatchOutbox(deps, outbox);
-  return contact;
 }
 
 /**
@@ -90,7 +96,7 @@ export async function contactFilters(deps: Pick<Deps, 'db'>, orgId: string, quer
  * contact.list: newest first, with the filters of contactFilters; `segmentId` applies the segment's criteria in SQL.
  * @example await listContacts(deps, orgId, { limit: 20, offset: 0, segmentId: 'seg_...', subscribed: true })
  */
-export async function listContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
+export async function listContacts(deps: Pick<Deps, 'db' | 'reads'>, orgId: string, query: ContactListQuery): Promise<Page<Contact>> {
   return queryContacts(deps, orgId, await contactFilters(deps, orgId, query), query);
 }
 
@@ -112,8 +118,8 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
   const email = input.email === undefined ? undefined : input.email === null ? null : normalizeEmail(input.email);
   const phone = input.phone === undefined ? undefined : input.phone === null ? null : requireE164(input.phone);
   const topics = input.topics === undefined ? undefined : await requireTopicChoices(deps, orgId, input.topics);
-  const { contact, outbox } = await conflictsAs409(() =>
-    deps.db.$transaction(async (tx) => {
+  return conflictsAs409(() =>
+    unitOfWork(deps, async (tx, outbox) => {
       const current = await lockContact(tx, orgId, id);
       if (!current) throw new AppError('NOT_FOUND', 'Contact not found');
       const nextEmail = email === undefined ? current.email : email;
@@ -133,11 +139,10 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
       const resubscribed = [...(input.emailSubscribed === true && row.email ? [row.email] : []), ...(input.smsSubscribed === true && row.phone ? [row.phone] : [])];
       await syncUnsubscribes(tx, orgId, [row], resubscribed);
       const contact = toContact(row);
-      return { contact, outbox: await recordEvents(tx, [{ orgId, type: 'contact.updated', data: contact }]) };
+      outbox.add(await recordEvents(tx, [{ orgId, type: 'contact.updated', data: contact }]));
+      return contact;
     }),
   );
-  await dispatchOutbox(deps, outbox);
-  return contact;
 }
 
 /**
@@ -146,10 +151,9 @@ export async function updateContact(deps: Deps, orgId: string, id: string, input
  * @example await deleteContact(deps, orgId, id); // then contact.deleted is recorded
  */
 export async function deleteContact(deps: Deps, orgId: string, id: string): Promise<void> {
-  const outbox = await deps.db.$transaction(async (tx) => {
+  await unitOfWork(deps, async (tx, outbox) => {
     const row = await deleteContactReturning(tx, orgId, id);
     if (!row) throw new AppError('NOT_FOUND', 'Contact not found');
-    return recordEvents(tx, [{ orgId, type: 'contact.deleted', data: toContact(row) }]);
+    outbox.add(await recordEvents(tx, [{ orgId, type: 'contact.deleted', data: toContact(row) }]));
   });
-  await dispatchOutbox(deps, outbox);
 }

@@ -1,5 +1,5 @@
 import type { JsonValue, SegmentCriteria } from '@tidings/contracts';
-import { columnsOf, Prisma, type Contact as ContactRow, type Db } from '@tidings/db';
+import { columnsOf, Prisma, type Contact as ContactRow, type Db, type Reads } from '@tidings/db';
 import { compileCriteria, utcTimestamp } from '../segments/criteria.store.ts';
 
 /** A keyset position in `createdAt desc, id desc` order: the last row of the page before. */
@@ -83,6 +83,12 @@ export function listContactAddresses(db: Db, orgId: string, ids: string[]): Prom
   return db.contact.findMany({ where: { orgId, id: { in: ids } }, select: { id: true, email: true, phone: true } });
 }
 
+/** Contact `id` of the organization, or without one its newest contact: what a template preview fills `contact.*` from. */
+export function findPreviewContact(db: Db, orgId: string, id?: string): Promise<Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'> | null> {
+  const select = { id: true, email: true, phone: true, firstName: true, lastName: true, attributes: true };
+  return db.contact.findFirst({ where: { orgId, ...(id ? { id } : {}) }, select, orderBy: { createdAt: 'desc' } });
+}
+
 /** What a broadcast's template sees of the organization's contacts among `ids` (those deleted since are not there). */
 export function findRecipientContacts(db: Db, orgId: string, ids: string[]): Promise<Pick<ContactRow, 'id' | 'email' | 'phone' | 'firstName' | 'lastName' | 'attributes'>[]> {
   return db.contact.findMany({
@@ -119,8 +125,7 @@ export async function unsubscribeContactFromChannel(
   tx: Prisma.TransactionClient,
   orgId: string,
   contactId: string,
-  flag: 'emailSubscribed' | 'smsSubscribed',
-  now: Date,
+  { flag, now }: { flag: 'emailSubscribed' | 'smsSubscribed'; now: Date },
 ): Promise<ContactRow | undefined> {
   const [contact] = (await tx.contact.updateManyAndReturn({
     where: { id: contactId, orgId, [flag]: true },
@@ -157,39 +162,50 @@ export async function deleteContactReturning(tx: Prisma.TransactionClient, orgId
 /**
  * One page of the organization's contacts matching every condition in `where` (SQL over the alias `c`), newest first,
  * after the keyset position `after` or from `skip`. Raw SQL because segment criteria compile to SQL that Prisma's
- * query objects cannot express; everything here is bound parameters or fixed text.
+ * query objects cannot express; everything here is bound parameters or fixed text. May be served by a replica.
  */
-export async function selectContactsPage(db: Db, orgId: string, where: Prisma.Sql[], page: { after: After | undefined; take: number; skip: number }): Promise<ContactRow[]> {
+export async function selectContactsPage(reads: Reads, orgId: string, where: Prisma.Sql[], page: { after: After | undefined; take: number; skip: number }): Promise<ContactRow[]> {
   const conditions = [Prisma.sql`c."orgId" = ${orgId}`, ...where];
   if (page.after) {
     conditions.push(Prisma.sql`(c."createdAt", c."id") < (${utcTimestamp(page.after.createdAt)}, ${page.after.id})`);
   }
-  return db.$queryRaw<ContactRow[]>`
-    SELECT c.* FROM "Contact" c
-    WHERE ${Prisma.join(conditions, ' AND ')}
-    ORDER BY c."createdAt" DESC, c."id" DESC
-    LIMIT ${page.take} OFFSET ${page.skip}`;
+  return reads.run(
+    (db) => db.$queryRaw<ContactRow[]>`
+      SELECT c.* FROM "Contact" c
+      WHERE ${Prisma.join(conditions, ' AND ')}
+      ORDER BY c."createdAt" DESC, c."id" DESC
+      LIMIT ${page.take} OFFSET ${page.skip}`,
+  );
 }
 
-/** How many of the organization's contacts match every condition in `where`. */
-export async function countMatchingContacts(db: Db, orgId: string, where: Prisma.Sql[]): Promise<number> {
-  const [row] = await db.$queryRaw<{ count: bigint }[]>`
-    SELECT count(*) AS count FROM "Contact" c WHERE ${Prisma.join([Prisma.sql`c."orgId" = ${orgId}`, ...where], ' AND ')}`;
+/** How many of the organization's contacts match every condition in `where`. May be served by a replica. */
+export async function countMatchingContacts(reads: Reads, orgId: string, where: Prisma.Sql[]): Promise<number> {
+  const [row] = await reads.run(
+    (db) => db.$queryRaw<{ count: bigint }[]>`
+      SELECT count(*) AS count FROM "Contact" c WHERE ${Prisma.join([Prisma.sql`c."orgId" = ${orgId}`, ...where], ' AND ')}`,
+  );
   return Number(row?.count ?? 0);
 }
 
 /** Every attribute key any contact matching `where` (from `contactsMatching`) has, in order; for the export's columns. */
-export async function selectAttributeKeys(db: Db, where: Prisma.Sql): Promise<{ key: string }[]> {
-  return db.$queryRaw<{ key: string }[]>`
+export async function selectAttributeKeys(reads: Reads, where: Prisma.Sql): Promise<{ key: string }[]> {
+  return reads.run(
+    (db) => db.$queryRaw<{ key: string }[]>`
       SELECT DISTINCT k."key" FROM "Contact" c, jsonb_object_keys(CASE WHEN jsonb_typeof(c."attributes") = 'object' THEN c."attributes" ELSE '{}'::jsonb END) AS k("key")
-      WHERE ${where} ORDER BY k."key"`;
+      WHERE ${where} ORDER BY k."key"`,
+  );
 }
 
-/** One export batch of the contacts matching `where` (from `contactsMatching`), newest first, after `after` when given. */
-export async function selectExportBatch(db: Db, where: Prisma.Sql, after: After | null, limit: number): Promise<ContactRow[]> {
+/**
+ * One export batch of the contacts matching `where` (from `contactsMatching`), newest first, after `after` when given.
+ * May be served by a replica (the export's attribute keys too).
+ */
+export async function selectExportBatch(reads: Reads, where: Prisma.Sql, after: After | null, limit: number): Promise<ContactRow[]> {
   const page: Prisma.Sql = after ? Prisma.sql`AND (c."createdAt", c."id") < (${utcTimestamp(after.createdAt)}, ${after.id})` : Prisma.empty;
-  return db.$queryRaw<ContactRow[]>`
-          SELECT c.* FROM "Contact" c WHERE ${where} ${page} ORDER BY c."createdAt" DESC, c."id" DESC LIMIT ${limit}`;
+  return reads.run(
+    (db) => db.$queryRaw<ContactRow[]>`
+      SELECT c.* FROM "Contact" c WHERE ${where} ${page} ORDER BY c."createdAt" DESC, c."id" DESC LIMIT ${limit}`,
+  );
 }
 
 /** The organization's contacts that already have one of `emails` or `phones`: bulkCreate's one lookup. */

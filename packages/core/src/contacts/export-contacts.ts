@@ -35,9 +35,9 @@ const csvLine = (fields: unknown[]) => `${fields.map(csvField).join(',')}\r\n`;
  * one `jsonb_object_keys` query before the first row). An unknown `segmentId` is NOT_FOUND before anything is sent.
  * @example const csv = await exportContacts(deps, orgId, { subscribed: true }); return c.body(csv);
  */
-export async function exportContacts(deps: Pick<Deps, 'db'>, orgId: string, query: ContactFilterQuery): Promise<ReadableStream<Uint8Array>> {
+export async function exportContacts(deps: Pick<Deps, 'db' | 'reads'>, orgId: string, query: ContactFilterQuery): Promise<ReadableStream<Uint8Array>> {
   const where = contactsMatching(orgId, await contactFilters(deps, orgId, query));
-  const keys = (await selectAttributeKeys(deps.db, where)).map((row) => row.key);
+  const keys = (await selectAttributeKeys(deps.reads, where)).map((row) => row.key);
   const encoder = new TextEncoder();
   let after: { createdAt: Date; id: string } | null = null;
   let isHeaderSent = false;
@@ -48,7 +48,7 @@ export async function exportContacts(deps: Pick<Deps, 'db'>, orgId: string, quer
           isHeaderSent = true;
           return controller.enqueue(encoder.encode(csvLine([...FIXED_COLUMNS, ...keys.map((key) => `attributes.${key}`)])));
         }
-        const rows = await selectExportBatch(deps.db, where, after, EXPORT_BATCH_SIZE);
+        const rows = await selectExportBatch(deps.reads, where, after, EXPORT_BATCH_SIZE);
         if (rows.length === 0) return controller.close();
         const last = rows.at(-1)!;
         after = { createdAt: last.createdAt, id: last.id };

@@ -1,3 +1,4 @@
+import type { OrgContext } from '../request-context.ts';
 import type { AddEmailDomainBody, DnsRecord, EmailDomain, ListQuery, SetDefaultSenderBody, UpdateEmailDomainBody } from '@tidings/contracts';
 import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
 import { ProviderError, type KeyMode } from '@tidings/providers';
@@ -86,8 +87,8 @@ export async function addEmailDomain(deps: Deps, orgId: string, mode: KeyMode, i
 }
 
 /** emailDomain.list: newest first. */
-export async function listEmailDomains({ db }: Deps, orgId: string, query: ListQuery): Promise<Page<EmailDomain>> {
-  return paginate(query, (page) => listEmailDomainsPage(db, orgId, page), toEmailDomain);
+export async function listEmailDomains({ reads }: Pick<Deps, 'reads'>, orgId: string, query: ListQuery): Promise<Page<EmailDomain>> {
+  return paginate(query, (page) => listEmailDomainsPage(reads, orgId, page), toEmailDomain);
 }
 
 /** emailDomain.get: with the DNS status of each record as last checked. */
@@ -98,9 +99,9 @@ export async function getEmailDomain(deps: Deps, orgId: string, id: string): Pro
 /**
  * emailDomain.setDefault: the sender message.send uses when `from` is absent. The address must be on this domain.
  * A test key (`mode`) may not change a domain provisioned at a real provider (403).
- * @example await setDefaultSender(deps, orgId, id, { fromName: 'Acme', fromAddress: 'hello@example.com' });
+ * @example await setDefaultSender({ deps, orgId }, id, { fromName: 'Acme', fromAddress: 'hello@example.com' });
  */
-export async function setDefaultSender(deps: Deps, orgId: string, id: string, input: SetDefaultSenderBody, mode?: KeyMode): Promise<EmailDomain> {
+export async function setDefaultSender({ deps, orgId, mode }: OrgContext, id: string, input: SetDefaultSenderBody): Promise<EmailDomain> {
   const domain = await findEmailDomain(deps, orgId, id);
   refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
   const fromAddress = input.fromAddress.trim();
@@ -117,9 +118,9 @@ export async function setDefaultSender(deps: Deps, orgId: string, id: string, in
 /**
  * emailDomain.update: the domain's tracking settings, for messages accepted afterwards. A test key (`mode`) may not
  * change a domain provisioned at a real provider (403).
- * @example await updateEmailDomain(deps, orgId, id, { clickTracking: true });
+ * @example await updateEmailDomain({ deps, orgId }, id, { clickTracking: true });
  */
-export async function updateEmailDomain(deps: Deps, orgId: string, id: string, input: UpdateEmailDomainBody, mode?: KeyMode): Promise<EmailDomain> {
+export async function updateEmailDomain({ deps, orgId, mode }: OrgContext, id: string, input: UpdateEmailDomainBody): Promise<EmailDomain> {
   const domain = await findEmailDomain(deps, orgId, id);
   refuseTestKeyOnProviderBacked(mode, domain.provider, `Email domain ${domain.name}`);
   const row = await auditedChange(deps, { orgId, action: 'emailDomain.updated', targetId: domain.id }, (tx) =>

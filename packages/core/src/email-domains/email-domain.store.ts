@@ -1,4 +1,4 @@
-import type { Db, EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
+import type { Db, EmailDomain as EmailDomainRow, Prisma, Reads } from '@tidings/db';
 
 /** The arguments `paginate` gives for one page. */
 type PageArgs = { where: Prisma.EmailDomainWhereInput; orderBy: Prisma.EmailDomainOrderByWithRelationInput[]; take: number; skip: number };
@@ -18,8 +18,9 @@ export function insertEmailDomain(tx: Prisma.TransactionClient, row: Prisma.Emai
   return tx.emailDomain.create({ data: row });
 }
 
-export function listEmailDomainsPage(db: Db, orgId: string, { where, ...page }: PageArgs): Promise<EmailDomainRow[]> {
-  return db.emailDomain.findMany({ where: { orgId, ...where }, ...page });
+/** A page of the organization's sending domains. May be served by a replica. */
+export function listEmailDomainsPage(reads: Reads, orgId: string, { where, ...page }: PageArgs): Promise<EmailDomainRow[]> {
+  return reads.run((db) => db.emailDomain.findMany({ where: { orgId, ...where }, ...page }));
 }
 
 export function updateEmailDomainDefaultSender(
@@ -96,4 +97,9 @@ export function listSenderDomains(
     orderBy: { createdAt: 'asc' },
     select: { name: true, defaultFromAddress: true, defaultFromName: true, openTracking: true, clickTracking: true },
   });
+}
+
+/** Marks a domain verified with every record verified (a development install's shortcut past DNS). */
+export function markEmailDomainRowVerified(tx: Prisma.TransactionClient, id: string, records: Prisma.InputJsonValue, now: Date): Promise<EmailDomainRow> {
+  return tx.emailDomain.update({ where: { id }, data: { status: 'verified', records, verifiedAt: now, lastCheckedAt: now } });
 }

@@ -4,7 +4,7 @@ import type { EmailDomain as EmailDomainRow, Prisma } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { checkDnsRecords, createDnsResolver } from './dns-check.ts';
 import { findEmailDomain, toEmailDomain } from './email-domain.service.ts';
@@ -49,7 +49,7 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
   const status = nextStatus(row, records, now, verdict);
   const changed = status !== row.status;
 
-  const { updated, outbox } = await deps.db.$transaction(async (tx) => {
+  const updated = await unitOfWork(deps, async (tx, outbox) => {
     const data = {
       records: records as Prisma.InputJsonValue,
       status,
@@ -58,11 +58,11 @@ async function checkDomain(deps: Deps, row: EmailDomainRow, resolver: dns.Resolv
     };
     const { count } = await updateEmailDomainCheckIfStatus(tx, row.id, row.status, data);
     const current = await findEmailDomainByIdOrThrow(tx, row.id);
-    if (count === 0 || !changed) return { updated: current, outbox: [] };
+    if (count === 0 || !changed) return current;
     const type = status === 'verified' ? 'emailDomain.verified' : 'emailDomain.failed';
-    return { updated: current, outbox: await recordEvents(tx, [{ orgId: row.orgId, type, data: toEmailDomain(current) as Prisma.InputJsonValue }]) };
+    outbox.add(await recordEvents(tx, [{ orgId: row.orgId, type, data: toEmailDomain(current) as Prisma.InputJsonValue }]));
+    return current;
   });
-  await dispatchOutbox(deps, outbox);
 
   if (changed && status === 'verified' && provider.verify && row.providerDomainId) {
     // Our check passed; the provider runs its own before it sends. Best effort: a later verify asks again.

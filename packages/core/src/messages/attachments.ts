@@ -48,13 +48,19 @@ export function pathPolicyOf(config: Deps['config']): PathPolicy {
  * Checks an email's attachments and prepares them for storing: at most 40 MiB decoded together, each `path` an
  * https URL whose host resolves to public addresses only (the send-worker's fetch uses the same rule). Returns the
  * metadata for the message row and the decoded bytes to store once; nothing is stored here. Every problem is
- * BAD_REQUEST naming `attachments.<index>.<field>`.
+ * BAD_REQUEST naming `attachments.<index>.<field>`. `decoded`: the bytes of attachments the caller has decoded
+ * already, by index (see SendOptions' `attachmentBytes`); those attachments' `content` is left empty.
  * @example const { attachments, contents } = await prepareAttachments(item, orgId, pathPolicyOf(deps.config));
  */
-export async function prepareAttachments(item: SendMessageBody, orgId: string, policy: PathPolicy): Promise<{ attachments: StoredAttachment[]; contents: StoredContent[] }> {
+export async function prepareAttachments(
+  item: SendMessageBody,
+  orgId: string,
+  policy: PathPolicy,
+  decoded: readonly (Buffer | undefined)[] = [],
+): Promise<{ attachments: StoredAttachment[]; contents: StoredContent[] }> {
   const given = item.attachments ?? [];
   if (given.length === 0) return { attachments: [], contents: [] };
-  const total = given.reduce((sum, a) => sum + (a.content === undefined ? 0 : base64DecodedSize(a.content)), 0);
+  const total = given.reduce((sum, a, index) => sum + (decoded[index]?.length ?? (a.content === undefined ? 0 : base64DecodedSize(a.content))), 0);
   if (total > MESSAGE_LIMITS.attachmentBytes) {
     throw new AppError('BAD_REQUEST', `attachments: at most ${MESSAGE_LIMITS.attachmentBytes} bytes decoded per message (got ${total})`);
   }
@@ -75,12 +81,12 @@ export async function prepareAttachments(item: SendMessageBody, orgId: string, p
   }
   // Only now, with everything checked, is anything decoded: once, into the Buffer that is stored.
   const contents: StoredContent[] = [];
-  const attachments = given.map((a): StoredAttachment => {
+  const attachments = given.map((a, index): StoredAttachment => {
     const id = newId('att');
     const extension = a.filename.includes('.') ? a.filename.slice(a.filename.lastIndexOf('.') + 1).toLowerCase() : '';
     const metadata = { id, filename: a.filename, contentType: a.contentType ?? TYPES[extension] ?? 'application/octet-stream', contentId: a.contentId ?? null };
     if (a.path !== undefined) return { ...metadata, size: null, path: a.path };
-    const bytes = Buffer.from(a.content!, 'base64');
+    const bytes = decoded[index] ?? Buffer.from(a.content!, 'base64');
     contents.push({ key: id, orgId, bytes });
     return { ...metadata, size: bytes.length };
   });

@@ -2,7 +2,7 @@ import type { Message } from '@tidings/contracts';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { toMessage } from './message.mapper.ts';
 import { changeMessageStatus } from './message-status.ts';
 import { findMessageRef, findMessageStatusOrThrow } from './message.store.ts';
@@ -15,12 +15,19 @@ import { findMessageRef, findMessageStatusOrThrow } from './message.store.ts';
  */
 export async function cancelMessage(deps: Deps, orgId: string, id: string, mode?: KeyMode): Promise<Message> {
   const current = foundOr404(await findMessageRef(deps.db, orgId, id, mode), 'Message');
-  const moved = await changeMessageStatus(deps.db, current.id, { status: 'canceled', at: deps.now() });
-  if (!moved) {
-    const now = await findMessageStatusOrThrow(deps.db, id);
-    throw new AppError('CONFLICT', `Message is ${now.status}: only scheduled or queued messages can be canceled`);
-  }
-  await dispatchOutbox(deps, moved.outbox);
+  const moved = await unitOfWork(
+    deps,
+    async (db, outbox) => {
+      const moved = await changeMessageStatus(db, current.id, { status: 'canceled', at: deps.now() });
+      if (!moved) {
+        const now = await findMessageStatusOrThrow(db, id);
+        throw new AppError('CONFLICT', `Message is ${now.status}: only scheduled or queued messages can be canceled`);
+      }
+      outbox.add(moved.outbox);
+      return moved;
+    },
+    { transaction: false },
+  );
   // Best effort: the job would finish without sending anyway; a waiting or delayed job can simply go.
   await deps.queues[current.channelType].remove(id).catch(() => 0);
   return toMessage(moved.row);

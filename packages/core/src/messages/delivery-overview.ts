@@ -19,10 +19,10 @@ export const SETTLED_AFTER_DAYS = 3;
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /** The settled days of the range, from MessageDayCount; those not kept yet are counted in one scan and kept. */
-async function settledCounts(deps: Pick<Deps, 'db'>, orgId: string, days: string[]): Promise<DailyDeliveryCounts[]> {
+async function settledCounts(deps: Pick<Deps, 'db' | 'reads'>, orgId: string, days: string[]): Promise<DailyDeliveryCounts[]> {
   if (days.length === 0) return [];
   const kept = await findMessageDayCounts(
-    deps.db,
+    deps.reads,
     orgId,
     days.map((day) => new Date(`${day}T00:00:00Z`)),
   );
@@ -32,7 +32,7 @@ async function settledCounts(deps: Pick<Deps, 'db'>, orgId: string, days: string
   if (missing.length > 0) {
     const from = new Date(`${missing[0]}T00:00:00Z`);
     const to = new Date(Date.parse(`${missing.at(-1)}T00:00:00Z`) + DAY_MS);
-    const counted = (await countMessagesByDay(deps.db, orgId, from, to)).filter((row) => missing.includes(row.day));
+    const counted = (await countMessagesByDay(deps.reads, orgId, from, to)).filter((row) => missing.includes(row.day));
     const data = missing.map((day) => ({
       orgId,
       day: new Date(`${day}T00:00:00Z`),
@@ -54,12 +54,12 @@ function totalsOf(rows: DailyDeliveryCounts[]): DeliveryTotals {
 /**
  * Outbound messages per UTC day and channel over the last `days` days (today included), by where they ended:
  * `sent` reached a provider (sent, delivered, bounced or undelivered), `delivered`, `bounced`, and `failed` (failed
- * or undelivered). The delivery rate is delivered over those with an outcome, the bounce rate bounced over sent.
+ * or undelivered; not a send refused to a suppressed recipient, which is no failure of delivery). The delivery rate is delivered over those with an outcome, the bounce rate bounced over sent.
  * Days older than {@link SETTLED_AFTER_DAYS} come from MessageDayCount (counted the first time they are needed), so
  * a view scans only the last few days' messages, however many the 30 days hold (`npm run bench:overview`).
  * @example const overview = await getDeliveryOverview(deps, orgId); overview.totals.all.deliveryRate // 0.97
  */
-export async function getDeliveryOverview(deps: Pick<Deps, 'db' | 'now'>, orgId: string, days = 30): Promise<DeliveryOverview> {
+export async function getDeliveryOverview(deps: Pick<Deps, 'db' | 'reads' | 'now'>, orgId: string, days = 30): Promise<DeliveryOverview> {
   const now = deps.now();
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const dayList = Array.from({ length: days }, (_, i) => dayOf(today - (days - 1 - i) * DAY_MS));
@@ -70,7 +70,7 @@ export async function getDeliveryOverview(deps: Pick<Deps, 'db' | 'now'>, orgId:
       orgId,
       dayList.filter((day) => Date.parse(`${day}T00:00:00Z`) < liveFrom),
     ),
-    countMessagesByDay(deps.db, orgId, new Date(Math.max(liveFrom, today - (days - 1) * DAY_MS)), new Date(today + DAY_MS)),
+    countMessagesByDay(deps.reads, orgId, new Date(Math.max(liveFrom, today - (days - 1) * DAY_MS)), new Date(today + DAY_MS)),
   ]);
   const counts = [...settled, ...live].sort((a, b) => a.day.localeCompare(b.day) || a.channelType.localeCompare(b.channelType));
   const byChannel = (channel: Channel) => counts.filter((row) => row.channelType === channel);

@@ -48,11 +48,27 @@ export async function fillInProvider(db: Db, messageId: string, sent: { provider
   await db.message.updateMany({ where: { id: messageId, providerMessageId: null }, data: sent });
 }
 
+/**
+ * A message still `sending` waits for a provider's pace: the attempt its claim counted is given back (waiting is no
+ * attempt), and when and why it waits are shown. A transactional message's `deferredUntil` is also the slot it holds.
+ */
+export async function recordDeferral(db: Db, messageId: string, deferral: { until: Date; reason: string }): Promise<void> {
+  await db.message.updateMany({
+    where: { id: messageId, status: 'sending', attempts: { gt: 0 } },
+    data: { attempts: { decrement: 1 }, deferredUntil: deferral.until, deferredReason: deferral.reason },
+  });
+}
+
 /** Shows the error on a message still `sending` and adds a `sending` history entry naming the provider and the error. */
-export async function recordSendingError(db: Db, messageId: string, error: { code: string; message: string }, provider: string | null, at: Date): Promise<void> {
+export async function recordSendingError(
+  db: Db,
+  messageId: string,
+  { error, provider, at }: { error: { code: string; message: string }; provider: string | null; at: Date },
+): Promise<void> {
   await db.$executeRaw`
     WITH updated AS (
-      UPDATE "Message" SET "errorCode" = ${error.code}, "errorMessage" = ${error.message}, "updatedAt" = ${at.toISOString()}::timestamp
+      UPDATE "Message" SET "errorCode" = ${error.code}, "errorMessage" = ${error.message}, "deferredUntil" = NULL, "deferredReason" = NULL,
+        "updatedAt" = ${at.toISOString()}::timestamp
       WHERE "id" = ${messageId} AND "status" = 'sending' RETURNING "id")
     INSERT INTO "MessageStatusEvent" ("messageId", "status", "provider", "errorCode", "errorMessage", "createdAt")
     SELECT "id", 'sending', ${provider}, ${error.code}, ${error.message}, ${at.toISOString()}::timestamp FROM updated`;

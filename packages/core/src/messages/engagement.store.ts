@@ -1,7 +1,7 @@
 import { type Db, Prisma, queryRows } from '@tidings/db';
 import { eventsCte } from '../event.store.ts';
 import type { EventType } from '../events.ts';
-import { messageJsonSql } from './message-read.store.ts';
+import { messageJsonSql } from './message-json.store.ts';
 import { claimProviderEventSql } from './message.store.ts';
 
 /** A click on the same link of the same message within this window of the last one recorded is the same click
@@ -32,7 +32,7 @@ export type MessageEngagement = {
 export async function engageMessage(
   db: Db,
   engagement: MessageEngagement,
-): Promise<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null } | undefined> {
+): Promise<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null; orgId: string } | undefined> {
   const { kind, link, at, event } = engagement;
   const sets = [Prisma.sql`"updatedAt" = ${at}::timestamp`];
   if (kind === 'opened' || kind === 'clicked') sets.push(Prisma.sql`"openedAt" = coalesce("openedAt", ${at}::timestamp)`);
@@ -58,7 +58,7 @@ export async function engageMessage(
   const claimed = engagement.claim ? claimProviderEventSql(engagement.claim.provider, engagement.claim.eventId) : Prisma.sql`SELECT 1`;
   // through pg, prepared by name per connection (queryRows): a click or an open is one statement, and Prisma's raw-query
   // plumbing cost more than its round trip
-  const [row] = await queryRows<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null }>(
+  const [row] = await queryRows<{ deliveryIds: string[]; deliveriesCreatedAt: Date | null; broadcastId: string | null; orgId: string }>(
     db,
     Prisma.sql`
     WITH claimed AS (${claimed}),
@@ -70,7 +70,7 @@ export async function engageMessage(
       SELECT "id", "status", ${kind}::"MessageActivity", ${link}, ${at}::timestamp FROM engaged),
     suppressed AS (${suppress}),
     ${eventsCte(Prisma.sql`SELECT ${event.id}, m."orgId", ${event.type}, ${data}, NULL::text FROM engaged m`)}
-    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt", "broadcastId" FROM engaged`,
+    SELECT ARRAY(SELECT "id" FROM new_deliveries) AS "deliveryIds", (SELECT max("createdAt") FROM new_deliveries) AS "deliveriesCreatedAt", "broadcastId", "orgId" FROM engaged`,
   );
   return row;
 }

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
-import { deliveryJobs, deliveryLaneOf } from '../events.ts';
+import { deliveryJobs, deliveryLaneOf } from '../outbox.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { engageMessage } from './engagement.store.ts';
 import { EVENT_OF_STATUS } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
@@ -76,17 +76,16 @@ export async function recordTrackingHit(deps: Deps, subject: TrackingSubject, us
 
 async function engage(deps: Deps, engagement: Engagement): Promise<boolean> {
   const at = deps.now().toISOString();
-  const row = await engageMessage(deps.db, { ...engagement, at, event: { id: newId('evt'), type: EVENT_OF_STATUS[engagement.kind]! } });
-  if (!row) return false;
-  if (row.deliveryIds.length > 0) {
-    // a broadcast's engagement goes to the bulk webhook lane, as its other events do
-    await dispatchOutbox(
-      deps,
-      deliveryJobs(
-        row.deliveryIds.map((id) => ({ id, createdAt: row.deliveriesCreatedAt })),
-        deliveryLaneOf(row),
-      ),
-    );
-  }
-  return true;
+  return unitOfWork(
+    deps,
+    async (db, outbox) => {
+      const row = await engageMessage(db, { ...engagement, at, event: { id: newId('evt'), type: EVENT_OF_STATUS[engagement.kind]! } });
+      if (!row) return false;
+      // a broadcast's engagement goes to the bulk webhook lane, as its other events do
+      const deliveries = row.deliveryIds.map((id) => ({ id, orgId: row.orgId, createdAt: row.deliveriesCreatedAt }));
+      outbox.add(deliveryJobs(deliveries, deliveryLaneOf(row)));
+      return true;
+    },
+    { transaction: false },
+  );
 }

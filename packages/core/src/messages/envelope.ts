@@ -17,9 +17,8 @@ function addresses(field: string, list: string[], allowName: boolean): string[] 
 }
 
 /**
- * Checks and normalizes what goes around the content: email's `cc`, `bcc` (with the `toCount` To recipients at most
- * 50) and
- * `replyTo` (display names allowed), `headers` (names checked by the schema), SMS's `mediaUrls`; a field of the
+ * Checks and normalizes what goes around the content: email's `cc` (display names kept), `bcc` (with the `toCount`
+ * To recipients at most 50) and `replyTo` (display names kept), `headers` (names checked by the schema), SMS's `mediaUrls`; a field of the
  * other channel is BAD_REQUEST naming it.
  * @example resolveEnvelope({ channelType: 'email', cc: ['Bo@Example.com'] }) // { cc: ['bo@example.com'], bcc: [], ... }
  */
@@ -30,7 +29,7 @@ export function resolveEnvelope(item: SendMessageBody, toCount = 1): Envelope {
     return { cc: [], bcc: [], replyTo: [], headers: {}, mediaUrls: item.mediaUrls ?? [] };
   }
   if (item.mediaUrls !== undefined) throw new AppError('BAD_REQUEST', 'mediaUrls: not allowed for channelType email');
-  const cc = addresses('cc', item.cc ?? [], false);
+  const cc = addresses('cc', item.cc ?? [], true);
   const bcc = addresses('bcc', item.bcc ?? [], false);
   const count = toCount + cc.length + bcc.length;
   if (count > MESSAGE_LIMITS.recipients) {

@@ -6,37 +6,24 @@ import type { Deps } from '../deps.ts';
 import { findVerifiedDomainOwner } from '../email-domains/email-domain.store.ts';
 import { recordEvents, type NewEvent } from '../events.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { findNumberOwner } from '../phone-numbers/phone-number.store.ts';
 import { recordSmsOptIn, recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { toMessage } from './message.mapper.ts';
 import { claimProviderEvent, findInboundMessage, insertReceivedMessage, lockInboundMessage } from './message.store.ts';
 import { parseEmail } from './recipients.ts';
-import { modeOfProvider, type KeyMode } from '@tidings/providers';
+import { type CallbackInbound, modeOfProvider, type KeyMode } from '@tidings/providers';
 import { countSmsSegments } from '../sms/segments.ts';
 import { smsKeywordOf, type SmsKeyword } from './sms-keywords.ts';
 import { recordKeywordReply } from '../sms/keyword-replies.ts';
 
-/** A message someone sent to one of an organization's numbers or addresses, as any provider reports it. */
-export type InboundMessage = {
-  /** Who received it: `telnyx`, `resend`, any other provider, or `sandbox` (sandbox.inbound). */
-  provider: string;
-  /** Known for the sandbox (the caller's key); for a provider, found from `to` (the number, or the address's domain). */
-  orgId?: string;
-  channelType: 'email' | 'sms';
-  /** The provider's id of the inbound message: a repeated callback with it records nothing twice. */
-  providerMessageId?: string | null;
-  /** The provider's id of the callback's event: a replay, even a concurrent one, records nothing. */
-  eventId?: string;
-  /** The sender (their address or number). */
-  from: string;
-  /** Ours: the number or address it was sent to. */
-  to: string;
-  body?: string | null;
-  subject?: string | null;
-  text?: string | null;
-  html?: string | null;
-};
+/**
+ * A message someone sent to one of an organization's numbers or addresses, as any provider reports it: a provider
+ * callback's inbound report (CallbackInbound, which documents its fields), with who received it (`provider`:
+ * `telnyx`, `resend`, any other, or `sandbox` for sandbox.inbound) and, for the sandbox, the organization (the
+ * caller's key; for a provider it is found from `to`). The sandbox may leave the provider's id out.
+ */
+export type InboundMessage = Omit<CallbackInbound, 'kind' | 'providerMessageId'> & { provider: string; orgId?: string; providerMessageId?: string | null };
 
 const modeOf = (inbound: InboundMessage): KeyMode => modeOfProvider(inbound.provider);
 
@@ -52,6 +39,14 @@ const normalize = (channelType: 'email' | 'sms', address: string) =>
 async function findOwner({ db }: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
   if (channelType === 'sms') return (await findNumberOwner(db, to))?.orgId ?? null;
   return findVerifiedDomainOwner(db, to.slice(to.lastIndexOf('@') + 1));
+}
+
+/**
+ * The organization an inbound message to `to` is for (see findOwner), or null: asked before fetching the content of
+ * one whose callback carries none.
+ */
+export function findInboundOwner(deps: Pick<Deps, 'db'>, channelType: 'email' | 'sms', to: string): Promise<string | null> {
+  return findOwner(deps, channelType, normalize(channelType, to));
 }
 
 /**
@@ -76,13 +71,13 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
   const providerMessageId = inbound.providerMessageId ?? null;
   const keyword = inbound.channelType === 'sms' ? smsKeywordOf(inbound.body) : null;
   const now = deps.now();
-  const recorded = await deps.db.$transaction(async (tx) => {
+  const recorded = await unitOfWork(deps, async (tx, outbox) => {
     if (inbound.eventId && !(await claimProviderEvent(tx, inbound.provider, inbound.eventId))) return null; // a replay
     if (providerMessageId) {
       // the same callback delivered twice at once: the second waits for the first's commit, then finds its message
       await lockInboundMessage(tx, inbound.provider, providerMessageId);
       const earlier = await findInboundMessage(tx, orgId, inbound.provider, providerMessageId);
-      if (earlier) return { message: toMessage(earlier), outbox: [], isRepeat: true };
+      if (earlier) return { message: toMessage(earlier), isRepeat: true };
     }
     const contact = await findContactIdByAddress(tx, orgId, inbound.channelType, from);
     const row: MessageRow = await insertReceivedMessage(tx, {
@@ -111,9 +106,10 @@ export async function receiveInboundMessage(deps: Deps, inbound: InboundMessage)
     if (keyword === 'stop') events.push(...(await recordSmsOptOut(tx, orgId, from, modeOf(inbound))));
     if (keyword === 'start') events.push(...(await recordSmsOptIn(tx, orgId, from, modeOf(inbound))));
     const reply = keyword ? await recordKeywordReply(deps, tx, { orgId, mode: modeOf(inbound), keyword, inbound: row }) : { events: [], jobs: [] };
-    return { message, outbox: [...reply.jobs, ...(await recordEvents(tx, [...events, ...reply.events]))], isRepeat: false };
+    outbox.add(reply.jobs);
+    outbox.add(await recordEvents(tx, [...events, ...reply.events]));
+    return { message, isRepeat: false };
   });
   if (!recorded) return { message: null, keyword: null }; // a replay of an event already recorded
-  await dispatchOutbox(deps, recorded.outbox);
   return { message: recorded.message, keyword: recorded.isRepeat ? null : keyword };
 }

@@ -5,55 +5,29 @@ import {
   type MessageStatusEvent as MessageStatusEventRow,
   Prisma,
   queryPrepared,
+  type Reads,
 } from '@tidings/db';
+import type { Message, MessageListQuery } from '@tidings/contracts';
 import type { KeyMode } from '@tidings/providers';
 import { olderThanSql } from '../pagination.ts';
-import type { MessageFilter } from './query-messages.ts';
 import { normalizeRecipient } from './recipients.ts';
-
-const sqlIso = (column: string) => `to_char(m."${column}", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/** `toMessage` in SQL, field by field in its order, over a row aliased `m` (test/message-json.test.ts holds the two equal). */
-const MESSAGE_FIELDS: [name: string, sql: string][] = [
-  ...['id', 'channelType', 'direction', 'to'].map((name): [string, string] => [name, `m."${name}"`]),
-  ['toAll', `array_prepend(m."to", coalesce(m."additionalTo", '{}'))`],
-  ['from', 'm."from"'],
-  ...['cc', 'bcc', 'replyTo'].map((name): [string, string] => [name, `m."${name}"`]),
-  ['headers', `coalesce(m."headers", '{}'::jsonb)`],
-  ...['subject', 'text', 'html', 'body'].map((name): [string, string] => [name, `m."${name}"`]),
-  ['mediaUrls', 'm."mediaUrls"'],
-  [
-    'attachments',
-    // most messages have none: the subquery per row was a fifth of a list page's time in Postgres
-    `CASE WHEN m."attachments" = '[]'::jsonb THEN m."attachments" ELSE (SELECT coalesce(jsonb_agg(jsonb_build_object('id', a->'id', 'filename', a->'filename', 'contentType', a->'contentType',
-    'size', a->'size', 'contentId', a->'contentId') ORDER BY n), '[]'::jsonb) FROM jsonb_array_elements(m."attachments") WITH ORDINALITY AS x(a, n)) END`,
-  ],
-  ...['templateId', 'templateVersion', 'contactId', 'broadcastId', 'status', 'segments', 'provider', 'mode', 'providerMessageId'].map((name): [string, string] => [
-    name,
-    `m."${name}"`,
-  ]),
-  ['error', `CASE WHEN m."errorCode" IS NULL THEN NULL ELSE jsonb_build_object('code', m."errorCode", 'message', coalesce(m."errorMessage", '')) END`],
-  ['attempts', 'm."attempts"'],
-  ['tags', 'm."tags"'],
-  ['metadata', `coalesce(m."metadata", '{}'::jsonb)`],
-  ...['scheduledAt', 'sentAt', 'deliveredAt', 'failedAt', 'openedAt', 'clickedAt', 'createdAt', 'updatedAt'].map((name): [string, string] => [name, sqlIso(name)]),
-];
-
-/** The message as a jsonb value, for statements that change a message and record its event in one go. */
-export const messageJsonSql = Prisma.raw(`jsonb_build_object(${MESSAGE_FIELDS.map(([name, sql]) => `'${name}', ${sql}`).join(', ')})`);
+import { messageColumnsSql } from './message-json.store.ts';
 
 /**
- * The message as columns named like its fields, for `row_to_json` over them: JSON text with `toMessage`'s key order,
- * which a list can hand to the client as it is.
+ * message.list's filters, `mode` (an API key sees only its own mode's messages; the dashboard gives none and sees
+ * all), and `provider` for the dashboard's sandbox inbox. `provider` has no index of its own: it
+ * filters the `(orgId, createdAt, id)` scan, which is short where the sandbox is most of the traffic (test
+ * organizations, installs without provider credentials).
  */
-export const messageColumnsSql = Prisma.raw(MESSAGE_FIELDS.map(([name, sql]) => `${sql} AS "${name}"`).join(', '));
+export type MessageFilter = MessageListQuery & { provider?: Message['provider']; mode?: KeyMode };
 
 /**
  * One page of message.list (`limit + 1` rows, to learn whether there are more), newest first, each message as the
  * JSON text of the API's view, built by Postgres. Each equality filter has an index `(orgId, <filter>, createdAt desc,
- * id desc)` and `tag` a GIN index, so a page stays an index scan at millions of messages per organization.
+ * id desc)` and `tag` a GIN index, so a page stays an index scan at millions of messages per organization. May be
+ * served by a replica.
  */
-export async function listMessagesPageJson(db: Db, orgId: string, query: MessageFilter): Promise<{ id: string; createdAt: string; json: string }[]> {
+export async function listMessagesPageJson(reads: Reads, orgId: string, query: MessageFilter): Promise<{ id: string; createdAt: string; json: string }[]> {
   const filters = [
     Prisma.sql`m."orgId" = ${orgId}`,
     query.mode && Prisma.sql`m."mode" = ${query.mode}::"ApiKeyMode"`,
@@ -79,7 +53,7 @@ export async function listMessagesPageJson(db: Db, orgId: string, query: Message
   // Planned once: over a year of monthly partitions, planning a page for its values cost as much as reading it, and
   // each filter but `tag` has its own (orgId, filter, createdAt, id) index whatever the value. A tag may be on most
   // messages or on a few (GIN index or not): planned for its value.
-  const { rows } = await queryPrepared<{ id: string; createdAt: string; json: string }>(db, statement, { genericPlan: !query.tag });
+  const { rows } = await reads.run((db) => queryPrepared<{ id: string; createdAt: string; json: string }>(db, statement, { genericPlan: !query.tag }));
   return rows;
 }
 
@@ -110,28 +84,42 @@ export function findReportedMessageById(db: Db, id: string): Promise<ReportedMes
 /** One UTC day's outcome counts of one channel's outbound messages. */
 export type MessageDayCountsRow = { day: string; channelType: 'email' | 'sms'; sent: number; delivered: number; bounced: number; failed: number };
 
-/** Counts per day and channel of the organization's outbound messages created in `[from, to)`, one grouped scan. */
-export function countMessagesByDay(db: Db, orgId: string, from: Date, to: Date): Promise<MessageDayCountsRow[]> {
-  return db.$queryRaw<MessageDayCountsRow[]>`
+/**
+ * Counts per day and channel of the organization's outbound messages created in `[from, to)`, one grouped scan. May
+ * be served by a replica.
+ */
+export function countMessagesByDay(reads: Reads, orgId: string, from: Date, to: Date): Promise<MessageDayCountsRow[]> {
+  return reads.run(
+    (db) => db.$queryRaw<MessageDayCountsRow[]>`
     SELECT to_char("d", 'YYYY-MM-DD') AS "day", "channelType", "sent", "delivered", "bounced", "failed" FROM (
       SELECT date_trunc('day', "createdAt") AS "d", "channelType"::text AS "channelType",
              count(*) FILTER (WHERE "status" IN ('sent', 'delivered', 'bounced', 'undelivered'))::int AS "sent",
              count(*) FILTER (WHERE "status" = 'delivered')::int AS "delivered",
              count(*) FILTER (WHERE "status" = 'bounced')::int AS "bounced",
-             count(*) FILTER (WHERE "status" IN ('failed', 'undelivered'))::int AS "failed"
+             -- a send Tidings refused to a suppressed recipient did what it should: no failure of delivery
+             count(*) FILTER (WHERE "status" IN ('failed', 'undelivered') AND "errorCode" IS DISTINCT FROM 'SUPPRESSED')::int AS "failed"
       FROM "Message"
       WHERE "orgId" = ${orgId} AND "createdAt" >= ${from} AND "createdAt" < ${to} AND "status" <> 'received'
       GROUP BY 1, 2) AS "grouped"
-    ORDER BY 1, 2`;
+    ORDER BY 1, 2`,
+  );
 }
 
-/** The organization's kept counts (MessageDayCount) of these days. */
-export function findMessageDayCounts(db: Db, orgId: string, days: Date[]): Promise<MessageDayCountRow[]> {
-  return db.messageDayCount.findMany({ where: { orgId, day: { in: days } } });
+/** The organization's kept counts (MessageDayCount) of these days. May be served by a replica. */
+export function findMessageDayCounts(reads: Reads, orgId: string, days: Date[]): Promise<MessageDayCountRow[]> {
+  return reads.run((db) => db.messageDayCount.findMany({ where: { orgId, day: { in: days } } }));
 }
 
 /** Keeps the counts of settled days; a day kept already (by a view at the same time) stays as it is. */
 export async function insertMessageDayCounts(db: Db, rows: Prisma.MessageDayCountCreateManyInput[]): Promise<void> {
   // two views at once both count; the first write wins, the second is the same
   await db.messageDayCount.createMany({ data: rows, skipDuplicates: true });
+}
+
+/** The number that last sent an SMS to each of `recipients` (the sticky sender), by the (orgId, to, createdAt) index. */
+export function findLastSenders(db: Db, orgId: string, recipients: string[]): Promise<{ to: string; from: string }[]> {
+  return db.$queryRaw<{ to: string; from: string }[]>`
+    SELECT DISTINCT ON (m."to") m."to", m."from" FROM "Message" m
+    WHERE m."orgId" = ${orgId} AND m."to" = ANY(${recipients}::text[]) AND m."channelType" = 'sms' AND m."direction" = 'outbound'
+    ORDER BY m."to", m."createdAt" DESC`;
 }

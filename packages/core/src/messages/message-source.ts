@@ -2,12 +2,12 @@ import { PassThrough, Readable } from 'node:stream';
 import { composeEmailSource, type KeyMode, type OutgoingAttachment } from '@tidings/providers';
 import type { Message as MessageRow } from '@tidings/db';
 import { attachmentStore } from '../attachments/attachment-store.ts';
-import { listUnsubscribeHeaders } from '../broadcasts/unsubscribe-token.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import type { StoredAttachment } from './attachments.ts';
 import { findMessageInOrg } from './message-read.store.ts';
 import { droppedRecipients, outgoingEmail } from './outgoing-message.ts';
+import { recipientAddress } from './recipients.ts';
 
 /** An attachment whose bytes the source cannot carry: a part with no content and a header saying why. */
 function omitted(a: StoredAttachment, reason: string): OutgoingAttachment & { headers: Record<string, string> } {
@@ -42,15 +42,14 @@ async function sourceAttachments(deps: Pick<Deps, 'db' | 'config'>, message: Mes
  * an inbound message, another organization's or another mode's message is NOT_FOUND.
  * @example const source = await getMessageSource(deps, orgId, 'msg_...', 'live'); // Buffer
  */
-export async function getMessageSource(deps: Pick<Deps, 'db' | 'config'>, orgId: string, id: string, mode?: KeyMode): Promise<Buffer> {
+export async function getMessageSource(deps: Pick<Deps, 'db' | 'config' | 'sending'>, orgId: string, id: string, mode?: KeyMode): Promise<Buffer> {
   const message = foundOr404(await findMessageInOrg(deps.db, orgId, id, mode), 'Message');
   if (message.channelType !== 'email' || message.direction !== 'outbound') throw new AppError('NOT_FOUND', 'Message not found: only an outbound email has a source');
-  const headers = listUnsubscribeHeaders(deps.config.publicApiUrl, deps.config.broadcasts.unsubscribeSecret, message);
   // the recipients the send dropped as suppressed, not those suppressed by now (a bounce suppresses its address)
   const dropped = await droppedRecipients(deps, message.id);
-  const kept = (list: string[]) => list.filter((r) => !dropped.has(r));
+  const kept = (list: string[]) => list.filter((r) => !dropped.has(recipientAddress(r)));
   const [first, ...rest] = kept([message.to, ...(message.additionalTo ?? [])]);
   const recipients = { to: first ?? message.to, additionalTo: rest, cc: kept(message.cc), bcc: kept(message.bcc) };
-  const email = await outgoingEmail(deps, { ...message, ...recipients, attachments: [] }, {}, headers, { checkSuppressions: false });
+  const email = await outgoingEmail(deps, { ...message, ...recipients, attachments: [] }, {}, { checkSuppressions: false, stage: 'source' });
   return composeEmailSource({ ...email, attachments: await sourceAttachments(deps, message) });
 }

@@ -1,8 +1,12 @@
 import type { MessageHistoryStatus, MessageStatus } from '@tidings/contracts';
 import type { Message as MessageRow, Prisma } from '@tidings/db';
-import { deliveryJobs, deliveryLaneOf, type EventType } from '../events.ts';
-import type { OutboxItem } from '../outbox.ts';
+import type { Deps } from '../deps.ts';
+import type { EventType } from '../events.ts';
+import { deliveryJobs, deliveryLaneOf, type OutboxItem } from '../outbox.ts';
 import { updateMessagesStatuses } from './message.store.ts';
+import type { StatusChange, StatusChangeOfMany } from './message.store.ts';
+
+export type { StatusChange, ChangeOf, StatusChangeOfMany } from './message.store.ts';
 
 /**
  * From which statuses each status may be reached. Statuses only move forward: a late or repeated callback finds
@@ -38,26 +42,8 @@ export const EVENT_OF_STATUS: Partial<Record<MessageHistoryStatus, EventType>> =
   delayed: 'message.delayed',
 };
 
-export type StatusChange = {
-  status: MessageStatus;
-  error?: { code: string; message: string } | null;
-  at: Date;
-  providerMessageId?: string;
-  /** The provider the change is about: recorded on the status event and, when set, as the message's provider. */
-  provider?: string;
-  /** The change starts a send attempt: `attempts` counts it. */
-  countsAttempt?: boolean;
-  /** A further condition on the row (aliased "Message") for the change to happen. */
-  onlyIf?: Prisma.Sql;
-  /** Jobs that exist only if the change happens (the sandbox's outcome after `sent`): their outbox rows go with it. */
-  followUps?: OutboxItem[];
-};
-
 /** A status change that happened: the moved row, and the jobs to dispatch after commit. */
 export type ChangedMessage = { row: MessageRow; outbox: OutboxItem[] };
-
-/** What differs between the messages of one status change of many. */
-export type ChangeOf = Pick<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> & { messageId: string };
 
 /**
  * THE status function: every status change of a message goes through here, as ONE statement (atomic on its own, or
@@ -66,16 +52,13 @@ export type ChangeOf = Pick<StatusChange, 'provider' | 'providerMessageId' | 'fo
  * records the `message.*` event with its webhook deliveries (`eventsCte`) and writes the outbox rows of those and
  * of `followUps`. Returns the moved row and the jobs to dispatch after commit, or null when the message was not in
  * a status it may move from.
- * @example const moved = await changeMessageStatus(deps.db, id, { status: 'delivered', at: deps.now() }); if (moved) await dispatchOutbox(deps, moved.outbox);
+ * @example await unitOfWork(deps, async (db, outbox) => outbox.add((await changeMessageStatus(db, id, { status: 'delivered', at: deps.now() }))?.outbox), { transaction: false });
  */
 export async function changeMessageStatus(db: Prisma.TransactionClient, messageId: string, change: StatusChange): Promise<ChangedMessage | null> {
   const { provider, providerMessageId, followUps, ...common } = change;
   const [moved] = await changeMessagesStatuses(db, [{ changes: [{ messageId, provider, providerMessageId, followUps }], change: common }]);
   return moved!.get(messageId) ?? null;
 }
-
-/** One change for many messages: the same status, each message with its own provider, provider id and follow-ups. */
-export type StatusChangeOfMany = { changes: ChangeOf[]; change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> };
 
 /**
  * `changeMessageStatus` for many messages in ONE statement: one or more changes, each of many messages with their
@@ -96,7 +79,7 @@ export async function changeMessagesStatuses(db: Prisma.TransactionClient, parts
       row,
       outbox: [
         ...deliveryJobs(
-          deliveryIds.map((id) => ({ id, createdAt: deliveriesCreatedAt })),
+          deliveryIds.map((id) => ({ id, orgId: row.orgId, createdAt: deliveriesCreatedAt })),
           deliveryLaneOf(row),
         ),
         ...ownFollowUps,
@@ -104,4 +87,24 @@ export async function changeMessagesStatuses(db: Prisma.TransactionClient, parts
     });
   }
   return changed;
+}
+
+/** How a message ended: its final status, with `suppressed` told apart from other failures. */
+export type MessageOutcome = 'delivered' | 'bounced' | 'undelivered' | 'failed' | 'suppressed';
+
+/**
+ * Records that a message reached its final outcome, once, by the process that moved it there: one log line and
+ * `tidings_messages_total{channel,status}` (what a delivery-rate alert divides). Call only after the status change
+ * committed, so a change that lost a race counts nothing.
+ * @example const moved = await changeMessageStatus(deps.db, id, change); if (moved) recordMessageOutcome(deps, moved.row, 'failed');
+ */
+export function recordMessageOutcome(
+  { logger, metrics }: Pick<Deps, 'logger' | 'metrics'>,
+  row: Pick<MessageRow, 'id' | 'orgId' | 'channelType' | 'provider' | 'errorCode' | 'attempts'>,
+  outcome: MessageOutcome,
+): void {
+  metrics.messages.inc({ channel: row.channelType, status: outcome });
+  const line = { messageId: row.id, orgId: row.orgId, channel: row.channelType, provider: row.provider, outcome, errorCode: row.errorCode ?? undefined, attempts: row.attempts };
+  if (outcome === 'delivered') logger.info(line, 'message delivered');
+  else logger.warn(line, `message ${outcome}`);
 }

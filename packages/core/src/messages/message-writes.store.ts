@@ -1,13 +1,9 @@
 import type { Message } from '@tidings/contracts';
-import { columnsOf, Prisma, queryPrepared, type Message as MessageRow } from '@tidings/db';
-import { sendQueueOf } from '@tidings/queue';
-import type { RequestTrace } from '@tidings/runtime';
-import type { Deps } from '../deps.ts';
+import { columnsOf, Prisma, queryPrepared, type Db, type Message as MessageRow } from '@tidings/db';
+import type { RequestTrace } from '@tidings/telemetry';
 import { eventsCte, eventValues } from '../event.store.ts';
-import { deliveryJobs } from '../events.ts';
-import { groupCommit } from '../group-commit.ts';
 import { keyIdentity, reserveAnsweredSql, storeAnswersSql, type KeyedAnswer } from '../idempotency.store.ts';
-import { dispatchOutbox, type DispatchDeps, type OutboxItem } from '../outbox.ts';
+import type { OutboxItem } from '../outbox.ts';
 import { outboxInsert } from '../outbox.store.ts';
 
 /**
@@ -22,33 +18,23 @@ export type MessageWrite = {
   trace: RequestTrace | undefined;
 };
 
+/** A write with its messages' jobs (jobId = message id; a scheduled one's delayed), whose outbox rows it writes. */
+export type PlannedMessageWrite = MessageWrite & { jobs: OutboxItem[] };
+
 /** `keyTaken`: the write's key was another request's, so nothing of it was written. */
 export type MessageWriteOutcome = 'written' | 'keyTaken';
 
-/** The message writes of one process: concurrent requests share one statement (see createMessageWrites). */
-export type MessageWrites = (write: MessageWrite) => Promise<MessageWriteOutcome>;
-
-/** What the message writes use. */
-type WriteDeps = Pick<Deps, 'db' | 'config'> & DispatchDeps;
-
 /**
  * Writes the messages, their first status events, the `message.queued` events with their webhook deliveries, the
- * outbox rows of all those jobs and the idempotent answers in ONE statement (atomic on its own: no interactive
- * transaction holds a pooled connection across round trips), then enqueues after commit. The rows travel as one
- * JSON parameter. Concurrent requests of this process share that statement and the enqueue (group commit): each
- * gets its own answer stored and its own error, and a lone request goes at once. Made with the dependencies.
- * @example const writes = createMessageWrites(deps); await writes({ orgId, accepted, answer: null, trace: undefined });
+ * outbox rows of all those jobs and the idempotent answers of a group of requests in ONE statement (atomic on its
+ * own: no interactive transaction holds a pooled connection across round trips). The rows travel as one JSON
+ * parameter. Returns each write's outcome, the send jobs written and the webhook deliveries made (their jobs are added
+ * after commit: message-writes.ts).
  */
-export function createMessageWrites(deps: WriteDeps): MessageWrites {
-  return groupCommit<MessageWrite, MessageWriteOutcome>((writes) => writeMessagesNow(deps, writes), {
-    maxSize: 1000,
-    // half the pool: the rest stays for reads and other requests, and groups grow instead of queueing on the pool
-    maxInFlight: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)),
-    sizeOf: (write) => write.accepted.length,
-  });
-}
-
-async function writeMessagesNow(deps: WriteDeps, group: MessageWrite[]): Promise<MessageWriteOutcome[]> {
+export async function writeMessagesStatement(
+  db: Db,
+  group: PlannedMessageWrite[],
+): Promise<{ outcomes: MessageWriteOutcome[]; jobs: OutboxItem[]; deliveries: { id: string; orgId: string; createdAt: Date | null }[] }> {
   // ON CONFLICT may change a row once per statement: of two writes reserving one key, the second waits for the
   // first's answer (it is taken; its caller then finds the first's answer stored)
   const reserving = new Set<string>();
@@ -62,11 +48,7 @@ async function writeMessagesNow(deps: WriteDeps, group: MessageWrite[]): Promise
   const accepted = writes.flatMap((w) => w.accepted);
   const rows = accepted.map((a) => a.row);
   const queued = accepted.filter((a) => a.row.status === 'queued').map((a) => ({ orgId: a.row.orgId, type: 'message.queued' as const, data: a.message }));
-  // each message's job continues its own request's trace; the webhook deliveries of the group's `message.queued`
-  // events go with the first request's
-  const jobs: OutboxItem[] = writes.flatMap(({ accepted: own, trace }) =>
-    own.map(({ row: m }) => ({ queue: sendQueueOf(m), jobId: m.id, runAt: m.status === 'scheduled' ? m.scheduledAt : null, trace })),
-  );
+  const jobs = writes.flatMap((w) => w.jobs);
   const reservations = writes.flatMap((w) => (w.answer?.reserve ? [{ ...w.answer, ...w.answer.reserve }] : []));
   const answers = writes.flatMap((w) => (w.answer && !w.answer.reserve ? [w.answer] : []));
   // the messages of a reserving write, with its key: written only if the key was taken
@@ -84,8 +66,8 @@ async function writeMessagesNow(deps: WriteDeps, group: MessageWrite[]): Promise
       WHERE NOT EXISTS (SELECT 1 FROM reserved r WHERE r."orgId" = g."orgId" AND r."mode" = g."mode" AND r."key" = g."key")),`
     : Prisma.empty;
   // through pg, prepared by name: Prisma's raw-query plumbing cost more CPU than the rest of the write
-  const { rows: returned } = await queryPrepared<{ refused: boolean; id: string; createdAt: Date | null }>(
-    deps.db,
+  const { rows: returned } = await queryPrepared<{ refused: boolean; id: string; orgId: string; createdAt: Date | null }>(
+    db,
     Prisma.sql`
     WITH ${gate}
     new_messages AS (
@@ -98,11 +80,14 @@ async function writeMessagesNow(deps: WriteDeps, group: MessageWrite[]): Promise
     job_outbox AS (${outboxInsert(jobs, notRefused(Prisma.sql`u."jobId"`))}),
     idempotent_answers AS (${storeAnswersSql(answers)}),
     ${eventsCte(Prisma.sql`SELECT * FROM (${eventValues(queued)}) AS q("id", "orgId", "type", "data", "webhookId") WHERE ${notRefused(Prisma.sql`q."data"->>'id'`)}`)}
-    SELECT false AS "refused", "id", "createdAt" FROM new_deliveries
-    ${isGated ? Prisma.sql`UNION ALL SELECT true, "id", NULL FROM refused` : Prisma.empty}`,
+    SELECT false AS "refused", "id", "orgId", "createdAt" FROM new_deliveries
+    ${isGated ? Prisma.sql`UNION ALL SELECT true, "id", NULL, NULL FROM refused` : Prisma.empty}`,
   );
   const refused = new Set(returned.filter((r) => r.refused).map((r) => r.id));
   const deliveries = returned.filter((r) => !r.refused);
-  await dispatchOutbox(deps, [...jobs.filter((job) => !refused.has(job.jobId)), ...deliveryJobs(deliveries).map((job) => ({ ...job, trace: writes[0]!.trace }))]);
-  return group.map((w, i) => (isRepeat[i] || w.accepted.some((a) => refused.has(a.row.id)) ? 'keyTaken' : 'written'));
+  return {
+    outcomes: group.map((w, i) => (isRepeat[i] || w.accepted.some((a) => refused.has(a.row.id)) ? 'keyTaken' : 'written')),
+    jobs: jobs.filter((job) => !refused.has(job.jobId)),
+    deliveries,
+  };
 }

@@ -10,6 +10,8 @@ function attachmentMetadata(stored: unknown): Message['attachments'] {
   return ((stored ?? []) as Message['attachments']).map(({ id, filename, contentType, size, contentId }) => ({ id, filename, contentType, size, contentId }));
 }
 
+const isOnItsWay = (row: Pick<MessageRow, 'status'>) => row.status === 'scheduled' || row.status === 'queued' || row.status === 'sending';
+
 /** The API's view of a message row (also the `data` of every `message.*` event). */
 export function toMessage(row: MessageRow): Message {
   return {
@@ -43,6 +45,9 @@ export function toMessage(row: MessageRow): Message {
     tags: row.tags,
     metadata: (row.metadata ?? {}) as Record<string, string>,
     scheduledAt: iso(row.scheduledAt),
+    // a finished message waits for nothing, whatever its last deferral was
+    deferredUntil: isOnItsWay(row) ? iso(row.deferredUntil) : null,
+    deferredReason: isOnItsWay(row) && row.deferredUntil ? (row.deferredReason as Message['deferredReason']) : null,
     sentAt: iso(row.sentAt),
     deliveredAt: iso(row.deliveredAt),
     failedAt: iso(row.failedAt),

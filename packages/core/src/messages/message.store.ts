@@ -6,8 +6,28 @@ import type { EventType } from '../events.ts';
 import { newId } from '../ids.ts';
 import type { OutboxItem } from '../outbox.ts';
 import { outboxInsert } from '../outbox.store.ts';
-import { messageJsonSql } from './message-read.store.ts';
-import type { StatusChangeOfMany } from './message-status.ts';
+import { messageJsonSql } from './message-json.store.ts';
+
+export type StatusChange = {
+  status: MessageStatus;
+  error?: { code: string; message: string } | null;
+  at: Date;
+  providerMessageId?: string;
+  /** The provider the change is about: recorded on the status event and, when set, as the message's provider. */
+  provider?: string;
+  /** The change starts a send attempt: `attempts` counts it. */
+  countsAttempt?: boolean;
+  /** A further condition on the row (aliased "Message") for the change to happen. */
+  onlyIf?: Prisma.Sql;
+  /** Jobs that exist only if the change happens (the sandbox's outcome after `sent`): their outbox rows go with it. */
+  followUps?: OutboxItem[];
+};
+
+/** What differs between the messages of one status change of many. */
+export type ChangeOf = Pick<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> & { messageId: string };
+
+/** One change for many messages: the same status, each message with its own provider, provider id and follow-ups. */
+export type StatusChangeOfMany = { changes: ChangeOf[]; change: Omit<StatusChange, 'provider' | 'providerMessageId' | 'followUps'> };
 
 // Status changes (message-status.ts)
 
@@ -80,6 +100,8 @@ function statusChangeCtes(name: string, { changes, change, allowedFrom, eventTyp
   if (changes.some((c) => c.providerMessageId !== undefined)) sets.push(Prisma.sql`"providerMessageId" = coalesce(i."providerMessageId", "Message"."providerMessageId")`);
   if (changes.some((c) => c.provider !== undefined)) sets.push(Prisma.sql`"provider" = coalesce(i."provider", "Message"."provider")`);
   if (change.countsAttempt) sets.push(Prisma.sql`"attempts" = "attempts" + 1`);
+  // a held message (quiet hours, a broadcast's sendRate) that is due waits for nothing any more
+  if (change.status === 'queued') sets.push(Prisma.sql`"deferredUntil" = NULL, "deferredReason" = NULL`);
   const followUps = changes.flatMap((c) => (c.followUps ?? []).map((job) => ({ ...job, messageId: c.messageId })));
   const [input, moved, statusEvent, followUpRows] = ['input', 'moved', 'status_event', 'follow_ups'].map((cte) => Prisma.raw(`${name}_${cte}`));
   const ctes = Prisma.sql`
@@ -150,7 +172,7 @@ export function findMessageStatusOrThrow(db: Db, id: string): Promise<Pick<Messa
  * Moves a message still `scheduled` to `runAt` and writes the outbox row of its `job` in the same statement (only
  * when it moved). Returns how many messages moved: 1, or 0 when it is not scheduled (or not the organization's).
  */
-export async function rescheduleScheduledMessage(db: Db, orgId: string, id: string, runAt: Date, now: Date, job: OutboxItem): Promise<number> {
+export async function rescheduleScheduledMessage(db: Db, orgId: string, id: string, { runAt, now, job }: { runAt: Date; now: Date; job: OutboxItem }): Promise<number> {
   const [moved] = await db.$queryRaw<{ count: number }[]>`
     WITH moved AS (
       UPDATE "Message" SET "scheduledAt" = ${runAt}, "updatedAt" = ${now}
@@ -244,18 +266,23 @@ export async function insertKeywordReply(
 // Stranded messages (requeue-stranded.ts)
 
 /** What requeueStrandedMessages needs of an overdue message. */
-export type OverdueMessage = Pick<MessageRow, 'id' | 'channelType' | 'broadcastId' | 'scheduledAt' | 'updatedAt'>;
+export type OverdueMessage = Pick<MessageRow, 'id' | 'orgId' | 'channelType' | 'broadcastId' | 'scheduledAt' | 'updatedAt'>;
 
 /**
  * Overdue messages of one kind (`unfinished`: queued or sending since before `cutoff`; `scheduled`: scheduled for
  * before it), oldest first, after `after` (keyset); each kind has its partial index.
  */
-export function listOverdueMessages(db: Db, kind: 'unfinished' | 'scheduled', cutoff: string, after: { at: Date; id: string } | null, limit: number): Promise<OverdueMessage[]> {
+export function listOverdueMessages(
+  db: Db,
+  kind: 'unfinished' | 'scheduled',
+  cutoff: string,
+  { after, limit }: { after: { at: Date; id: string } | null; limit: number },
+): Promise<OverdueMessage[]> {
   const column = Prisma.raw(kind === 'unfinished' ? '"updatedAt"' : '"scheduledAt"');
   const status = Prisma.raw(kind === 'unfinished' ? `"status" IN ('queued', 'sending')` : `"status" = 'scheduled'`);
   const page = after ? Prisma.sql`AND (${column}, "id") > (${after.at.toISOString()}::timestamp, ${after.id})` : Prisma.empty;
   return db.$queryRaw<OverdueMessage[]>`
-    SELECT "id", "channelType", "broadcastId", "scheduledAt", "updatedAt" FROM "Message"
+    SELECT "id", "orgId", "channelType", "broadcastId", "scheduledAt", "updatedAt" FROM "Message"
     WHERE ${status} AND ${column} < ${cutoff}::timestamp ${page}
     ORDER BY ${column}, "id" LIMIT ${limit}`;
 }

@@ -1,4 +1,5 @@
 import {
+  CallbackMalformedError,
   CallbackSignatureError,
   CallbackStaleError,
   confirmSnsSubscription,
@@ -14,7 +15,7 @@ import {
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEngagement } from './engagement.ts';
-import { receiveInboundMessage } from './inbound.ts';
+import { findInboundOwner, receiveInboundMessage } from './inbound.ts';
 import { applyProviderOutcome } from './provider-outcome.ts';
 
 export type CallbackProvider = 'resend' | 'telnyx' | 'twilio' | 'ses';
@@ -67,6 +68,10 @@ export async function receiveProviderCallback(
       deps.logger.warn({ provider, reason: error.message }, 'provider callback refused');
       throw new AppError('BAD_REQUEST', `The ${provider} callback is too old to act on`);
     }
+    if (error instanceof CallbackMalformedError) {
+      deps.logger.warn({ provider, reason: error.message }, 'provider callback refused');
+      throw new AppError('BAD_REQUEST', error.message);
+    }
     throw error;
   }
   if (!report) return { received: true, applied: false };
@@ -89,9 +94,17 @@ export async function receiveProviderCallback(
 async function applyReport(deps: Deps, provider: CallbackProvider, report: CallbackReport): Promise<boolean> {
   switch (report.kind) {
     case 'inbound': {
-      const content = report.channelType === 'email' && provider === 'resend' ? await receivedEmailContent(deps, report.providerMessageId) : {};
-      const { message } = await receiveInboundMessage(deps, { provider, ...report, ...content });
-      return message !== null;
+      if (report.channelType === 'email' && provider === 'resend') {
+        // the owner first: mail for a domain nobody verified is dropped before anything is fetched for it
+        const orgId = await findInboundOwner(deps, 'email', report.to);
+        if (!orgId) {
+          deps.logger.info({ provider, channelType: 'email' }, 'inbound message for a number or domain no organization owns');
+          return false;
+        }
+        const content = await receivedEmailContent(deps, report.providerMessageId);
+        return (await receiveInboundMessage(deps, { provider, ...report, ...content, orgId })).message !== null;
+      }
+      return (await receiveInboundMessage(deps, { provider, ...report })).message !== null;
     }
     case 'opened':
     case 'clicked':

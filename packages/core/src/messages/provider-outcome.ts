@@ -1,11 +1,10 @@
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events.ts';
-import { dispatchOutbox, type OutboxItem } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { recordSmsOptOut } from '../suppressions/sms-opt-out.ts';
 import { insertBounceSuppression } from './delivery.store.ts';
 import { claimProviderEvent } from './message.store.ts';
-import { recordMessageOutcome } from './message-outcome.ts';
-import { changeMessageStatus, type ChangedMessage } from './message-status.ts';
+import { changeMessageStatus, recordMessageOutcome } from './message-status.ts';
 import { findReportedMessage, type ReportedMessageRef } from './reported-message.ts';
 
 /** What a provider reported about the status of a message it accepted. */
@@ -31,22 +30,22 @@ export async function applyProviderOutcome(deps: Deps, outcome: ProviderOutcome)
   const message = await findReportedMessage(deps, outcome);
   if (!message) return { found: false, changed: false };
 
-  const result: { moved: ChangedMessage | null; optOut: OutboxItem[] } | null = await deps.db.$transaction(async (tx) => {
+  const result = await unitOfWork(deps, async (tx, outbox) => {
     if (outcome.eventId && !(await claimProviderEvent(tx, outcome.provider, outcome.eventId))) return null; // a replay
     if (outcome.kind === 'bounced') {
       await insertBounceSuppression(tx, message);
     }
-    const optOut = outcome.isRecipientStopped && message.channelType === 'sms' ? await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to, message.mode)) : [];
+    if (outcome.isRecipientStopped && message.channelType === 'sms') outbox.add(await recordEvents(tx, await recordSmsOptOut(tx, message.orgId, message.to, message.mode)));
     const moved = await changeMessageStatus(tx, message.id, {
       status: STATUS_OF_KIND[outcome.kind],
       at: deps.now(),
       provider: outcome.provider,
       ...(outcome.kind === 'delivered' ? {} : { error: outcome.error ?? { code: outcome.kind, message: `The provider reported the message ${outcome.kind}` } }),
     });
-    return { moved, optOut };
+    outbox.add(moved?.outbox);
+    return { moved };
   });
   if (!result) return { found: true, changed: false };
-  await dispatchOutbox(deps, [...result.optOut, ...(result.moved?.outbox ?? [])]);
   if (!result.moved) return { found: true, changed: false };
   recordMessageOutcome(deps, result.moved.row, STATUS_OF_KIND[outcome.kind]);
   return { found: true, changed: true };

@@ -1,18 +1,13 @@
-import type { Message, MessageListQuery, MessageWithEvents } from '@tidings/contracts';
+import type { Message, MessageWithEvents } from '@tidings/contracts';
 import type { KeyMode } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
 import { foundOr404 } from '../errors.ts';
 import { encodeCursor, type Page } from '../pagination.ts';
 import { toMessage, toStatusEvent } from './message.mapper.ts';
 import { findMessageWithEvents, listMessagesPageJson } from './message-read.store.ts';
+import type { MessageFilter } from './message-read.store.ts';
 
-/**
- * message.list's filters, `mode` (an API key sees only its own mode's messages; the dashboard gives none and sees
- * all), and `provider` for the dashboard's sandbox inbox. `provider` has no index of its own: it
- * filters the `(orgId, createdAt, id)` scan, which is short where the sandbox is most of the traffic (test
- * organizations, installs without provider credentials).
- */
-export type MessageFilter = MessageListQuery & { provider?: Message['provider']; mode?: KeyMode };
+export type { MessageFilter } from './message-read.store.ts';
 
 /**
  * message.list as the JSON text of its page, built by Postgres: newest first, with the filters of API.md (an index
@@ -20,8 +15,8 @@ export type MessageFilter = MessageListQuery & { provider?: Message['provider'];
  * mapping a page of 100 rows through Prisma and `JSON.stringify` cost the API three times Postgres's part of the request.
  * @example const body = await listMessagesJson(deps, orgId, { limit: 20, offset: 0, status: 'delivered' });
  */
-export async function listMessagesJson({ db }: Deps, orgId: string, query: MessageFilter): Promise<string> {
-  const rows = await listMessagesPageJson(db, orgId, query);
+export async function listMessagesJson({ reads }: Pick<Deps, 'reads'>, orgId: string, query: MessageFilter): Promise<string> {
+  const rows = await listMessagesPageJson(reads, orgId, query);
   const hasMore = rows.length > query.limit;
   const page = hasMore ? rows.slice(0, query.limit) : rows;
   const last = page.at(-1);

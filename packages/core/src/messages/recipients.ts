@@ -24,6 +24,14 @@ export function parseEmail(input: string, options: { allowName?: boolean } = {})
 }
 
 /**
+ * The lower-cased address of an email recipient as stored: `ada@example.com`, or a Cc kept with its display name.
+ * @example recipientAddress('"Ann Example" <Ann@Example.com>') // 'ann@example.com'
+ */
+export function recipientAddress(recipient: string): string {
+  return parseEmail(recipient, { allowName: true })?.address ?? recipient.trim().toLowerCase();
+}
+
+/**
  * The number when `input` is already a valid E.164 number (`+` and digits only), else null.
  * @example parseE164('+14155550123') // '+14155550123'
  */

@@ -1,6 +1,6 @@
 import { sendQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { listOverdueMessages, type OverdueMessage } from './message.store.ts';
 
 /**
@@ -33,7 +33,7 @@ async function withoutJob({ queues, redis }: Pick<Deps, 'queues' | 'redis'>, row
  * @example await requeueStrandedMessages(deps, { overdueMs: 10 * 60_000 });
  */
 export async function requeueStrandedMessages(
-  deps: Pick<Deps, 'db' | 'queues' | 'redis' | 'now' | 'logger' | 'batchers'>,
+  deps: Pick<Deps, 'db' | 'queues' | 'redis' | 'config' | 'now' | 'logger' | 'batchers'>,
   options: { overdueMs?: number; batchSize?: number; maxBatches?: number } = {},
 ): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000)).toISOString();
@@ -42,15 +42,15 @@ export async function requeueStrandedMessages(
   for (const kind of ['unfinished', 'scheduled'] as const) {
     let after: { at: Date; id: string } | null = null;
     for (let batch = 0; batch < (options.maxBatches ?? 20); batch += 1) {
-      const rows = await listOverdueMessages(deps.db, kind, cutoff, after, batchSize);
+      const rows = await listOverdueMessages(deps.db, kind, cutoff, { after, limit: batchSize });
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
       after = { at: kind === 'unfinished' ? last.updatedAt : last.scheduledAt!, id: last.id };
       const lost = await withoutJob(deps, rows);
-      await dispatchOutbox(
-        deps,
-        lost.map((m) => ({ queue: sendQueueOf(m), jobId: m.id, runAt: m.scheduledAt })),
-      );
+      // nothing to write: only jobs to add again, given up quietly like any dispatch when Redis does not take them
+      await unitOfWork(deps, async (_db, outbox) => outbox.add(lost.map((m) => ({ queue: sendQueueOf(m), jobId: m.id, orgId: m.orgId, runAt: m.scheduledAt }))), {
+        transaction: false,
+      });
       requeued += lost.length;
       if (rows.length < batchSize) break;
     }

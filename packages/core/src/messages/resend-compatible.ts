@@ -9,8 +9,8 @@ import {
   type ResendLastEvent,
 } from '@tidings/contracts';
 import type { KeyMode } from '@tidings/providers';
-import type { RequestTrace } from '@tidings/runtime';
 import type { Deps } from '../deps.ts';
+import type { OrgContext, RequestContext } from '../request-context.ts';
 import { AppError } from '../errors.ts';
 import { cancelMessage } from './cancel-message.ts';
 import { getMessage } from './query-messages.ts';
@@ -90,18 +90,18 @@ function inBatch(index: number, message: string): string[] {
   return message.split('; ').map((problem) => (/^[\w.-]+: /.test(problem) ? `emails.${index}.${problem}` : `emails.${index}: ${problem}`));
 }
 
-type ResendSendOptions = { isStrict: boolean; idempotencyKey?: string; trace?: RequestTrace };
+type ResendSendOptions = { isStrict: boolean; idempotencyKey?: string };
 
 /**
  * POST /emails/batch: Resend's emails through message.sendBatch. `isStrict` (Resend's default): one refused email
  * refuses the batch and nothing is sent; else the valid ones go and `errors` names the others. The answer is
  * committed with the messages under the Idempotency-Key, as message.sendBatch's is.
- * @example const { data } = await sendResendEmails(deps, orgId, 'test', [{ from, to: 'ada@example.com', subject: 'Hi', text: 'Hello' }], { isStrict: true });
+ * @example const { data } = await sendResendEmails({ deps, orgId, mode: 'test' }, [{ from, to: 'ada@example.com', subject: 'Hi', text: 'Hello' }], { isStrict: true });
  */
-export async function sendResendEmails(deps: Deps, orgId: string, mode: KeyMode, emails: unknown[], options: ResendSendOptions): Promise<ResendBatchResponse> {
-  const { isStrict, idempotencyKey, trace } = options;
+export async function sendResendEmails(ctx: RequestContext, emails: unknown[], options: ResendSendOptions): Promise<ResendBatchResponse> {
+  const { isStrict, idempotencyKey } = options;
   const answer = idempotencyKey === undefined ? undefined : { key: idempotencyKey, status: 200, body: (result: BatchResult) => batchAnswer(result, isStrict) };
-  const result = await sendMessages(deps, orgId, mode, emails, answer, trace, { parse: fromResendEmail, allOrNothing: isStrict });
+  const result = await sendMessages(ctx, emails, { answer, parse: fromResendEmail, allOrNothing: isStrict });
   const [first] = result.errors;
   if (isStrict && first) {
     const message = result.errors.flatMap((error) => (emails.length === 1 ? [error.message] : inBatch(error.index, error.message))).join('; ');
@@ -112,11 +112,11 @@ export async function sendResendEmails(deps: Deps, orgId: string, mode: KeyMode,
 
 /**
  * POST /emails: one email in Resend's shape through message.send; answers `{ id }`, the Tidings message id.
- * @example const { id } = await sendResendEmail(deps, orgId, 'test', { from, to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
+ * @example const { id } = await sendResendEmail({ deps, orgId, mode: 'test' }, { from, to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
  */
-export async function sendResendEmail(deps: Deps, orgId: string, mode: KeyMode, email: unknown, idempotencyKey?: string, trace?: RequestTrace): Promise<ResendEmailId> {
+export async function sendResendEmail(ctx: RequestContext, email: unknown, idempotencyKey?: string): Promise<ResendEmailId> {
   const answer = idempotencyKey === undefined ? undefined : { key: idempotencyKey, status: 200, body: (result: BatchResult) => ({ id: result.data[0]!.id }) };
-  const result = await sendMessages(deps, orgId, mode, [email], answer, trace, { parse: fromResendEmail, allOrNothing: true });
+  const result = await sendMessages(ctx, [email], { answer, parse: fromResendEmail, allOrNothing: true });
   const [error] = result.errors;
   if (error) throw new AppError(error.code as 'BAD_REQUEST', inResendTerms(error.message));
   return { id: result.data[0]!.id };
@@ -177,11 +177,11 @@ export async function getResendEmail(deps: Deps, orgId: string, id: string, mode
 
 /**
  * PATCH /emails/{id}: a scheduled email to a new `scheduled_at` (409 once it is no longer scheduled).
- * @example await rescheduleResendEmail(deps, orgId, 'msg_...', '2026-12-01T09:00:00Z', 'test') // { object: 'email', id }
+ * @example await rescheduleResendEmail({ deps, orgId, mode: 'test' }, 'msg_...', '2026-12-01T09:00:00Z') // { object: 'email', id }
  */
-export async function rescheduleResendEmail(deps: Deps, orgId: string, id: string, scheduledAt: string, mode?: KeyMode): Promise<ResendEmailRef> {
+export async function rescheduleResendEmail(ctx: OrgContext, id: string, scheduledAt: string): Promise<ResendEmailRef> {
   try {
-    const message = await rescheduleMessage(deps, orgId, id, scheduledAt, mode);
+    const message = await rescheduleMessage(ctx, id, scheduledAt);
     return { object: 'email', id: message.id };
   } catch (error) {
     if (error instanceof AppError) throw new AppError(error.code, inResendTerms(error.message), error.status);

@@ -4,11 +4,12 @@ import { AppError } from '../errors.ts';
 import { listSenderDomains } from '../email-domains/email-domain.store.ts';
 import { listSenderNumbers } from '../phone-numbers/phone-number.store.ts';
 import { parseE164, parseEmail } from './recipients.ts';
+import { loadSenderPool } from './sender-pool.ts';
 
 /** The senders of `sk_test_` keys when `from` is absent. */
 export const SANDBOX_DEFAULT_SENDERS = { email: 'sandbox@tidings.test', sms: '+15005550006' } as const;
 
-type SenderRequest = { channelType: 'email' | 'sms'; from?: string };
+type SenderRequest = { channelType: 'email' | 'sms'; from?: string; to?: string | string[] };
 
 /** `Name <address>`, quoting a display name that holds characters with meaning in an address header. */
 function formatMailbox(name: string | null, address: string): string {
@@ -18,7 +19,8 @@ function formatMailbox(name: string | null, address: string): string {
 
 /**
  * Loads what is needed to decide the sender of every item of a request, in at most two queries (verified domains
- * and owned numbers, only those the request names plus the defaults), and returns a function that decides one
+ * and owned numbers, only those the request names plus the defaults), two more when SMS come without `from` (the
+ * pool: the organization's numbers, and who last sent to each recipient), and returns a function that decides one
  * item's `from` or throws BAD_REQUEST. `sk_test_` keys never touch the database: any from, sandbox defaults.
  * @example const senderOf = await loadSenderResolver(deps, orgId, 'live', items); const from = senderOf(items[0]);
  */
@@ -54,9 +56,12 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: KeyMod
       // a malformed from is reported when the item itself is resolved
     }
   }
-  const [domains, phones] = await Promise.all([
+  // an SMS without `from` takes a number of the organization's pool (sender-pool.ts) before the default
+  const pooled = items.filter((i) => i.channelType === 'sms' && i.from === undefined && typeof i.to === 'string').map((i) => i.to as string);
+  const [domains, phones, pool] = await Promise.all([
     items.some((i) => i.channelType === 'email') ? listSenderDomains(deps.db, orgId, [...domainNames]) : [],
     items.some((i) => i.channelType === 'sms') ? listSenderNumbers(deps.db, orgId, [...numbers]) : [],
+    pooled.length > 0 ? loadSenderPool(deps, orgId, pooled) : null,
   ]);
   const verified = new Set(domains.map((d) => d.name.toLowerCase()));
   const owned = new Set(phones.map((p) => p.number));
@@ -72,6 +77,8 @@ export async function loadSenderResolver(deps: Deps, orgId: string, mode: KeyMod
           throw new AppError('BAD_REQUEST', `from: ${from} is not a phone number of this organization; use an sk_test_ key (the sandbox sends from any number), or buy the number`);
         return from;
       }
+      const picked = pool?.(typeof item.to === 'string' ? item.to : undefined);
+      if (picked) return picked;
       if (!defaultNumber)
         throw new AppError(
           'BAD_REQUEST',

@@ -10,18 +10,6 @@ const SANDBOX_ERRORS = {
   undelivered: { code: 'UNDELIVERED', message: 'The sandbox does not deliver to numbers ending in 0000' },
 } as const;
 
-const SANDBOX_OUTCOME_PREFIX = 'sandbox-outcome.';
-
-/** The maintenance job that reports the sandbox's outcome for a message (its id is the job id, per house rule). */
-export function sandboxOutcomeJobId(messageId: string): string {
-  return `${SANDBOX_OUTCOME_PREFIX}${messageId}`;
-}
-
-/** The message a sandbox-outcome job id is for; null for any other job id. */
-export function sandboxOutcomeMessageId(jobId: string | undefined): string | null {
-  return jobId?.startsWith(SANDBOX_OUTCOME_PREFIX) ? jobId.slice(SANDBOX_OUTCOME_PREFIX.length) : null;
-}
-
 /** The link the sandbox reports clicked for click@... recipients. */
 const SANDBOX_CLICKED_LINK = 'https://example.com/sandbox-click';
 

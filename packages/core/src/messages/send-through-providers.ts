@@ -1,7 +1,12 @@
 import type { Message as MessageRow } from '@tidings/db';
 import { ProviderError, type OutgoingEmail, type OutgoingSms, type ProviderName } from '@tidings/providers';
-import { inSpan, recordRecipients, SpanKind } from '@tidings/runtime';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan, recordRecipients } from '@tidings/telemetry';
 import type { Deps } from '../deps.ts';
+import { SendDeferred } from '../pace/deferral.ts';
+import { paceAccountFor } from '../pace/pace-accounts.ts';
+import { correctProviderPace } from '../pace/pace-limiter.ts';
+import { deferAfterRateLimit, paceLaneOf, takeSlotOrDefer } from '../pace/provider-pace.ts';
 import { lastUnansweredProvider, recordAttemptError, recordProviderClaim } from './delivery.ts';
 
 export type ProviderAttemptError = { code: string; message: string };
@@ -31,9 +36,13 @@ export class SendAttemptFailed extends Error {
  * idempotency keys get a claim in the history before the call; when an earlier attempt's claim was left unanswered
  * (the process died mid-call), that provider goes first again, so a duplicate carries the same Message-ID, and the
  * repeat is counted. Every call is counted by provider, channel and outcome, and feeds the provider's circuit.
+ * Each call keeps to its provider account's pace (pace/): a transactional message takes its slot or is deferred to a
+ * booked one; a bulk one waits in the process's gate, batched where the provider can. A provider's 429 is no failure:
+ * it neither fails over nor opens the circuit; the message is deferred (SendDeferred) to the slot after the wait.
  * `build` makes what a provider is given, again for each provider tried (an attachment's stream is read once).
  * @returns the provider that accepted the message and its id for it
  * @throws SendAttemptFailed with the last provider's error when no provider accepted it
+ * @throws SendDeferred when the message is to wait for its provider's pace
  * @example const { provider, providerMessageId } = await sendThroughProviders(deps, claim.message);
  */
 export async function sendThroughProviders(
@@ -67,13 +76,22 @@ export async function sendThroughProviders(
       );
       continue;
     }
+    const account = await paceAccountFor(deps, name, message);
+    const lane = paceLaneOf(message);
+    // a bulk email waits in the gate instead (batched where the provider can); everything else takes its own slot
+    const isGated = account !== null && lane === 'bulk' && emailProvider !== undefined;
+    if (account && !isGated) await takeSlotOrDefer(deps, account, message);
     // built for each provider (attachments are streams read once); a failure to build is ours, not the provider's
     const email = emailProvider ? await build.email() : null;
     if (!provider.dedupesRepeats) await recordProviderClaim(deps, message.id, name);
     try {
-      const { providerMessageId } = await inSpan('provider.send', SpanKind.CLIENT, providerSpanAttributes(name, message), async (span) => {
+      const { providerMessageId, pace } = await inSpan('provider.send', SpanKind.CLIENT, providerSpanAttributes(name, message), async (span) => {
         try {
-          const accepted = emailProvider ? await emailProvider.sendEmail(email!) : await smsProvider!.sendSms(build.sms());
+          const accepted = emailProvider
+            ? isGated
+              ? await deps.batchers.providerBatches.send(account, emailProvider, email!)
+              : await emailProvider.sendEmail(email!)
+            : await smsProvider!.sendSms(build.sms());
           span?.setAttribute('tidings.outcome', 'sent');
           return accepted;
         } catch (error) {
@@ -84,10 +102,20 @@ export async function sendThroughProviders(
           throw error;
         }
       });
+      if (account && !isGated && pace) {
+        // best effort: the send is done whatever the limiter says
+        await correctProviderPace(deps, account, pace, { isRateLimited: false }).catch((err) => deps.logger.warn({ err, provider: name }, 'could not correct the provider pace'));
+      }
       providers.circuit.recordSuccess(name);
       metrics.providerCalls.inc({ provider: name, channel, outcome: 'sent' });
       return { provider: name, providerMessageId };
     } catch (error) {
+      if (error instanceof SendDeferred) throw error;
+      if (error instanceof ProviderError && error.isRateLimited) {
+        // the provider's limit: no failover, no circuit, no attempt; the message waits its turn
+        metrics.providerCalls.inc({ provider: name, channel, outcome: 'rate_limited' });
+        throw await deferAfterRateLimit(deps, { provider: name, account, lane }, error);
+      }
       const isPermanent = error instanceof ProviderError && !error.isRetryable;
       metrics.providerCalls.inc({ provider: name, channel, outcome: isPermanent ? 'permanent_error' : 'retryable_error' });
       // a refusal is about this message, not the provider's health: it neither opens the circuit nor fails over

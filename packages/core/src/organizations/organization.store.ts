@@ -92,3 +92,8 @@ export async function lockOrganizationForNewKey(tx: Prisma.TransactionClient, or
 export async function allowOrganizationLiveKeys(tx: Prisma.TransactionClient, orgId: string): Promise<OrganizationRow> {
   return tx.organization.update({ where: { id: orgId }, data: { liveKeysAllowed: true } });
 }
+
+/** Sets the countries the SMS fraud guard allows. */
+export function updateOrganizationSmsCountries(tx: Prisma.TransactionClient, orgId: string, smsCountries: string[]): Promise<OrganizationRow> {
+  return tx.organization.update({ where: { id: orgId }, data: { smsCountries } });
+}

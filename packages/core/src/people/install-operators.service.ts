@@ -5,7 +5,8 @@ import { updateInstallOperatorByEmail } from './user.store.ts';
 
 /**
  * Makes a person an install operator, or stops them being one: the only people who see and act on the queues
- * shared by every organization (Bull Board). Owning an organization never grants it; only the command line does.
+ * shared by every organization (Bull Board). The install's first account is one; owning an organization never
+ * grants it, only the command line does.
  * @example await setInstallOperator(deps, 'ops@example.com', true) // { email: 'ops@example.com', isInstallOperator: true }
  */
 export async function setInstallOperator({ db }: Pick<Deps, 'db'>, email: string, isInstallOperator: boolean): Promise<{ email: string; isInstallOperator: boolean }> {

@@ -102,13 +102,13 @@ export async function findInvitation({ db, now }: Pick<Deps, 'db' | 'now'>, toke
  * password. Either way it joins the organization with the invited role, once.
  * @example const user = await acceptInvitation(deps, token, { password: form.password, name: form.name });
  */
-export async function acceptInvitation(deps: Pick<Deps, 'db' | 'now' | 'actor'>, token: string, input: { password: string; name?: string }): Promise<User> {
+export async function acceptInvitation(deps: Pick<Deps, 'db' | 'now' | 'actor' | 'config'>, token: string, input: { password: string; name?: string }): Promise<User> {
   const invitation = await findInvitation(deps, token);
   const { db, now } = deps;
   const existing = await findUserByEmail(db, invitation.email);
-  if (existing && !(await verifyPassword(input.password, existing.passwordHash))) throw new AppError('UNAUTHORIZED', 'password: is not the password of this account');
+  if (existing && !(await verifyPassword(input.password, existing.passwordHash, deps.config))) throw new AppError('UNAUTHORIZED', 'password: is not the password of this account');
   if (!existing && input.password.length < PASSWORD_MIN_LENGTH) throw new AppError('BAD_REQUEST', `password: must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  const passwordHash = existing ? null : await hashPassword(input.password);
+  const passwordHash = existing ? null : await hashPassword(input.password, deps.config);
   return db.$transaction(async (tx) => {
     // claiming the invitation first makes a second, simultaneous acceptance find nothing to claim
     const { count } = await claimInvitation(tx, invitation.id, now());

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Message as MessageRow } from '@tidings/db';
-import type { OutgoingEmail } from '@tidings/providers';
 import type { Deps } from '../deps.ts';
+import type { OutgoingTransform } from '../messages/outgoing-message.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { sendMessages } from '../messages/send-messages.ts';
@@ -16,6 +16,7 @@ import {
   insertPasswordReset,
   spendOpenPasswordResetsOfUser,
 } from './password-reset.store.ts';
+import { auditInEveryOrganization, selfActor } from './audit-person.ts';
 import { deleteSessionsOfUser } from './session.store.ts';
 import { findUserIdByEmail, updateUserPassword } from './user.store.ts';
 
@@ -72,7 +73,7 @@ async function senderOf(deps: Deps, userId: string): Promise<{ orgId: string; mo
  * "Forgot password": when the address belongs to someone, stores a one-use reset valid {@link PASSWORD_RESET_TTL_MS}
  * and emails them its link through Tidings' own send path (see `senderOf`). The email is an ordinary message of the
  * organization, readable by its API keys, members, webhooks and message.getSource, so what is stored carries a sealed
- * link: the working one is put in only on the way to the provider (withPasswordResetLink). An install that sends
+ * link: the working one is put in only on the way to the provider (passwordResetLinkTransform). An install that sends
  * through the sandbox only stores the working link, since its sandbox inbox is the only place to read it. Untracked,
  * so no click link carries it either. Says nothing either way, so a caller's answer cannot reveal which addresses
  * have accounts; a send the organization cannot make (a live organization without a default sender) is logged,
@@ -94,7 +95,7 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
   const token = resetToken(deps.config.broadcasts.unsubscribeSecret, id);
   await insertPasswordReset(deps.db, { id, tokenHash: hashResetToken(token), userId: user.id, expiresAt: new Date(deps.now().getTime() + PASSWORD_RESET_TTL_MS) });
   const content = resetEmail(address, resetLink(deps.config, isSandboxOnly(deps.config) ? token : sealedToken(id)));
-  const { errors } = await sendMessages(deps, sender.orgId, sender.mode, [
+  const { errors } = await sendMessages({ deps, orgId: sender.orgId, mode: sender.mode }, [
     { channelType: 'email', to: address, ...content, tags: [RESET_TAG], tracking: { opens: false, clicks: false } },
   ]);
   if (errors.length > 0) {
@@ -102,24 +103,32 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
   }
 }
 
+/** The reset email with its working link, for a message exactly as requestPasswordReset stored it; null otherwise. */
+async function workingResetEmail(deps: Pick<Deps, 'db' | 'config'>, message: MessageRow) {
+  const resetId = SEALED_LINK.exec(message.text ?? '')?.[1];
+  if (!resetId || message.additionalTo.length > 0 || message.cc.length > 0 || message.bcc.length > 0) return null;
+  const reset = await findPasswordResetEmail(deps.db, resetId);
+  if (!reset || reset.user.email !== message.to) return null;
+  const stored = resetEmail(message.to, resetLink(deps.config, sealedToken(resetId)));
+  if (message.subject !== stored.subject || message.text !== stored.text || message.html !== stored.html) return null;
+  return resetEmail(message.to, resetLink(deps.config, resetToken(deps.config.broadcasts.unsubscribeSecret, resetId)));
+}
+
 /**
  * The email as its provider gets it: a reset email's sealed link replaced by the working one. Only for an email
  * exactly as requestPasswordReset stored it, to the person the reset is for and nobody else, so a key that copies a
  * sealed link into its own email (another address, another link around it, a cc) sends it sealed. Any other email
  * is returned as it is, without a query.
- * @example email: async () => withPasswordResetLink(deps, message, await outgoingEmail(deps, message, {}))
  */
-export async function withPasswordResetLink(deps: Pick<Deps, 'db' | 'config'>, message: MessageRow, email: OutgoingEmail): Promise<OutgoingEmail> {
-  if (!message.tags.includes(RESET_TAG)) return email;
-  const resetId = SEALED_LINK.exec(message.text ?? '')?.[1];
-  if (!resetId || message.additionalTo.length > 0 || message.cc.length > 0 || message.bcc.length > 0) return email;
-  const reset = await findPasswordResetEmail(deps.db, resetId);
-  if (!reset || reset.user.email !== message.to) return email;
-  const stored = resetEmail(message.to, resetLink(deps.config, sealedToken(resetId)));
-  if (message.subject !== stored.subject || message.text !== stored.text || message.html !== stored.html) return email;
-  const working = resetEmail(message.to, resetLink(deps.config, resetToken(deps.config.broadcasts.unsubscribeSecret, resetId)));
-  return { ...email, text: working.text, html: working.html };
-}
+export const passwordResetLinkTransform: OutgoingTransform = {
+  name: 'password-reset-link',
+  stage: 'handOff',
+  async rewriteFor(deps, message) {
+    if (message.channelType !== 'email' || !message.tags.includes(RESET_TAG)) return null;
+    const working = await workingResetEmail(deps, message);
+    return working && { email: (email) => ({ ...email, text: working.text, html: working.html }) };
+  },
+};
 
 /**
  * Whether a reset link's token is still good (the page that asks for the new password shows it only then).
@@ -136,9 +145,13 @@ export async function isPasswordResetUsable({ db, now }: Pick<Deps, 'db' | 'now'
  * that is unknown, used or expired; BAD_REQUEST for a password too short or long (the link stays usable).
  * @example const { userId } = await resetPasswordWithToken(deps, token, form.password);
  */
-export async function resetPasswordWithToken({ db, now }: Pick<Deps, 'db' | 'now'>, token: string, password: string): Promise<{ userId: string; signedOut: number }> {
+export async function resetPasswordWithToken(
+  { db, now, actor, config }: Pick<Deps, 'db' | 'now' | 'actor' | 'config'>,
+  token: string,
+  password: string,
+): Promise<{ userId: string; signedOut: number }> {
   checkPassword(password);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, config);
   return db.$transaction(async (tx) => {
     const at = now();
     const reset = await findPasswordResetByTokenHash(tx, hashResetToken(token));
@@ -147,6 +160,8 @@ export async function resetPasswordWithToken({ db, now }: Pick<Deps, 'db' | 'now
     await updateUserPassword(tx, reset.userId, passwordHash);
     await spendOpenPasswordResetsOfUser(tx, reset.userId, at);
     const { count } = await deleteSessionsOfUser(tx, reset.userId);
+    // nobody is signed in on the reset page: the person with the link is the actor
+    await auditInEveryOrganization(tx, { ...selfActor(reset.userId), ip: actor?.ip ?? null }, reset.userId, 'member.passwordReset');
     return { userId: reset.userId, signedOut: count };
   });
 }

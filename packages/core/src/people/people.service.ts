@@ -70,13 +70,13 @@ export async function organizationForFirstSignUp({ db }: Pick<Deps, 'db'>): Prom
  * @example const { user, orgId } = await signUpFirstOwner(deps, { email, password, organizationName: 'Acme' });
  */
 export async function signUpFirstOwner(
-  { db }: Pick<Deps, 'db'>,
+  { db, config }: Pick<Deps, 'db' | 'config'>,
   input: { email: string; password: string; organizationName: string; name?: string },
 ): Promise<{ user: User; orgId: string; joinedExisting: boolean }> {
   const email = parsePersonEmail(input.email);
   checkPassword(input.password);
   const organizationName = input.organizationName.trim();
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, config);
   return db.$transaction(async (tx) => {
     await lockFirstSignUp(tx);
     if ((await countUsers(tx)) > 0) throw new AppError('FORBIDDEN', 'Sign-up is closed: ask an owner to add you');
@@ -98,7 +98,7 @@ export async function signUpFirstOwner(
  * @example await createUser(deps, { orgId, email: 'ana@example.com', password: 'a long password', role: 'operator' });
  */
 export async function createUser(
-  { db }: Pick<Deps, 'db'>,
+  { db, config }: Pick<Deps, 'db' | 'config'>,
   input: { orgId: string; email: string; password: string; role?: Role; name?: string },
 ): Promise<{ user: User; membership: Membership; isNewUser: boolean }> {
   const email = parsePersonEmail(input.email);
@@ -106,7 +106,7 @@ export async function createUser(
   if (!org) throw new AppError('NOT_FOUND', 'Organization not found');
   const existing = await findUserByEmail(db, email);
   if (!existing) checkPassword(input.password);
-  const passwordHash = existing ? null : await hashPassword(input.password);
+  const passwordHash = existing ? null : await hashPassword(input.password, config);
   return db.$transaction(async (tx) => {
     // serialises additions to this organization, so two first people cannot both become its owner by default
     await lockOrganization(tx, org.id);
@@ -123,9 +123,9 @@ export async function createUser(
  * The person with this email and password, or null (the same answer, and time, for an unknown email).
  * @example const user = await verifyCredentials(deps, form.email, form.password);
  */
-export async function verifyCredentials({ db }: Pick<Deps, 'db'>, email: string, password: string): Promise<User | null> {
+export async function verifyCredentials({ db, config }: Pick<Deps, 'db' | 'config'>, email: string, password: string): Promise<User | null> {
   const row = await findUserByEmail(db, email.trim().toLowerCase());
-  const isMatch = await verifyPassword(password, row?.passwordHash);
+  const isMatch = await verifyPassword(password, row?.passwordHash, config);
   return row && isMatch ? toUser(row) : null;
 }
 
@@ -162,11 +162,11 @@ export async function listUsers({ db }: Pick<Deps, 'db'>, filter: { orgId?: stri
  * the old one leaked, so no session made with it survives. NOT_FOUND for an unknown email.
  * @example const { signedOut } = await resetPassword(deps, 'ana@example.com', 'a new long password');
  */
-export async function resetPassword({ db }: Pick<Deps, 'db'>, email: string, password: string): Promise<{ user: User; signedOut: number }> {
+export async function resetPassword({ db, config }: Pick<Deps, 'db' | 'config'>, email: string, password: string): Promise<{ user: User; signedOut: number }> {
   checkPassword(password);
   const row = await findUserByEmail(db, parsePersonEmail(email));
   if (!row) throw new AppError('NOT_FOUND', 'User not found');
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, config);
   const [user, sessions] = await db.$transaction([updateUserPassword(db, row.id, passwordHash), deleteSessionsOfUser(db, row.id)]);
   return { user: toUser(user), signedOut: sessions.count };
 }
@@ -174,13 +174,17 @@ export async function resetPassword({ db }: Pick<Deps, 'db'>, email: string, pas
 /**
  * A signed-in person changes their password: the current one must match (BAD_REQUEST naming `currentPassword`
  * otherwise), and every other session of theirs ends (the one they are using, `keepSessionId`, stays).
- * @example const { signedOut } = await changePassword(deps, signedIn.user.id, form.currentPassword, form.password, signedIn.sessionId);
+ * @example const { signedOut } = await changePassword(deps, signedIn.user.id, { currentPassword, password, keepSessionId: signedIn.sessionId });
  */
-export async function changePassword({ db }: Pick<Deps, 'db'>, userId: string, currentPassword: string, password: string, keepSessionId: string): Promise<{ signedOut: number }> {
+export async function changePassword(
+  { db, config }: Pick<Deps, 'db' | 'config'>,
+  userId: string,
+  { currentPassword, password, keepSessionId }: { currentPassword: string; password: string; keepSessionId: string },
+): Promise<{ signedOut: number }> {
   const row = await findUserPasswordHash(db, userId);
-  if (!(await verifyPassword(currentPassword, row.passwordHash))) throw new AppError('BAD_REQUEST', 'currentPassword: is not your current password');
+  if (!(await verifyPassword(currentPassword, row.passwordHash, config))) throw new AppError('BAD_REQUEST', 'currentPassword: is not your current password');
   checkPassword(password);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, config);
   const [, sessions] = await db.$transaction([updateUserPassword(db, userId, passwordHash), deleteSessionsOfUserExcept(db, userId, keepSessionId)]);
   return { signedOut: sessions.count };
 }

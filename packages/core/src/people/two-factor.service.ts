@@ -5,7 +5,9 @@ import { auditedChange, recordAudit } from '../audit/audit-log.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { updateOrganizationRequireTwoFactor } from '../organizations/organization.store.ts';
+import { auditInEveryOrganization, selfActor } from './audit-person.ts';
 import { findMembershipUserId } from './membership.store.ts';
+import { verifyPassword } from './password.ts';
 import { parsePersonEmail } from './people.service.ts';
 import { deleteSessionsOfUser } from './session.store.ts';
 import {
@@ -14,6 +16,7 @@ import {
   enableUserTwoFactor,
   findUserTotp,
   findUserTotpEnrolment,
+  findUserPasswordHash,
   findUserTotpOrThrow,
   findUserTwoFactorStatus,
   findUserWithOrgIdsByEmail,
@@ -80,14 +83,17 @@ function matchingStep(secretBase32: string, code: string, now: Date): number | n
  * stored as hashes) replace any earlier ones. BAD_REQUEST for a wrong code; CONFLICT when not enrolling.
  * @example const { recoveryCodes } = await confirmTwoFactorEnrolment(deps, userId, '123456');
  */
-export async function confirmTwoFactorEnrolment({ db, now, config }: DbClockKey, userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
+export async function confirmTwoFactorEnrolment({ db, now, config, actor }: DbClockKey & Pick<Deps, 'actor'>, userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
   const user = await findUserTotpOrThrow(db, userId);
   if (user.totpEnabledAt || !user.totpSecretCiphertext) throw new AppError('CONFLICT', 'There is no enrolment to confirm: start again');
   const step = matchingStep(decryptSecret(user.totpSecretCiphertext, config.webhooks.secretKey), code, now());
   if (step === null) throw new AppError('BAD_REQUEST', 'code: that code is not right; check the time on your phone and enter the current one');
   const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-  const { count } = await enableUserTwoFactor(db, userId, { totpEnabledAt: now(), totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) });
-  if (count === 0) throw new AppError('CONFLICT', 'Two-factor sign-in is already on');
+  await db.$transaction(async (tx) => {
+    const { count } = await enableUserTwoFactor(tx, userId, { totpEnabledAt: now(), totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) });
+    if (count === 0) throw new AppError('CONFLICT', 'Two-factor sign-in is already on');
+    await auditInEveryOrganization(tx, actor ?? selfActor(userId), userId, 'member.twoFactorEnabled');
+  });
   return { recoveryCodes };
 }
 
@@ -117,6 +123,22 @@ export async function verifySecondFactor({ db, now, config }: DbClockKey, userId
 export async function twoFactorStatus({ db }: Db, userId: string): Promise<{ isEnabled: boolean; recoveryCodesLeft: number }> {
   const user = await findUserTwoFactorStatus(db, userId);
   return { isEnabled: user.totpEnabledAt !== null, recoveryCodesLeft: user.recoveryCodeHashes.length };
+}
+
+/**
+ * Turns the signed-in person's own second factor off, after their password (a session left open is not enough):
+ * secret and recovery codes deleted, audited as `member.twoFactorDisabled` in each of their organizations. Their
+ * sessions stay. An organization that requires two-factor sign-in asks them to enrol again at their next sign-in.
+ * BAD_REQUEST for a wrong password, CONFLICT when it is off.
+ * @example await disableOwnTwoFactor(deps, userId, form.password);
+ */
+export async function disableOwnTwoFactor({ db, actor, config }: Pick<Deps, 'db' | 'actor' | 'config'>, userId: string, password: string): Promise<void> {
+  if (!(await verifyPassword(password, (await findUserPasswordHash(db, userId)).passwordHash, config))) throw new AppError('BAD_REQUEST', 'password: that is not your password');
+  if (!(await findUserTwoFactorStatus(db, userId)).totpEnabledAt) throw new AppError('CONFLICT', 'Two-factor sign-in is already off');
+  await db.$transaction(async (tx) => {
+    await clearUserTwoFactor(tx, userId);
+    await auditInEveryOrganization(tx, actor ?? selfActor(userId), userId, 'member.twoFactorDisabled');
+  });
 }
 
 /**

@@ -12,8 +12,11 @@ export function countUsers(db: Db | Prisma.TransactionClient): Promise<number> {
   return db.user.count();
 }
 
-export function insertUser(tx: Prisma.TransactionClient, row: { id: string; email: string; passwordHash: string | null; name: string | null }): Promise<UserRow> {
-  return tx.user.create({ data: row });
+/** Inserts a person; the install's first account is its operator (it made the install), so it may open the queues. */
+export async function insertUser(tx: Prisma.TransactionClient, row: { id: string; email: string; passwordHash: string | null; name: string | null }): Promise<UserRow> {
+  await lockFirstSignUp(tx);
+  const isFirst = (await tx.user.count({ take: 1 })) === 0;
+  return tx.user.create({ data: { ...row, isInstallOperator: isFirst } });
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
@@ -82,7 +85,11 @@ export function findUserTotp(db: Db, userId: string): Promise<{ totpSecretCipher
 }
 
 /** Turns two-factor on only while it is off (counts 0 otherwise), so two confirmations cannot both hand out codes. */
-export function enableUserTwoFactor(db: Db, userId: string, enabled: { totpEnabledAt: Date; totpLastStep: number; recoveryCodeHashes: string[] }): Promise<Prisma.BatchPayload> {
+export function enableUserTwoFactor(
+  db: Db | Prisma.TransactionClient,
+  userId: string,
+  enabled: { totpEnabledAt: Date; totpLastStep: number; recoveryCodeHashes: string[] },
+): Promise<Prisma.BatchPayload> {
   return db.user.updateMany({
     where: { id: userId, totpEnabledAt: null },
     data: { totpEnabledAt: enabled.totpEnabledAt, totpLastStep: enabled.totpLastStep, recoveryCodeHashes: enabled.recoveryCodeHashes },

@@ -1,4 +1,6 @@
+import type { OrgContext } from '../request-context.ts';
 import type { AvailablePhoneNumber, KeywordReplies, ListQuery, PhoneNumber, PhoneNumberType, SearchPhoneNumbersQuery, UpdatePhoneNumberBody } from '@tidings/contracts';
+import { defaultMessagesPerSecond } from '@tidings/contracts';
 import type { PhoneNumber as PhoneNumberRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 import { recordAudit } from '../audit/audit-log.ts';
@@ -30,6 +32,7 @@ export function toPhoneNumber(row: PhoneNumberRow): PhoneNumber {
     country: row.country,
     provider: row.provider,
     replies: row.replies as KeywordReplies,
+    messagesPerSecond: row.messagesPerSecond ?? defaultMessagesPerSecond(row.type),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -61,8 +64,8 @@ export async function searchAvailableNumbers(deps: Deps, _orgId: string, mode: K
 }
 
 /** phoneNumber.list: newest first. */
-export async function listPhoneNumbers({ db }: Deps, orgId: string, query: ListQuery): Promise<Page<PhoneNumber>> {
-  return paginate(query, (page) => listPhoneNumbersPage(db, orgId, page), toPhoneNumber);
+export async function listPhoneNumbers({ reads }: Pick<Deps, 'reads'>, orgId: string, query: ListQuery): Promise<Page<PhoneNumber>> {
+  return paginate(query, (page) => listPhoneNumbersPage(reads, orgId, page), toPhoneNumber);
 }
 
 /** phoneNumber.get */
@@ -71,12 +74,13 @@ export async function getPhoneNumber(deps: Deps, orgId: string, id: string): Pro
 }
 
 /**
- * phoneNumber.update: `friendlyName` (mirrored to the provider's record), `isDefault` and the keyword `replies`. Making a number the
+ * phoneNumber.update: `friendlyName` (mirrored to the provider's record), `isDefault`, the keyword `replies` and
+ * `messagesPerSecond` (the number's pace; null: its type's default). Making a number the
  * default unsets the previous one in the same transaction; unsetting it leaves the organization without a default.
  * A test key (`mode`) may not change a number provisioned at a real provider (403).
- * @example await updatePhoneNumber(deps, orgId, 'pn_...', { isDefault: true });
+ * @example await updatePhoneNumber({ deps, orgId }, 'pn_...', { isDefault: true });
  */
-export async function updatePhoneNumber(deps: Deps, orgId: string, id: string, input: UpdatePhoneNumberBody, mode?: KeyMode): Promise<PhoneNumber> {
+export async function updatePhoneNumber({ deps, orgId, mode }: OrgContext, id: string, input: UpdatePhoneNumberBody): Promise<PhoneNumber> {
   const current = await findPhoneNumber(deps, orgId, id);
   refuseTestKeyOnProviderBacked(mode, current.provider, `Phone number ${current.number}`);
   if (input.friendlyName !== undefined && input.friendlyName !== current.friendlyName) {

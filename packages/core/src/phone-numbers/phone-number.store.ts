@@ -1,4 +1,4 @@
-import type { Db, PhoneNumber as PhoneNumberRow, Prisma } from '@tidings/db';
+import type { Db, PhoneNumber as PhoneNumberRow, Prisma, Reads } from '@tidings/db';
 
 /** The arguments `paginate` gives for one page. */
 type PageArgs = { where: Prisma.PhoneNumberWhereInput; orderBy: Prisma.PhoneNumberOrderByWithRelationInput[]; take: number; skip: number };
@@ -22,6 +22,16 @@ export function findOwnedNumbers(db: Db, numbers: string[]): Promise<{ number: s
 }
 
 /** The organization that owns `number` (any organization), or null. */
+/** The organization's numbers a pool picks from (an organization has a handful; the first 200 by age). */
+export function listPoolNumbers(db: Db, orgId: string): Promise<Pick<PhoneNumberRow, 'number' | 'country'>[]> {
+  return db.phoneNumber.findMany({ where: { orgId }, select: { number: true, country: true }, orderBy: { createdAt: 'asc' }, take: 200 });
+}
+
+/** The pace of a sending number: its own rate when set, and its type for the default. */
+export function findNumberPace(db: Db, number: string): Promise<Pick<PhoneNumberRow, 'type' | 'messagesPerSecond'> | null> {
+  return db.phoneNumber.findUnique({ where: { number }, select: { type: true, messagesPerSecond: true } });
+}
+
 export function findNumberOwner(db: Db, number: string): Promise<{ orgId: string } | null> {
   return db.phoneNumber.findUnique({ where: { number }, select: { orgId: true } });
 }
@@ -39,8 +49,9 @@ export async function findNumberReplies(tx: Prisma.TransactionClient, orgId: str
   return tx.phoneNumber.findFirst({ where: { orgId, number }, select: { replies: true } });
 }
 
-export function listPhoneNumbersPage(db: Db, orgId: string, { where, ...page }: PageArgs): Promise<PhoneNumberRow[]> {
-  return db.phoneNumber.findMany({ where: { orgId, ...where }, ...page });
+/** A page of the organization's numbers. May be served by a replica. */
+export function listPhoneNumbersPage(reads: Reads, orgId: string, { where, ...page }: PageArgs): Promise<PhoneNumberRow[]> {
+  return reads.run((db) => db.phoneNumber.findMany({ where: { orgId, ...where }, ...page }));
 }
 
 export function unsetOtherDefaultNumbers(tx: Prisma.TransactionClient, orgId: string, id: string): Promise<Prisma.BatchPayload> {
@@ -52,7 +63,7 @@ export function updatePhoneNumberRow(
   tx: Prisma.TransactionClient,
   orgId: string,
   id: string,
-  input: { friendlyName?: string | null; isDefault?: boolean; replies?: Prisma.InputJsonValue },
+  input: { friendlyName?: string | null; isDefault?: boolean; replies?: Prisma.InputJsonValue; messagesPerSecond?: number | null },
 ): Promise<Prisma.BatchPayload> {
   return tx.phoneNumber.updateMany({
     where: { id, orgId },
@@ -60,6 +71,7 @@ export function updatePhoneNumberRow(
       ...(input.friendlyName !== undefined ? { friendlyName: input.friendlyName } : {}),
       ...(input.isDefault !== undefined ? { isDefault: input.isDefault } : {}),
       ...(input.replies !== undefined ? { replies: input.replies } : {}),
+      ...(input.messagesPerSecond !== undefined ? { messagesPerSecond: input.messagesPerSecond } : {}),
     },
   });
 }

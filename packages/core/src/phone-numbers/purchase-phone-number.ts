@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { refuseTestKeyOnProviderBacked } from '../provider-backed.ts';
 import { providerFailure } from '../provider-failure.ts';
 import { findPhoneNumber, NUMBER_PROVIDER, toPhoneNumber } from './phone-number.service.ts';
@@ -57,7 +57,7 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
 
   const described = ordered.type && ordered.country ? null : describeNumber(number);
   try {
-    const { row, outbox } = await deps.db.$transaction(async (tx) => {
+    const row = await unitOfWork(deps, async (tx, outbox) => {
       await lockDefaultNumber(tx, orgId);
       const hasDefault = await hasDefaultNumber(tx, orgId);
       const created = await insertPhoneNumber(tx, {
@@ -71,11 +71,10 @@ export async function purchasePhoneNumber(deps: Deps, orgId: string, mode: KeyMo
         provider: provider.name,
         providerNumberId: ordered.providerNumberId,
       });
-      const events = await recordEvents(tx, [{ orgId, type: 'phoneNumber.purchased', data: toPhoneNumber(created) as Prisma.InputJsonValue }]);
+      outbox.add(await recordEvents(tx, [{ orgId, type: 'phoneNumber.purchased', data: toPhoneNumber(created) as Prisma.InputJsonValue }]));
       await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.purchased', targetId: id });
-      return { row: created, outbox: events };
+      return created;
     });
-    await dispatchOutbox(deps, outbox);
     return toPhoneNumber(row);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -99,11 +98,10 @@ export async function releasePhoneNumber(deps: Deps, orgId: string, id: string, 
     .catch((error) => {
       throw providerFailure(deps, error, NUMBER_PROVIDER);
     });
-  const outbox = await deps.db.$transaction(async (tx) => {
+  await unitOfWork(deps, async (tx, outbox) => {
     const { count } = await deletePhoneNumber(tx, orgId, id);
-    if (count === 0) return [];
+    if (count === 0) return;
     await recordAudit(tx, deps.actor, { orgId, action: 'phoneNumber.released', targetId: id });
-    return recordEvents(tx, [{ orgId, type: 'phoneNumber.released', data: toPhoneNumber(current) as Prisma.InputJsonValue }]);
+    outbox.add(await recordEvents(tx, [{ orgId, type: 'phoneNumber.released', data: toPhoneNumber(current) as Prisma.InputJsonValue }]));
   });
-  await dispatchOutbox(deps, outbox);
 }

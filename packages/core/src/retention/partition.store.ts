@@ -1,5 +1,8 @@
 import type { Db, Prisma } from '@tidings/db';
-import type { PartitionedTable } from './partitions.ts';
+
+/** The tables partitioned by month of "createdAt" (migrations `partitions_and_retention`, `webhook_partitions`). */
+export const PARTITIONED_TABLES = ['Message', 'MessageStatusEvent', 'WebhookDelivery', 'WebhookAttempt'] as const;
+export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const sqlTime = (at: Date) => at.toISOString().replace('T', ' ').replace('Z', '');

@@ -1,9 +1,7 @@
 import type { Deps } from '../deps.ts';
-import { createMonthPartition, selectPartitionBounds } from './partition.store.ts';
+import { createMonthPartition, PARTITIONED_TABLES, selectPartitionBounds, type PartitionedTable } from './partition.store.ts';
 
-/** The tables partitioned by month of "createdAt" (migrations `partitions_and_retention`, `webhook_partitions`). */
-export const PARTITIONED_TABLES = ['Message', 'MessageStatusEvent', 'WebhookDelivery', 'WebhookAttempt'] as const;
-export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
+export { PARTITIONED_TABLES, type PartitionedTable } from './partition.store.ts';
 
 /** One partition: a month (or the legacy table: from null), or the default (both null). */
 export type Partition = { name: string; from: Date | null; to: Date | null; isDefault: boolean };

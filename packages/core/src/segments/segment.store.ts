@@ -1,5 +1,5 @@
 import type { SegmentCriteria } from '@tidings/contracts';
-import type { Db, Segment as SegmentRow } from '@tidings/db';
+import type { Db, Reads, Segment as SegmentRow } from '@tidings/db';
 import type { PageArgs } from '../pagination.ts';
 
 /** The organization's segment (null for another organization's id too). */
@@ -16,8 +16,9 @@ export async function insertSegment(db: Db, row: { id: string; orgId: string; na
   return db.segment.create({ data: row });
 }
 
-export async function listSegmentsPage(db: Db, orgId: string, { where, ...page }: PageArgs): Promise<SegmentRow[]> {
-  return db.segment.findMany({ where: { orgId, ...where }, ...page });
+/** A page of the organization's segments. May be served by a replica. */
+export async function listSegmentsPage(reads: Reads, orgId: string, { where, ...page }: PageArgs): Promise<SegmentRow[]> {
+  return reads.run((db) => db.segment.findMany({ where: { orgId, ...where }, ...page }));
 }
 
 /** Stores the count taken of `segment` and when it was taken. */

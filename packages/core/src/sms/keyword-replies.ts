@@ -57,7 +57,7 @@ export async function recordKeywordReply(
     inReplyTo: inbound.id,
     at: now,
   });
-  const jobs: OutboxItem[] = [{ queue: 'sms', jobId: row.id }];
+  const jobs: OutboxItem[] = [{ queue: 'sms', jobId: row.id, orgId }];
   await writeOutbox(tx, jobs);
   return { events: [{ orgId, type: 'message.queued', data: toMessage(row) }], jobs };
 }

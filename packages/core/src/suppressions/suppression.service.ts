@@ -40,8 +40,8 @@ function normalizedAddress(channelType: 'email' | 'sms', address: string): strin
  * `mode` (an API key's) only that mode's.
  * @example const page = await listSuppressions(deps, orgId, { limit: 20, offset: 0, reason: 'stopped' }, 'live');
  */
-export async function listSuppressions({ db }: Pick<Deps, 'db'>, orgId: string, query: SuppressionListQuery, mode?: KeyMode): Promise<Page<Suppression>> {
-  return paginate(query, (page) => listSuppressionsPage(db, orgId, query, mode, page), toSuppression);
+export async function listSuppressions({ reads }: Pick<Deps, 'reads'>, orgId: string, query: SuppressionListQuery, mode?: KeyMode): Promise<Page<Suppression>> {
+  return paginate(query, (page) => listSuppressionsPage(reads, orgId, { query, mode }, page), toSuppression);
 }
 
 /**

@@ -1,16 +1,15 @@
 import type { SuppressionListQuery } from '@tidings/contracts';
-import type { Db, Prisma, Suppression as SuppressionRow } from '@tidings/db';
+import type { Db, Prisma, Reads, Suppression as SuppressionRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 
 /**
  * One page of the organization's suppressions; filters `channelType`, `reason` and `address` (an email address
- * lower-cased, as sends compare it); with `mode` only that mode's.
+ * lower-cased, as sends compare it); with `mode` only that mode's. May be served by a replica.
  */
 export async function listSuppressionsPage(
-  db: Db,
+  reads: Reads,
   orgId: string,
-  query: SuppressionListQuery,
-  mode: KeyMode | undefined,
+  { query, mode }: { query: SuppressionListQuery; mode: KeyMode | undefined },
   { where: keyset, ...page }: { where: Prisma.SuppressionWhereInput } & Pick<Prisma.SuppressionFindManyArgs, 'orderBy' | 'take' | 'skip'>,
 ): Promise<SuppressionRow[]> {
   const where: Prisma.SuppressionWhereInput = {
@@ -21,7 +20,7 @@ export async function listSuppressionsPage(
     ...(query.channelType === 'sms' && { NOT: { recipient: { contains: '@' } } }),
     ...(query.address && { recipient: query.address.includes('@') ? query.address.trim().toLowerCase() : query.address.trim() }),
   };
-  return db.suppression.findMany({ where: { AND: [where, keyset] }, ...page });
+  return reads.run((db) => db.suppression.findMany({ where: { AND: [where, keyset] }, ...page }));
 }
 
 /** One suppression of the organization; with `mode`, null for another mode's. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
 import { createFairSlots } from './fair-slots.ts';
-import type { AnalyzeResult, AnalyzeTask, RenderJob, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
+import type { AnalyzeResult, AnalyzeTask, RenderJob, RenderOutcome, RenderTask, RenderTaskResult, RenderTaskStarted } from './render-task.ts';
 import { DEFAULT_MAX_TAGS, type TemplateContent, templateVariables } from './template-engine.ts';
 
 /** A job and what its errors call it: the template id, so a refusal names the template. */
@@ -35,6 +35,8 @@ export type TemplateRendererOptions = {
   threads: number;
   /** Tags and outputs one part of a template may hold (TEMPLATE_MAX_TAGS). */
   maxTags?: number;
+  /** Wall-clock time of one turn of a thread, parse included, before a task hands it back between two jobs (the budget). */
+  turnMs?: number;
 };
 
 // Liquid checks its render limit (CPU time) between the nodes it renders; a single node that never yields (a huge
@@ -42,6 +44,15 @@ export type TemplateRendererOptions = {
 // starved or cold thread takes longer than its CPU time to do harmless work.
 const HARD_STOP_BUDGETS = 20;
 const HARD_STOP_MARGIN_MS = 5_000;
+
+/**
+ * The wall-clock time after which a render task is ended whatever it does: the only wall-clock bound (the budget is
+ * CPU time, which a busy machine stretches).
+ * @example renderHardStopMs(250) // 10000
+ */
+export function renderHardStopMs(budgetMs: number): number {
+  return budgetMs * HARD_STOP_BUDGETS + HARD_STOP_MARGIN_MS;
+}
 // A built app has the task compiled beside its bundle (scripts/build.ts); from the sources a shim loads it through tsx.
 const BUILT_WORKER_FILE = path.join(__dirname, 'render-task.js');
 const WORKER_FILE = existsSync(BUILT_WORKER_FILE) ? BUILT_WORKER_FILE : path.join(__dirname, 'render.worker.cjs');
@@ -85,6 +96,24 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
     return pool;
   };
 
+  /** One task in the organization's turn of a thread, ended (budget error) past the hard stop. */
+  const runTurn = async (orgId: string, task: RenderTask, templateIds: () => string[]): Promise<RenderTaskResult> => {
+    const stop = new AbortController();
+    let hardStop: NodeJS.Timeout | undefined;
+    onStart.set(task.taskId, () => {
+      hardStop = setTimeout(() => stop.abort(), renderHardStopMs(options.budgetMs));
+    });
+    try {
+      return await slots.run(orgId, () => poolOf().run(task, { signal: stop.signal }));
+    } catch (error) {
+      if (stop.signal.aborted) throw budgetError(templateIds(), options.budgetMs);
+      throw error;
+    } finally {
+      clearTimeout(hardStop);
+      onStart.delete(task.taskId);
+    }
+  };
+
   return {
     async render(jobs, { orgId = '' } = {}) {
       if (jobs.length === 0) return [];
@@ -99,28 +128,19 @@ export function createTemplateRenderer(options: TemplateRendererOptions): Templa
         }
         return { content: index, variables };
       });
-      const task: RenderTask = { taskId: randomUUID(), contents, jobs: taskJobs, budgetMs: options.budgetMs };
-      const stop = new AbortController();
-      let hardStop: NodeJS.Timeout | undefined;
-      onStart.set(task.taskId, () => {
-        hardStop = setTimeout(() => stop.abort(), options.budgetMs * HARD_STOP_BUDGETS + HARD_STOP_MARGIN_MS);
-      });
-      let result: RenderTaskResult;
-      try {
-        result = await slots.run(orgId, () => poolOf().run(task, { signal: stop.signal }));
-      } catch (error) {
-        if (stop.signal.aborted)
-          throw budgetError(
-            jobs.map((job) => job.templateId),
-            options.budgetMs,
-          );
-        throw error;
-      } finally {
-        clearTimeout(hardStop);
-        onStart.delete(task.taskId);
+      const outcomes: RenderOutcome[] = [];
+      let spentMs = 0;
+      // one turn at a time: a task past its turn's wall-clock time answers the jobs done, and the rest waits for the
+      // organization's next turn (other organizations' tasks go in between)
+      while (outcomes.length < jobs.length) {
+        const from = outcomes.length;
+        const task: RenderTask = { taskId: randomUUID(), contents, jobs: taskJobs.slice(from), budgetMs: options.budgetMs, spentMs, turnMs: options.turnMs ?? options.budgetMs };
+        const result = await runTurn(orgId, task, () => jobs.slice(from).map((job) => job.templateId));
+        if ('exceededAt' in result) throw budgetError([jobs[from + result.exceededAt]!.templateId], options.budgetMs);
+        outcomes.push(...result.outcomes);
+        spentMs = result.spentMs;
       }
-      if ('exceededAt' in result) throw budgetError([jobs[result.exceededAt]!.templateId], options.budgetMs);
-      return result.outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
+      return outcomes.map((outcome) => ('parts' in outcome ? outcome.parts : new AppError(outcome.error.code, outcome.error.message)));
     },
     async analyze(content, { orgId = '' } = {}) {
       const parts = pickParts(content);

@@ -47,18 +47,21 @@ export async function createTemplate({ db, renderer }: Pick<Deps, 'db' | 'render
  * template.list: the latest version of each, newest template first; soft-deleted ones only with `includeDeleted`.
  * @example await listTemplates(deps, orgId, { limit: 20, offset: 0, channelType: 'email', includeDeleted: false })
  */
-export async function listTemplates({ db }: Pick<Deps, 'db'>, orgId: string, query: TemplateListQuery): Promise<Page<Template>> {
-  const page = await paginate(
-    query,
-    (pageArgs) => listTemplatesPage(db, orgId, query, pageArgs),
-    (row) => row,
-  );
-  // The latest version of each, in one query by exact (templateId, version): an include with `take` would read every
-  // version of every template on the page.
-  const latestKeys = page.data.map((t) => ({ templateId: t.id, version: t.version }));
-  const versions = latestKeys.length ? await findTemplateVersions(db, latestKeys) : [];
-  const latest = new Map(versions.map((v) => [v.templateId, v]));
-  return { ...page, data: page.data.map((t) => toTemplate(t, latest.get(t.id)!)) };
+export async function listTemplates({ reads }: Pick<Deps, 'reads'>, orgId: string, query: TemplateListQuery): Promise<Page<Template>> {
+  // May be served by a replica: the page and its versions from the same server, where each template has its version
+  return reads.run(async (db) => {
+    const page = await paginate(
+      query,
+      (pageArgs) => listTemplatesPage(db, orgId, query, pageArgs),
+      (row) => row,
+    );
+    // The latest version of each, in one query by exact (templateId, version): an include with `take` would read
+    // every version of every template on the page.
+    const latestKeys = page.data.map((t) => ({ templateId: t.id, version: t.version }));
+    const versions = latestKeys.length ? await findTemplateVersions(db, latestKeys) : [];
+    const latest = new Map(versions.map((v) => [v.templateId, v]));
+    return { ...page, data: page.data.map((t) => toTemplate(t, latest.get(t.id)!)) };
+  });
 }
 
 /**
@@ -163,14 +166,13 @@ export async function previewTemplate({ db, renderer }: Pick<Deps, 'db' | 'rende
 /**
  * template.preview of changes not saved yet (the dashboard's editor): the latest version with `changes`, checked as
  * template.update checks them (a broken part is a 400 naming it), rendered like template.preview; nothing is written.
- * @example await previewTemplateChanges(deps, orgId, id, { body: 'Code: {{ code }}' }, { code: '42' }) // { body: 'Code: 42', ... }
+ * @example await previewTemplateChanges(deps, orgId, id, { changes: { body: 'Code: {{ code }}' }, variables: { code: '42' } }) // { body: 'Code: 42', ... }
  */
 export async function previewTemplateChanges(
   { db, renderer }: Pick<Deps, 'db' | 'renderer'>,
   orgId: string,
   id: string,
-  changes: UpdateTemplateBody,
-  variables: PreviewTemplateBody['variables'],
+  { changes, variables }: { changes: UpdateTemplateBody; variables: PreviewTemplateBody['variables'] },
 ): Promise<TemplatePreview> {
   const found = await findTemplateVersion(db, orgId, id, {});
   if (!found.found) throw notFound(found.reason);

@@ -6,7 +6,7 @@ import { syncUnsubscribes } from '../contacts/subscription-suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents, type EventType } from '../events.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { isInTopic } from './contact-topics.ts';
 import { listPublicTopics, selectPublicTopicIds } from './topic.store.ts';
 
@@ -67,7 +67,7 @@ export async function savePreferences(deps: Deps, token: string, choice: Prefere
   }
   const flag = flagOf(target);
   const now = deps.now();
-  const outbox = await deps.db.$transaction(async (tx) => {
+  await unitOfWork(deps, async (tx, outbox) => {
     const current = await lockContact(tx, target.orgId, target.contactId);
     if (!current) throw new AppError('NOT_FOUND', 'Preference link not found');
     let data: Prisma.ContactUpdateInput;
@@ -85,11 +85,12 @@ export async function savePreferences(deps: Deps, token: string, choice: Prefere
     const contact = toContact(row);
     const endedSubscription = current[flag] && !row[flag];
     const types: EventType[] = endedSubscription ? ['contact.updated', 'contact.unsubscribed'] : ['contact.updated'];
-    return recordEvents(
-      tx,
-      types.map((type) => ({ orgId: target.orgId, type, data: contact })),
+    outbox.add(
+      await recordEvents(
+        tx,
+        types.map((type) => ({ orgId: target.orgId, type, data: contact })),
+      ),
     );
   });
-  await dispatchOutbox(deps, outbox);
   return preferencesOf(deps, target);
 }

@@ -48,8 +48,8 @@ export async function createTopic(deps: Pick<Deps, 'db' | 'actor'>, orgId: strin
  * topic.list: newest first.
  * @example await listTopics(deps, orgId, { limit: 20, offset: 0 })
  */
-export async function listTopics({ db }: Pick<Deps, 'db'>, orgId: string, query: ListQuery): Promise<Page<Topic>> {
-  return paginate(query, (page) => listTopicsPage(db, orgId, page), toTopic);
+export async function listTopics({ reads }: Pick<Deps, 'reads'>, orgId: string, query: ListQuery): Promise<Page<Topic>> {
+  return paginate(query, (page) => listTopicsPage(reads, orgId, page), toTopic);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { columnsOf, Prisma, type Db, type Contact as ContactRow, type Topic as TopicRow } from '@tidings/db';
+import { columnsOf, Prisma, type Db, type Reads, type Contact as ContactRow, type Topic as TopicRow } from '@tidings/db';
 import type { newestFirst, olderThan } from '../pagination.ts';
 
 /** One page's arguments, as `paginate` hands them to its fetch. */
@@ -23,8 +23,9 @@ export function insertTopic(tx: Prisma.TransactionClient, row: Prisma.TopicUnche
   return tx.topic.create({ data: row });
 }
 
-export function listTopicsPage(db: Db, orgId: string, { where, ...page }: PageArgs): Promise<TopicRow[]> {
-  return db.topic.findMany({ where: { orgId, ...where }, ...page });
+/** A page of the organization's topics. May be served by a replica. */
+export function listTopicsPage(reads: Reads, orgId: string, { where, ...page }: PageArgs): Promise<TopicRow[]> {
+  return reads.run((db) => db.topic.findMany({ where: { orgId, ...where }, ...page }));
 }
 
 /** The topic as changed, or undefined when the organization has no such topic. */
@@ -51,7 +52,12 @@ export function selectPublicTopicIds(tx: Prisma.TransactionClient, orgId: string
  * A topic broadcast's one-click unsubscribe: the contact's choice for the topic becomes false, only if it was in the
  * topic (by choice or by an `opt_out` default), so a repeated POST changes nothing. Undefined when nothing changed.
  */
-export async function unsubscribeContactFromTopic(tx: Prisma.TransactionClient, orgId: string, contactId: string, topicId: string, now: Date): Promise<ContactRow | undefined> {
+export async function unsubscribeContactFromTopic(
+  tx: Prisma.TransactionClient,
+  orgId: string,
+  contactId: string,
+  { topicId, now }: { topicId: string; now: Date },
+): Promise<ContactRow | undefined> {
   const [contact] = await tx.$queryRaw<ContactRow[]>`
       UPDATE "Contact" c SET "topics" = c."topics" || jsonb_build_object(${topicId}::text, false), "updatedAt" = ${now.toISOString()}::timestamp
       WHERE c."id" = ${contactId} AND c."orgId" = ${orgId} AND EXISTS (

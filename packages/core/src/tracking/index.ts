@@ -1,2 +1,3 @@
 export * from './tracking-token.ts';
 export * from './track-html.ts';
+export * from './tracked-html.ts';

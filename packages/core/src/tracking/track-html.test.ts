@@ -2,7 +2,7 @@ import { readTrackingToken, trackingToken } from './tracking-token.ts';
 import { trackHtml } from './track-html.ts';
 
 const secret = 'test-secret-of-at-least-some-length';
-const base = { messageId: 'msg_01TEST', publicApiUrl: 'https://api.example.com/', secret };
+const base = { messageId: 'msg_01TEST', redirectsClicks: true, publicApiUrl: 'https://api.example.com/', secret };
 
 describe('tracking tokens', () => {
   it('reads back what it signed, and nothing else', () => {
@@ -18,6 +18,16 @@ describe('tracking tokens', () => {
     expect(readTrackingToken(secret, 'click', open)).toBeNull();
     expect(readTrackingToken(secret, 'open', `${open}x`)).toBeNull();
     expect(readTrackingToken(secret, 'open', 'msg_1.short')).toBeNull();
+  });
+
+  it("tells a link to show (a sandbox or test message's) from one to follow, under the same signature scheme", () => {
+    const shown = trackingToken(secret, { kind: 'click', messageId: 'msg_1', url: 'https://example.com/a', showsOnly: true });
+    expect(readTrackingToken(secret, 'click', shown)).toEqual({ kind: 'click', messageId: 'msg_1', url: 'https://example.com/a', showsOnly: true });
+    expect(shown).not.toBe(trackingToken(secret, { kind: 'click', messageId: 'msg_1', url: 'https://example.com/a' }));
+    const [href] = [...trackHtml('<a href="https://example.com/a">A</a>', { ...base, opens: false, clicks: true, redirectsClicks: false }).matchAll(/href="([^"]+)"/g)].map(
+      (m) => m[1]!,
+    );
+    expect(readTrackingToken(secret, 'click', href!.slice('https://api.example.com/c/'.length))).toMatchObject({ showsOnly: true });
   });
 });
 

@@ -5,6 +5,8 @@ export type TrackingOptions = {
   opens: boolean;
   clicks: boolean;
   messageId: string;
+  /** Clicks redirect (live messages from a verified domain), or show the link on a page (sandbox and test). */
+  redirectsClicks: boolean;
   publicApiUrl: string;
   secret: string;
 };
@@ -42,7 +44,12 @@ export function trackHtml(html: string, options: TrackingOptions): string {
       },
       onattribute(name, value) {
         if (!options.clicks || name !== 'href' || (tag !== 'a' && tag !== 'area') || !isTrackable(value, ownPrefixes)) return;
-        const link = trackingUrl(base, options.secret, { kind: 'click', messageId: options.messageId, url: value.trim() });
+        const link = trackingUrl(base, options.secret, {
+          kind: 'click',
+          messageId: options.messageId,
+          url: value.trim(),
+          ...(options.redirectsClicks ? {} : { showsOnly: true }),
+        });
         // the attribute's source is [startIndex, endIndex): its name, `=`, and its value quoted or not
         edits.push({ start: parser.startIndex, end: parser.endIndex, text: `href="${escapeAttribute(link)}"` });
       },

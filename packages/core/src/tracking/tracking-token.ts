@@ -1,7 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What a tracking link names: an open of a message, or a click on one of its links (the link itself, signed). */
-export type TrackingSubject = { kind: 'open'; messageId: string } | { kind: 'click'; messageId: string; url: string };
+/**
+ * What a tracking link names: an open of a message, or a click on one of its links (the link itself, signed).
+ * `showsOnly`: the click of a sandbox or test message, which shows the link on a page of ours rather than redirecting
+ * (our host must not redirect anywhere for whoever signs up and sends to themselves).
+ */
+export type TrackingSubject = { kind: 'open'; messageId: string } | { kind: 'click'; messageId: string; url: string; showsOnly?: boolean };
 
 const ID = /^[A-Za-z0-9_]{1,64}$/;
 // base64url of the link (links are kept under 2,000 characters by the rewriter)
@@ -12,7 +16,7 @@ const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 // The same HMAC-SHA256 as the `/u/` unsubscribe tokens, with the same secret: the purpose leads what is signed, so a
 // token of one kind never reads as another.
 function signatureOf(secret: string, subject: TrackingSubject): string {
-  const signed = subject.kind === 'open' ? `open:${subject.messageId}` : `click:${subject.messageId}:${subject.url}`;
+  const signed = subject.kind === 'open' ? `open:${subject.messageId}` : `${subject.showsOnly ? 'click-page' : 'click'}:${subject.messageId}:${subject.url}`;
   return createHmac('sha256', secret).update(signed).digest('base64url');
 }
 
@@ -46,8 +50,10 @@ export function readTrackingToken<K extends TrackingSubject['kind']>(secret: str
     signature = parts[2];
   }
   if (!ID.test(subject.messageId) || !signature || !SIGNATURE.test(signature)) return null;
-  const expected = Buffer.from(signatureOf(secret, subject));
-  return timingSafeEqual(expected, Buffer.from(signature)) ? (subject as Extract<TrackingSubject, { kind: K }>) : null;
+  const signs = (candidate: TrackingSubject) => timingSafeEqual(Buffer.from(signatureOf(secret, candidate)), Buffer.from(signature));
+  if (signs(subject)) return subject as Extract<TrackingSubject, { kind: K }>;
+  const shown = subject.kind === 'click' ? { ...subject, showsOnly: true } : null;
+  return shown && signs(shown) ? (shown as Extract<TrackingSubject, { kind: K }>) : null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { EARLY_TOLERANCE_MS } from '../outbox.ts';
 import { decryptSecret, type PostResult } from '@tidings/webhooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../backoff.ts';
@@ -13,11 +14,12 @@ import {
   recordFailedAttempt,
   recordSuccessesAndLoadDeliveries,
 } from './webhook-delivery.store.ts';
+import type { DeliveryWork, Attempt } from './delivery-work.ts';
+
+export type { DeliveryWork, Attempt } from './delivery-work.ts';
 
 /** The longest `Retry-After` honoured; an endpoint asking for more is retried after this. */
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
-// A job may run a little before its row's time (clock skew between hosts); within this it is not early.
-const EARLY_TOLERANCE_MS = 1_000;
 /**
  * A worker that claims a delivery has its POST's timeout plus this long to record the outcome before another worker
  * may try it (its job handed on as stalled on a busy machine, or a worker that died mid-call: that one's delivery
@@ -26,27 +28,6 @@ const EARLY_TOLERANCE_MS = 1_000;
 const CLAIM_GRACE_MS = 10_000;
 /** Recording an outcome is tried this often (waits of about 0.25, 0.5, 1, 2 s: within CLAIM_GRACE_MS) before the job fails. */
 const RECORD_TRIES = 5;
-
-/** What the webhook-worker should do with a delivery job. */
-export type DeliveryWork =
-  | { kind: 'done'; reason: string }
-  | { kind: 'notYet'; at: Date }
-  | {
-      kind: 'deliver';
-      deliveryId: string;
-      orgId: string;
-      webhookId: string;
-      url: string;
-      /** The `webhook-id` header: the event id, the same on every retry, so receivers dedupe by it. */
-      messageId: string;
-      body: string;
-      /** Every secret that signs now: the current one, and the previous one during a rotation's overlap. */
-      secrets: string[];
-      attempts: number;
-      failingSince: Date | null;
-      /** The delivery's partition key: its outcome is written to that month's partition only. */
-      createdAt: Date;
-    };
 
 /** A job's `createdAt` as the statements take it: an ISO instant (sorts as it compares), or undefined. */
 function partitionKeyOf(createdAt: unknown): string | undefined {
@@ -227,8 +208,6 @@ export async function recordAttempt(deps: Deps, work: Extract<DeliveryWork, { ki
     }
   }
 }
-
-export type Attempt = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
 
 /** A failed attempt: the attempt row, the delivery retried later or failed, and the endpoint's failing streak or its disabling. */
 async function recordFailure({ db }: Deps, attempt: Attempt, outcome: Exclude<AttemptOutcome, { kind: 'succeeded' }>): Promise<void> {

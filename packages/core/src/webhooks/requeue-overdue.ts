@@ -1,5 +1,6 @@
 import { webhookQueueOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
+import { addJobs } from '../outbox.ts';
 import { selectOverdueDeliveries } from './webhook-delivery.store.ts';
 
 /**
@@ -9,19 +10,21 @@ import { selectOverdueDeliveries } from './webhook-delivery.store.ts';
  * worker runs it every minute; several replicas running it at once is harmless.
  * @example await requeueOverdueDeliveries(deps, { overdueMs: 10 * 60_000 });
  */
-export async function requeueOverdueDeliveries(deps: Pick<Deps, 'db' | 'queues' | 'now'>, options: { overdueMs?: number; batchSize?: number } = {}): Promise<number> {
+export async function requeueOverdueDeliveries(deps: Pick<Deps, 'db' | 'queues' | 'redis' | 'now'>, options: { overdueMs?: number; batchSize?: number } = {}): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - (options.overdueMs ?? 10 * 60_000));
   const overdue = await selectOverdueDeliveries(deps.db, cutoff, options.batchSize ?? 500);
   let requeued = 0;
   // One look per overdue delivery: these are exceptions (normally none), never the send path.
-  for (const { id, createdAt, isBulk } of overdue) {
-    const queue = deps.queues[webhookQueueOf(isBulk ? 'bulk' : 'transactional')];
+  for (const { id, orgId, createdAt, isBulk } of overdue) {
+    const queueName = webhookQueueOf(isBulk ? 'bulk' : 'transactional');
+    const queue = deps.queues[queueName];
     const job = await queue.getJob(id);
     const state = job ? await job.getState() : 'missing';
     if (state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') continue;
     // A finished job would make the add below a no-op (same jobId), so it goes first.
     if (job) await job.remove();
-    await queue.add('webhooks', { deliveryId: id, createdAt: createdAt.toISOString() }, { jobId: id });
+    // in its lane and with its organization's turn, as the outbox adds it
+    await addJobs(deps, [{ queue: queueName, jobId: id, orgId, createdAt }]);
     requeued += 1;
   }
   return requeued;

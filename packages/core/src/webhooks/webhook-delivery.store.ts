@@ -1,6 +1,6 @@
 import { type Db, Prisma, queryPrepared, type WebhookAttempt as WebhookAttemptRow, type WebhookDelivery as WebhookDeliveryRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
-import type { Attempt } from './delivery-attempt.ts';
+import type { Attempt } from './delivery-work.ts';
 import { newestFirst } from '../pagination.ts';
 import { withLastAttempt } from './webhook-mappers.ts';
 
@@ -198,9 +198,9 @@ export async function clearDeliveryClaim(db: Db, delivery: { id: string; created
  * The deliveries still `pending` whose attempt was due before `cutoff`, most overdue first, each with its lane: a
  * broadcast's message's events are in the bulk one (as eventsCte put them).
  */
-export async function selectOverdueDeliveries(db: Db, cutoff: Date, batchSize: number): Promise<{ id: string; createdAt: Date; isBulk: boolean }[]> {
-  return db.$queryRaw<{ id: string; createdAt: Date; isBulk: boolean }[]>`
-    SELECT d."id", d."createdAt", coalesce(e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL, false) AS "isBulk"
+export async function selectOverdueDeliveries(db: Db, cutoff: Date, batchSize: number): Promise<{ id: string; orgId: string; createdAt: Date; isBulk: boolean }[]> {
+  return db.$queryRaw<{ id: string; orgId: string; createdAt: Date; isBulk: boolean }[]>`
+    SELECT d."id", d."orgId", d."createdAt", coalesce(e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL, false) AS "isBulk"
     FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e."id" = d."eventId"
     WHERE d."status" = 'pending' AND d."nextAttemptAt" < ${cutoff.toISOString()}::timestamp
     ORDER BY d."nextAttemptAt" LIMIT ${batchSize}::int`;
@@ -235,11 +235,14 @@ export async function getDeliveryWithLastAttempt(db: Db, id: string) {
   return db.webhookDelivery.findUniqueOrThrow({ where: { id }, include: withLastAttempt });
 }
 
+/** One delivery of an organization's endpoint; with `mode`, only one a key of that mode may see. */
+export type DeliveryOf = { orgId: string; webhookId: string; deliveryId: string; mode: KeyMode | undefined };
+
 /**
  * One delivery of the organization's endpoint with every attempt, oldest first; with `mode`, null for one of another
  * mode's endpoint or about another mode's message or broadcast.
  */
-export async function findDeliveryWithAttempts(db: Db, orgId: string, webhookId: string, deliveryId: string, mode: KeyMode | undefined): Promise<DeliveryWithAttempts | null> {
+export async function findDeliveryWithAttempts(db: Db, { orgId, webhookId, deliveryId, mode }: DeliveryOf): Promise<DeliveryWithAttempts | null> {
   return db.webhookDelivery.findFirst({
     where: { id: deliveryId, webhookId, orgId, ...(mode && { webhook: { mode } }), AND: [visibleToMode(mode)] },
     include: { attemptsLog: { orderBy: { number: 'asc' } } },
@@ -247,11 +250,7 @@ export async function findDeliveryWithAttempts(db: Db, orgId: string, webhookId:
 }
 
 /** Makes a delivery pending and due `now`, whatever its status; undefined when there is none (or, with `mode`, not one a key of that mode may see). */
-export async function reopenDelivery(
-  tx: Prisma.TransactionClient,
-  { orgId, webhookId, deliveryId, mode }: { orgId: string; webhookId: string; deliveryId: string; mode: KeyMode | undefined },
-  now: Date,
-): Promise<WebhookDeliveryRow | undefined> {
+export async function reopenDelivery(tx: Prisma.TransactionClient, { orgId, webhookId, deliveryId, mode }: DeliveryOf, now: Date): Promise<WebhookDeliveryRow | undefined> {
   const [updated] = await tx.webhookDelivery.updateManyAndReturn({
     where: { id: deliveryId, webhookId, orgId, AND: [visibleToMode(mode)] },
     data: { status: 'pending', nextAttemptAt: now, completedAt: null },

@@ -1,3 +1,4 @@
+import type { OrgContext } from '../request-context.ts';
 import type { CreateWebhookBody, ListQuery, ListWebhookEventsQuery, UpdateWebhookBody, Webhook, WebhookDelivery, WebhookDetail, WebhookWithSecret } from '@tidings/contracts';
 import type { Db, Webhook as WebhookRow } from '@tidings/db';
 import { checkWebhookUrl, encryptSecret, generateWebhookSecret, UnsafeUrlError } from '@tidings/webhooks';
@@ -7,7 +8,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, foundOr404 } from '../errors.ts';
 import { recordEvents } from '../events.ts';
 import { newId } from '../ids.ts';
-import { dispatchOutbox } from '../outbox.ts';
+import { unitOfWork } from '../unit-of-work.ts';
 import { paginate, type Page } from '../pagination.ts';
 import { getDeliveryWithLastAttempt, listDeliveriesPage, listRecentDeliveries } from './webhook-delivery.store.ts';
 import { toDelivery, toWebhook } from './webhook-mappers.ts';
@@ -83,10 +84,10 @@ export async function createWebhook(deps: Deps, orgId: string, input: CreateWebh
 }
 
 /** webhook.list: the organization's endpoints (disabled ones too; with `mode`, only that mode's), newest first. */
-export async function listWebhooks({ db, now }: Deps, orgId: string, query: ListQuery, mode?: KeyMode): Promise<Page<Webhook>> {
+export async function listWebhooks({ reads, now }: Pick<Deps, 'reads' | 'now'>, orgId: string, query: ListQuery, mode?: KeyMode): Promise<Page<Webhook>> {
   return paginate(
     query,
-    (page) => listWebhooksPage(db, orgId, mode, page),
+    (page) => listWebhooksPage(reads, orgId, mode, page),
     (row) => toWebhook(row, now()),
   );
 }
@@ -102,7 +103,7 @@ export async function getWebhook({ db, now }: Deps, orgId: string, id: string, m
  * webhook.update: url (checked again), events, description, enabled (true re-enables and forgets past failures; 409
  * past the endpoints limit); with `mode`, only that mode's endpoint.
  */
-export async function updateWebhook(deps: Deps, orgId: string, id: string, input: UpdateWebhookBody, mode?: KeyMode): Promise<Webhook> {
+export async function updateWebhook({ deps, orgId, mode }: OrgContext, id: string, input: UpdateWebhookBody): Promise<Webhook> {
   const current = await findWebhook(deps.db, orgId, id, mode);
   if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(deps, input.url);
   const enabling = input.enabled === true && !current.enabled;
@@ -148,11 +149,14 @@ export async function sendTestEvent(deps: Deps, orgId: string, id: string, mode?
   const current = await findWebhook(deps.db, orgId, id, mode);
   const notEnabled = () => new AppError('BAD_REQUEST', 'Webhook is disabled; enable it (webhook.update with enabled: true) to test it');
   if (!current.enabled) throw notEnabled();
-  const outbox = await deps.db.$transaction((tx) => recordEvents(tx, [{ orgId, type: 'webhook.test', data: toWebhook(current, deps.now()), webhookId: current.id }]));
+  const jobs = await unitOfWork(deps, async (tx, outbox) => {
+    const jobs = await recordEvents(tx, [{ orgId, type: 'webhook.test', data: toWebhook(current, deps.now()), webhookId: current.id }]);
+    outbox.add(jobs);
+    return jobs;
+  });
   // Disabled between the read and the insert: no delivery was made.
-  if (outbox.length === 0) throw notEnabled();
-  await dispatchOutbox(deps, outbox);
-  const delivery = await getDeliveryWithLastAttempt(deps.db, outbox[0]!.jobId);
+  if (jobs.length === 0) throw notEnabled();
+  const delivery = await getDeliveryWithLastAttempt(deps.db, jobs[0]!.jobId);
   return toDelivery(delivery);
 }
 
@@ -160,7 +164,11 @@ export async function sendTestEvent(deps: Deps, orgId: string, id: string, mode?
  * webhook.listEvents: the deliveries of this endpoint, newest first, optionally of one status; with `mode` (an API
  * key's) none about another mode's messages or broadcasts.
  */
-export async function listWebhookDeliveries({ db }: Deps, orgId: string, id: string, query: ListWebhookEventsQuery, mode?: KeyMode): Promise<Page<WebhookDelivery>> {
+export async function listWebhookDeliveries(
+  { deps: { db }, orgId, mode }: OrgContext<Pick<Deps, 'db'>>,
+  id: string,
+  query: ListWebhookEventsQuery,
+): Promise<Page<WebhookDelivery>> {
   const webhook = await findWebhook(db, orgId, id, mode);
   return paginate(query, (page) => listDeliveriesPage(db, webhook.id, { status: query.status, mode }, page), toDelivery);
 }

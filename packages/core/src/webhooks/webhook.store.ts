@@ -1,4 +1,4 @@
-import type { Db, Prisma, Webhook as WebhookRow } from '@tidings/db';
+import type { Db, Prisma, Reads, Webhook as WebhookRow } from '@tidings/db';
 import type { KeyMode } from '@tidings/providers';
 
 /** The organization's endpoint; with `mode`, null for another mode's. */
@@ -27,14 +27,14 @@ export async function insertWebhook(
   });
 }
 
-/** One page of the organization's endpoints (with `mode`, only that mode's). */
+/** One page of the organization's endpoints (with `mode`, only that mode's). May be served by a replica. */
 export async function listWebhooksPage(
-  db: Db,
+  reads: Reads,
   orgId: string,
   mode: KeyMode | undefined,
   { where, ...page }: { where: Prisma.WebhookWhereInput } & Pick<Prisma.WebhookFindManyArgs, 'orderBy' | 'take' | 'skip'>,
 ): Promise<WebhookRow[]> {
-  return db.webhook.findMany({ where: { orgId, ...(mode && { mode }), ...where }, ...page });
+  return reads.run((db) => db.webhook.findMany({ where: { orgId, ...(mode && { mode }), ...where }, ...page }));
 }
 
 export async function updateWebhookSettings(tx: Prisma.TransactionClient, id: string, data: Prisma.WebhookUpdateInput): Promise<WebhookRow> {

@@ -64,3 +64,20 @@ export class CallbackStaleError extends Error {
     this.name = 'CallbackStaleError';
   }
 }
+
+/** The callback is genuine but its body is no event at all (`null`, a number, a list): answer 400 and change nothing. */
+export class CallbackMalformedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CallbackMalformedError';
+  }
+}
+
+/**
+ * `value` (a signed body, parsed) as an event object, or throws CallbackMalformedError naming `provider`.
+ * @example const event = asCallbackEvent<ResendEvent>(parsed, 'Resend');
+ */
+export function asCallbackEvent<T>(value: unknown, provider: string): T {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CallbackMalformedError(`The ${provider} callback's body is not an event object`);
+  return value as T;
+}

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { RESEND_MESSAGE_TAG } from '../resend.provider.ts';
-import { CallbackSignatureError, type CallbackReport } from './callback-outcome.ts';
+import { asCallbackEvent, CallbackSignatureError, type CallbackReport } from './callback-outcome.ts';
 
 type ResendEvent = {
   type?: string;
@@ -27,18 +27,19 @@ const header = (headers: Record<string, string | undefined>, name: string) => he
  */
 export function verifyResendCallback(rawBody: string, headers: Record<string, string | undefined>, secret: string | undefined): CallbackReport | null {
   if (!secret) throw new CallbackSignatureError('RESEND_WEBHOOK_SECRET is not configured');
-  let event: ResendEvent;
+  let signed: unknown;
   // Svix signs the id with the body: a replay carries the same one
   const eventId = header(headers, 'svix-id') ?? header(headers, 'webhook-id') ?? '';
   try {
-    event = new Webhook(secret).verify(rawBody, {
+    signed = new Webhook(secret).verify(rawBody, {
       'webhook-id': eventId,
       'webhook-timestamp': header(headers, 'svix-timestamp') ?? header(headers, 'webhook-timestamp') ?? '',
       'webhook-signature': header(headers, 'svix-signature') ?? header(headers, 'webhook-signature') ?? '',
-    }) as ResendEvent;
+    });
   } catch (error) {
     throw new CallbackSignatureError(`Invalid Resend signature: ${(error as Error).message}`);
   }
+  const event = asCallbackEvent<ResendEvent>(signed, 'Resend');
   const providerMessageId = event.data?.email_id;
   if (!providerMessageId) return null;
   if (event.type === 'email.received') {

@@ -1,6 +1,6 @@
 import { verify, type KeyObject } from 'node:crypto';
 import { SES_MESSAGE_TAG } from '../ses.provider.ts';
-import { CallbackSignatureError, CallbackStaleError, type CallbackReport } from './callback-outcome.ts';
+import { asCallbackEvent, CallbackSignatureError, CallbackStaleError, type CallbackReport } from './callback-outcome.ts';
 import type { SnsCertificateCache } from './sns-certificates.ts';
 
 /** An SNS message as posted to an HTTPS subscription. */
@@ -93,12 +93,13 @@ async function checkSignature(message: SnsMessage, options: SnsOptions): Promise
 
 /** Reads an SES event (event publishing's `eventType`, or an identity notification's `notificationType`). */
 function readSesEvent(text: string | undefined, eventId: string | undefined): CallbackReport | null {
-  let event: SesEvent;
+  let parsed: unknown;
   try {
-    event = JSON.parse(text ?? '') as SesEvent;
+    parsed = JSON.parse(text ?? '');
   } catch {
     return null; // signed but not an SES event: nothing to act on
   }
+  const event = asCallbackEvent<SesEvent>(parsed, 'SES');
   const providerMessageId = event.mail?.messageId;
   if (!providerMessageId) return null;
   const messageId = event.mail?.tags?.[SES_MESSAGE_TAG]?.[0];

@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { CallbackSignatureError, type CallbackReport } from './callback-outcome.ts';
+import { asCallbackEvent, CallbackSignatureError, type CallbackReport } from './callback-outcome.ts';
 import { TELNYX_STOPPED_ERROR_CODE } from '../telnyx.provider.ts';
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo; Telnyx hands out the raw 32-byte key in base64. */
@@ -40,12 +40,13 @@ export function verifyTelnyxCallback(rawBody: string, headers: Record<string, st
   const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
   if (!verify(null, Buffer.from(`${timestamp}|${rawBody}`), key, signatureBytes)) throw new CallbackSignatureError('Invalid Telnyx signature');
 
-  let event: TelnyxEvent;
+  let parsed: unknown;
   try {
-    event = JSON.parse(rawBody) as TelnyxEvent;
+    parsed = JSON.parse(rawBody);
   } catch {
     return null; // signed but not JSON: nothing we can act on
   }
+  const event = asCallbackEvent<TelnyxEvent>(parsed, 'Telnyx');
   const payload = event.data?.payload;
   if (!payload?.id) return null;
   const eventId = event.data?.id ?? `${event.data?.event_type}.${payload.id}`;

@@ -1,11 +1,12 @@
-import type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
+import type { OperationBody, Schemas } from '../operation-types.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { ApiKey, ApiKeyWithSecret };
-export type CreateApiKeyParams = z.input<typeof CreateApiKeyBody>;
-export type RotateApiKeyParams = z.input<typeof RotateApiKeyBody>;
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyWithSecret = Schemas['ApiKeyWithSecret'];
+export type CreateApiKeyParams = OperationBody<'apiKey.create'>;
+export type RotateApiKeyParams = OperationBody<'apiKey.rotate'>;
 export type ListApiKeysParams = ListParams;
 
 /** The apiKey operations (Settings > API Keys). Needs a `full` key. */
@@ -23,7 +24,7 @@ export class ApiKeys extends Resource {
    * @example for await (const key of tidings.apiKeys.list({ limit: 100 })) console.log(key.prefix);
    */
   list(params: ListApiKeysParams = {}, options?: RequestOptions): PageIterator<ApiKey> {
-    return this.client.list<ApiKey>('apiKey.list', { query: params }, options);
+    return this.client.list('apiKey.list', { query: params }, options);
   }
 
   /**

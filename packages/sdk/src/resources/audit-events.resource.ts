@@ -1,10 +1,11 @@
-import type { AuditAction, AuditEvent, AuditListQuery, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
-import type { ListParams, PageIterator } from '../pagination.ts';
+import type { OperationQuery, Schemas } from '../operation-types.ts';
+import type { PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { AuditAction, AuditEvent };
-export type ListAuditEventsParams = ListParams & Partial<Omit<z.input<typeof AuditListQuery>, keyof ListParams>>;
+export type AuditEvent = Schemas['AuditEvent'];
+export type AuditAction = AuditEvent['action'];
+export type ListAuditEventsParams = OperationQuery<'audit.list'>;
 
 /** The audit log: who changed keys, members, webhooks, domains, numbers, suppressions, topics and broadcasts. */
 export class AuditEvents extends Resource {
@@ -13,6 +14,6 @@ export class AuditEvents extends Resource {
    * @example for await (const e of tidings.auditEvents.list({ action: 'apiKey.rotated' })) console.log(e.actor, e.targetId);
    */
   list(params: ListAuditEventsParams = {}, options?: RequestOptions): PageIterator<AuditEvent> {
-    return this.client.list<AuditEvent>('audit.list', { query: params }, options);
+    return this.client.list('audit.list', { query: params }, options);
   }
 }

@@ -1,23 +1,17 @@
-import type {
-  Broadcast,
-  BroadcastCounts,
-  BroadcastLinks,
-  BroadcastListQuery,
-  BroadcastRetry,
-  BroadcastStatus,
-  BroadcastWithCounts,
-  CreateBroadcastBody,
-  SendBroadcastBody,
-  z,
-} from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
-import type { ListParams, PageIterator } from '../pagination.ts';
+import type { OperationBody, OperationQuery, Schemas } from '../operation-types.ts';
+import type { PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { Broadcast, BroadcastCounts, BroadcastLinks, BroadcastRetry, BroadcastStatus, BroadcastWithCounts };
-export type CreateBroadcastParams = z.input<typeof CreateBroadcastBody>;
-export type SendBroadcastParams = z.input<typeof SendBroadcastBody>;
-export type ListBroadcastsParams = ListParams & Pick<BroadcastListQuery, 'status'>;
+export type Broadcast = Schemas['Broadcast'];
+export type BroadcastCounts = Schemas['BroadcastCounts'];
+export type BroadcastLinks = Schemas['BroadcastLinks'];
+export type BroadcastRetry = Schemas['BroadcastRetry'];
+export type BroadcastStatus = Broadcast['status'];
+export type BroadcastWithCounts = Schemas['BroadcastWithCounts'];
+export type CreateBroadcastParams = OperationBody<'broadcast.create'>;
+export type SendBroadcastParams = OperationBody<'broadcast.send'>;
+export type ListBroadcastsParams = OperationQuery<'broadcast.list'>;
 
 /** The broadcast operations: one template to every subscribed contact of a segment. */
 export class Broadcasts extends Resource {
@@ -34,7 +28,7 @@ export class Broadcasts extends Resource {
    * @example for await (const broadcast of tidings.broadcasts.list({ status: 'sending' })) console.log(broadcast.name);
    */
   list(params: ListBroadcastsParams = {}, options?: RequestOptions): PageIterator<Broadcast> {
-    return this.client.list<Broadcast>('broadcast.list', { query: params }, options);
+    return this.client.list('broadcast.list', { query: params }, options);
   }
 
   /**

@@ -1,14 +1,16 @@
-import type { BulkCreateContactsResult, Contact, ContactExportQuery, ContactListQuery, CreateContactBody, RowError, UpdateContactBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
-import type { ListParams, PageIterator } from '../pagination.ts';
+import type { OperationBody, OperationQuery, Schemas } from '../operation-types.ts';
+import type { PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { BulkCreateContactsResult, Contact, RowError };
-export type CreateContactParams = z.input<typeof CreateContactBody>;
-export type UpdateContactParams = z.input<typeof UpdateContactBody>;
-export type BulkCreateContactsParams = { contacts: CreateContactParams[]; onConflict?: 'skip' | 'update' };
-export type ExportContactsParams = z.input<typeof ContactExportQuery>;
-export type ListContactsParams = ListParams & Partial<Omit<z.input<typeof ContactListQuery>, keyof ListParams>>;
+export type BulkCreateContactsResult = Schemas['BulkCreateContactsResult'];
+export type Contact = Schemas['Contact'];
+export type RowError = Schemas['RowError'];
+export type CreateContactParams = OperationBody<'contact.create'>;
+export type UpdateContactParams = OperationBody<'contact.update'>;
+export type BulkCreateContactsParams = OperationBody<'contact.bulkCreate'>;
+export type ExportContactsParams = OperationQuery<'contact.export'>;
+export type ListContactsParams = OperationQuery<'contact.list'>;
 
 /** The contact operations: the people messages go to. */
 export class Contacts extends Resource {
@@ -25,7 +27,7 @@ export class Contacts extends Resource {
    * @example for await (const contact of tidings.contacts.list({ q: 'ada' })) console.log(contact.email);
    */
   list(params: ListContactsParams = {}, options?: RequestOptions): PageIterator<Contact> {
-    return this.client.list<Contact>('contact.list', { query: params }, options);
+    return this.client.list('contact.list', { query: params }, options);
   }
 
   /**

@@ -1,12 +1,13 @@
-import type { AddEmailDomainBody, DnsRecord, EmailDomain, SetDefaultSenderBody, UpdateEmailDomainBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
+import type { OperationBody, Schemas } from '../operation-types.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { DnsRecord, EmailDomain };
-export type AddEmailDomainParams = z.input<typeof AddEmailDomainBody>;
-export type SetDefaultSenderParams = z.input<typeof SetDefaultSenderBody>;
-export type UpdateEmailDomainParams = z.input<typeof UpdateEmailDomainBody>;
+export type DnsRecord = Schemas['DnsRecord'];
+export type EmailDomain = Schemas['EmailDomain'];
+export type AddEmailDomainParams = OperationBody<'emailDomain.add'>;
+export type SetDefaultSenderParams = OperationBody<'emailDomain.setDefault'>;
+export type UpdateEmailDomainParams = OperationBody<'emailDomain.update'>;
 export type ListEmailDomainsParams = ListParams;
 
 /** The emailDomain operations (Settings > Email Domains). Needs a `full` key. */
@@ -24,7 +25,7 @@ export class EmailDomains extends Resource {
    * @example for await (const domain of tidings.emailDomains.list()) console.log(domain.name, domain.status);
    */
   list(params: ListEmailDomainsParams = {}, options?: RequestOptions): PageIterator<EmailDomain> {
-    return this.client.list<EmailDomain>('emailDomain.list', { query: params }, options);
+    return this.client.list('emailDomain.list', { query: params }, options);
   }
 
   /**

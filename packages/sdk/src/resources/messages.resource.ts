@@ -1,10 +1,14 @@
-import type { BatchItemError, Message, MessageListQuery, MessageStatusEvent, MessageWithEvents, SendBatchResponse, SendMessageBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
-import type { ListParams, PageIterator } from '../pagination.ts';
+import type { OperationBody, OperationQuery, Schemas } from '../operation-types.ts';
+import type { PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { BatchItemError, Message, MessageStatusEvent, MessageWithEvents, SendBatchResponse };
-type SendInput = z.input<typeof SendMessageBody>;
+export type BatchItemError = Schemas['BatchItemError'];
+export type Message = Schemas['Message'];
+export type MessageStatusEvent = Schemas['MessageStatusEvent'];
+export type MessageWithEvents = Schemas['MessageWithEvents'];
+export type SendBatchResponse = Schemas['SendBatchResponse'];
+type SendInput = OperationBody<'message.send'>;
 type EmailOnly = 'subject' | 'html' | 'text' | 'cc' | 'bcc' | 'replyTo' | 'headers' | 'attachments';
 type SmsOnly = 'body' | 'mediaUrls';
 type Never<K extends string> = { [P in K]?: never };
@@ -16,7 +20,7 @@ export type SendSmsParams = Omit<SendInput, 'channelType' | EmailOnly> & { chann
 export type SendMessageParams = SendEmailParams | SendSmsParams;
 export type SendAttachmentParams = NonNullable<SendEmailParams['attachments']>[number];
 export type SendBatchParams = { messages: SendMessageParams[] };
-export type ListMessagesParams = ListParams & Partial<Omit<z.input<typeof MessageListQuery>, keyof ListParams>>;
+export type ListMessagesParams = OperationQuery<'message.list'>;
 
 /** The message operations: send email and SMS, and read them back. `send`/`sendBatch` also take `sending` keys. */
 export class Messages extends Resource {
@@ -42,7 +46,7 @@ export class Messages extends Resource {
    * @example for await (const msg of tidings.messages.list({ status: 'failed' })) console.log(msg.id, msg.error);
    */
   list(params: ListMessagesParams = {}, options?: RequestOptions): PageIterator<Message> {
-    return this.client.list<Message>('message.list', { query: params }, options);
+    return this.client.list('message.list', { query: params }, options);
   }
 
   /**

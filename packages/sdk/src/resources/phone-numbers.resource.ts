@@ -1,23 +1,16 @@
-import type {
-  AvailablePhoneNumber,
-  AvailablePhoneNumberList,
-  PhoneNumber,
-  PhoneNumberType,
-  PurchasePhoneNumberBody,
-  SearchPhoneNumbersQuery,
-  UpdatePhoneNumberBody,
-  z,
-} from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
+import type { OperationBody, OperationQuery, Schemas } from '../operation-types.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { AvailablePhoneNumber, PhoneNumber, PhoneNumberType };
-export type AvailablePhoneNumbers = z.infer<typeof AvailablePhoneNumberList>;
+export type AvailablePhoneNumber = Schemas['AvailablePhoneNumber'];
+export type PhoneNumber = Schemas['PhoneNumber'];
+export type PhoneNumberType = PhoneNumber['type'];
+export type AvailablePhoneNumbers = Schemas['AvailablePhoneNumberList'];
 /** `country` is required; `areaCode`, `contains`, `type` (default `local`) and `limit` (default 20) are not. */
-export type SearchAvailablePhoneNumbersParams = Pick<SearchPhoneNumbersQuery, 'country'> & Partial<Omit<SearchPhoneNumbersQuery, 'country'>>;
-export type PurchasePhoneNumberParams = z.input<typeof PurchasePhoneNumberBody>;
-export type UpdatePhoneNumberParams = z.input<typeof UpdatePhoneNumberBody>;
+export type SearchAvailablePhoneNumbersParams = OperationQuery<'phoneNumber.searchAvailable'>;
+export type PurchasePhoneNumberParams = OperationBody<'phoneNumber.purchase'>;
+export type UpdatePhoneNumberParams = OperationBody<'phoneNumber.update'>;
 export type ListPhoneNumbersParams = ListParams;
 
 /** The phoneNumber operations (Settings > Phone Numbers). Needs a `full` key. */
@@ -44,7 +37,7 @@ export class PhoneNumbers extends Resource {
    * @example for await (const number of tidings.phoneNumbers.list()) console.log(number.number, number.isDefault);
    */
   list(params: ListPhoneNumbersParams = {}, options?: RequestOptions): PageIterator<PhoneNumber> {
-    return this.client.list<PhoneNumber>('phoneNumber.list', { query: params }, options);
+    return this.client.list('phoneNumber.list', { query: params }, options);
   }
 
   /**

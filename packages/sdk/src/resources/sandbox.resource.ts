@@ -1,8 +1,9 @@
-import type { Message, SandboxInboundBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
+import type { OperationBody, Schemas } from '../operation-types.ts';
 import { Resource } from './resource.ts';
 
-export type SandboxInboundParams = z.input<typeof SandboxInboundBody>;
+type Message = Schemas['Message'];
+export type SandboxInboundParams = OperationBody<'sandbox.inbound'>;
 
 /** The sandbox's side of the conversation, for `sk_test_` keys. */
 export class Sandbox extends Resource {

@@ -1,11 +1,15 @@
-import type { Contact, CreateSegmentBody, Segment, SegmentCondition, SegmentCriteria, SegmentWithCount, UpdateSegmentBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
+import type { OperationBody, Schemas } from '../operation-types.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { Segment, SegmentCondition, SegmentCriteria, SegmentWithCount };
-export type CreateSegmentParams = Omit<z.input<typeof CreateSegmentBody>, 'criteria'> & { criteria: SegmentCriteria };
-export type UpdateSegmentParams = Omit<z.input<typeof UpdateSegmentBody>, 'criteria'> & { criteria?: SegmentCriteria };
+type Contact = Schemas['Contact'];
+export type Segment = Schemas['Segment'];
+export type SegmentCondition = Schemas['SegmentCondition'];
+export type SegmentCriteria = Schemas['SegmentCriteria'];
+export type SegmentWithCount = Schemas['SegmentWithCount'];
+export type CreateSegmentParams = OperationBody<'segment.create'>;
+export type UpdateSegmentParams = OperationBody<'segment.update'>;
 export type ListSegmentsParams = ListParams;
 
 /** The segment operations: saved contact filters, evaluated when read. */
@@ -23,7 +27,7 @@ export class Segments extends Resource {
    * @example for await (const segment of tidings.segments.list()) console.log(segment.name);
    */
   list(params: ListSegmentsParams = {}, options?: RequestOptions): PageIterator<Segment> {
-    return this.client.list<Segment>('segment.list', { query: params }, options);
+    return this.client.list('segment.list', { query: params }, options);
   }
 
   /**
@@ -55,6 +59,6 @@ export class Segments extends Resource {
    * @example for await (const contact of tidings.segments.listContacts('seg_123')) console.log(contact.email);
    */
   listContacts(id: string, params: ListParams = {}, options?: RequestOptions): PageIterator<Contact> {
-    return this.client.list<Contact>('segment.listContacts', { params: { id }, query: params }, options);
+    return this.client.list('segment.listContacts', { params: { id }, query: params }, options);
   }
 }

@@ -1,11 +1,12 @@
-import type { CreateSuppressionBody, Suppression, SuppressionListQuery, SuppressionReason, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
-import type { ListParams, PageIterator } from '../pagination.ts';
+import type { OperationBody, OperationQuery, Schemas } from '../operation-types.ts';
+import type { PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { Suppression, SuppressionReason };
-export type CreateSuppressionParams = z.input<typeof CreateSuppressionBody>;
-export type ListSuppressionsParams = ListParams & Partial<Omit<z.input<typeof SuppressionListQuery>, keyof ListParams>>;
+export type Suppression = Schemas['Suppression'];
+export type SuppressionReason = Suppression['reason'];
+export type CreateSuppressionParams = OperationBody<'suppression.create'>;
+export type ListSuppressionsParams = OperationQuery<'suppression.list'>;
 
 /** The suppression list: addresses and numbers no message is sent to. */
 export class Suppressions extends Resource {
@@ -14,7 +15,7 @@ export class Suppressions extends Resource {
    * @example for await (const s of tidings.suppressions.list({ reason: 'stopped' })) console.log(s.address);
    */
   list(params: ListSuppressionsParams = {}, options?: RequestOptions): PageIterator<Suppression> {
-    return this.client.list<Suppression>('suppression.list', { query: params }, options);
+    return this.client.list('suppression.list', { query: params }, options);
   }
 
   /**

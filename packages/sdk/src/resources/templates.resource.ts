@@ -1,15 +1,16 @@
-import type { CreateTemplateBody, PreviewTemplateBody, Template, TemplateListQuery, TemplatePreview, TemplateVersionsQuery, UpdateTemplateBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
-import type { ListParams, PageIterator } from '../pagination.ts';
+import type { OperationBody, OperationQuery, Schemas } from '../operation-types.ts';
+import type { PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { Template, TemplatePreview };
-export type CreateTemplateParams = z.input<typeof CreateTemplateBody>;
-export type UpdateTemplateParams = z.input<typeof UpdateTemplateBody>;
-export type PreviewTemplateParams = z.input<typeof PreviewTemplateBody>;
-export type ListTemplatesParams = ListParams & Partial<Omit<z.input<typeof TemplateListQuery>, keyof ListParams>>;
-export type ListTemplateVersionsParams = ListParams & Partial<Omit<z.input<typeof TemplateVersionsQuery>, keyof ListParams>>;
-export type GetTemplateParams = { version?: number; includeDeleted?: 'true' | 'false' };
+export type Template = Schemas['Template'];
+export type TemplatePreview = Schemas['TemplatePreview'];
+export type CreateTemplateParams = OperationBody<'template.create'>;
+export type UpdateTemplateParams = OperationBody<'template.update'>;
+export type PreviewTemplateParams = OperationBody<'template.preview'>;
+export type ListTemplatesParams = OperationQuery<'template.list'>;
+export type ListTemplateVersionsParams = OperationQuery<'template.listVersions'>;
+export type GetTemplateParams = OperationQuery<'template.get'>;
 
 /** The template operations: versioned email and SMS content with `{{placeholders}}`. */
 export class Templates extends Resource {
@@ -26,7 +27,7 @@ export class Templates extends Resource {
    * @example for await (const tpl of tidings.templates.list({ channelType: 'email' })) console.log(tpl.name);
    */
   list(params: ListTemplatesParams = {}, options?: RequestOptions): PageIterator<Template> {
-    return this.client.list<Template>('template.list', { query: params }, options);
+    return this.client.list('template.list', { query: params }, options);
   }
 
   /**
@@ -58,7 +59,7 @@ export class Templates extends Resource {
    * @example const versions = await tidings.templates.listVersions('tpl_123').toArray();
    */
   listVersions(id: string, params: ListTemplateVersionsParams = {}, options?: RequestOptions): PageIterator<Template> {
-    return this.client.list<Template>('template.listVersions', { params: { id }, query: params }, options);
+    return this.client.list('template.listVersions', { params: { id }, query: params }, options);
   }
 
   /**

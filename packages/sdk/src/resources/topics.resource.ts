@@ -1,11 +1,11 @@
-import type { CreateTopicBody, Topic, UpdateTopicBody, z } from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
+import type { OperationBody, Schemas } from '../operation-types.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { Resource } from './resource.ts';
 
-export type { Topic };
-export type CreateTopicParams = z.input<typeof CreateTopicBody>;
-export type UpdateTopicParams = z.input<typeof UpdateTopicBody>;
+export type Topic = Schemas['Topic'];
+export type CreateTopicParams = OperationBody<'topic.create'>;
+export type UpdateTopicParams = OperationBody<'topic.update'>;
 export type ListTopicsParams = ListParams;
 
 /** The topic operations: subscription categories a broadcast targets and the preference page offers. */
@@ -23,7 +23,7 @@ export class Topics extends Resource {
    * @example for await (const topic of tidings.topics.list()) console.log(topic.name);
    */
   list(params: ListTopicsParams = {}, options?: RequestOptions): PageIterator<Topic> {
-    return this.client.list<Topic>('topic.list', { query: params }, options);
+    return this.client.list('topic.list', { query: params }, options);
   }
 
   /**

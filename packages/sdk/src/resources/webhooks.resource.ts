@@ -1,29 +1,22 @@
-import type {
-  CreateWebhookBody,
-  EventType,
-  ListWebhookEventsQuery,
-  ReplayWebhookBody,
-  ReplayWebhookResponse,
-  UpdateWebhookBody,
-  Webhook,
-  WebhookDelivery,
-  WebhookDeliveryDetail,
-  WebhookDeliveryStatus,
-  WebhookDetail,
-  WebhookWithSecret,
-  z,
-} from '@tidings/contracts';
 import type { RequestOptions } from '../client.ts';
+import type { OperationBody, OperationQuery, Schemas } from '../operation-types.ts';
 import type { ListParams, PageIterator } from '../pagination.ts';
 import { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookHeaders } from '../webhooks.ts';
 import { Resource } from './resource.ts';
 
-export type { EventType, ReplayWebhookResponse, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryStatus, WebhookDetail, WebhookWithSecret };
-export type ReplayWebhookParams = z.input<typeof ReplayWebhookBody>;
-export type CreateWebhookParams = z.input<typeof CreateWebhookBody>;
-export type UpdateWebhookParams = z.input<typeof UpdateWebhookBody>;
+export type EventType = Schemas['EventType'];
+export type ReplayWebhookResponse = Schemas['ReplayWebhookResponse'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryDetail = Schemas['WebhookDeliveryDetail'];
+export type WebhookDeliveryStatus = WebhookDelivery['status'];
+export type WebhookDetail = Schemas['WebhookDetail'];
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+export type ReplayWebhookParams = OperationBody<'webhook.replay'>;
+export type CreateWebhookParams = OperationBody<'webhook.create'>;
+export type UpdateWebhookParams = OperationBody<'webhook.update'>;
 export type ListWebhooksParams = ListParams;
-export type ListWebhookEventsParams = Partial<ListWebhookEventsQuery>;
+export type ListWebhookEventsParams = OperationQuery<'webhook.listEvents'>;
 
 /** The webhook operations (Settings > Webhooks; needs a `full` key), and `verify` for the receiving side. */
 export class Webhooks extends Resource {
@@ -40,7 +33,7 @@ export class Webhooks extends Resource {
    * @example for await (const webhook of tidings.webhooks.list()) console.log(webhook.url, webhook.enabled);
    */
   list(params: ListWebhooksParams = {}, options?: RequestOptions): PageIterator<Webhook> {
-    return this.client.list<Webhook>('webhook.list', { query: params }, options);
+    return this.client.list('webhook.list', { query: params }, options);
   }
 
   /**
@@ -80,7 +73,7 @@ export class Webhooks extends Resource {
    * @example for await (const delivery of tidings.webhooks.listEvents('whk_123', { status: 'failed' })) console.log(delivery.eventId);
    */
   listEvents(id: string, params: ListWebhookEventsParams = {}, options?: RequestOptions): PageIterator<WebhookDelivery> {
-    return this.client.list<WebhookDelivery>('webhook.listEvents', { params: { id }, query: params }, options);
+    return this.client.list('webhook.listEvents', { params: { id }, query: params }, options);
   }
 
   /**

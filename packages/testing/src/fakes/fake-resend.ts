@@ -28,10 +28,12 @@ export type FakeResend = FakeServer & {
  * A loopback Resend that the real `resend` SDK talks to (`RESEND_BASE_URL` / `baseUrl`): the endpoints the SDK calls
  * for sending, receiving and domains, recording requests and failing on demand; and the webhook callbacks of a
  * Resend account (delivery, engagement, inbound), signed as the real ones are. `state.emails` holds what was accepted.
+ * `ratePerSecond`: the account's request limit, answered with 429 and Resend's `ratelimit-*` and `retry-after` headers.
  * @example const resend = await startFakeResend(); ... new Resend('re_test', { baseUrl: resend.url });
  */
-export async function startFakeResend(): Promise<FakeResend> {
+export async function startFakeResend(options: { ratePerSecond?: number } = {}): Promise<FakeResend> {
   const state = createFakeResendEmailState();
+  state.limit.ratePerSecond = options.ratePerSecond ?? 0;
   const received = new Map<string, FakeReceivedEmail>();
   const server = await startFakeServer(new Hono().route('/', resendEmailRoutes(state)).route('/', resendReceivingRoutes(received)).route('/', resendDomainRoutes()));
   let target: CallbackTarget | null = null;

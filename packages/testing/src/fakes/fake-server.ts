@@ -5,7 +5,11 @@ import { Hono } from 'hono';
 export type RecordedRequest = { method: string; path: string; headers: Record<string, string>; body: any; at: number };
 
 /** What the next matching requests get instead of a normal answer. */
-export type Fault = { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> } | { kind: 'hang' }; // never answers: the client's timeout fires
+export type Fault =
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  // an answer no client can read as the API's (a gateway's HTML page, a cut-off body), whatever its status
+  | { kind: 'text'; status: number; body: string; contentType?: string }
+  | { kind: 'hang' }; // never answers: the client's timeout fires
 
 type FaultRule = { remaining: number; fault: Fault; matches: (r: RecordedRequest) => boolean };
 
@@ -51,6 +55,7 @@ export async function startFakeServer(routes: Hono): Promise<FakeServer> {
       await new Promise<void>((resolve) => hanging.add(resolve));
       return c.body(null, 504);
     }
+    if (fault?.kind === 'text') return c.body(fault.body, fault.status as 200, { 'content-type': fault.contentType ?? 'text/html' });
     if (fault?.kind === 'status') {
       return c.json(fault.body ?? { message: `injected ${fault.status}`, name: 'injected_fault' }, fault.status as 500, fault.headers);
     }

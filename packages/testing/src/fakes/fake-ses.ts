@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { createFakeRateLimit, type FakeRateLimit } from './fake-rate-limit.ts';
 import { startFakeServer, type FakeServer } from './fake-server.ts';
 
 export type FakeSesEmail = { id: string; from: string; to: string[]; subject: string; text?: string; html?: string; tags: Record<string, string>; configurationSet?: string };
@@ -8,7 +9,14 @@ export type FakeSesEmail = { id: string; from: string; to: string[]; subject: st
 export type FakeSesIdentity = { name: string; status: 'PENDING' | 'SUCCESS' | 'FAILED'; tokens: string[]; configurationSet?: string };
 
 export type FakeSes = FakeServer & {
-  state: { emails: FakeSesEmail[]; identities: Map<string, FakeSesIdentity> };
+  state: {
+    emails: FakeSesEmail[];
+    identities: Map<string, FakeSesIdentity>;
+    /** The account's MaxSendRate: GetAccount says it, and SendEmail beyond it is throttled (TooManyRequestsException). */
+    limit: FakeRateLimit;
+    /** SendEmail calls throttled. */
+    throttled: number;
+  };
   /** The SES event SNS would carry for an email this fake accepted (`Delivery`, `Bounce`, `Complaint`, `Open`, `Click`). */
   event(email: FakeSesEmail, eventType: string, details?: Record<string, unknown>): Record<string, unknown>;
 };
@@ -22,17 +30,18 @@ type SendEmailBody = {
 };
 
 /** An SES error as the SDK reads it: the type in `x-amzn-errortype`, the message in the body. */
-const sesError = (type: string, message: string, status: 400 | 403 | 404) =>
+const sesError = (type: string, message: string, status: 400 | 403 | 404 | 429) =>
   new Response(JSON.stringify({ message }), { status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': type } });
 
 /**
  * A loopback SES (API v2) that the real `@aws-sdk/client-sesv2` talks to (`SES_ENDPOINT`): SendEmail with simple
- * content, refusing unsigned requests and an empty recipient list, recording what it accepted; and domain identities
+ * content, refusing unsigned requests and an empty recipient list, throttling beyond `maxSendRate` as SES does (GetAccount
+ * tells it), recording what it accepted; and domain identities
  * with Easy DKIM (create, get, delete under /v2/email/identities).
  * @example const ses = await startFakeSes(); new SESv2Client({ endpoint: ses.url, region: 'us-east-1', credentials });
  */
-export async function startFakeSes(): Promise<FakeSes> {
-  const state = { emails: [] as FakeSesEmail[], identities: new Map<string, FakeSesIdentity>() };
+export async function startFakeSes(options: { maxSendRate?: number } = {}): Promise<FakeSes> {
+  const state = { emails: [] as FakeSesEmail[], identities: new Map<string, FakeSesIdentity>(), limit: createFakeRateLimit(options.maxSendRate ?? 0), throttled: 0 };
   const identityOf = (identity: FakeSesIdentity) => ({
     IdentityType: 'DOMAIN',
     VerifiedForSendingStatus: identity.status === 'SUCCESS',
@@ -63,8 +72,17 @@ export async function startFakeSes(): Promise<FakeSes> {
     if (!state.identities.delete(decodeURIComponent(c.req.param('name')))) return sesError('NotFoundException', 'Email identity does not exist.', 404);
     return c.json({});
   });
+  routes.get('/v2/email/account', (c) => {
+    if (!c.req.header('authorization')?.startsWith('AWS4-HMAC-SHA256 Credential=')) return sesError('UnrecognizedClientException', 'Missing SigV4 signature', 403);
+    const rate = state.limit.ratePerSecond || 14;
+    return c.json({ SendQuota: { Max24HourSend: 50_000, MaxSendRate: rate, SentLast24Hours: state.emails.length }, SendingEnabled: true, ProductionAccessEnabled: true });
+  });
   routes.post('/v2/email/outbound-emails', async (c) => {
     if (!c.req.header('authorization')?.startsWith('AWS4-HMAC-SHA256 Credential=')) return sesError('UnrecognizedClientException', 'Missing SigV4 signature', 403);
+    if (!state.limit.take().isAllowed) {
+      state.throttled += 1;
+      return sesError('TooManyRequestsException', 'Maximum sending rate exceeded.', 429);
+    }
     const body = (await c.req.json().catch(() => ({}))) as SendEmailBody;
     const to = body.Destination?.ToAddresses ?? [];
     if (!body.FromEmailAddress || to.length === 0) return sesError('BadRequestException', 'FromEmailAddress and a destination are required', 400);

@@ -4,7 +4,7 @@ import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { startFakeServer, type FakeServer } from './fake-server.ts';
 import { twilioError, twilioNumberRoutes, type FakeTwilioIncomingNumber } from './twilio/numbers.routes.ts';
 
-export type FakeTwilioMessage = { sid: string; accountSid: string; from: string; to: string; body: string; statusCallback: string | null };
+export type FakeTwilioMessage = { sid: string; accountSid: string; from: string; to: string; body: string; mediaUrls: string[]; statusCallback: string | null };
 
 export type FakeTwilio = FakeServer & {
   accountSid: string;
@@ -39,13 +39,16 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const to = form.get('To') ?? '';
       // +15005550001 is invalid as with Twilio's test credentials
       if (!/^\+[1-9]\d{6,14}$/.test(to) || to === '+15005550001') return twilioError(400, 21211, `The 'To' number ${to} is not a valid phone number.`);
-      if (!form.get('Body')) return twilioError(400, 21602, 'Message body is required.');
+      const mediaUrls = form.getAll('MediaUrl');
+      // Twilio takes an MMS without a body, never a message with neither
+      if (!form.get('Body') && mediaUrls.length === 0) return twilioError(400, 21602, 'Message body is required.');
       const message: FakeTwilioMessage = {
         sid: `SM${randomBytes(16).toString('hex')}`,
         accountSid,
         from: form.get('From') ?? '',
         to,
-        body: form.get('Body')!,
+        body: form.get('Body') ?? '',
+        mediaUrls,
         statusCallback: form.get('StatusCallback'),
       };
       state.messages.push(message);
@@ -60,6 +63,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
           body: message.body,
           status: 'queued',
           num_segments: '1',
+          num_media: String(mediaUrls.length),
           direction: 'outbound-api',
           api_version: '2010-04-01',
           date_created: now,

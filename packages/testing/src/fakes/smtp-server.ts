@@ -11,8 +11,8 @@ export type TestSmtpServer = {
   received: ReceivedMail[];
   /** Mails per Message-ID that arrived more than once: the repeats SMTP could not prevent. */
   repeats(): number;
-  /** The next `count` mails are answered `code` (4xx: try later, 5xx: refused) at RCPT TO. */
-  failNext(count: number, code: number): void;
+  /** The next `count` mails are answered `code` (4xx: try later, 5xx: refused) at RCPT TO, with `text` when given. */
+  failNext(count: number, code: number, text?: string): void;
   /** Waits this long before the final reply to DATA (the mail is accepted only then). */
   delayAcceptMs: number;
   close(): Promise<void>;
@@ -25,7 +25,7 @@ export type TestSmtpServer = {
  */
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
-  const faults: { remaining: number; code: number }[] = [];
+  const faults: { remaining: number; code: number; text?: string }[] = [];
   const user = 'tidings';
   const pass = 'smtp-test-password';
   const state = { delayAcceptMs: 0 };
@@ -46,7 +46,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       const fault = faults.find((f) => f.remaining > 0);
       if (!fault) return callback();
       fault.remaining -= 1;
-      callback(Object.assign(new Error(fault.code >= 500 ? 'Mailbox unavailable' : 'Try again later'), { responseCode: fault.code }));
+      callback(Object.assign(new Error(fault.text ?? (fault.code >= 500 ? 'Mailbox unavailable' : 'Try again later')), { responseCode: fault.code }));
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -79,8 +79,8 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       for (const mail of received) counts.set(mail.messageId ?? '', (counts.get(mail.messageId ?? '') ?? 0) + 1);
       return [...counts.values()].reduce((sum, n) => sum + n - 1, 0);
     },
-    failNext(count: number, code: number) {
-      faults.push({ remaining: count, code });
+    failNext(count: number, code: number, text?: string) {
+      faults.push({ remaining: count, code, text });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { createFakeRateLimit, type FakeRateLimit } from '../fake-rate-limit.ts';
 
 export type FakeTelnyxMessage = { id: string; from: string; to: string; text: string; mediaUrls?: string[] };
 export type FakeTelnyxMessageState = {
@@ -14,10 +15,23 @@ export type FakeTelnyxMessageState = {
   stoppedNumbers: Set<string>;
   /** Whether the messaging profile acts on STOP and START itself (Telnyx's default); off, it leaves them to us. */
   handlesKeywords: boolean;
+  /** Messages per second each `from` may send (a 10DLC long code: 1); beyond, 429 as Telnyx answers. 0: no limit. */
+  perSenderLimit: FakeRateLimit;
+  /** Sends answered 429 for the limit. */
+  rateLimited: number;
 };
 
 export function createFakeTelnyxMessageState(): FakeTelnyxMessageState {
-  return { messages: [], messagingProfileIds: new Set(['mp_fake_default']), profileOfNumber: new Map(), respondAfterMs: 0, stoppedNumbers: new Set(), handlesKeywords: true };
+  return {
+    messages: [],
+    messagingProfileIds: new Set(['mp_fake_default']),
+    profileOfNumber: new Map(),
+    respondAfterMs: 0,
+    stoppedNumbers: new Set(),
+    handlesKeywords: true,
+    perSenderLimit: createFakeRateLimit(),
+    rateLimited: 0,
+  };
 }
 
 const invalid = (detail: string, pointer: string) => ({ errors: [{ code: '10005', title: 'Invalid parameter', detail, source: { pointer } }] });
@@ -34,6 +48,10 @@ export function telnyxMessageRoutes(state: FakeTelnyxMessageState = createFakeTe
         { errors: [{ code: '40013', title: 'Invalid source number', detail: 'The source number is not associated with a messaging profile', source: { pointer: '/from' } }] },
         422,
       );
+    }
+    if (!state.perSenderLimit.take(String(body.from)).isAllowed) {
+      state.rateLimited += 1;
+      return c.json({ errors: [{ code: '10011', title: 'Too many requests', detail: 'Messaging rate limit exceeded for this sending number.' }] }, 429, { 'retry-after': '1' });
     }
     if (state.stoppedNumbers.has(body.to)) {
       return c.json({ errors: [{ code: '40300', title: 'Blocked due to STOP message', detail: 'The recipient has opted out of messages from this number.' }] }, 400);
