@@ -7,7 +7,7 @@ let h: Awaited<ReturnType<typeof startPipeline>>;
 beforeAll(async () => {
   // chunks of 2: the topic's members are selected in SQL and cut into chunks like a segment's
   // the waits below poll broadcast.get: the key's requests per minute are not what this test is about
-  h = await startPipeline({ BROADCAST_CHUNK_SIZE: '2', PUBLIC_API_URL: 'https://api.tidings.test', RATE_LIMIT_PER_MINUTE: '100000' });
+  h = await startPipeline({ BROADCAST_CHUNK_SIZE: '2', PUBLIC_API_URL: 'https://api.tidings.test' });
   await h.startWorker();
 });
 afterAll(() => h.close());
