@@ -105,7 +105,7 @@ async function recordSend(deps: Deps, message: MessageRow, decision: SendDecisio
       // an attachment that failed before any provider was called is not in the history yet
       if (decision.recordError) await recordAttemptError(deps, message.id, decision.error);
       log.info({ provider: decision.provider, reason: decision.error.code, delayMs: decision.delayMs }, 'send failed; retrying later');
-      return { kind: 'retry', at: new Date(Date.now() + decision.delayMs) };
+      return { kind: 'retry', at: decision.at };
     case 'ours':
       throw decision.error;
   }

@@ -40,6 +40,7 @@ describe('decideSend', () => {
       error: { code: 'PROVIDER_UNAVAILABLE', message: 'Resend answered 503' },
       recordError: false,
       delayMs: 500,
+      at: new Date('2026-12-07T06:00:00.500Z'),
     });
     expect(decide(threw(new SendAttemptFailed('resend', unavailable, true)), 2)).toMatchObject({ kind: 'retry', delayMs: 1000 });
     expect(decide(threw(new SendAttemptFailed('resend', unavailable, true)), 3)).toEqual({
@@ -75,6 +76,7 @@ describe('decideSend', () => {
       error: { code: 'ATTACHMENT_UNAVAILABLE', message: 'An attachment could not be fetched: https://files.example.com/a.pdf answered 503' },
       recordError: true,
       delayMs: 500,
+      at: new Date('2026-12-07T06:00:00.500Z'),
     });
     expect(decide(threw(new AttachmentUnavailableError('attachments.0 (a.pdf): its stored content is missing', false)))).toEqual({
       kind: 'failed',

@@ -33,7 +33,7 @@ type AttemptError = { code: string; message: string };
  * - `deferred`: waits for its provider's pace (no attempt spent, no failover);
  * - `recipientStopped`: the provider refused because the recipient texted STOP: suppressed, and `failed`;
  * - `failed`: refused for good (`refused`) or out of attempts (`lastAttempt`);
- * - `retry`: after `delayMs`; `recordError` when the failure is not in the history yet (an attachment read before any
+ * - `retry`: after `delayMs`, at `at` by the clock given; `recordError` when the failure is not in the history yet (an attachment read before any
  *   provider was called);
  * - `ours`: our own failure (the database, a bug): thrown, so the attempt runs again; the claim makes that safe.
  */
@@ -42,7 +42,7 @@ export type SendDecision =
   | { kind: 'deferred'; deferral: SendDeferred }
   | { kind: 'recipientStopped'; provider?: string; error: AttemptError }
   | { kind: 'failed'; provider?: string; error: AttemptError; why: 'refused' | 'lastAttempt' }
-  | { kind: 'retry'; provider?: string; error: AttemptError; recordError: boolean; delayMs: number }
+  | { kind: 'retry'; provider?: string; error: AttemptError; recordError: boolean; delayMs: number; at: Date }
   | { kind: 'ours'; error: unknown };
 
 /**
@@ -75,5 +75,5 @@ export function decideSend(
   if (attachment ? !attachment.isRetryable : !failed!.isRetryable) return { kind: 'failed', provider, error: detail, why: 'refused' };
   if (message.attempts >= settings.maxAttempts) return { kind: 'failed', provider, error: detail, why: 'lastAttempt' };
   const delayMs = backoffDelayMs(message.attempts, { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }, random);
-  return { kind: 'retry', provider, error: detail, recordError: !failed, delayMs };
+  return { kind: 'retry', provider, error: detail, recordError: !failed, delayMs, at: new Date(now.getTime() + delayMs) };
 }
