@@ -4,7 +4,7 @@ import { setupApi } from './setup.ts';
 const t = setupApi();
 afterAll(() => t.close());
 
-// Redocly's `recommended` ruleset, run offline through its library (already installed: openapi-typescript is built on
+// Redocly's `recommended` ruleset, run offline through its library (openapi-typescript, which the SDK generates with, is built on
 // it) on the document the API serves. It replaced Spectral's spectral:oas, whose tree was ~125 packages of the install.
 describe('the served OpenAPI document under Redocly (recommended)', () => {
   it('has no errors and no warnings', async () => {

@@ -16,10 +16,11 @@ export async function startApi(env: Record<string, string> = {}) {
     (inner: typeof fetch = fetch): typeof fetch =>
     async (input, init) => {
       const response = await inner(input, init);
-      const url = new URL(String(input));
+      // the SDK passes a URL and init; openapi-fetch a Request
+      const [url, method] = input instanceof Request ? [new URL(input.url), input.method] : [new URL(String(input)), init?.method ?? 'GET'];
       // looked up per call (cached per app), so routes a test adds before its first call are in place first
       const check = await responseValidatorFor(app);
-      if (url.origin === server.url) check?.(init?.method ?? 'GET', url.pathname, response.status, await response.clone().text());
+      if (url.origin === server.url) check?.(method, url.pathname, response.status, await response.clone().text());
       return response;
     };
   return {
