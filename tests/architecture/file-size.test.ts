@@ -9,7 +9,6 @@ const MAX_LINES = 300;
 const MAX_ALLOWED = 3;
 
 const allowed: Record<string, string> = {
-  'packages/config/src/env-schema.ts': 'the one zod schema of the environment, each setting with its documentation, declared once',
   'packages/contracts/src/messages.ts': 'the message schemas of every operation on messages, each declared once',
   'packages/core/src/broadcasts/broadcast.store.ts': "the broadcast aggregate's statements, the only place that holds them",
 };
