@@ -13,6 +13,8 @@ import type { TlsPair } from './tls-pair.ts';
 
 /** How long a look-up at Postgres or Redis may take before the client is told to come back (ioredis would queue it until Redis returns). */
 const STORE_WAIT_MS = 5_000;
+/** A mail over this size (attachments, mostly) is stored in its key's turn; a smaller one beside the key's others. */
+const STORED_IN_TURN_BYTES = 256 * 1024;
 
 export type SubmissionServer = Stoppable & { port: number; tlsPort: number };
 
@@ -59,7 +61,9 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
   const receivingBytesPerKey = new OpenCounts();
   const memory = createMemoryRelease();
   // A key's mails are parsed one at a time (the others wait, their clients held by TCP, within the DATA deadline) and
-  // stored one at a time: a flood of big mails from one key takes one share of the CPU, memory and pools, not all.
+  // its big mails stored one at a time: a flood of big mails from one key takes one share of the CPU, memory and
+  // pools, not all. A small mail is one row of the message writes' group commit, stored beside the key's others (a
+  // key has at most SMTP_MAX_MAILS_PER_KEY mails at once): in turns, one key's ten connections made a commit each.
   const parsing = new Turns();
   const storing = new Turns();
   let isStopping = false;
@@ -215,15 +219,8 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
           state.deadlines.endData();
           memory.after(reservedBytes);
         });
-        const id = await storing.run(keyId, async () => {
-          const principal = await checkKeyAgain(state);
-          return submitMessage(
-            deps,
-            principal,
-            mail,
-            session.envelope.rcptTo.map((r) => r.address),
-          );
-        });
+        const store = async () => submitMessage(deps, await checkKeyAgain(state), mail, session.envelope.rcptTo.map((r) => r.address));
+        const id = await (bytes > STORED_IN_TURN_BYTES ? storing.run(keyId, store) : store());
         const principal = principalOf(session);
         logger.info({ orgId: principal.orgId, messageId: id, bytes }, 'smtp message queued');
         return id;

@@ -1,4 +1,5 @@
 import { createApiKey } from '@tidings/core';
+import { waitFor } from '@tidings/testing';
 import { mailContent, rawSession } from './raw-session.ts';
 import { setupSmtp } from './setup.ts';
 
@@ -25,6 +26,20 @@ const startMail = async (session: Awaited<ReturnType<typeof signedIn>>) => {
   expect(await session.command('MAIL FROM:<hi@acme.test>')).toMatch(/^250 /);
   expect(await session.command('RCPT TO:<ada@example.com>')).toMatch(/^250 /);
   expect(await session.command('DATA')).toMatch(/^354 /);
+};
+/** Statements of this database waiting on a lock (the message writes behind the test's LOCK TABLE). */
+const lockWaiters = async () => {
+  const [row] = await t.deps.db.$queryRawUnsafe<{ n: number }[]>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+  );
+  return row!.n;
+};
+/** Whether a transaction of this database holds the message table's SHARE lock. */
+const holderStarted = async () => {
+  const [row] = await t.deps.db.$queryRawUnsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'Message' AND l.mode = 'ShareLock' AND l.granted`,
+  );
+  return row!.n === 1;
 };
 const headerOf = (subject: string) => `From: hi@acme.test\r\nTo: ada@example.com\r\nSubject: ${subject}\r\n\r\n`;
 
@@ -54,6 +69,39 @@ describe('SMTP submission is bounded before and while the content arrives', () =
     expect(await first.command('x\r\n.')).toMatch(/^250 2\.0\.0 queued/);
     await answered;
     expect(secondAnswer).toMatch(/^250 2\.0\.0 queued/);
+    first.close();
+    second.close();
+    expect(await t.deps.db.message.count({ where: { orgId } })).toBe(2);
+  });
+
+  it("stores a key's small mails side by side: the second's store does not wait for the first's", async () => {
+    const { orgId, key } = await t.org({ mode: 'test' });
+    const [first, second] = [await signedIn(key), await signedIn(key)];
+    await startMail(first);
+    await startMail(second);
+    // no message can be written while this transaction holds the table: each store waits on the lock where it is
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = t.deps.db.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe('LOCK TABLE "Message" IN SHARE MODE');
+        await released;
+      },
+      { timeout: 60_000 },
+    );
+    try {
+      await waitFor(async () => (await lockWaiters()) === 0 && (await holderStarted()), 10_000, 'the lock held');
+      first.write(mailContent('first'));
+      await waitFor(async () => (await lockWaiters()) === 1, 10_000, "the first mail's store waiting on the lock");
+      second.write(mailContent('second'));
+      // in the key's turn, the second store would start only once the first had ended
+      await waitFor(async () => (await lockWaiters()) === 2, 10_000, "the second mail's store waiting beside the first");
+    } finally {
+      release();
+      await holding;
+    }
+    expect(await first.reply()).toMatch(/^250 2\.0\.0 queued/);
+    expect(await second.reply()).toMatch(/^250 2\.0\.0 queued/);
     first.close();
     second.close();
     expect(await t.deps.db.message.count({ where: { orgId } })).toBe(2);
