@@ -219,7 +219,13 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
           state.deadlines.endData();
           memory.after(reservedBytes);
         });
-        const store = async () => submitMessage(deps, await checkKeyAgain(state), mail, session.envelope.rcptTo.map((r) => r.address));
+        const store = async () =>
+          submitMessage(
+            deps,
+            await checkKeyAgain(state),
+            mail,
+            session.envelope.rcptTo.map((r) => r.address),
+          );
         const id = await (bytes > STORED_IN_TURN_BYTES ? storing.run(keyId, store) : store());
         const principal = principalOf(session);
         logger.info({ orgId: principal.orgId, messageId: id, bytes }, 'smtp message queued');

@@ -29,9 +29,7 @@ const startMail = async (session: Awaited<ReturnType<typeof signedIn>>) => {
 };
 /** Statements of this database waiting on a lock (the message writes behind the test's LOCK TABLE). */
 const lockWaiters = async () => {
-  const [row] = await t.deps.db.$queryRawUnsafe<{ n: number }[]>(
-    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-  );
+  const [row] = await t.deps.db.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
   return row!.n;
 };
 /** Whether a transaction of this database holds the message table's SHARE lock. */
