@@ -94,8 +94,8 @@ async function main() {
       },
       batch: {
         messagesPerSecond: batch.messagesPerSecond,
-        // the goal compares with the floor's single sends: 10x its messages per second
-        ratio: ratio(batch.messagesPerSecond, floorSend.requestsPerSecond),
+        // the goal compares with the floor's own batches of 100 (at least 0.6)
+        ratio: ratio(batch.messagesPerSecond, floor.batch.messagesPerSecond),
         // the floor's own batches (a row and a job per message, nothing else): how far any batch gets on this machine
         floorMessagesPerSecond: floor.batch.messagesPerSecond,
         floorRatio: ratio(floor.batch.messagesPerSecond, floorSend.requestsPerSecond),
@@ -188,7 +188,7 @@ function printTable(r: {
     errors,
   });
   console.table({
-    'message.send req/s': row(r.api.throughput, r.api.floorThroughput, r.api.ratio, '>= 0.8', r.api.errors),
+    'message.send req/s': row(r.api.throughput, r.api.floorThroughput, r.api.ratio, '>= 0.9', r.api.errors),
     'message.send p50 ms': row(r.api.p50, '', '', ''),
     'message.send p99 ms': row(r.api.p99, r.api.floorP99, r.api.p99Ratio, '<= 1.5'),
     'message.send req/s, tracing on (ratio: to off, in turns)': row(r.tracing.throughput, r.tracing.offThroughput, r.tracing.ratio, '>= 0.9', r.tracing.errors),
@@ -199,9 +199,9 @@ function printTable(r: {
     'SMTP submission messages/s (10 pooled conn.; ratio: to HTTP on 10)': row(r.smtp.messagesPerSecond, r.smtp.httpRequestsPerSecond, r.smtp.ratio, '>= 0.5', r.smtp.errors),
     'SMTP submission p99 ms': row(r.smtp.p99, '', '', ''),
     [`SMTP app peak RSS MiB (${r.smtp.isBuilt ? 'built' : 'from source'})`]: row(r.smtp.peakRssMiB, '', '', '< 200'),
-    'sendBatch(100) messages/s': row(r.batch.messagesPerSecond, r.api.floorThroughput, r.batch.ratio, '>= 10', r.batch.errors),
-    "floor's own batches of 100, messages/s": row(r.batch.floorMessagesPerSecond, r.api.floorThroughput, r.batch.floorRatio, '', r.batch.floorErrors),
-    'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.8', r.worker.failed),
+    'sendBatch(100) messages/s': row(r.batch.messagesPerSecond, r.batch.floorMessagesPerSecond, r.batch.ratio, '>= 0.6', r.batch.errors),
+    "floor's own batches of 100, messages/s (ratio: to its single sends)": row(r.batch.floorMessagesPerSecond, r.api.floorThroughput, r.batch.floorRatio, '', r.batch.floorErrors),
+    'send-worker drain messages/s': row(r.worker.messagesPerSecond, r.worker.floorMessagesPerSecond, r.worker.ratio, '>= 0.9', r.worker.failed),
     'drain against a Resend at 5 requests/s (ratio: to 500/s)': row(r.pacedDrain.messagesPerSecond, 500, r.pacedDrain.ratio, '>= 0.9', r.pacedDrain.failed),
     'webhook deliveries/s': row(r.webhooks.deliveriesPerSecond, '', '', ''),
     [`broadcast to ${r.broadcast.contacts}: messages created/s`]: row(r.broadcast.messagesCreatedPerSecond, '', '', '>= 10,000'),
