@@ -32,6 +32,13 @@ describe('requeueOverdueDeliveries', () => {
     expect(again).toBe(0);
   });
 
+  it('re-adds every lost job when more are overdue than one page holds (after Redis restarted empty)', async () => {
+    const dueAt = new Date(Date.now() - 30 * 60_000); // one due time for all: the pages go on by id
+    const lost = await Promise.all(Array.from({ length: 5 }, () => pendingDelivery(dueAt)));
+    expect(await requeueOverdueDeliveries(deps, { batchSize: 2 })).toBeGreaterThanOrEqual(5);
+    for (const id of lost) expect(await deps.queues.webhooks.getJob(id)).toBeDefined();
+  });
+
   it('replaces a job BullMQ gave up on (failed) while its delivery is still pending', async () => {
     const id = await pendingDelivery(new Date(Date.now() - 60 * 60_000));
     await deps.queues.webhooks.add('webhooks', { deliveryId: id }, { jobId: id });

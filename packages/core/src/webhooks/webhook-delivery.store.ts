@@ -198,12 +198,20 @@ export async function clearDeliveryClaim(db: Db, delivery: { id: string; created
  * The deliveries still `pending` whose attempt was due before `cutoff`, most overdue first, each with its lane: a
  * broadcast's message's events are in the bulk one (as eventsCte put them).
  */
-export async function selectOverdueDeliveries(db: Db, cutoff: Date, batchSize: number): Promise<{ id: string; orgId: string; createdAt: Date; isBulk: boolean }[]> {
-  return db.$queryRaw<{ id: string; orgId: string; createdAt: Date; isBulk: boolean }[]>`
-    SELECT d."id", d."orgId", d."createdAt", coalesce(e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL, false) AS "isBulk"
+export type OverdueDelivery = { id: string; orgId: string; createdAt: Date; nextAttemptAt: Date; isBulk: boolean };
+
+/** Up to `limit` pending deliveries due before `cutoff`, by due time and id, after `after` (the last of a previous page). */
+export async function selectOverdueDeliveries(
+  db: Db,
+  cutoff: Date,
+  { after, limit }: { after: { at: Date; id: string } | null; limit: number },
+): Promise<OverdueDelivery[]> {
+  const page = after ? Prisma.sql`AND (d."nextAttemptAt", d."id") > (${after.at.toISOString()}::timestamp, ${after.id})` : Prisma.empty;
+  return db.$queryRaw<OverdueDelivery[]>`
+    SELECT d."id", d."orgId", d."createdAt", d."nextAttemptAt", coalesce(e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL, false) AS "isBulk"
     FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e."id" = d."eventId"
-    WHERE d."status" = 'pending' AND d."nextAttemptAt" < ${cutoff.toISOString()}::timestamp
-    ORDER BY d."nextAttemptAt" LIMIT ${batchSize}::int`;
+    WHERE d."status" = 'pending' AND d."nextAttemptAt" < ${cutoff.toISOString()}::timestamp ${page}
+    ORDER BY d."nextAttemptAt", d."id" LIMIT ${limit}::int`;
 }
 
 /** An endpoint's latest deliveries with their last attempt; with `mode`, those a key of that mode may see. */
