@@ -33,7 +33,7 @@ export async function requeueOverdueDeliveries(
 
 /** Re-adds the jobs of those `overdue` deliveries that have none waiting; one look per delivery: these are
  * exceptions (normally none), never the send path. */
-async function requeueLost(deps: Pick<Deps, 'queues' | 'redis'>, overdue: OverdueDelivery[]): Promise<number> {
+async function requeueLost(deps: Pick<Deps, 'queues' | 'redis' | 'now'>, overdue: OverdueDelivery[]): Promise<number> {
   let requeued = 0;
   for (const { id, orgId, createdAt, isBulk } of overdue) {
     const queueName = webhookQueueOf(isBulk ? 'bulk' : 'transactional');

@@ -201,11 +201,7 @@ export async function clearDeliveryClaim(db: Db, delivery: { id: string; created
 export type OverdueDelivery = { id: string; orgId: string; createdAt: Date; nextAttemptAt: Date; isBulk: boolean };
 
 /** Up to `limit` pending deliveries due before `cutoff`, by due time and id, after `after` (the last of a previous page). */
-export async function selectOverdueDeliveries(
-  db: Db,
-  cutoff: Date,
-  { after, limit }: { after: { at: Date; id: string } | null; limit: number },
-): Promise<OverdueDelivery[]> {
+export async function selectOverdueDeliveries(db: Db, cutoff: Date, { after, limit }: { after: { at: Date; id: string } | null; limit: number }): Promise<OverdueDelivery[]> {
   const page = after ? Prisma.sql`AND (d."nextAttemptAt", d."id") > (${after.at.toISOString()}::timestamp, ${after.id})` : Prisma.empty;
   return db.$queryRaw<OverdueDelivery[]>`
     SELECT d."id", d."orgId", d."createdAt", d."nextAttemptAt", coalesce(e."type" LIKE 'message.%' AND e."data"->>'broadcastId' IS NOT NULL, false) AS "isBulk"
