@@ -1,6 +1,6 @@
 import { newId } from '@tidings/core';
 import { startRig, waitUntil, type Rig } from './rig.ts';
-import { MESSAGES, sleep } from './scenario.ts';
+import { MESSAGES } from './scenario.ts';
 
 async function call(rig: Rig, method: string, path: string, body?: object) {
   const response = await fetch(`${rig.apiUrl}/v1${path}`, {
@@ -45,9 +45,15 @@ it(`one message per contact while the fan-out worker and a send-worker are SIGKI
         300_000,
         () => `fan-out to ${fraction}\n${rig.logs()}`,
       );
+      const doneAtKill = await chunksDone();
       await rig.killAndRestartFanOut();
       await rig.killAndRestartSendWorker(0);
-      await sleep(500);
+      // the next kill only once the new fan-out worker has written a chunk (or there is none left)
+      await waitUntil(
+        async () => (await chunksDone()) > doneAtKill || doneAtKill === chunks,
+        300_000,
+        () => `a chunk written after the restart at ${fraction}\n${rig.logs()}`,
+      );
     }
     await waitUntil(
       async () =>
