@@ -16,7 +16,6 @@ const allowed: Record<string, { count: number; why: string }> = {
   'tests/fairness/smtp-big-mail.test.ts': { count: 1, why: "org B's SMTP probes at a set rate" },
   'tests/fairness/webhook-hang.test.ts': { count: 1, why: 'the abusing organization sends at a set rate' },
   'tests/fairness/segment-flood.test.ts': { count: 1, why: "the abusing organization's updates go at the attack's pace" },
-  'tests/faults/broadcast-workers-killed.test.ts': { count: 1, why: 'the time between kills' },
   'tests/faults/injections.ts': { count: 2, why: 'the time between send-worker kills, and how long Postgres stays cut off' },
   'tests/faults/primary-email-provider-down.test.ts': { count: 1, why: 'how long the provider stays down' },
   'tests/faults/redis-down.test.ts': { count: 1, why: 'how long Redis stays down' },
