@@ -6,12 +6,13 @@ export { call } from '../faults/rig.ts';
 /** The abuser's size: contacts of its broadcast, deliveries of its replay (FAIRNESS_CONTACTS; CI runs a small one). */
 export const CONTACTS = Number(process.env.FAIRNESS_CONTACTS || 2000);
 /**
- * Org B's measurements per phase: single emails, PROBE_EVERY_MS apart (2 a second: well within what B's share of
- * one send-worker sends on a slow machine, so B never measures a backlog of its own). 100 make a p99 that is not
- * simply the slowest one.
+ * Org B's measurements per phase: single emails, PROBE_EVERY_MS apart (FAIRNESS_PROBE_EVERY_MS, 2 a second by
+ * default: well within what B's share of one send-worker sends on a slow machine, so B never measures a backlog of
+ * its own; CI's small run takes 5 a second, which still leaves B's send slots idle most of the time, to spend 20 s a
+ * phase rather than 50). 100 make a p99 that is not simply the slowest one.
  */
 export const PROBES = Number(process.env.FAIRNESS_PROBES || 100);
-const PROBE_EVERY_MS = 500;
+const PROBE_EVERY_MS = Number(process.env.FAIRNESS_PROBE_EVERY_MS || 500);
 /** The bound of issue 33: B's p99 during the abuse at most twice its baseline's plus this. */
 const SLACK_MS = 1000;
 
