@@ -40,7 +40,7 @@ describe('the messages list', () => {
     const email = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'email', to: 'Ada@Example.com', subject: 'Welcome, Ada', text: 'Hi' });
     const sms = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550123', body: 'Your code is 123456' });
     const failed = await sendMessage({ deps, orgId, mode: 'live' }, { channelType: 'email', to: 'grace@example.com', subject: 'Invoice', text: 'Due' });
-    await claimForSending(deps, failed.id);
+    await claimForSending(deps, failed.id, 'transactional');
     await markFailed(deps, failed.id, { code: 'INVALID_FROM', message: 'The domain is not verified' });
 
     const all = await browser.get('/messages');
@@ -90,7 +90,7 @@ describe('the messages list', () => {
     const { orgId, browser } = await signedInOrg();
     const tagged = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550124', body: 'Tagged', tags: ['onboarding'] });
     const failed = await sendMessage({ deps, orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550125', body: 'Fails', tags: ['billing'] });
-    await claimForSending(deps, failed.id);
+    await claimForSending(deps, failed.id, 'transactional');
     await markFailed(deps, failed.id, { code: 'PROVIDER_ERROR', message: 'Carrier said <b>no</b>' });
     const other = await makeOrganization(deps);
     await sendMessage({ deps, orgId: other.orgId, mode: 'test' }, { channelType: 'sms', to: '+14155550126', body: 'Theirs', tags: ['onboarding'] });
@@ -148,7 +148,7 @@ describe('a message’s page', () => {
         metadata: { invoice: '42' },
       },
     );
-    await claimForSending(deps, message.id);
+    await claimForSending(deps, message.id, 'transactional');
     await markFailed(deps, message.id, { code: 'INVALID_FROM', message: 'The domain is not verified' });
 
     const page = await browser.get(`/messages/${message.id}`);
@@ -169,7 +169,7 @@ describe('a message’s page', () => {
     const { orgId, browser } = await signedInOrg();
     await withVerifiedDomain(orgId);
     const message = await sendMessage({ deps, orgId, mode: 'live' }, { channelType: 'email', to: 'ida@example.com', subject: 'Later', text: 'x' });
-    await claimForSending(deps, message.id);
+    await claimForSending(deps, message.id, 'transactional');
     const until = new Date(Date.now() + 60_000);
     // as the send-worker records a provider's 429
     await deps.db.message.update({ where: { id: message.id }, data: { deferredUntil: until, deferredReason: 'provider_rate_limit' } });

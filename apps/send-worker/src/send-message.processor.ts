@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { attemptToSend, backoffDelayMs, type AttachmentFetchOptions, type Deps, type SendAttempt } from '@tidings/core';
+import { laneOfQueue, type SendQueue } from '@tidings/queue';
 
 /**
  * Sends one message (the job carries only its id): core's `attemptToSend` claims, sends, records and decides; this
@@ -18,7 +19,7 @@ export const sendMessageProcessor =
   async (job: Job<{ messageId: string }>, token?: string) => {
     let attempt: SendAttempt;
     try {
-      attempt = await attemptToSend(deps, job.data.messageId, fetchOptions);
+      attempt = await attemptToSend(deps, job.data.messageId, { ...fetchOptions, lane: laneOfQueue(job.queueName as SendQueue) });
     } catch (error) {
       // Our side failed (Postgres unreachable, a connection dropped mid-transaction) before the provider call or while
       // recording its outcome. The message is still queued or sending in the database and only this job will ever

@@ -1,5 +1,5 @@
 import { backoffDelayMs, loadDeliveryWork, recordAttempt, releaseDeliveryClaim, type Deps } from '@tidings/core';
-import { takeTurnAgain, type JobData, type WebhookQueue } from '@tidings/queue';
+import { laneOfQueue, takeTurnAgain, type JobData, type WebhookQueue } from '@tidings/queue';
 import { inSpan, SpanKind, traceHeaders } from '@tidings/runtime';
 import { postWebhook, signatureHeaders, type Resolver } from '@tidings/webhooks';
 import { DelayedError, type Job } from 'bullmq';
@@ -47,7 +47,7 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
 
   let work: Awaited<ReturnType<typeof loadDeliveryWork>>;
   try {
-    work = await loadDeliveryWork(deps, deliveryId, job.data.createdAt);
+    work = await loadDeliveryWork(deps, deliveryId, job.data.createdAt, laneOfQueue(job.queueName as WebhookQueue));
   } catch (error) {
     if (known) await freeSlot(deps, slots, known, slotId);
     throw error;

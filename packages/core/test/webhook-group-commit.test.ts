@@ -1,4 +1,4 @@
-import { createTestDeps, makeOrganization } from '@tidings/testing';
+import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
 import { createWebhook, loadDeliveryWork, recordAttempt, recordEvents } from '../src/index.ts';
 
 const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
@@ -42,5 +42,38 @@ describe('webhook-worker group commit', () => {
     expect((await deps.db.webhook.findUniqueOrThrow({ where: { id: webhook.id } })).failingSince).toBeNull();
     // a delivery done already is done, read through the same shared load
     expect(await loadDeliveryWork(deps, ids[0]!)).toEqual({ kind: 'done', reason: 'already succeeded' });
+  });
+
+  it("a single event's delivery is loaded while the bulk lane's group waits: each lane has its own statement in flight", async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    await createWebhook(deps, orgId, { url: 'http://127.0.0.1:9/hook', events: ['contact.created'] });
+    const jobs = await deps.db.$transaction((tx) =>
+      recordEvents(
+        tx,
+        ['bulk', 'single'].map((id) => ({ orgId, type: 'contact.created' as const, data: { id } })),
+      ),
+    );
+    const [bulkId, singleId] = jobs.map((j) => j.jobId);
+    let bulkLoad: Promise<unknown> | undefined;
+    await deps.db.$transaction(
+      async (tx) => {
+        // the bulk lane's group statement waits on this row lock until the transaction ends
+        await tx.$queryRaw`SELECT 1 FROM "WebhookDelivery" WHERE "id" = ${bulkId} FOR UPDATE`;
+        bulkLoad = loadDeliveryWork(deps, bulkId!, undefined, 'bulk');
+        await waitFor(
+          async () => {
+            const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
+              SELECT count(*) AS "count" FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+            return Number(row!.count) > 0;
+          },
+          5_000,
+          "the bulk lane's load to wait on the lock",
+        );
+        // shared groups (one statement in flight) held this load until the lock went: past the transaction's timeout
+        expect(await loadDeliveryWork(deps, singleId!, undefined, 'transactional')).toMatchObject({ kind: 'deliver', deliveryId: singleId, lane: 'transactional' });
+      },
+      { timeout: 10_000 },
+    );
+    expect(await bulkLoad).toMatchObject({ kind: 'deliver', deliveryId: bulkId, lane: 'bulk' });
   });
 });

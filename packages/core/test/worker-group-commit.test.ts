@@ -25,7 +25,7 @@ describe('send-worker group commit', () => {
     );
     const ids = data.map((m) => m!.id);
 
-    const claims = await Promise.all(ids.map((id) => claimForSending(deps, id)));
+    const claims = await Promise.all(ids.map((id) => claimForSending(deps, id, 'transactional')));
     expect(claims[5]).toEqual({ kind: 'done', reason: 'suppressed' });
     const claimed = ids.filter((_, i) => i !== 5);
     for (const [i, claim] of claims.entries()) {
@@ -34,7 +34,7 @@ describe('send-worker group commit', () => {
     }
     expect(await transactionsOf(claimed, 'sending')).toBeLessThan(claimed.length);
 
-    await Promise.all(claimed.map((id) => markSent(deps, id, { provider: 'sandbox', providerMessageId: `p-${id}` })));
+    await Promise.all(claimed.map((id) => markSent(deps, { id, broadcastId: null }, { provider: 'sandbox', providerMessageId: `p-${id}` })));
     const rows = await deps.db.message.findMany({ where: { id: { in: ids } } });
     for (const row of rows) {
       if (row.id === ids[5]) expect(row).toMatchObject({ status: 'failed', errorCode: 'SUPPRESSED' });
@@ -57,12 +57,12 @@ describe('send-worker group commit', () => {
     );
     const ids = data.map((m) => m!.id);
     const [sending, queued] = [ids.slice(0, 4), ids.slice(4)];
-    await Promise.all(sending.map((id) => claimForSending(deps, id)));
+    await Promise.all(sending.map((id) => claimForSending(deps, id, 'transactional')));
 
     // the same event-loop turn: one group; the last claim is a second job of a message being marked sent
     const [claims] = await Promise.all([
-      Promise.all([...queued, sending[0]!].map((id) => claimForSending(deps, id))),
-      Promise.all(sending.map((id) => markSent(deps, id, { provider: 'sandbox', providerMessageId: `p-${id}` }))),
+      Promise.all([...queued, sending[0]!].map((id) => claimForSending(deps, id, 'transactional'))),
+      Promise.all(sending.map((id) => markSent(deps, { id, broadcastId: null }, { provider: 'sandbox', providerMessageId: `p-${id}` }))),
     ]);
     for (const claim of claims.slice(0, 4)) expect(claim).toMatchObject({ kind: 'send', message: { status: 'sending', attempts: 1 } });
     expect(claims[4]).toEqual({ kind: 'done', reason: 'sent' });
@@ -71,5 +71,35 @@ describe('send-worker group commit', () => {
       WHERE ("messageId" = ANY(${queued}::text[]) AND "status" = 'sending') OR ("messageId" = ANY(${sending}::text[]) AND "status" = 'sent')`;
     expect(Number(row!.count)).toBe(1);
     expect(await deps.db.message.count({ where: { id: { in: sending }, status: 'sent', attempts: 1 } })).toBe(4);
+  });
+
+  it("a single send's claim does not wait behind the bulk lane's group: each lane has its own statement in flight", async () => {
+    const { orgId } = await makeOrganization(deps, { mode: 'test' });
+    const { data } = await sendMessages(
+      { deps, orgId, mode: 'test' },
+      ['bulk', 'single'].map((name) => ({ channelType: 'email' as const, to: `${name}@example.com`, subject: 'Hi', text: 'Hello' })),
+    );
+    const [bulkId, singleId] = data.map((m) => m!.id);
+    let bulkClaim: Promise<unknown> | undefined;
+    await deps.db.$transaction(
+      async (tx) => {
+        // the bulk lane's group statement waits on this row lock until the transaction ends
+        await tx.$queryRaw`SELECT 1 FROM "Message" WHERE "id" = ${bulkId} FOR UPDATE`;
+        bulkClaim = claimForSending(deps, bulkId!, 'bulk');
+        await waitFor(
+          async () => {
+            const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
+              SELECT count(*) AS "count" FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+            return Number(row!.count) > 0;
+          },
+          5_000,
+          "the bulk lane's claim to wait on the lock",
+        );
+        // shared groups (one statement in flight) held this claim until the lock went: past the transaction's timeout
+        expect(await claimForSending(deps, singleId!, 'transactional')).toMatchObject({ kind: 'send', message: { id: singleId, status: 'sending' } });
+      },
+      { timeout: 10_000 },
+    );
+    expect(await bulkClaim).toMatchObject({ kind: 'send', message: { id: bulkId, status: 'sending' } });
   });
 });

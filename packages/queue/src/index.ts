@@ -13,5 +13,5 @@ export {
   type QueueName,
   type Queues,
 } from './queues.ts';
-export { sendQueueOf, webhookQueueOf, type Lane, type SendQueue, type WebhookQueue } from './lanes.ts';
+export { laneOfQueue, messageLaneOf, sendQueueOf, webhookQueueOf, type Lane, type SendQueue, type WebhookQueue } from './lanes.ts';
 export { takeTurnAgain, takeTurns, TURN_QUEUES } from './org-turns.ts';

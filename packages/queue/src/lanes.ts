@@ -15,7 +15,17 @@ export type WebhookQueue = 'webhooks' | 'webhooks-bulk';
  * @example sendQueueOf({ channelType: 'email', broadcastId: 'brd_1' }) // 'email-bulk'
  */
 export function sendQueueOf(message: { channelType: 'email' | 'sms'; broadcastId?: string | null }): SendQueue {
-  return message.broadcastId ? `${message.channelType}-bulk` : message.channelType;
+  return messageLaneOf(message) === 'bulk' ? `${message.channelType}-bulk` : message.channelType;
+}
+
+/** A message's lane: a broadcast's messages are bulk, every other one transactional. */
+export function messageLaneOf(message: { broadcastId?: string | null }): Lane {
+  return message.broadcastId ? 'bulk' : 'transactional';
+}
+
+/** The lane whose work a queue holds (`email-bulk`, `webhooks-bulk`: bulk). */
+export function laneOfQueue(queue: SendQueue | WebhookQueue): Lane {
+  return queue.endsWith('-bulk') ? 'bulk' : 'transactional';
 }
 
 /** The queue of a webhook delivery job in `lane`. */

@@ -1,4 +1,5 @@
 import type { Message as MessageRow } from '@tidings/db';
+import { messageLaneOf, type Lane } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { EARLY_TOLERANCE_MS, type OutboxItem } from '../outbox.ts';
 import { unitOfWork, type UnitOfWorkDeps } from '../unit-of-work.ts';
@@ -20,12 +21,13 @@ const ORGANIZATION_SUSPENDED = { code: 'ORGANIZATION_SUSPENDED', message: 'The o
  * A message past `sending` (or canceled) is done, so a repeated job never sends twice from our side; a suppressed
  * recipient (every To recipient of an email to several) ends `failed` with `SUPPRESSED` and no provider call; otherwise the message becomes `sending` (from
  * `scheduled` through `queued`) and `attempts` counts this attempt.
- * @example const claim = await claimForSending(deps, job.data.messageId); if (claim.kind !== 'send') return;
+ * `lane`: the lane of the job's queue (the message's, see messageLaneOf).
+ * @example const claim = await claimForSending(deps, job.data.messageId, 'transactional'); if (claim.kind !== 'send') return;
  */
-export async function claimForSending(deps: Deps, messageId: string): Promise<Claim> {
-  // The common case in one statement, shared with the worker's other jobs claiming at the same time: a queued
-  // message to a recipient who is not suppressed.
-  const claimed = await deps.batchers.messageSteps({ kind: 'claim', messageId });
+export async function claimForSending(deps: Deps, messageId: string, lane: Lane): Promise<Claim> {
+  // The common case in one statement, shared with the worker's other jobs of the lane claiming at the same time: a
+  // queued message to a recipient who is not suppressed.
+  const claimed = await deps.batchers.messageSteps({ kind: 'claim', messageId, lane });
   if (claimed) return { kind: 'send', message: claimed.row };
   const now = deps.now();
 
@@ -82,11 +84,16 @@ function moveStatus(deps: UnitOfWorkDeps, messageId: string, change: StatusChang
  * The provider accepted the message: `sending -> sent` with the provider that took it and its id, plus any
  * follow-up jobs (the sandbox's outcome) in the same statement. When a callback got there first (the message is
  * already delivered), only the provider id is filled in.
- * @example await markSent(deps, messageId, { provider: 'resend', providerMessageId: 'b7d...' });
+ * @example await markSent(deps, message, { provider: 'resend', providerMessageId: 'b7d...' });
  */
-export async function markSent(deps: Deps, messageId: string, sent: { provider: string; providerMessageId: string }, followUps: OutboxItem[] = []): Promise<void> {
-  const moved = await deps.batchers.messageSteps({ kind: 'sent', change: { messageId, ...sent, followUps } });
-  if (!moved) await fillInProvider(deps.db, messageId, sent);
+export async function markSent(
+  deps: Deps,
+  message: Pick<MessageRow, 'id' | 'broadcastId'>,
+  sent: { provider: string; providerMessageId: string },
+  followUps: OutboxItem[] = [],
+): Promise<void> {
+  const moved = await deps.batchers.messageSteps({ kind: 'sent', change: { messageId: message.id, ...sent, followUps }, lane: messageLaneOf(message) });
+  if (!moved) await fillInProvider(deps.db, message.id, sent);
 }
 
 /**

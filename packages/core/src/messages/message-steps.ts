@@ -1,10 +1,11 @@
-import { groupCommit } from '../group-commit.ts';
+import type { Lane } from '@tidings/queue';
+import { groupCommitByLane } from '../group-commit.ts';
 import { unitOfWork, type UnitOfWorkDeps } from '../unit-of-work.ts';
 import { claimableSql } from './delivery.store.ts';
 import { changeMessagesStatuses, type ChangedMessage, type ChangeOf, type StatusChangeOfMany } from './message-status.ts';
 
-/** What a job asks of the worker's shared statement: to claim its message, or to mark it sent. */
-export type MessageStep = { kind: 'claim'; messageId: string } | { kind: 'sent'; change: ChangeOf };
+/** What a job asks of the worker's shared statement of its lane: to claim its message, or to mark it sent. */
+export type MessageStep = ({ kind: 'claim'; messageId: string } | { kind: 'sent'; change: ChangeOf }) & { lane: Lane };
 
 /** The send-worker's shared claims and `sent` marks (see createMessageSteps). */
 export type MessageSteps = (step: MessageStep) => Promise<ChangedMessage | null>;
@@ -13,11 +14,12 @@ export type MessageSteps = (step: MessageStep) => Promise<ChangedMessage | null>
  * The send-worker's two hot status changes, claims (`sending`) and `sent` marks, of all the jobs that reach them at
  * the same time, in ONE statement (group commit): a statement costs a socket write, a round trip and a commit
  * whatever it carries. One statement in flight at a time, so that the next gathers both kinds while it runs. A
- * message's own outcome (not claimable, not moved) still comes back to its job alone. Made with the dependencies.
- * @example const steps = createMessageSteps(deps); const claimed = await steps({ kind: 'claim', messageId });
+ * message's own outcome (not claimable, not moved) still comes back to its job alone. Each lane has its own groups
+ * (groupCommitByLane), so a broadcast's steps never hold a single send's. Made with the dependencies.
+ * @example const steps = createMessageSteps(deps); const claimed = await steps({ kind: 'claim', messageId, lane: 'transactional' });
  */
 export function createMessageSteps(deps: UnitOfWorkDeps): MessageSteps {
-  return groupCommit(
+  return groupCommitByLane(
     async (items: MessageStep[]) => {
       const claims: string[] = [];
       const sent: ChangeOf[] = [];

@@ -1,4 +1,5 @@
 import type { Message as MessageRow } from '@tidings/db';
+import type { Lane } from '@tidings/queue';
 import { deleteFinishedMessageAttachmentContents } from '../attachments/attachment-content.store.ts';
 import type { Deps } from '../deps.ts';
 import type { DeferredReason } from '../pace/deferral.ts';
@@ -42,11 +43,13 @@ export type SendAttempt =
  * (sendThroughProviders); what comes of it is decided without I/O (decideSend) and recorded in one step
  * (recordSend). Our own failures (Postgres) are thrown: the caller runs the attempt again later, and the claim makes
  * that safe. After a message failed for good, the dependencies' `afterFailed` steps run (a verification fails with
- * its message); once the message is finished, its attachments' bytes are removed.
+ * its message); once the message is finished, its attachments' bytes are removed. `options.lane`: the lane of the
+ * job's queue, whose shared claims it joins (transactional unless said).
  * @example const attempt = await attemptToSend(deps, 'msg_01J...'); if (attempt.kind === 'retry') { delay the job until attempt.at }
  */
-export async function attemptToSend(deps: Deps, messageId: string, fetchOptions: AttachmentFetchOptions = {}): Promise<SendAttempt> {
-  const claim = await claimForSending(deps, messageId);
+export async function attemptToSend(deps: Deps, messageId: string, options: AttachmentFetchOptions & { lane?: Lane } = {}): Promise<SendAttempt> {
+  const { lane = 'transactional', ...fetchOptions } = options;
+  const claim = await claimForSending(deps, messageId, lane);
   if (claim.kind === 'not-yet') return { kind: 'notYet', at: claim.runAt };
   // a message known to have no attachments needs no clean-up statement
   const hasAttachments = claim.kind === 'done' || (Array.isArray(claim.message.attachments) && claim.message.attachments.length > 0);
@@ -81,7 +84,7 @@ async function recordSend(deps: Deps, message: MessageRow, decision: SendDecisio
   switch (decision.kind) {
     case 'sent':
       // Our own failure here (the database) is thrown: the repeat is safe where the provider dedupes.
-      await markSent(deps, message.id, { provider: decision.provider, providerMessageId: decision.providerMessageId }, decision.followUps);
+      await markSent(deps, message, { provider: decision.provider, providerMessageId: decision.providerMessageId }, decision.followUps);
       log.info({ provider: decision.provider }, 'sent');
       return { kind: 'sent', provider: decision.provider };
     case 'deferred': {

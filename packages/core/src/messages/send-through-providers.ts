@@ -1,12 +1,13 @@
 import type { Message as MessageRow } from '@tidings/db';
 import { ProviderError, type OutgoingEmail, type OutgoingSms, type ProviderName } from '@tidings/providers';
 import { SpanKind } from '@opentelemetry/api';
+import { messageLaneOf } from '@tidings/queue';
 import { inSpan, recordRecipients } from '@tidings/telemetry';
 import type { Deps } from '../deps.ts';
 import { SendDeferred } from '../pace/deferral.ts';
 import { paceAccountFor } from '../pace/pace-accounts.ts';
 import { correctProviderPace } from '../pace/pace-limiter.ts';
-import { deferAfterRateLimit, paceLaneOf, takeSlotOrDefer } from '../pace/provider-pace.ts';
+import { deferAfterRateLimit, takeSlotOrDefer } from '../pace/provider-pace.ts';
 import { lastUnansweredProvider, recordAttemptError, recordProviderClaim } from './delivery.ts';
 
 export type ProviderAttemptError = { code: string; message: string };
@@ -77,7 +78,7 @@ export async function sendThroughProviders(
       continue;
     }
     const account = await paceAccountFor(deps, name, message);
-    const lane = paceLaneOf(message);
+    const lane = messageLaneOf(message);
     // a bulk email waits in the gate instead (batched where the provider can); everything else takes its own slot
     const isGated = account !== null && lane === 'bulk' && emailProvider !== undefined;
     if (account && !isGated) await takeSlotOrDefer(deps, account, message);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProviderPace } from '@tidings/providers';
-import type { Redis } from '@tidings/queue';
+import type { Lane, Redis } from '@tidings/queue';
 import { untraced } from '@tidings/telemetry';
 import type { DeferredReason } from './deferral.ts';
 
@@ -86,7 +86,8 @@ return 0
  * waiting for it shows (`provider_rate_limit`, or `sender_rate_limit` for an SMS number's own pace).
  */
 export type PaceAccount = { name: string; provider: string; ratePerSecond: number; reason: DeferredReason };
-export type PaceLane = 'transactional' | 'bulk';
+/** A provider call's lane (its message's, see messageLaneOf): bulk may not go ahead of the steady rate. */
+export type PaceLane = Lane;
 
 /** A slot now; a booked slot later (`reserve`); or, without reserving, how long until one may be free. */
 export type PaceSlot = { kind: 'now' } | { kind: 'reserved'; at: Date } | { kind: 'wait'; waitMs: number };

@@ -1,14 +1,10 @@
 import type { Message as MessageRow } from '@tidings/db';
 import type { ProviderError, ProviderName } from '@tidings/providers';
+import { messageLaneOf } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { recordDeferral } from '../messages/delivery.store.ts';
 import { SendDeferred } from './deferral.ts';
 import { correctProviderPace, spaceCall, takeProviderSlot, type PaceAccount, type PaceLane } from './pace-limiter.ts';
-
-/** The lane a message's provider call belongs to: a broadcast's messages are bulk, everything else transactional. */
-export function paceLaneOf(message: Pick<MessageRow, 'broadcastId'>): PaceLane {
-  return message.broadcastId ? 'bulk' : 'transactional';
-}
 
 /**
  * Takes the message's slot of `account` in its lane, or throws SendDeferred with the later slot booked for it. A
@@ -21,7 +17,7 @@ export async function takeSlotOrDefer(deps: Pick<Deps, 'rateLimits' | 'config' |
     if (message.deferredUntil.getTime() <= Date.now() + 50) return spaceCall(deps, account);
     throw new SendDeferred(message.deferredUntil, account.reason, account.provider);
   }
-  const slot = await takeProviderSlot(deps, account, paceLaneOf(message), { reserve: true });
+  const slot = await takeProviderSlot(deps, account, messageLaneOf(message), { reserve: true });
   if (slot.kind === 'now') return spaceCall(deps, account);
   deps.metrics.providerDeferrals.inc({ provider: account.provider, reason: account.reason });
   throw new SendDeferred(slot.kind === 'reserved' ? slot.at : new Date(Date.now() + slot.waitMs), account.reason, account.provider);

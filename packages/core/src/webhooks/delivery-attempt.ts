@@ -3,7 +3,8 @@ import { decryptSecret, type PostResult } from '@tidings/webhooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '../backoff.ts';
 import type { Deps } from '../deps.ts';
-import { groupCommit } from '../group-commit.ts';
+import type { Lane } from '@tidings/queue';
+import { groupCommitByLane } from '../group-commit.ts';
 import {
   clearDeliveryClaim,
   type DeliveryClaim,
@@ -37,7 +38,7 @@ function partitionKeyOf(createdAt: unknown): string | undefined {
 }
 
 /** What a job asks of the worker's shared statement: to load and claim its delivery, or to record its success. */
-export type DeliveryStep = { kind: 'load'; key: DeliveryKey } | { kind: 'success'; success: Attempt };
+export type DeliveryStep = ({ kind: 'load'; key: DeliveryKey } | { kind: 'success'; success: Attempt }) & { lane: Lane };
 
 /** The webhook-worker's shared loads and successes (see createDeliverySteps). */
 export type DeliverySteps = (item: DeliveryStep) => Promise<DeliveryRow | null | undefined>;
@@ -50,11 +51,12 @@ type StepDeps = Pick<Deps, 'db' | 'config' | 'now'>;
  * the claims as CTEs, then the loaded rows. One statement in flight at a time, so that the next gathers both kinds
  * while it runs: a statement costs a write to Postgres and a commit, whatever it carries (Postgres CPU per delivery
  * a quarter lower than with a statement for each kind, five of each in flight). A group failing is run again item
- * by item (groupCommit), so one job's bad success or load fails only that job. Made with the dependencies.
- * @example const steps = createDeliverySteps(deps); const row = await steps({ kind: 'load', key });
+ * by item (groupCommit), so one job's bad success or load fails only that job. Each lane has its own groups
+ * (groupCommitByLane): a replay's or a broadcast's deliveries never hold a single event's. Made with the dependencies.
+ * @example const steps = createDeliverySteps(deps); const row = await steps({ kind: 'load', key, lane: 'transactional' });
  */
 export function createDeliverySteps(deps: StepDeps): DeliverySteps {
-  return groupCommit(
+  return groupCommitByLane(
     async (items: DeliveryStep[]) => {
       const keys: DeliveryKey[] = [];
       const succeeded: Attempt[] = [];
@@ -84,8 +86,8 @@ function claimOf(deps: StepDeps, keys: DeliveryKey[]): DeliveryClaim {
 }
 
 /** Reads a delivery with its endpoint and event, and claims it when it is pending, due and unclaimed. */
-async function loadDelivery(deps: Deps, key: DeliveryKey): Promise<DeliveryRow | null> {
-  return (await deps.batchers.deliverySteps({ kind: 'load', key })) ?? null;
+async function loadDelivery(deps: Deps, key: DeliveryKey, lane: Lane): Promise<DeliveryRow | null> {
+  return (await deps.batchers.deliverySteps({ kind: 'load', key, lane })) ?? null;
 }
 
 /** Endpoint secrets already decrypted, by ciphertext (a rotation stores a new one), with the key that decrypted them. */
@@ -109,16 +111,16 @@ function secretOf(config: Deps['config'], ciphertext: string): string {
  * made idempotent); one whose endpoint was disabled is closed as failed without a request; one whose retry is not due
  * yet, or that another worker has claimed, says when to look again. `createdAt`, when the job carries it, is the
  * delivery's partition key: the row is then read from its month's partition only; a job without it (enqueued by an
- * earlier version, or by the outbox relay) finds the row in any.
- * @example const work = await loadDeliveryWork(deps, job.data.deliveryId, job.data.createdAt);
+ * earlier version, or by the outbox relay) finds the row in any. `lane`: the lane of the job's queue.
+ * @example const work = await loadDeliveryWork(deps, job.data.deliveryId, job.data.createdAt, 'transactional');
  */
-export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt?: unknown): Promise<DeliveryWork> {
+export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt?: unknown, lane: Lane = 'transactional'): Promise<DeliveryWork> {
   const { db, config, now } = deps;
   const partitionKey = partitionKeyOf(createdAt);
   // a job whose createdAt does not match its row (it never should) looks in every partition before it gives up
   const delivery =
-    (await loadDelivery(deps, { id: deliveryId, createdAt: partitionKey })) ??
-    (partitionKey === undefined ? null : await loadDelivery(deps, { id: deliveryId, createdAt: undefined }));
+    (await loadDelivery(deps, { id: deliveryId, createdAt: partitionKey }, lane)) ??
+    (partitionKey === undefined ? null : await loadDelivery(deps, { id: deliveryId, createdAt: undefined }, lane));
   if (!delivery) return { kind: 'done', reason: 'no such delivery' };
   if (delivery.status !== 'pending') return { kind: 'done', reason: `already ${delivery.status}` };
   if (!delivery.enabled) {
@@ -148,6 +150,7 @@ export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt
     attempts: delivery.attempts,
     failingSince: delivery.failingSince,
     createdAt: delivery.createdAt,
+    lane,
   };
 }
 
@@ -224,7 +227,7 @@ async function recordFailure({ db }: Deps, attempt: Attempt, outcome: Exclude<At
  * cleared, in the statement shared by the worker's jobs (see `createDeliverySteps`).
  */
 async function recordSuccess(deps: Deps, success: Attempt): Promise<void> {
-  await deps.batchers.deliverySteps({ kind: 'success', success });
+  await deps.batchers.deliverySteps({ kind: 'success', success, lane: success.work.lane });
 }
 
 /** The successes of a group, at the first one's time: their endpoints' `updatedAt`. */

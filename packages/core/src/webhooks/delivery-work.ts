@@ -1,3 +1,4 @@
+import type { Lane } from '@tidings/queue';
 import type { PostResult } from '@tidings/webhooks';
 
 /** What the webhook-worker should do with a delivery job. */
@@ -19,6 +20,8 @@ export type DeliveryWork =
       failingSince: Date | null;
       /** The delivery's partition key: its outcome is written to that month's partition only. */
       createdAt: Date;
+      /** The lane of its job's queue, whose shared statement records its success. */
+      lane: Lane;
     };
 
 export type Attempt = { work: Extract<DeliveryWork, { kind: 'deliver' }>; result: PostResult; at: Date };
