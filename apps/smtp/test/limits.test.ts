@@ -1,5 +1,5 @@
 import { createApiKey } from '@tidings/core';
-import { waitFor } from '@tidings/testing';
+import { lockWaiters, waitFor } from '@tidings/testing';
 import { mailContent, rawSession } from './raw-session.ts';
 import { setupSmtp } from './setup.ts';
 
@@ -26,11 +26,6 @@ const startMail = async (session: Awaited<ReturnType<typeof signedIn>>) => {
   expect(await session.command('MAIL FROM:<hi@acme.test>')).toMatch(/^250 /);
   expect(await session.command('RCPT TO:<ada@example.com>')).toMatch(/^250 /);
   expect(await session.command('DATA')).toMatch(/^354 /);
-};
-/** Statements of this database waiting on a lock (the message writes behind the test's LOCK TABLE). */
-const lockWaiters = async () => {
-  const [row] = await t.deps.db.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-  return row!.n;
 };
 /** Whether a transaction of this database holds the message table's SHARE lock. */
 const holderStarted = async () => {
@@ -88,12 +83,12 @@ describe('SMTP submission is bounded before and while the content arrives', () =
       { timeout: 60_000 },
     );
     try {
-      await waitFor(async () => (await lockWaiters()) === 0 && (await holderStarted()), 10_000, 'the lock held');
+      await waitFor(async () => (await lockWaiters(t.deps.db)) === 0 && (await holderStarted()), 10_000, 'the lock held');
       first.write(mailContent('first'));
-      await waitFor(async () => (await lockWaiters()) === 1, 10_000, "the first mail's store waiting on the lock");
+      await waitFor(async () => (await lockWaiters(t.deps.db)) === 1, 10_000, "the first mail's store waiting on the lock");
       second.write(mailContent('second'));
       // in the key's turn, the second store would start only once the first had ended
-      await waitFor(async () => (await lockWaiters()) === 2, 10_000, "the second mail's store waiting beside the first");
+      await waitFor(async () => (await lockWaiters(t.deps.db)) === 2, 10_000, "the second mail's store waiting beside the first");
     } finally {
       release();
       await holding;

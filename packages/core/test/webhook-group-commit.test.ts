@@ -1,4 +1,4 @@
-import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
+import { createTestDeps, lockWaiters, makeOrganization, waitFor } from '@tidings/testing';
 import { createWebhook, loadDeliveryWork, recordAttempt, recordEvents } from '../src/index.ts';
 
 const deps = createTestDeps({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
@@ -60,15 +60,7 @@ describe('webhook-worker group commit', () => {
         // the bulk lane's group statement waits on this row lock until the transaction ends
         await tx.$queryRaw`SELECT 1 FROM "WebhookDelivery" WHERE "id" = ${bulkId} FOR UPDATE`;
         bulkLoad = loadDeliveryWork(deps, bulkId!, undefined, 'bulk');
-        await waitFor(
-          async () => {
-            const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
-              SELECT count(*) AS "count" FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-            return Number(row!.count) > 0;
-          },
-          5_000,
-          "the bulk lane's load to wait on the lock",
-        );
+        await waitFor(async () => (await lockWaiters(deps.db)) > 0, 5_000, "the bulk lane's load to wait on the lock");
         // shared groups (one statement in flight) held this load until the lock went: past the transaction's timeout
         expect(await loadDeliveryWork(deps, singleId!, undefined, 'transactional')).toMatchObject({ kind: 'deliver', deliveryId: singleId, lane: 'transactional' });
       },

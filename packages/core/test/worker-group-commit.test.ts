@@ -1,4 +1,4 @@
-import { createTestDeps, makeOrganization, waitFor } from '@tidings/testing';
+import { createTestDeps, lockWaiters, makeOrganization, waitFor } from '@tidings/testing';
 import { claimForSending, markSent, sendMessages } from '../src/index.ts';
 
 const deps = createTestDeps();
@@ -86,15 +86,7 @@ describe('send-worker group commit', () => {
         // the bulk lane's group statement waits on this row lock until the transaction ends
         await tx.$queryRaw`SELECT 1 FROM "Message" WHERE "id" = ${bulkId} FOR UPDATE`;
         bulkClaim = claimForSending(deps, bulkId!, 'bulk');
-        await waitFor(
-          async () => {
-            const [row] = await deps.db.$queryRaw<{ count: bigint }[]>`
-              SELECT count(*) AS "count" FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-            return Number(row!.count) > 0;
-          },
-          5_000,
-          "the bulk lane's claim to wait on the lock",
-        );
+        await waitFor(async () => (await lockWaiters(deps.db)) > 0, 5_000, "the bulk lane's claim to wait on the lock");
         // shared groups (one statement in flight) held this claim until the lock went: past the transaction's timeout
         expect(await claimForSending(deps, singleId!, 'transactional')).toMatchObject({ kind: 'send', message: { id: singleId, status: 'sending' } });
       },

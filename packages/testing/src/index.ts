@@ -21,7 +21,7 @@ export { freePort } from './free-port.ts';
 export { sampleValue } from './prometheus.ts';
 export { spawnService, startHttpService } from './spawn-service.ts';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
-export { waitFor } from './wait-for.ts';
+export { lockWaiters, waitFor } from './wait-for.ts';
 export { watchEventLoopHolds } from './event-loop-holds.ts';
 export { makeTestCertificate } from './test-certificate.ts';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.ts';
