@@ -13,7 +13,7 @@ export type MessageSteps = (step: MessageStep) => Promise<ChangedMessage | null>
 /**
  * The send-worker's two hot status changes, claims (`sending`) and `sent` marks, of all the jobs that reach them at
  * the same time, in ONE statement (group commit): a statement costs a socket write, a round trip and a commit
- * whatever it carries. One statement in flight at a time, so that the next gathers both kinds while it runs. A
+ * whatever it carries. One statement in flight at a time per lane, so that the next gathers both kinds while it runs. A
  * message's own outcome (not claimable, not moved) still comes back to its job alone. Each lane has its own groups
  * (groupCommitByLane), so a broadcast's steps never hold a single send's. Made with the dependencies.
  * @example const steps = createMessageSteps(deps); const claimed = await steps({ kind: 'claim', messageId, lane: 'transactional' });

@@ -48,7 +48,7 @@ type StepDeps = Pick<Deps, 'db' | 'config' | 'now'>;
 
 /**
  * Runs the loads and the successes of the worker's jobs in one statement (group commit): the successes' writes and
- * the claims as CTEs, then the loaded rows. One statement in flight at a time, so that the next gathers both kinds
+ * the claims as CTEs, then the loaded rows. One statement in flight at a time per lane, so that the next gathers both kinds
  * while it runs: a statement costs a write to Postgres and a commit, whatever it carries (Postgres CPU per delivery
  * a quarter lower than with a statement for each kind, five of each in flight). A group failing is run again item
  * by item (groupCommit), so one job's bad success or load fails only that job. Each lane has its own groups
