@@ -47,7 +47,7 @@ async function attempt(deps: Deps, options: DeliverOptions, slots: EndpointSlots
 
   let work: Awaited<ReturnType<typeof loadDeliveryWork>>;
   try {
-    work = await loadDeliveryWork(deps, deliveryId, job.data.createdAt, laneOfQueue(job.queueName as WebhookQueue));
+    work = await loadDeliveryWork(deps, deliveryId, { createdAt: job.data.createdAt, lane: laneOfQueue(job.queueName as WebhookQueue) });
   } catch (error) {
     if (known) await freeSlot(deps, slots, known, slotId);
     throw error;

@@ -33,7 +33,7 @@ async function bulkMessages(recipients: string[]): Promise<{ orgId: string; ids:
 it('sends bulk emails in batch calls within the limit; a refused email fails alone', async () => {
   const recipients = Array.from({ length: 30 }, (_, i) => (i === 7 ? 'refused@example.com' : `b${i}@example.com`));
   const { ids } = await bulkMessages(recipients);
-  const attempts = await Promise.all(ids.map((id) => attemptToSend(deps, id)));
+  const attempts = await Promise.all(ids.map((id) => attemptToSend(deps, id, { lane: 'bulk' })));
   expect(attempts.filter((a) => a.kind === 'sent')).toHaveLength(29);
   expect(attempts[7]).toMatchObject({ kind: 'failed', error: { message: expect.stringContaining('refused') } });
   const batches = resend.requests.filter((r) => r.path === '/emails/batch');
@@ -52,12 +52,12 @@ it('sends bulk emails in batch calls within the limit; a refused email fails alo
 it('records a message sent in a batch when its job runs again, without calling Resend', async () => {
   const { ids } = await bulkMessages(['again@example.com']);
   const [id] = ids as [string];
-  expect(await attemptToSend(deps, id)).toEqual({ kind: 'sent', provider: 'resend' });
+  expect(await attemptToSend(deps, id, { lane: 'bulk' })).toEqual({ kind: 'sent', provider: 'resend' });
   const calls = resend.requests.length;
   const first = await deps.db.message.findUniqueOrThrow({ where: { id } });
   // as if its job had lost its lock after the call and ran again before `sent` was written
   await deps.db.message.update({ where: { id }, data: { status: 'sending', providerMessageId: null } });
-  expect(await attemptToSend(deps, id)).toEqual({ kind: 'sent', provider: 'resend' });
+  expect(await attemptToSend(deps, id, { lane: 'bulk' })).toEqual({ kind: 'sent', provider: 'resend' });
   expect(resend.requests.length).toBe(calls);
   expect((await deps.db.message.findUniqueOrThrow({ where: { id } })).providerMessageId).toBe(first.providerMessageId);
 });
@@ -69,7 +69,7 @@ it('fills its batches while sends are still arriving, instead of spending its sl
   const attempts: Promise<unknown>[] = [];
   for (let i = 0; i < ids.length; i += 20) {
     const wave = ids.slice(i, i + 20);
-    attempts.push(...wave.map((id) => attemptToSend(deps, id)));
+    attempts.push(...wave.map((id) => attemptToSend(deps, id, { lane: 'bulk' })));
     await waitFor(async () => (await deps.db.message.count({ where: { id: { in: wave }, status: { not: 'queued' } } })) === wave.length, 10_000, 'the wave claimed');
   }
   expect((await Promise.all(attempts)).every((a) => (a as { kind: string }).kind === 'sent')).toBe(true);
@@ -92,7 +92,7 @@ it('a batch call left without an answer is made again as the same call, whicheve
     const { ids } = await bulkMessages(recipients);
     const accepted = () => resend.state.emails.filter((e) => recipients.includes(String(e.to[0])));
     resend.state.respondAfterMs = 1_000;
-    const first = await Promise.all(ids.map((id) => attemptToSend(slow, id)));
+    const first = await Promise.all(ids.map((id) => attemptToSend(slow, id, { lane: 'bulk' })));
     expect(first.every((a) => a.kind === 'retry')).toBe(true);
     expect(accepted()).toHaveLength(10); // Resend has them: the answer was lost
     resend.state.respondAfterMs = 0;
@@ -103,12 +103,12 @@ it('a batch call left without an answer is made again as the same call, whicheve
     // one message's job runs again alone, once the call is overdue: it makes the whole call again, with the same key
     // (before: its message went in a new batch of one, under a new key, and was sent a second time)
     const [lone, ...others] = ids as [string, ...string[]];
-    await waitFor(async () => (await attemptToSend(slow, lone)).kind === 'sent', 10_000, 'the call in doubt made again');
+    await waitFor(async () => (await attemptToSend(slow, lone, { lane: 'bulk' })).kind === 'sent', 10_000, 'the call in doubt made again');
     expect(batchCalls()).toHaveLength(2);
     expect(batchCalls()[1]!.headers['idempotency-key']).toBe(originalCall!.headers['idempotency-key']);
     // the other messages' runs find them sent by that call and call nobody
     const calls = resend.requests.length;
-    expect((await Promise.all(others.map((id) => attemptToSend(slow, id)))).map((a) => a.kind)).toEqual(others.map(() => 'sent'));
+    expect((await Promise.all(others.map((id) => attemptToSend(slow, id, { lane: 'bulk' })))).map((a) => a.kind)).toEqual(others.map(() => 'sent'));
     expect(resend.requests.length).toBe(calls);
     expect(accepted()).toHaveLength(10);
     const stored = await deps.db.message.findMany({ where: { id: { in: ids } }, select: { status: true, providerMessageId: true } });

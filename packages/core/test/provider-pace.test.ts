@@ -91,14 +91,14 @@ describe("a provider's 429", () => {
     const bookedSlot = async () => (await deps.db.message.findUniqueOrThrow({ where: { id } })).deferredUntil!.getTime();
     for (let i = 0; i < 3; i++) {
       const before = Date.now();
-      const attempt = await attemptToSend(deps, id);
+      const attempt = await attemptToSend(deps, id, { lane: 'transactional' });
       expect(attempt).toMatchObject({ kind: 'deferred', reason: 'provider_rate_limit' });
       expect((attempt as { at: Date }).at.getTime()).toBeGreaterThanOrEqual(before + 900); // retry-after: 1
       const shown = await getMessage(deps, orgId, id, 'live');
       expect(shown).toMatchObject({ status: 'sending', attempts: 0, deferredReason: 'provider_rate_limit', error: null });
       expect(shown.deferredUntil).toBe((attempt as { at: Date }).at.toISOString());
       // a run before its slot waits again without calling the provider
-      expect(await attemptToSend(deps, id)).toMatchObject({ kind: 'deferred', at: (attempt as { at: Date }).at });
+      expect(await attemptToSend(deps, id, { lane: 'transactional' })).toMatchObject({ kind: 'deferred', at: (attempt as { at: Date }).at });
       const slot = await bookedSlot();
       await waitFor(async () => Date.now() >= slot, 10_000, 'the booked slot');
     }
@@ -106,7 +106,7 @@ describe("a provider's 429", () => {
     expect(resend.requests.filter((r) => r.path === '/emails')).toHaveLength(3);
     expect(smtp.received).toHaveLength(0);
     expect(deps.providers.circuit.state('resend')).toBe('closed');
-    expect(await attemptToSend(deps, id)).toEqual({ kind: 'sent', provider: 'resend' });
+    expect(await attemptToSend(deps, id, { lane: 'transactional' })).toEqual({ kind: 'sent', provider: 'resend' });
     expect(await getMessage(deps, orgId, id, 'live')).toMatchObject({ status: 'sent', attempts: 1, deferredUntil: null, deferredReason: null });
   });
 });
@@ -142,9 +142,9 @@ describe("the provider's ratelimit-remaining and ratelimit-reset", () => {
     };
     const refusedBefore = resend.state.counts.rateLimited;
     const callsBefore = resend.requests.filter((r) => r.path === '/emails').length;
-    expect(await attemptToSend(shared, data[0]!.id)).toEqual({ kind: 'sent', provider: 'resend' }); // answered ratelimit-remaining: 0, ratelimit-reset: 1
+    expect(await attemptToSend(shared, data[0]!.id, { lane: 'transactional' })).toEqual({ kind: 'sent', provider: 'resend' }); // answered ratelimit-remaining: 0, ratelimit-reset: 1
     const before = Date.now();
-    const second = await attemptToSend(shared, data[1]!.id);
+    const second = await attemptToSend(shared, data[1]!.id, { lane: 'transactional' });
     expect(second).toMatchObject({ kind: 'deferred', reason: 'provider_rate_limit' });
     expect((second as { at: Date }).at.getTime()).toBeGreaterThanOrEqual(before + 800);
     // it waited without calling (and so met no 429 for the shared account)
@@ -152,7 +152,7 @@ describe("the provider's ratelimit-remaining and ratelimit-reset", () => {
     expect(resend.state.counts.rateLimited).toBe(refusedBefore);
     const slot = (await shared.db.message.findUniqueOrThrow({ where: { id: data[1]!.id } })).deferredUntil!.getTime();
     await waitFor(async () => Date.now() >= slot, 10_000, 'the booked slot');
-    expect(await attemptToSend(shared, data[1]!.id)).toEqual({ kind: 'sent', provider: 'resend' });
+    expect(await attemptToSend(shared, data[1]!.id, { lane: 'transactional' })).toEqual({ kind: 'sent', provider: 'resend' });
     expect(resend.state.counts.rateLimited).toBe(refusedBefore);
   });
 });

@@ -33,9 +33,9 @@ const statusOf = async (id: string) => (await deps.db.message.findUniqueOrThrow(
 
 it('sent, then done: a provider took it, and a second attempt sends nothing', async () => {
   const id = await liveMessage('ada@example.com');
-  expect(await attemptToSend(deps, id)).toEqual({ kind: 'sent', provider: 'resend' });
+  expect(await attemptToSend(deps, id, { lane: 'transactional' })).toEqual({ kind: 'sent', provider: 'resend' });
   expect(await statusOf(id)).toBe('sent');
-  expect(await attemptToSend(deps, id)).toEqual({ kind: 'done', reason: expect.any(String) });
+  expect(await attemptToSend(deps, id, { lane: 'transactional' })).toEqual({ kind: 'done', reason: expect.any(String) });
   expect(resend.requests.filter((r) => r.path === '/emails' && r.body.to?.includes('ada@example.com'))).toHaveLength(1);
 });
 
@@ -43,17 +43,17 @@ it('retry at a later time while attempts are left, then failed on the last one',
   const id = await liveMessage('bo@example.com');
   resend.failNext(2, { kind: 'status', status: 503 }, '/emails');
   const before = Date.now();
-  const first = await attemptToSend(deps, id);
+  const first = await attemptToSend(deps, id, { lane: 'transactional' });
   expect(first).toEqual({ kind: 'retry', at: expect.any(Date) });
   expect((first as { at: Date }).at.getTime()).toBeGreaterThan(before);
   expect(await statusOf(id)).toBe('sending');
-  expect(await attemptToSend(deps, id)).toEqual({ kind: 'failed', error: { code: 'PROVIDER_UNAVAILABLE', message: expect.any(String) } });
+  expect(await attemptToSend(deps, id, { lane: 'transactional' })).toEqual({ kind: 'failed', error: { code: 'PROVIDER_UNAVAILABLE', message: expect.any(String) } });
   expect(await statusOf(id)).toBe('failed');
 });
 
 it('failed at once when the provider refuses for good', async () => {
   const id = await liveMessage('cy@example.com');
   resend.failNext(1, { kind: 'status', status: 422, body: { statusCode: 422, name: 'validation_error', message: 'Invalid `to` field.' } }, '/emails');
-  expect(await attemptToSend(deps, id)).toMatchObject({ kind: 'failed', error: { message: expect.stringContaining('Invalid') } });
+  expect(await attemptToSend(deps, id, { lane: 'transactional' })).toMatchObject({ kind: 'failed', error: { message: expect.stringContaining('Invalid') } });
   expect(await statusOf(id)).toBe('failed');
 });

@@ -16,7 +16,7 @@ async function newDelivery(): Promise<string> {
 }
 
 async function deliverable(id: string): Promise<Extract<DeliveryWork, { kind: 'deliver' }>> {
-  const work = await loadDeliveryWork(deps, id);
+  const work = await loadDeliveryWork(deps, id, { lane: 'transactional' });
   if (work.kind !== 'deliver') throw new Error(`expected a delivery, got ${work.kind}`);
   return work;
 }
@@ -27,7 +27,7 @@ describe('a webhook delivery in flight', () => {
   it('is claimed by the load that attempts it: a second run of its job waits for the claim (timeout + 10 s) to run out', async () => {
     const id = await newDelivery();
     await deliverable(id);
-    const second = await loadDeliveryWork(deps, id);
+    const second = await loadDeliveryWork(deps, id, { lane: 'transactional' });
     expect(second).toEqual({ kind: 'notYet', at: expect.any(Date) });
     const waitMs = (second as { at: Date }).at.getTime() - Date.now();
     expect(waitMs).toBeGreaterThan(1_000);
@@ -55,21 +55,24 @@ describe('a webhook delivery in flight', () => {
     const [{ exact }] = await deps.db.$queryRaw<{ exact: number }[]>`
       SELECT count(*)::int AS "exact" FROM "WebhookDelivery" WHERE "id" = ${job.jobId} AND "createdAt" = ${job.createdAt!.toISOString()}::timestamp`;
     expect(exact).toBe(1);
-    expect(await loadDeliveryWork(deps, job.jobId, job.createdAt!.toISOString())).toMatchObject({ kind: 'deliver', createdAt: delivery.createdAt });
+    expect(await loadDeliveryWork(deps, job.jobId, { createdAt: job.createdAt!.toISOString(), lane: 'transactional' })).toMatchObject({
+      kind: 'deliver',
+      createdAt: delivery.createdAt,
+    });
 
     const withoutDate = await newDelivery();
-    expect(await loadDeliveryWork(deps, withoutDate)).toMatchObject({ kind: 'deliver', deliveryId: withoutDate });
+    expect(await loadDeliveryWork(deps, withoutDate, { lane: 'transactional' })).toMatchObject({ kind: 'deliver', deliveryId: withoutDate });
 
     const offDate = await newDelivery();
-    expect(await loadDeliveryWork(deps, offDate, '2020-01-01T00:00:00.000Z')).toMatchObject({ kind: 'deliver', deliveryId: offDate });
-    expect(await loadDeliveryWork(deps, 'dlv_missing', '2020-01-01T00:00:00.000Z')).toEqual({ kind: 'done', reason: 'no such delivery' });
+    expect(await loadDeliveryWork(deps, offDate, { createdAt: '2020-01-01T00:00:00.000Z', lane: 'transactional' })).toMatchObject({ kind: 'deliver', deliveryId: offDate });
+    expect(await loadDeliveryWork(deps, 'dlv_missing', { createdAt: '2020-01-01T00:00:00.000Z', lane: 'transactional' })).toEqual({ kind: 'done', reason: 'no such delivery' });
   });
 
   it('records a success and a failure of a delivery loaded through its partition', async () => {
     const succeeding = await newDeliveryJob();
     const failing = await newDeliveryJob();
-    const succeeded = await loadDeliveryWork(deps, succeeding.jobId, succeeding.createdAt!.toISOString());
-    const failed = await loadDeliveryWork(deps, failing.jobId, failing.createdAt!.toISOString());
+    const succeeded = await loadDeliveryWork(deps, succeeding.jobId, { createdAt: succeeding.createdAt!.toISOString(), lane: 'transactional' });
+    const failed = await loadDeliveryWork(deps, failing.jobId, { createdAt: failing.createdAt!.toISOString(), lane: 'transactional' });
     if (succeeded.kind !== 'deliver' || failed.kind !== 'deliver') throw new Error('expected deliveries');
     await recordAttempt(deps, succeeded, answered(200));
     await recordAttempt(deps, failed, answered(500));
@@ -90,6 +93,6 @@ describe('a webhook delivery in flight', () => {
     expect(failed).toMatchObject({ status: 'pending', attempts: 1, claimedUntil: null });
     // the retry falls due
     await deps.db.webhookDelivery.update({ where: { id: work.deliveryId }, data: { nextAttemptAt: new Date(Date.now() - 1_000) } });
-    expect(await loadDeliveryWork(deps, work.deliveryId)).toMatchObject({ kind: 'deliver', attempts: 1 });
+    expect(await loadDeliveryWork(deps, work.deliveryId, { lane: 'transactional' })).toMatchObject({ kind: 'deliver', attempts: 1 });
   });
 });

@@ -18,7 +18,7 @@ describe('webhook-worker group commit', () => {
     );
     const ids = jobs.map((j) => j.jobId);
 
-    const works = await Promise.all(ids.map((id) => loadDeliveryWork(deps, id)));
+    const works = await Promise.all(ids.map((id) => loadDeliveryWork(deps, id, { lane: 'transactional' })));
     for (const work of works) {
       if (work.kind !== 'deliver') throw new Error(`expected a delivery, got ${work.kind}`);
       expect(JSON.parse(work.body)).toMatchObject({ id: work.messageId, type: 'contact.created', data: { id: expect.stringMatching(/^con_\d$/) } });
@@ -41,7 +41,7 @@ describe('webhook-worker group commit', () => {
     // a success ends the endpoint's failing streak
     expect((await deps.db.webhook.findUniqueOrThrow({ where: { id: webhook.id } })).failingSince).toBeNull();
     // a delivery done already is done, read through the same shared load
-    expect(await loadDeliveryWork(deps, ids[0]!)).toEqual({ kind: 'done', reason: 'already succeeded' });
+    expect(await loadDeliveryWork(deps, ids[0]!, { lane: 'transactional' })).toEqual({ kind: 'done', reason: 'already succeeded' });
   });
 
   it("a single event's delivery is loaded while the bulk lane's group waits: each lane has its own statement in flight", async () => {
@@ -59,10 +59,10 @@ describe('webhook-worker group commit', () => {
       async (tx) => {
         // the bulk lane's group statement waits on this row lock until the transaction ends
         await tx.$queryRaw`SELECT 1 FROM "WebhookDelivery" WHERE "id" = ${bulkId} FOR UPDATE`;
-        bulkLoad = loadDeliveryWork(deps, bulkId!, undefined, 'bulk');
+        bulkLoad = loadDeliveryWork(deps, bulkId!, { lane: 'bulk' });
         await waitFor(async () => (await lockWaiters(deps.db)) > 0, 5_000, "the bulk lane's load to wait on the lock");
         // shared groups (one statement in flight) held this load until the lock went: past the transaction's timeout
-        expect(await loadDeliveryWork(deps, singleId!, undefined, 'transactional')).toMatchObject({ kind: 'deliver', deliveryId: singleId, lane: 'transactional' });
+        expect(await loadDeliveryWork(deps, singleId!, { lane: 'transactional' })).toMatchObject({ kind: 'deliver', deliveryId: singleId, lane: 'transactional' });
       },
       { timeout: 10_000 },
     );

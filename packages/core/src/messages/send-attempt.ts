@@ -44,11 +44,11 @@ export type SendAttempt =
  * (recordSend). Our own failures (Postgres) are thrown: the caller runs the attempt again later, and the claim makes
  * that safe. After a message failed for good, the dependencies' `afterFailed` steps run (a verification fails with
  * its message); once the message is finished, its attachments' bytes are removed. `options.lane`: the lane of the
- * job's queue, whose shared claims it joins (transactional unless said).
- * @example const attempt = await attemptToSend(deps, 'msg_01J...'); if (attempt.kind === 'retry') { delay the job until attempt.at }
+ * job's queue, whose shared claims it joins.
+ * @example const attempt = await attemptToSend(deps, 'msg_01J...', { lane: 'transactional' }); if (attempt.kind === 'retry') { delay the job until attempt.at }
  */
-export async function attemptToSend(deps: Deps, messageId: string, options: AttachmentFetchOptions & { lane?: Lane } = {}): Promise<SendAttempt> {
-  const { lane = 'transactional', ...fetchOptions } = options;
+export async function attemptToSend(deps: Deps, messageId: string, options: AttachmentFetchOptions & { lane: Lane }): Promise<SendAttempt> {
+  const { lane, ...fetchOptions } = options;
   const claim = await claimForSending(deps, messageId, lane);
   if (claim.kind === 'not-yet') return { kind: 'notYet', at: claim.runAt };
   // a message known to have no attachments needs no clean-up statement

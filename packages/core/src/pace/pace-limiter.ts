@@ -86,8 +86,6 @@ return 0
  * waiting for it shows (`provider_rate_limit`, or `sender_rate_limit` for an SMS number's own pace).
  */
 export type PaceAccount = { name: string; provider: string; ratePerSecond: number; reason: DeferredReason };
-/** A provider call's lane (its message's, see messageLaneOf): bulk may not go ahead of the steady rate. */
-export type PaceLane = Lane;
 
 /** A slot now; a booked slot later (`reserve`); or, without reserving, how long until one may be free. */
 export type PaceSlot = { kind: 'now' } | { kind: 'reserved'; at: Date } | { kind: 'wait'; waitMs: number };
@@ -122,7 +120,7 @@ const intervalUs = (ratePerSecond: number) => Math.max(1, Math.round(1_000_000 /
  * than the transactional lane, so a single send always finds a slot bulk may not take, and bulk can catch up on slots
  * its gate woke too late for. Below 2 a second there is no depth: neither goes ahead.
  */
-const laneTolerance = (ratePerSecond: number, lane: PaceLane) => {
+const laneTolerance = (ratePerSecond: number, lane: Lane) => {
   const depth = Math.floor(ratePerSecond);
   return Math.max(0, lane === 'transactional' ? depth - 1 : depth - 2);
 };
@@ -135,7 +133,7 @@ type PaceDeps = { rateLimits: { connection: Redis }; config: { redisPrefix: stri
  * goes first (see TAKE_SCRIPT); with `reserve`, a caller that must wait is given its own later slot.
  * @example const slot = await takeProviderSlot(deps, account, 'transactional', { reserve: true }); if (slot.kind === 'reserved') { wait until slot.at }
  */
-export async function takeProviderSlot(deps: PaceDeps, account: PaceAccount, lane: PaceLane, options: { reserve: boolean }): Promise<PaceSlot> {
+export async function takeProviderSlot(deps: PaceDeps, account: PaceAccount, lane: Lane, options: { reserve: boolean }): Promise<PaceSlot> {
   const client = deps.rateLimits.connection as unknown as PaceCommands;
   const [kind, waitMs, atMs, rolled] = await untraced(() =>
     client.paceTake(

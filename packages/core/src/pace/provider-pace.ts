@@ -1,10 +1,10 @@
 import type { Message as MessageRow } from '@tidings/db';
 import type { ProviderError, ProviderName } from '@tidings/providers';
-import { messageLaneOf } from '@tidings/queue';
+import { messageLaneOf, type Lane } from '@tidings/queue';
 import type { Deps } from '../deps.ts';
 import { recordDeferral } from '../messages/delivery.store.ts';
 import { SendDeferred } from './deferral.ts';
-import { correctProviderPace, spaceCall, takeProviderSlot, type PaceAccount, type PaceLane } from './pace-limiter.ts';
+import { correctProviderPace, spaceCall, takeProviderSlot, type PaceAccount } from './pace-limiter.ts';
 
 /**
  * Takes the message's slot of `account` in its lane, or throws SendDeferred with the later slot booked for it. A
@@ -30,7 +30,7 @@ export async function takeSlotOrDefer(deps: Pick<Deps, 'rateLimits' | 'config' |
  */
 export async function deferAfterRateLimit(
   deps: Pick<Deps, 'rateLimits' | 'config' | 'metrics'>,
-  { provider, account, lane }: { provider: ProviderName; account: PaceAccount | null; lane: PaceLane },
+  { provider, account, lane }: { provider: ProviderName; account: PaceAccount | null; lane: Lane },
   error: ProviderError,
 ): Promise<SendDeferred> {
   deps.metrics.providerDeferrals.inc({ provider, reason: 'provider_rate_limit' });

@@ -112,9 +112,9 @@ function secretOf(config: Deps['config'], ciphertext: string): string {
  * yet, or that another worker has claimed, says when to look again. `createdAt`, when the job carries it, is the
  * delivery's partition key: the row is then read from its month's partition only; a job without it (enqueued by an
  * earlier version, or by the outbox relay) finds the row in any. `lane`: the lane of the job's queue.
- * @example const work = await loadDeliveryWork(deps, job.data.deliveryId, job.data.createdAt, 'transactional');
+ * @example const work = await loadDeliveryWork(deps, job.data.deliveryId, { createdAt: job.data.createdAt, lane: 'transactional' });
  */
-export async function loadDeliveryWork(deps: Deps, deliveryId: string, createdAt?: unknown, lane: Lane = 'transactional'): Promise<DeliveryWork> {
+export async function loadDeliveryWork(deps: Deps, deliveryId: string, { createdAt, lane }: { createdAt?: unknown; lane: Lane }): Promise<DeliveryWork> {
   const { db, config, now } = deps;
   const partitionKey = partitionKeyOf(createdAt);
   // a job whose createdAt does not match its row (it never should) looks in every partition before it gives up
