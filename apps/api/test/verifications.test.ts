@@ -189,11 +189,12 @@ it('1,000 verifications created and checked concurrently: none lost, each approv
       }),
     );
   };
-  // "busy: nothing was done, retry in 1 s" (no pool connection in time on a loaded machine) is retried, as the SDK does
+  // "busy: nothing was done, retry in 1 s" (no pool connection in time) and a statement timeout (rolled back) are
+  // retried, as the SDK does: on a loaded machine either may answer any of the 3,000 requests
   const call = async (path: string, body: object) => {
     for (;;) {
       const res = await api.post(path, body);
-      if (res.status !== 500 || !res.headers.get('retry-after')) return res;
+      if ((res.status !== 500 && res.status !== 503) || !res.headers.get('retry-after')) return res;
     }
   };
   await inParallel([...Array(count).keys()], 20, async (i) => {
@@ -211,11 +212,11 @@ it('1,000 verifications created and checked concurrently: none lost, each approv
     ids.flatMap((id) => [id, id]),
     40,
     async (id) => {
-      const res = await api.post(`/v1/verifications/${id}/check`, { code: codeOf.get(id) });
+      const res = await call(`/v1/verifications/${id}/check`, { code: codeOf.get(id) });
       outcomes.push(res.status);
-      if (res.status !== 200 && res.status !== 409) console.log(res.status, res.body);
     },
   );
+  expect(outcomes.filter((s) => s !== 200 && s !== 409)).toEqual([]);
   expect(outcomes.filter((s) => s === 200)).toHaveLength(count);
   expect(outcomes.filter((s) => s === 409)).toHaveLength(count);
   expect(await t.deps.db.verification.count({ where: { orgId, status: 'approved' } })).toBe(count);
