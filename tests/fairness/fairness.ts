@@ -8,7 +8,7 @@ export const CONTACTS = Number(process.env.FAIRNESS_CONTACTS || 2000);
 /**
  * Org B's measurements per phase: single emails, PROBE_EVERY_MS apart (FAIRNESS_PROBE_EVERY_MS, 2 a second by
  * default: well within what B's share of one send-worker sends on a slow machine, so B never measures a backlog of
- * its own; CI's small run takes 5 a second, which still leaves B's send slots idle most of the time, to spend 20 s a
+ * its own; CI's small run takes 10 a second, which still leaves B's send slots idle most of the time, to spend 10 s a
  * phase rather than 50). 100 make a p99 that is not simply the slowest one.
  */
 export const PROBES = Number(process.env.FAIRNESS_PROBES || 100);
