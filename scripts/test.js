@@ -35,15 +35,7 @@ const args = process.argv.slice(2);
  * the SMTP and providers suites here too, this lane ended a minute after the other). A package not
  * named here goes to the other lane, so a new suite is never left out.
  */
-const LANE = [
-  '@tidings/dashboard',
-  '@tidings/send-worker',
-  '@tidings/core',
-  '@tidings/testing',
-  '@tidings/webhooks',
-  '@tidings/db',
-  '@tidings/queue',
-];
+const LANE = ['@tidings/dashboard', '@tidings/send-worker', '@tidings/core', '@tidings/testing', '@tidings/webhooks', '@tidings/db', '@tidings/queue'];
 
 /** Runs turbo with `turboArgs` in the background; resolves with its exit status. */
 function runTurbo(turboArgs) {
