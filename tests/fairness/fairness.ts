@@ -12,7 +12,7 @@ export const CONTACTS = Number(process.env.FAIRNESS_CONTACTS || 2000);
  * phase rather than 50). 100 make a p99 that is not simply the slowest one.
  */
 export const PROBES = Number(process.env.FAIRNESS_PROBES || 100);
-const PROBE_EVERY_MS = Number(process.env.FAIRNESS_PROBE_EVERY_MS || 500);
+export const PROBE_EVERY_MS = Number(process.env.FAIRNESS_PROBE_EVERY_MS || 500);
 /** The bound of issue 33: B's p99 during the abuse at most twice its baseline's plus this. */
 const SLACK_MS = 1000;
 

@@ -4,16 +4,15 @@ import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import type { Rig } from '../faults/rig.ts';
 import { waitFor } from '@tidings/testing';
-import { boundOf, p99, PROBES, startFairnessRig } from './fairness.ts';
+import { boundOf, p99, PROBE_EVERY_MS, PROBES, startFairnessRig } from './fairness.ts';
 
 // A big-SMTP-mail flood: org A (a test key) sends FLOOD_MAILS mails of FAIRNESS_SMTP_MAIL_MIB at once over SMTP, wave
 // after wave, while org B sends small mails over SMTP to the same app and measures each one's time to its 250. The
 // attack run saw B's SMTP send go from 213 ms to 8,686 ms while the app buffered and parsed 16 x 47 MiB at once.
 const FLOOD_MAILS = 16;
 const MAIL_MIB = Number(process.env.FAIRNESS_SMTP_MAIL_MIB || 47);
-/** B's SMTP probes per phase: one every PROBE_EVERY_MS. */
+/** B's SMTP probes per phase: one every PROBE_EVERY_MS (as B's API probes), or as soon as the one before is answered. */
 const SMTP_PROBES = Math.min(PROBES, 40);
-const PROBE_EVERY_MS = 500;
 
 let rig: Rig;
 let abuser: { orgId: string; key: string };
