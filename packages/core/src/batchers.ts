@@ -3,6 +3,7 @@ import { createIdempotencyReservations, type IdempotencyReservations } from './i
 import { createMessageSteps, type MessageSteps } from './messages/message-steps.ts';
 import { createMessageWrites, type MessageWrites } from './messages/message-writes.ts';
 import { createOutboxDeletes, type OutboxDeletes } from './outbox.ts';
+import { createSlotTakes, type SlotTakes } from './pace/pace-limiter.ts';
 import { createProviderBatches, type ProviderBatches } from './pace/provider-batches.ts';
 import { createDeliverySteps, type DeliverySteps } from './webhooks/delivery-attempt.ts';
 
@@ -24,6 +25,8 @@ declare module './deps.ts' {
     idempotencyReservations: IdempotencyReservations;
     /** The bulk lane's provider calls, at each provider account's pace and in batches where the provider has them. */
     providerBatches: ProviderBatches;
+    /** The provider-pace slots of single sends, taken together (one script call per account). */
+    slotTakes: SlotTakes;
     /** Deletes the outbox rows still waiting (the groups in flight finish by themselves); stops the bulk gates. */
     close(): Promise<void>;
   }
@@ -46,6 +49,7 @@ export function createBatchers(deps: Omit<Deps, 'batchers'>): Batchers {
     deliverySteps: createDeliverySteps(deps),
     idempotencyReservations: createIdempotencyReservations(deps),
     providerBatches,
+    slotTakes: createSlotTakes(deps),
     close: () => {
       providerBatches.close();
       return outboxDeletes.flush();

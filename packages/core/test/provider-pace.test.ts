@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { createTestDeps, makeOrganization, startFakeResend, startSmtpServer, waitFor, type FakeResend } from '@tidings/testing';
-import { attemptToSend, correctProviderPace, getMessage, newId, sendMessages, takeProviderSlot, type PaceAccount } from '../src/index.ts';
+import { attemptToSend, correctProviderPace, getMessage, newId, paceKey, sendMessages, takeProviderSlot, type PaceAccount } from '../src/index.ts';
 
 // The limiter is shared through Redis; a provider's 429 is a deferral: no attempt, no failover, the message waits.
 let resend: FakeResend;
@@ -51,6 +52,40 @@ describe('the shared limiter', () => {
     expect(booked.every((at) => Number.isFinite(at))).toBe(true);
     // each booked slot one interval after the one before (Redis clock vs ours: a few ms either way)
     for (let i = 1; i < booked.length; i++) expect(booked[i]! - booked[i - 1]!).toBeGreaterThanOrEqual(90);
+  });
+
+  it("gathers a process's concurrent takes: one script call per account, each taker its own slot in turn", async () => {
+    const a = account('resend', 10);
+    const b = account('resend', 10);
+    // Redis's own record of the commands it ran (MONITOR), the script calls on these two accounts' keys counted
+    const connection = new Redis(deps.config.redisUrl);
+    const monitor = await connection.monitor();
+    const marker = `marker-${randomUUID()}`;
+    const calls: string[] = [];
+    let hasSeenMarker = false;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.includes(marker)) hasSeenMarker = true;
+      // MONITOR shows a script's own commands too: only the calls of scripts count
+      else if (/^eval/i.test(args[0]!) && args.some((arg) => arg.includes(a.name) || arg.includes(b.name))) calls.push(args[0]!.toLowerCase());
+    });
+    try {
+      const take = (x: PaceAccount) => deps.batchers.slotTakes(x, { lane: 'transactional', reserve: true });
+      const [ofA, ofB] = await Promise.all([Promise.all(Array.from({ length: 14 }, () => take(a))), Promise.all(Array.from({ length: 3 }, () => take(b)))]);
+      // commands are run in order: once the marker is seen, every script call before it was too
+      await deps.rateLimits.connection.echo(marker);
+      await waitFor(() => hasSeenMarker, 5000, 'the marker in MONITOR');
+      expect(calls).toEqual(['evalsha', 'evalsha']);
+      // as taken one by one: 10 now (the transactional depth of 10 a second), then booked one interval apart
+      expect(ofA.slice(0, 10).every((s) => s.kind === 'now')).toBe(true);
+      const booked = ofA.slice(10).map((s) => (s.kind === 'reserved' ? s.at.getTime() : Number.NaN));
+      for (let i = 1; i < booked.length; i++) expect(booked[i]! - booked[i - 1]!).toBeGreaterThanOrEqual(100);
+      expect(ofB).toEqual([{ kind: 'now' }, { kind: 'now' }, { kind: 'now' }]);
+      // each taker counted once in the account's use (pace-status.ts reads c)
+      expect(await deps.rateLimits.connection.hget(paceKey(deps.config.redisPrefix, a), 'c')).toBe('14');
+    } finally {
+      monitor.disconnect();
+      connection.disconnect();
+    }
   });
 
   it("holds every taker back for the provider's retry-after", async () => {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProviderPace } from '@tidings/providers';
 import type { Lane, Redis } from '@tidings/queue';
 import { untraced } from '@tidings/telemetry';
+import { groupCommit } from '../group-commit.ts';
 import type { DeferredReason } from './deferral.ts';
 
 /** The window an account's use is counted in (pace-status.ts reads it), in microseconds of Redis's clock: 10 s. */
@@ -12,42 +13,55 @@ export const USE_WINDOW_US = 10_000_000;
 // lane's tolerance is one slot more than bulk's (laneTolerance): while single sends keep tat ahead, bulk waits; when
 // none come, bulk takes every slot. `reserve`: a refused caller books the next slot anyway and is told when it is (no herd of
 // retries, and the waiting keep their order). A provider's own lower limit (`interval` until `intervalUntil`) wins.
+// One call takes the slots of several callers in turn (ARGV[2..]: each caller's slots, reserve and lane offset), so
+// that a process's concurrent sends share a round trip; each gets 4 numbers back: kind, wait ms, booked ms, rolled.
 const TAKE_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local f = redis.call('HMGET', KEYS[1], 'interval', 'intervalUntil', 'tat', 'w', 'c', 'd')
 local corrected = tonumber(f[1] or '0')
-local correctedUntil = tonumber(f[2] or '0')
-local slots = tonumber(ARGV[2])
-if correctedUntil > now and corrected > interval then
-  interval = corrected
-  -- the provider's own depth, less the lane's offset (see laneTolerance)
-  slots = math.min(slots, math.max(0, math.floor(1000000 / corrected) - tonumber(ARGV[4])))
-end
-local tolerance = slots * interval
+local isCorrected = tonumber(f[2] or '0') > now and corrected > interval
+if isCorrected then interval = corrected end
 local tat = tonumber(f[3] or '0')
 if tat < now then tat = now end
-local wait = tat - tolerance - now
-if wait > 0 and ARGV[3] ~= '1' then return {0, math.ceil(wait / 1000)} end
-if wait < 0 then wait = 0 end
 -- its use (pace-status.ts): calls booked (c) and of them deferred (d) in this USE_WINDOW, and in the one before (pc, pd)
 local win = math.floor(now / ${USE_WINDOW_US})
 local w = tonumber(f[4] or '0')
-local deferred = 0
-if wait > 0 then deferred = 1 end
+local c, d = tonumber(f[5] or '0'), tonumber(f[6] or '0')
 local rolled = 0
-if w == win then
-  redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat + interval), 'c', tonumber(f[5] or '0') + 1, 'd', tonumber(f[6] or '0') + deferred)
-else
-  local pc, pd = 0, 0
-  if w == win - 1 then pc, pd = tonumber(f[5] or '0'), tonumber(f[6] or '0') end
-  rolled = 1
-  redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat + interval), 'w', win, 'c', 1, 'd', deferred, 'pc', pc, 'pd', pd)
+if w ~= win then rolled = 1 end
+local taken = 0
+local answers = {}
+for i = 2, #ARGV, 3 do
+  local slots = tonumber(ARGV[i])
+  -- the provider's own depth, less the lane's offset (see laneTolerance)
+  if isCorrected then slots = math.min(slots, math.max(0, math.floor(1000000 / corrected) - tonumber(ARGV[i + 2]))) end
+  local wait = tat - slots * interval - now
+  if wait > 0 and ARGV[i + 1] ~= '1' then
+    table.insert(answers, 0); table.insert(answers, math.ceil(wait / 1000)); table.insert(answers, 0); table.insert(answers, 0)
+  else
+    if wait < 0 then wait = 0 end
+    if taken == 0 and rolled == 1 then
+      -- the first take of a window: this window starts empty, the last one's counts move to pc and pd
+      local pc, pd = 0, 0
+      if w == win - 1 then pc, pd = c, d end
+      redis.call('HSET', KEYS[1], 'w', win, 'pc', pc, 'pd', pd)
+      c, d = 0, 0
+    end
+    c = c + 1
+    if wait > 0 then d = d + 1 end
+    table.insert(answers, wait == 0 and 1 or 2); table.insert(answers, math.ceil(wait / 1000))
+    table.insert(answers, wait == 0 and 0 or math.ceil((now + wait) / 1000)); table.insert(answers, (taken == 0 and rolled) or 0)
+    taken = taken + 1
+    tat = tat + interval
+  end
 end
-redis.call('PEXPIRE', KEYS[1], math.ceil((tat + interval - now) / 1000) + 600000)
-if wait == 0 then return {1, 0, 0, rolled} end
-return {2, math.ceil(wait / 1000), math.ceil((now + wait) / 1000), rolled}
+if taken > 0 then
+  redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat), 'c', c, 'd', d)
+  redis.call('PEXPIRE', KEYS[1], math.ceil((tat - now) / 1000) + 600000)
+end
+return answers
 `;
 
 // What the provider said: `retry-after` pushes tat past the wait (plus the lanes' tolerance, ARGV[2]);
@@ -91,7 +105,7 @@ export type PaceAccount = { name: string; provider: string; ratePerSecond: numbe
 export type PaceSlot = { kind: 'now' } | { kind: 'reserved'; at: Date } | { kind: 'wait'; waitMs: number };
 
 type PaceCommands = {
-  paceTake(key: string, intervalUs: number, toleranceSlots: number, reserve: string, laneOffset: number): Promise<[number, number, number?, number?]>;
+  paceTake(key: string, intervalUs: number, ...takers: (number | string)[]): Promise<number[]>;
   paceCorrect(key: string, holdMs: number, intervalUs: number, correctedIntervalUs: number): Promise<number>;
   paceSpace(key: string, intervalUs: number): Promise<number>;
 };
@@ -128,28 +142,66 @@ const laneTolerance = (ratePerSecond: number, lane: Lane) => {
 /** The rate-limit connection (createRateLimits puts the scripts on it) and the Redis prefix. */
 type PaceDeps = { rateLimits: { connection: Redis }; config: { redisPrefix: string } };
 
+/** One caller's take: its lane, and whether a caller that must wait books a later slot (see TAKE_SCRIPT). */
+export type SlotTake = { lane: Lane; reserve: boolean };
+
 /**
- * Takes a slot of `account` for one provider call, shared by every process on this Redis. The transactional lane
- * goes first (see TAKE_SCRIPT); with `reserve`, a caller that must wait is given its own later slot.
+ * Takes a slot of `account` for each of `takes`, in order, in one call to Redis, shared by every process on it. The
+ * transactional lane goes first (see TAKE_SCRIPT); with `reserve`, a caller that must wait is given its own later slot.
+ * @example const [slot] = await takeProviderSlots(deps, account, [{ lane: 'transactional', reserve: true }]);
+ */
+export async function takeProviderSlots(deps: PaceDeps, account: PaceAccount, takes: SlotTake[]): Promise<PaceSlot[]> {
+  const client = deps.rateLimits.connection as unknown as PaceCommands;
+  const takers = takes.flatMap(({ lane, reserve }) => [laneTolerance(account.ratePerSecond, lane), reserve ? '1' : '0', lane === 'transactional' ? 1 : 2]);
+  const answers = await untraced(() => client.paceTake(paceKey(deps.config.redisPrefix, account), intervalUs(account.ratePerSecond), ...takers));
+  return takes.map((_, i): PaceSlot => {
+    const [kind, waitMs, atMs, rolled] = answers.slice(i * 4, i * 4 + 4) as [number, number, number, number];
+    // the first take of a use window (every 10 s at most, whichever process) notes the account for status and /metrics
+    if (rolled === 1) noteAccountUse(deps, account);
+    if (kind === 1) return { kind: 'now' };
+    // the booked time on Redis's clock, the one every process shares
+    if (kind === 2) return { kind: 'reserved', at: new Date(atMs) };
+    return { kind: 'wait', waitMs: Math.max(1, waitMs) };
+  });
+}
+
+/**
+ * Takes one slot of `account` (see takeProviderSlots).
  * @example const slot = await takeProviderSlot(deps, account, 'transactional', { reserve: true }); if (slot.kind === 'reserved') { wait until slot.at }
  */
 export async function takeProviderSlot(deps: PaceDeps, account: PaceAccount, lane: Lane, options: { reserve: boolean }): Promise<PaceSlot> {
-  const client = deps.rateLimits.connection as unknown as PaceCommands;
-  const [kind, waitMs, atMs, rolled] = await untraced(() =>
-    client.paceTake(
-      paceKey(deps.config.redisPrefix, account),
-      intervalUs(account.ratePerSecond),
-      laneTolerance(account.ratePerSecond, lane),
-      options.reserve ? '1' : '0',
-      lane === 'transactional' ? 1 : 2,
-    ),
-  );
-  // the first take of a use window (every 10 s at most, whichever process) notes the account for status and /metrics
-  if (rolled === 1) noteAccountUse(deps, account);
-  if (kind === 1) return { kind: 'now' };
-  // the booked time on Redis's clock, the one every process shares
-  if (kind === 2) return { kind: 'reserved', at: new Date(atMs ?? Date.now() + waitMs) };
-  return { kind: 'wait', waitMs: Math.max(1, waitMs) };
+  const [slot] = await takeProviderSlots(deps, account, [{ lane, reserve: options.reserve }]);
+  return slot!;
+}
+
+/** A process's slot takes, gathered (see createSlotTakes). */
+export type SlotTakes = (account: PaceAccount, take: SlotTake) => Promise<PaceSlot>;
+
+/**
+ * The slot takes of a process's concurrent sends, gathered: one script call per account for the takes that arrive
+ * together (group commit), instead of one round trip to Redis for each send. Made with the dependencies.
+ * @example const takeSlot = createSlotTakes(deps); const slot = await takeSlot(account, { lane: 'transactional', reserve: true });
+ */
+export function createSlotTakes(deps: PaceDeps): SlotTakes {
+  type Item = { account: PaceAccount; take: SlotTake };
+  const takeMany = async (items: Item[]): Promise<PaceSlot[]> => {
+    const byAccount = new Map<string, { account: PaceAccount; indexes: number[] }>();
+    for (const [i, { account }] of items.entries()) {
+      const group = byAccount.get(account.name) ?? { account, indexes: [] };
+      group.indexes.push(i);
+      byAccount.set(account.name, group);
+    }
+    const slots: PaceSlot[] = [];
+    await Promise.all(
+      [...byAccount.values()].map(async ({ account, indexes }) => {
+        const taken = await takeProviderSlots(deps, account, indexes.map((i) => items[i]!.take));
+        for (const [j, i] of indexes.entries()) slots[i] = taken[j]!;
+      }),
+    );
+    return slots;
+  };
+  const take = groupCommit(takeMany, { maxSize: 200, maxInFlight: 1 });
+  return (account, slotTake) => take({ account, take: slotTake });
 }
 
 /**

@@ -11,13 +11,13 @@ import { correctProviderPace, spaceCall, takeProviderSlot, type PaceAccount } fr
  * message deferred before holds the slot it was given (`deferredUntil`) and takes no other.
  * @example await takeSlotOrDefer(deps, account, claim.message); // then call the provider
  */
-export async function takeSlotOrDefer(deps: Pick<Deps, 'rateLimits' | 'config' | 'metrics'>, account: PaceAccount, message: MessageRow): Promise<void> {
+export async function takeSlotOrDefer(deps: Pick<Deps, 'rateLimits' | 'config' | 'metrics' | 'batchers'>, account: PaceAccount, message: MessageRow): Promise<void> {
   if (message.deferredReason === account.reason && message.deferredUntil) {
     // a job may run a moment before its delay ends; well before, it waits for its slot again
     if (message.deferredUntil.getTime() <= Date.now() + 50) return spaceCall(deps, account);
     throw new SendDeferred(message.deferredUntil, account.reason, account.provider);
   }
-  const slot = await takeProviderSlot(deps, account, messageLaneOf(message), { reserve: true });
+  const slot = await deps.batchers.slotTakes(account, { lane: messageLaneOf(message), reserve: true });
   if (slot.kind === 'now') return spaceCall(deps, account);
   deps.metrics.providerDeferrals.inc({ provider: account.provider, reason: account.reason });
   throw new SendDeferred(slot.kind === 'reserved' ? slot.at : new Date(Date.now() + slot.waitMs), account.reason, account.provider);
