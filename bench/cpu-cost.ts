@@ -2,7 +2,7 @@
 // CPU each part spends per message does not. Postgres is counted on the backends of the measured process only (by
 // application_name), Redis on a private redis-server started for the run.
 //   npm run bench:cpu-cost -- drain [messages=5000]   the send-worker and the floor worker draining as many emails
-//   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the real API
+//   npm run bench:cpu-cost -- batch [messages=20000]  message.sendBatch of 100 on the floor server and on the real API
 //   npm run bench:cpu-cost -- send [messages=10000]   message.send, 50 connections, on the floor server and on the real API
 //   npm run bench:cpu-cost -- list [requests=2000]    message.list pages of 100 over 200,000 messages (per 1,000 requests)
 //   npm run bench:cpu-cost -- webhooks [events=5000]  the webhook-worker delivering as many contact.created events
@@ -132,8 +132,8 @@ async function measureDrain(bench: Bench, redis: ChildProcess) {
     await closeQueues(queues);
     return {
       messages: count,
-      ...Object.fromEntries(Object.entries(real).map(([k, v]) => [`worker.${k}`, v])),
-      ...Object.fromEntries(Object.entries(floor).map(([k, v]) => [`floor.${k}`, v])),
+      ...prefixed('worker', real),
+      ...prefixed('floor', floor),
     };
   } finally {
     await resend.close();
@@ -161,25 +161,45 @@ async function timed(
 }
 
 async function measureBatchCost(bench: Bench, redis: ChildProcess) {
-  const env = { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') };
-  const api = await startApi({ ...bench, env });
-  try {
-    const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
+  const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
+  const measure = async (name: string, child: ChildProcess, url: string) => {
     const send = (total: number) =>
-      repeat(total / 100, 10, 202, () =>
-        fetch(`${api.url}/v1/messages/batch`, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body: BATCH_BODY }),
-      );
-    progress('warming up the API');
+      repeat(total / 100, 10, 202, () => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body: BATCH_BODY }));
+    progress(`${name}: warming up`);
     await send(5_000);
-    const meter = cpuMeter(api.child, redis, 'cpu-api', bench);
+    const meter = cpuMeter(child, redis, name, bench);
     await meter.ready;
-    progress(`sending ${count} in batches of 100`);
+    progress(`${name}: sending ${count} in batches of 100`);
     await send(count);
-    return { messages: count, ...perThousand(await meter.stop(), count) };
+    return perThousand(await meter.stop(), count);
+  };
+  // the floor's own batch (bench/floor/floor-api.ts: one INSERT of the 100, one addBulk), then the API's, in one run
+  const floor = await startFloorApi(bench);
+  const floorCost = await measure('cpu-floor-api', floor.child, `${floor.url}/send-batch`);
+  await stopProcess(floor.child);
+  const api = await startApi({ ...bench, env: { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') } });
+  try {
+    const apiCost = await measure('cpu-api', api.child, `${api.url}/v1/messages/batch`);
+    return { messages: count, ...prefixed('api', apiCost), ...prefixed('floor', floorCost) };
   } finally {
     await stopProcess(api.child);
   }
 }
+
+/** The floor's API (bench/floor/floor-api.ts) on a free port, its Postgres backends named `cpu-floor-api`. */
+async function startFloorApi(bench: Bench) {
+  const port = await freePort();
+  const child = startProcess('floor-api', 'bench/floor/floor-api.ts', {
+    ...bench.env,
+    DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-floor-api'),
+    REDIS_PREFIX: bench.prefix('floor-api'),
+    PORT: String(port),
+  });
+  await new Promise((resolve) => child.once('message', resolve));
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+const prefixed = (prefix: string, parts: object) => Object.fromEntries(Object.entries(parts).map(([k, v]) => [`${prefix}.${k}`, v]));
 
 async function measureListCost(bench: Bench, redis: ChildProcess) {
   const env = { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') };
@@ -211,21 +231,13 @@ async function measureSendCost(bench: Bench, redis: ChildProcess) {
     await sendMessages(url, apiKey.key, count, SEND_CONNECTIONS);
     return perThousand(await meter.stop(), count);
   };
-  const port = await freePort();
-  const floor = startProcess('floor-api', 'bench/floor/floor-api.ts', {
-    ...bench.env,
-    DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-floor-api'),
-    REDIS_PREFIX: bench.prefix('floor-api'),
-    PORT: String(port),
-  });
-  await new Promise((resolve) => floor.once('message', resolve));
-  const floorCost = await measure('cpu-floor-api', floor, `http://127.0.0.1:${port}/send`);
-  await stopProcess(floor);
+  const floor = await startFloorApi(bench);
+  const floorCost = await measure('cpu-floor-api', floor.child, `${floor.url}/send`);
+  await stopProcess(floor.child);
   const api = await startApi({ ...bench, env: { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') } });
   try {
     const apiCost = await measure('cpu-api', api.child, `${api.url}/v1/messages`);
-    const entries = (prefix: string, parts: object) => Object.entries(parts).map(([k, v]) => [`${prefix}.${k}`, v]);
-    return { messages: count, ...Object.fromEntries([...entries('api', apiCost), ...entries('floor', floorCost)]) };
+    return { messages: count, ...prefixed('api', apiCost), ...prefixed('floor', floorCost) };
   } finally {
     await stopProcess(api.child);
   }
