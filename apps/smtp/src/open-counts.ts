@@ -22,23 +22,29 @@ export class OpenCounts {
 }
 
 /**
- * Work taken in turns per name: each `run` starts once the previous one of its name has ended (whatever its outcome),
- * different names run side by side. The map holds only names with work in progress.
+ * Work taken in turns per name: at most `width` runs of a name at once (1: each starts once the previous one has
+ * ended, whatever its outcome), the others wait in order; different names run side by side. The map holds only names
+ * with work in progress.
  * @example const stored = await turns.run(keyId, () => submitMessage(...));
  */
 export class Turns {
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly names = new Map<string, { running: number; waiting: (() => void)[] }>();
 
-  run<T>(name: string, work: () => Promise<T>): Promise<T> {
-    const result = (this.tails.get(name) ?? Promise.resolve()).then(work);
-    const tail = result.then(
-      () => {},
-      () => {}, // the caller has the outcome; the next turn only waits for it
-    );
-    this.tails.set(name, tail);
-    void tail.then(() => {
-      if (this.tails.get(name) === tail) this.tails.delete(name);
-    });
-    return result;
+  constructor(private readonly width = 1) {}
+
+  async run<T>(name: string, work: () => Promise<T>): Promise<T> {
+    let turn = this.names.get(name);
+    if (!turn) this.names.set(name, (turn = { running: 0, waiting: [] }));
+    const entry = turn;
+    if (entry.running < this.width) entry.running += 1;
+    else await new Promise<void>((resolve) => entry.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // the place goes on to the next in line, or is given up
+      const next = entry.waiting.shift();
+      if (next) next();
+      else if (--entry.running === 0) this.names.delete(name);
+    }
   }
 }

@@ -37,6 +37,13 @@ const keyRefused = () => new SmtpReply(535, '5.7.8', 'The API key is no longer e
 const orgSuspended = () => new SmtpReply(535, '5.7.8', 'This organization is suspended: nothing was queued');
 
 /**
+ * A key's mails parsed at once. Receiving a mail waits on its client as much as on the CPU, so one at a time held a
+ * key's ten pooled connections to 0.33 to 0.42 of HTTP's rate (`npm run bench:smtp`, built), four at once to 0.48 to
+ * 0.56, without a bound 0.53 to 0.64; four keep a flooding key to four shares (tests/fairness/smtp-big-mail.test.ts).
+ */
+const PARSES_PER_KEY = 4;
+
+/**
  * SMTP submission on two ports: `smtpSubmission.port` (plain, STARTTLS offered) and `smtpSubmission.tlsPort`
  * (implicit TLS). AUTH PLAIN or LOGIN with an API key as the password (any user name), counted against
  * AUTH_FAILURE_LIMIT per address as the API's. Each MAIL FROM checks the key and its organization again, takes a mail
@@ -60,11 +67,12 @@ export async function startSubmissionServer(deps: Deps, tls: TlsPair): Promise<S
   const mailsPerAddress = new OpenCounts();
   const receivingBytesPerKey = new OpenCounts();
   const memory = createMemoryRelease();
-  // A key's mails are parsed one at a time (the others wait, their clients held by TCP, within the DATA deadline) and
-  // its big mails stored one at a time: a flood of big mails from one key takes one share of the CPU, memory and
-  // pools, not all. A small mail is one row of the message writes' group commit, stored beside the key's others (a
-  // key has at most SMTP_MAX_MAILS_PER_KEY mails at once): in turns, one key's ten connections made a commit each.
-  const parsing = new Turns();
+  // At most PARSES_PER_KEY of a key's mails are parsed at once (the others wait, their clients held by TCP, within the
+  // DATA deadline) and its big mails stored one at a time: a flood of big mails from one key takes a few shares of the
+  // CPU, memory and pools, not all. A small mail is one row of the message writes' group commit, stored beside the
+  // key's others (a key has at most SMTP_MAX_MAILS_PER_KEY mails at once): in turns, one key's ten connections made a
+  // commit each.
+  const parsing = new Turns(PARSES_PER_KEY);
   const storing = new Turns();
   let isStopping = false;
   const servers: SMTPServer[] = [];

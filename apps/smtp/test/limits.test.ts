@@ -49,22 +49,36 @@ describe('SMTP submission is bounded before and while the content arrives', () =
     expect(await t.deps.db.message.count({ where: { orgId } })).toBe(0);
   });
 
-  it("parses one key's mails one at a time: a second mail of the key is answered only once the first has arrived", async () => {
-    const { orgId, key } = await t.org({ mode: 'test' });
-    const [first, second] = [await signedIn(key), await signedIn(key)];
-    await startMail(first);
-    await startMail(second);
-    first.write(headerOf('first') + `${'a'.repeat(76)}\r\n`.repeat(100)); // held open: its turn is not over
-    second.write(`${headerOf('second')}b\r\n.\r\n`);
-    let secondAnswer = '';
-    const answered = second.reply().then((answer) => (secondAnswer = answer));
-    // the first mail is still arriving, so the second waits (TCP holds its client); the first's end lets it go
-    expect(await first.command('x\r\n.')).toMatch(/^250 2\.0\.0 queued/);
-    await answered;
-    expect(secondAnswer).toMatch(/^250 2\.0\.0 queued/);
-    first.close();
-    second.close();
-    expect(await t.deps.db.message.count({ where: { orgId } })).toBe(2);
+  it("parses at most four of a key's mails at once: a fifth is answered only once one of the four has arrived", async () => {
+    const wide = await setupSmtp({ SEND_BODY_LIMIT_BYTES: String(64 * 1024) });
+    try {
+      const { orgId, key } = await wide.org({ mode: 'test' });
+      // one after the other: the first four take the key's places in order at their DATA
+      const sessions: Awaited<ReturnType<typeof rawSession>>[] = [];
+      for (let i = 0; i < 5; i++) {
+        const session = await rawSession(wide.server.port);
+        expect(await session.login(key)).toMatch(/^235 /);
+        await startMail(session);
+        sessions.push(session);
+      }
+      const [first, ...others] = sessions;
+      const fifth = others.pop()!;
+      // four held open mid-mail: their turns are not over
+      for (const [i, session] of [first!, ...others].entries()) session.write(headerOf(`held ${i}`) + `${'a'.repeat(76)}\r\n`.repeat(100));
+      fifth.write(`${headerOf('fifth')}b\r\n.\r\n`);
+      const answers: string[] = [];
+      const fifthAnswered = fifth.reply().then((answer) => answers.push(`fifth ${answer}`));
+      // the first's end lets the fifth go: its answer comes after the first's
+      const firstAnswer = await first!.command('x\r\n.');
+      answers.push(`first ${firstAnswer}`);
+      await fifthAnswered;
+      expect(answers.map((a) => a.slice(0, 13))).toEqual(['first 250 2.0', 'fifth 250 2.0']);
+      for (const session of others) expect(await session.command('x\r\n.')).toMatch(/^250 2\.0\.0 queued/);
+      for (const session of sessions) session.close();
+      expect(await wide.deps.db.message.count({ where: { orgId } })).toBe(5);
+    } finally {
+      await wide.close();
+    }
   });
 
   it("stores a key's small mails side by side: the second's store does not wait for the first's", async () => {
