@@ -13,6 +13,7 @@
 import './env.ts'; // first: .env fills the environment before anything reads it
 import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
+import { Prisma } from '@tidings/db';
 import { createOrganization } from '@tidings/core';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startFakeResend, startRedisServer } from '@tidings/testing';
@@ -23,7 +24,7 @@ import { measureWebhooks } from './phases/webhooks.ts';
 import { SEND_CONNECTIONS } from './phases/send.ts';
 import { measureSendTracing, repeat, sendMessages } from './phases/send-cpu.ts';
 import { seedFloorEmails, seedQueuedEmails } from './phases/worker-drain.ts';
-import { cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
+import { backendsCpuMeter, cpuSecondsOf, drain, freePort, progress, runOnePhase, startApi, startProcess, stopProcess, waitForWorker, type Bench } from './harness.ts';
 
 const phase = process.argv[2] ?? 'drain';
 const count = Number(process.argv[3] ?? { batch: 20_000, broadcast: 20_000, list: 2_000, send: 10_000, 'send-tracing': 3_000 }[phase] ?? 5_000);
@@ -32,30 +33,12 @@ type Parts = { node: number; postgres: number; redis: number };
 
 /** CPU seconds of a Node process, its Postgres backends (by application name) and the private Redis, from now on. */
 function cpuMeter(node: ChildProcess, redis: ChildProcess, applicationName: string, bench: Bench) {
-  const backends = new Map<number, { first: number; last: number }>();
-  let isRunning = false;
-  const sampleBackends = async () => {
-    const rows = await bench.deps.db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = ${applicationName}`;
-    for (const { pid } of rows) {
-      const seconds = cpuSecondsOf(pid);
-      const seen = backends.get(pid);
-      if (!seen) backends.set(pid, { first: isRunning ? 0 : seconds, last: seconds });
-      else if (seconds > 0) seen.last = seconds;
-    }
-  };
+  const backends = backendsCpuMeter(bench.deps.db, Prisma.sql`application_name = ${applicationName}`);
   const start = { node: cpuSecondsOf(node.pid!), redis: cpuSecondsOf(redis.pid!) };
-  const ready = sampleBackends().then(() => {
-    isRunning = true;
-  });
-  // a backend first seen later opened during the run: all its CPU counts
-  const timer = setInterval(() => void sampleBackends(), 250);
   return {
-    ready,
+    ready: backends.ready,
     async stop(): Promise<Parts> {
-      await sampleBackends();
-      clearInterval(timer);
-      let postgres = 0;
-      for (const b of backends.values()) postgres += b.last - b.first;
+      const postgres = await backends.stop();
       return { node: cpuSecondsOf(node.pid!) - start.node, postgres, redis: cpuSecondsOf(redis.pid!) - start.redis };
     },
   };

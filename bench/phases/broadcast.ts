@@ -7,9 +7,10 @@
 // caps the wait (default 1800): past it, the figures are the messages sent so far and their rate.
 import { createOrganization, createBroadcast, getBroadcast, newId, sendBroadcast } from '@tidings/core';
 import type { Queue } from 'bullmq';
+import { Prisma } from '@tidings/db';
 import { closeQueues, createQueues } from '@tidings/queue';
 import { startFakeResend } from '@tidings/testing';
-import { cpuSecondsOf, drain, progress, sampleRss, startProcess, stopProcess, waitForWorker, type Bench } from '../harness.ts';
+import { backendsCpuMeter, cpuSecondsOf, drain, progress, sampleRss, startProcess, stopProcess, waitForWorker, type Bench } from '../harness.ts';
 
 export type BroadcastResult = {
   contacts: number;
@@ -38,12 +39,6 @@ export type BroadcastResult = {
   topicMembers: number;
   topicMessagesCreatedPerSecond: number;
 };
-
-/** CPU seconds so far of the Postgres backends connected to the bench database (ours: it is a database of its own). */
-async function postgresCpuSeconds(db: Bench['deps']['db']): Promise<number> {
-  const backends = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`;
-  return backends.reduce((sum, b) => sum + cpuSecondsOf(b.pid), 0);
-}
 
 async function redisCpuSeconds(redis: Bench['deps']['redis']): Promise<number> {
   const info = await redis.info('cpu');
@@ -157,7 +152,10 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     });
     const rss = sampleRss(fanOut.pid!);
     progress(`broadcast: fan-out of ${contacts} contacts (concurrency ${fanOutConcurrency})`);
-    const cpuBefore = { fanOut: cpuSecondsOf(fanOut.pid!), postgres: await postgresCpuSeconds(db), redis: await redisCpuSeconds(redis) };
+    // every backend of the bench database (ours alone), sampled throughout: one closing meanwhile keeps what it spent
+    const postgres = backendsCpuMeter(db, Prisma.sql`datname = current_database()`);
+    await postgres.ready;
+    const cpuBefore = { fanOut: cpuSecondsOf(fanOut.pid!), redis: await redisCpuSeconds(redis) };
     const started = performance.now();
     await sendBroadcast({ deps: benchDeps, orgId }, draft.id, {});
     // created and enqueued: every message row exists and its job is waiting in the email queue
@@ -169,7 +167,7 @@ export async function measureBroadcast(bench: Bench, contacts: number): Promise<
     const perThousand = (before: number, after: number) => Math.round(((after - before) / contacts) * 1000 * 1000) / 1000;
     const cpu = {
       fanOutCpuPerThousand: perThousand(cpuBefore.fanOut, cpuSecondsOf(fanOut.pid!)),
-      postgresCpuPerThousand: perThousand(cpuBefore.postgres, await postgresCpuSeconds(db)),
+      postgresCpuPerThousand: perThousand(0, await postgres.stop()),
       redisCpuPerThousand: perThousand(cpuBefore.redis, await redisCpuSeconds(redis)),
     };
     const fanOutPeakRssMiB = rss.stop();
