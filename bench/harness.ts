@@ -10,10 +10,10 @@ import { loadConfig } from '@tidings/config';
 import { openDeps } from '@tidings/bootstrap';
 import type { Deps } from '@tidings/core';
 import { migrate, type Prisma } from '@tidings/db';
-import { cpuSecondsOf } from './process-usage.ts';
 import { recreateDatabase } from '@tidings/testing';
 import { Client } from 'pg';
 import type { Redis } from '@tidings/queue';
+import { cpuSecondsOf } from './process-usage.ts';
 
 export const root = path.resolve(__dirname, '..');
 

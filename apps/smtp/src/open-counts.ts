@@ -33,9 +33,8 @@ export class Turns {
   constructor(private readonly width = 1) {}
 
   async run<T>(name: string, work: () => Promise<T>): Promise<T> {
-    let turn = this.names.get(name);
-    if (!turn) this.names.set(name, (turn = { running: 0, waiting: [] }));
-    const entry = turn;
+    const entry = this.names.get(name) ?? { running: 0, waiting: [] };
+    this.names.set(name, entry);
     if (entry.running < this.width) entry.running += 1;
     else await new Promise<void>((resolve) => entry.waiting.push(resolve));
     try {
