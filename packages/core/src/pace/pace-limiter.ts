@@ -194,7 +194,11 @@ export function createSlotTakes(deps: PaceDeps): SlotTakes {
     const slots: PaceSlot[] = [];
     await Promise.all(
       [...byAccount.values()].map(async ({ account, indexes }) => {
-        const taken = await takeProviderSlots(deps, account, indexes.map((i) => items[i]!.take));
+        const taken = await takeProviderSlots(
+          deps,
+          account,
+          indexes.map((i) => items[i]!.take),
+        );
         for (const [j, i] of indexes.entries()) slots[i] = taken[j]!;
       }),
     );
