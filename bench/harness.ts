@@ -9,11 +9,10 @@ import type { Queue } from 'bullmq';
 import { loadConfig } from '@tidings/config';
 import { openDeps } from '@tidings/bootstrap';
 import type { Deps } from '@tidings/core';
-import { migrate, type Prisma } from '@tidings/db';
+import { migrate } from '@tidings/db';
 import { recreateDatabase } from '@tidings/testing';
 import { Client } from 'pg';
 import type { Redis } from '@tidings/queue';
-import { cpuSecondsOf } from './process-usage.ts';
 
 export const root = path.resolve(__dirname, '..');
 
@@ -118,40 +117,7 @@ async function waitUntil(what: string, timeoutMs: number, check: () => Promise<b
   }
 }
 
-export { cpuSecondsOf, sampleRss } from './process-usage.ts';
-
-/**
- * CPU seconds the Postgres backends matching `where` (a condition on pg_stat_activity) spend from now on, sampled
- * every 250 ms: a backend that closes meanwhile counts up to its last sample, one that opens counts whole.
- * @example const meter = backendsCpuMeter(db, Prisma.sql`application_name = 'cpu-api'`); await meter.ready; ...; const seconds = await meter.stop();
- */
-export function backendsCpuMeter(db: Deps['db'], where: Prisma.Sql) {
-  const backends = new Map<number, { first: number; last: number }>();
-  let isRunning = false;
-  const sample = async () => {
-    const rows = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE ${where}`;
-    for (const { pid } of rows) {
-      const seconds = cpuSecondsOf(pid);
-      const seen = backends.get(pid);
-      if (!seen) backends.set(pid, { first: isRunning ? 0 : seconds, last: seconds });
-      else if (seconds > 0) seen.last = seconds;
-    }
-  };
-  const ready = sample().then(() => {
-    isRunning = true;
-  });
-  const timer = setInterval(() => void sample(), 250);
-  return {
-    ready,
-    async stop(): Promise<number> {
-      await sample();
-      clearInterval(timer);
-      let seconds = 0;
-      for (const b of backends.values()) seconds += b.last - b.first;
-      return seconds;
-    },
-  };
-}
+export { backendsCpuMeter, cpuSecondsOf, sampleRss } from './process-usage.ts';
 
 export type LoadResult = {
   /** 2xx responses per second: an error answered fast is not throughput. */

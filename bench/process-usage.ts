@@ -1,5 +1,8 @@
-// What a benchmark reads of a child process from /proc: its peak memory and the CPU it has used.
+// What a benchmark reads of a child process from /proc: its peak memory and the CPU it has used (of Postgres's
+// backends too).
 import { readFileSync } from 'node:fs';
+import type { Deps } from '@tidings/core';
+import type { Prisma } from '@tidings/db';
 
 /** Samples a process's resident memory (from /proc) every 500 ms; `stop()` returns the peak in MiB. */
 export function sampleRss(pid: number): { stop(): number } {
@@ -47,4 +50,37 @@ export function cpuPartsOf(pid: number): { mainUser: number; mainSystem: number;
   } catch {
     return { mainUser: 0, mainSystem: 0, otherThreads: 0 };
   }
+}
+
+/**
+ * CPU seconds the Postgres backends matching `where` (a condition on pg_stat_activity) spend from now on, sampled
+ * every 250 ms: a backend that closes meanwhile counts up to its last sample, one that opens counts whole.
+ * @example const meter = backendsCpuMeter(db, Prisma.sql`application_name = 'cpu-api'`); await meter.ready; ...; const seconds = await meter.stop();
+ */
+export function backendsCpuMeter(db: Deps['db'], where: Prisma.Sql) {
+  const backends = new Map<number, { first: number; last: number }>();
+  let isRunning = false;
+  const sample = async () => {
+    const rows = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE ${where}`;
+    for (const { pid } of rows) {
+      const seconds = cpuSecondsOf(pid);
+      const seen = backends.get(pid);
+      if (!seen) backends.set(pid, { first: isRunning ? 0 : seconds, last: seconds });
+      else if (seconds > 0) seen.last = seconds;
+    }
+  };
+  const ready = sample().then(() => {
+    isRunning = true;
+  });
+  const timer = setInterval(() => void sample(), 250);
+  return {
+    ready,
+    async stop(): Promise<number> {
+      await sample();
+      clearInterval(timer);
+      let seconds = 0;
+      for (const b of backends.values()) seconds += b.last - b.first;
+      return seconds;
+    },
+  };
 }

@@ -3,8 +3,8 @@ import { createIdempotencyReservations, type IdempotencyReservations } from './i
 import { createMessageSteps, type MessageSteps } from './messages/message-steps.ts';
 import { createMessageWrites, type MessageWrites } from './messages/message-writes.ts';
 import { createOutboxDeletes, type OutboxDeletes } from './outbox.ts';
-import { createSlotTakes, type SlotTakes } from './pace/pace-limiter.ts';
 import { createProviderBatches, type ProviderBatches } from './pace/provider-batches.ts';
+import { createSlotTakes, type SlotTakes } from './pace/slot-takes.ts';
 import { createDeliverySteps, type DeliverySteps } from './webhooks/delivery-attempt.ts';
 
 declare module './deps.ts' {

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProviderPace } from '@tidings/providers';
 import type { Lane, Redis } from '@tidings/queue';
 import { untraced } from '@tidings/telemetry';
-import { groupCommit } from '../group-commit.ts';
 import type { DeferredReason } from './deferral.ts';
 
 /** The window an account's use is counted in (pace-status.ts reads it), in microseconds of Redis's clock: 10 s. */
@@ -140,7 +139,7 @@ const laneTolerance = (ratePerSecond: number, lane: Lane) => {
 };
 
 /** The rate-limit connection (createRateLimits puts the scripts on it) and the Redis prefix. */
-type PaceDeps = { rateLimits: { connection: Redis }; config: { redisPrefix: string } };
+export type PaceDeps = { rateLimits: { connection: Redis }; config: { redisPrefix: string } };
 
 /** One caller's take: its lane, and whether a caller that must wait books a later slot (see TAKE_SCRIPT). */
 export type SlotTake = { lane: Lane; reserve: boolean };
@@ -172,40 +171,6 @@ export async function takeProviderSlots(deps: PaceDeps, account: PaceAccount, ta
 export async function takeProviderSlot(deps: PaceDeps, account: PaceAccount, lane: Lane, options: { reserve: boolean }): Promise<PaceSlot> {
   const [slot] = await takeProviderSlots(deps, account, [{ lane, reserve: options.reserve }]);
   return slot!;
-}
-
-/** A process's slot takes, gathered (see createSlotTakes). */
-export type SlotTakes = (account: PaceAccount, take: SlotTake) => Promise<PaceSlot>;
-
-/**
- * The slot takes of a process's concurrent sends, gathered: one script call per account for the takes that arrive
- * together (group commit), instead of one round trip to Redis for each send. Made with the dependencies.
- * @example const takeSlot = createSlotTakes(deps); const slot = await takeSlot(account, { lane: 'transactional', reserve: true });
- */
-export function createSlotTakes(deps: PaceDeps): SlotTakes {
-  type Item = { account: PaceAccount; take: SlotTake };
-  const takeMany = async (items: Item[]): Promise<PaceSlot[]> => {
-    const byAccount = new Map<string, { account: PaceAccount; indexes: number[] }>();
-    for (const [i, { account }] of items.entries()) {
-      const group = byAccount.get(account.name) ?? { account, indexes: [] };
-      group.indexes.push(i);
-      byAccount.set(account.name, group);
-    }
-    const slots: PaceSlot[] = [];
-    await Promise.all(
-      [...byAccount.values()].map(async ({ account, indexes }) => {
-        const taken = await takeProviderSlots(
-          deps,
-          account,
-          indexes.map((i) => items[i]!.take),
-        );
-        for (const [j, i] of indexes.entries()) slots[i] = taken[j]!;
-      }),
-    );
-    return slots;
-  };
-  const take = groupCommit(takeMany, { maxSize: 200, maxInFlight: 1 });
-  return (account, slotTake) => take({ account, take: slotTake });
 }
 
 /**
