@@ -145,24 +145,36 @@ async function timed(
 
 async function measureBatchCost(bench: Bench, redis: ChildProcess) {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
+  const send = (url: string, total: number) =>
+    repeat(total / 100, 10, 202, () => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body: BATCH_BODY }));
+  // the floor's own batch (bench/floor/floor-api.ts: one INSERT of the 100, one addBulk), then the API's
+  return floorThenApi(bench, redis, { floorPath: '/send-batch', apiPath: '/v1/messages/batch', warmUp: 5_000, load: send });
+}
+
+/**
+ * The floor's API, then the real API, each warmed up with `warmUp` messages of `load` and then measured over `count`:
+ * CPU per 1,000 messages of each process with its Postgres backends and Redis, in one run.
+ */
+async function floorThenApi(
+  bench: Bench,
+  redis: ChildProcess,
+  { floorPath, apiPath, warmUp, load }: { floorPath: string; apiPath: string; warmUp: number; load: (url: string, total: number) => Promise<unknown> },
+) {
   const measure = async (name: string, child: ChildProcess, url: string) => {
-    const send = (total: number) =>
-      repeat(total / 100, 10, 202, () => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' }, body: BATCH_BODY }));
     progress(`${name}: warming up`);
-    await send(5_000);
+    await load(url, warmUp);
     const meter = cpuMeter(child, redis, name, bench);
     await meter.ready;
-    progress(`${name}: sending ${count} in batches of 100`);
-    await send(count);
+    progress(`${name}: ${count} messages`);
+    await load(url, count);
     return perThousand(await meter.stop(), count);
   };
-  // the floor's own batch (bench/floor/floor-api.ts: one INSERT of the 100, one addBulk), then the API's, in one run
   const floor = await startFloorApi(bench);
-  const floorCost = await measure('cpu-floor-api', floor.child, `${floor.url}/send-batch`);
+  const floorCost = await measure('cpu-floor-api', floor.child, `${floor.url}${floorPath}`);
   await stopProcess(floor.child);
   const api = await startApi({ ...bench, env: { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') } });
   try {
-    const apiCost = await measure('cpu-api', api.child, `${api.url}/v1/messages/batch`);
+    const apiCost = await measure('cpu-api', api.child, `${api.url}${apiPath}`);
     return { messages: count, ...prefixed('api', apiCost), ...prefixed('floor', floorCost) };
   } finally {
     await stopProcess(api.child);
@@ -205,25 +217,12 @@ async function measureListCost(bench: Bench, redis: ChildProcess) {
 
 async function measureSendCost(bench: Bench, redis: ChildProcess) {
   const { apiKey } = await createOrganization(bench.deps, { name: 'Bench', mode: 'test' });
-  const measure = async (name: string, child: ChildProcess, url: string) => {
-    progress(`${name}: warming up`);
-    await sendMessages(url, apiKey.key, 2_000, SEND_CONNECTIONS);
-    const meter = cpuMeter(child, redis, name, bench);
-    await meter.ready;
-    progress(`${name}: ${count} sends, ${SEND_CONNECTIONS} connections`);
-    await sendMessages(url, apiKey.key, count, SEND_CONNECTIONS);
-    return perThousand(await meter.stop(), count);
-  };
-  const floor = await startFloorApi(bench);
-  const floorCost = await measure('cpu-floor-api', floor.child, `${floor.url}/send`);
-  await stopProcess(floor.child);
-  const api = await startApi({ ...bench, env: { ...bench.env, DATABASE_URL: withApplicationName(bench.env.DATABASE_URL!, 'cpu-api') } });
-  try {
-    const apiCost = await measure('cpu-api', api.child, `${api.url}/v1/messages`);
-    return { messages: count, ...prefixed('api', apiCost), ...prefixed('floor', floorCost) };
-  } finally {
-    await stopProcess(api.child);
-  }
+  return floorThenApi(bench, redis, {
+    floorPath: '/send',
+    apiPath: '/v1/messages',
+    warmUp: 2_000,
+    load: (url, total) => sendMessages(url, apiKey.key, total, SEND_CONNECTIONS),
+  });
 }
 
 const phases: Record<string, (bench: Bench, redis: ChildProcess) => Promise<Record<string, unknown>>> = {
