@@ -32,13 +32,16 @@ local rolled = 0
 if w ~= win then rolled = 1 end
 local taken = 0
 local answers = {}
+local function answer(kind, waitMs, atMs, isFirstOfWindow)
+  table.insert(answers, kind); table.insert(answers, waitMs); table.insert(answers, atMs); table.insert(answers, isFirstOfWindow)
+end
 for i = 2, #ARGV, 3 do
   local slots = tonumber(ARGV[i])
   -- the provider's own depth, less the lane's offset (see laneTolerance)
   if isCorrected then slots = math.min(slots, math.max(0, math.floor(1000000 / corrected) - tonumber(ARGV[i + 2]))) end
   local wait = tat - slots * interval - now
   if wait > 0 and ARGV[i + 1] ~= '1' then
-    table.insert(answers, 0); table.insert(answers, math.ceil(wait / 1000)); table.insert(answers, 0); table.insert(answers, 0)
+    answer(0, math.ceil(wait / 1000), 0, 0)
   else
     if wait < 0 then wait = 0 end
     if taken == 0 and rolled == 1 then
@@ -50,8 +53,8 @@ for i = 2, #ARGV, 3 do
     end
     c = c + 1
     if wait > 0 then d = d + 1 end
-    table.insert(answers, wait == 0 and 1 or 2); table.insert(answers, math.ceil(wait / 1000))
-    table.insert(answers, wait == 0 and 0 or math.ceil((now + wait) / 1000)); table.insert(answers, (taken == 0 and rolled) or 0)
+    if wait == 0 then answer(1, 0, 0, taken == 0 and rolled or 0)
+    else answer(2, math.ceil(wait / 1000), math.ceil((now + wait) / 1000), taken == 0 and rolled or 0) end
     taken = taken + 1
     tat = tat + interval
   end
